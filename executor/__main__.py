@@ -1,0 +1,5 @@
+"""`python -m executor`."""
+
+from executor.cli import main
+
+raise SystemExit(main())

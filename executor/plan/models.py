@@ -1,0 +1,129 @@
+"""Plan → Phase → Session models: what a parsed plan is. Pure data, no parsing here.
+
+These field names are a contract used by the engine and by `plan validate --json`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+StepRole = Literal["red", "green", "refactor"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+class ChecklistItem(_Model):
+    text: str
+    checked: bool = False
+
+
+class FileSpec(_Model):
+    """A file the session creates or modifies, e.g. `config/settings.py (add app)`."""
+
+    path: str
+    note: str = ""
+
+
+class Step(_Model):
+    """One TDD step (RED, GREEN or REFACTOR) of a session."""
+
+    role: StepRole
+    heading: str
+    tasks: list[str] = Field(default_factory=list)
+    files: list[str] = Field(default_factory=list)
+    #: The command the step names in a code span, or None.
+    test_command: str | None = None
+    #: True when the step says "Should now PASS" & co: the same command as before.
+    inherits: bool = False
+    expected: str | None = None
+    line: int
+
+
+class Session(_Model):
+    number: int
+    title: str
+    phase: int
+    tdd: bool = True
+    objectives: list[ChecklistItem] = Field(default_factory=list)
+    red: Step | None = None
+    green: Step | None = None
+    refactor: Step | None = None
+    files: list[FileSpec] = Field(default_factory=list)
+    dependencies: list[int] = Field(default_factory=list)
+    exit_criteria: list[ChecklistItem] = Field(default_factory=list)
+    estimated_hours: float | None = None
+    estimated_tests: int | None = None
+    estimated_context_tokens: int | None = None
+    coverage_requirements: list[str] = Field(default_factory=list)
+    next_session: int | None = None
+    source_file: Path
+    line_start: int
+    line_end: int
+    #: sha256 of the session's exact source lines; detects plan edits on resume.
+    source_hash: str
+    #: The session's exact markdown (the agent brief quotes it).
+    source_text: str = ""
+
+    def step(self, role: StepRole) -> Step | None:
+        return {"red": self.red, "green": self.green, "refactor": self.refactor}[role]
+
+    def test_command(self, role: StepRole, default: str | None = None) -> str | None:
+        """The effective command for `role`: its own, else the nearest earlier step's,
+        else the session's first named command, else `default` (project-level)."""
+        order: list[StepRole] = ["red", "green", "refactor"]
+        for r in reversed(order[: order.index(role) + 1]):
+            step = self.step(r)
+            if step is not None and step.test_command:
+                return step.test_command
+        for r in order:
+            step = self.step(r)
+            if step is not None and step.test_command:
+                return step.test_command
+        return default
+
+
+class Phase(_Model):
+    number: int
+    name: str
+    source_file: Path | None = None
+    sessions: list[Session] = Field(default_factory=list)
+
+
+class Diagnostic(_Model):
+    severity: Literal["error", "warning"]
+    path: Path
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.severity}: {self.message}"
+
+
+class Plan(_Model):
+    name: str
+    #: The plan folder (for a single-file plan: the file's folder).
+    folder: Path
+    phases: list[Phase] = Field(default_factory=list)
+    diagnostics: list[Diagnostic] = Field(default_factory=list)
+
+    def sessions(self) -> list[Session]:
+        return [s for p in self.phases for s in p.sessions]
+
+    def session(self, number: int) -> Session | None:
+        return next((s for s in self.sessions() if s.number == number), None)
+
+    def phase(self, number: int) -> Phase | None:
+        return next((p for p in self.phases if p.number == number), None)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "warning"]
