@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from executor import __version__
-from executor.cli import bridge, claude, common, engine, plan
+from executor.cli import bridge, claude, common, engine, plan, replay
 from executor.exitcodes import DESCRIPTIONS, ExitCode
 
 _EPILOG = "Exit codes: " + "; ".join(f"{c.value} {c.name}" for c in ExitCode) + \
@@ -62,6 +62,7 @@ def build_app() -> typer.Typer:
     plan.register(app)
     engine.register(app)
     claude.register(app)
+    replay.register(app)
     return app
 
 
