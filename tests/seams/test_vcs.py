@@ -1,0 +1,340 @@
+"""GitRepo against real repositories (the `git_repo` fixture: one commit on main)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from executor import errors
+from executor.vcs import BACKUP_REF_PREFIX, GitRepo
+from tests.conftest import git
+
+PLAN = Path("project-plans/app")
+OWN = [
+    PLAN / ".agent-state.json",
+    PLAN / ".agent-request.json",
+    PLAN / ".agent-response.json",
+    PLAN / ".agent-briefs",
+]
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def add_executor_files(repo: Path) -> None:
+    write(repo / PLAN / ".agent-state.json", '{"state": 1}\n')
+    write(repo / PLAN / ".agent-request.json", '{"req": 1}\n')
+    write(repo / PLAN / ".agent-briefs" / "s1-red.md", "brief\n")
+
+
+# ---------------------------------------------------------------- discover / reads
+
+
+def test_discover_from_subfolder_and_file(git_repo: Path) -> None:
+    sub = write(git_repo / "pkg" / "mod.py", "x = 1\n")
+    assert GitRepo.discover(sub.parent).root == git_repo.resolve()
+    assert GitRepo.discover(sub).root == git_repo.resolve()
+
+
+def test_discover_outside_a_repo(tmp_path: Path) -> None:
+    lonely = tmp_path / "lonely"
+    lonely.mkdir()
+    with pytest.raises(errors.PathNotFoundError, match="is not inside a git repository"):
+        GitRepo.discover(lonely)
+    with pytest.raises(errors.PathNotFoundError, match="does not exist"):
+        GitRepo.discover(tmp_path / "missing")
+
+
+def test_head_branch_and_detached(git_repo: Path) -> None:
+    repo = GitRepo(git_repo)
+    sha = git(git_repo, "rev-parse", "HEAD").strip()
+    assert repo.head() == sha
+    assert repo.resolve("HEAD") == sha
+    assert repo.resolve("no-such-rev") is None
+    assert repo.branch() == "main"
+    git(git_repo, "checkout", "-q", "--detach")
+    assert repo.branch() is None
+
+
+def test_head_of_repo_without_commits(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    repo = GitRepo(tmp_path)
+    with pytest.raises(errors.UserError, match="no commits yet"):
+        repo.head()
+    assert repo.log_oneline() == []
+
+
+def test_dirty_files_ignores_executor_files_and_gitignored(git_repo: Path) -> None:
+    repo = GitRepo(git_repo)
+    assert repo.dirty_files() == []
+    add_executor_files(git_repo)
+    assert repo.dirty_files(ignore=OWN) == []
+    # absolute ignore paths work too
+    assert repo.dirty_files(ignore=[git_repo / p for p in OWN]) == []
+    write(git_repo / ".gitignore", "*.log\n")
+    write(git_repo / "debug.log", "noise\n")
+    write(git_repo / "README.md", "changed\n")
+    write(git_repo / "src" / "deep" / "new.py", "new\n")
+    assert repo.dirty_files(ignore=OWN) == [".gitignore", "README.md", "src/deep/new.py"]
+    assert ".agent-state.json" in " ".join(repo.dirty_files())
+
+
+def test_changed_since_includes_untracked_and_deleted(git_repo: Path) -> None:
+    repo = GitRepo(git_repo)
+    base = repo.head()
+    write(git_repo / "a.py", "a\n")
+    git(git_repo, "add", "a.py")
+    git(git_repo, "commit", "-q", "-m", "a")
+    write(git_repo / "b.py", "b\n")
+    (git_repo / "README.md").unlink()
+    add_executor_files(git_repo)
+    assert repo.changed_since(base, ignore=OWN) == ["README.md", "a.py", "b.py"]
+
+
+def test_is_ancestor(git_repo: Path) -> None:
+    repo = GitRepo(git_repo)
+    first = repo.head()
+    write(git_repo / "x", "x\n")
+    git(git_repo, "add", "x")
+    git(git_repo, "commit", "-q", "-m", "x")
+    assert repo.is_ancestor(first)
+    assert repo.is_ancestor(repo.head())
+    assert not repo.is_ancestor(repo.head(), of=first)
+    assert not repo.is_ancestor("0" * 40)
+
+
+def test_is_ignored(git_repo: Path) -> None:
+    write(git_repo / ".gitignore", "build/\n*.pyc\n")
+    repo = GitRepo(git_repo)
+    assert repo.is_ignored(Path("build/out.txt"))
+    assert repo.is_ignored(git_repo / "m.pyc")
+    assert not repo.is_ignored(Path("src/m.py"))
+
+
+def test_diff_text_includes_new_files_and_truncates(git_repo: Path) -> None:
+    repo = GitRepo(git_repo)
+    base = repo.head()
+    write(git_repo / "README.md", "# changed\n")
+    write(git_repo / "new.py", "print('hi')\n")
+    add_executor_files(git_repo)
+    text = repo.diff_text(base, ignore=OWN)
+    assert "+# changed" in text and "+print('hi')" in text
+    assert ".agent-state" not in text
+    # the real index was not touched: new.py is still untracked
+    assert "?? new.py" in git(git_repo, "status", "--porcelain")
+    short = repo.diff_text(base, ignore=OWN, max_chars=40)
+    assert short.startswith(text[:40]) and "diff truncated" in short
+
+
+def test_log_oneline(git_repo: Path) -> None:
+    lines = GitRepo(git_repo).log_oneline(5)
+    assert len(lines) == 1 and lines[0].endswith("initial")
+
+
+# ---------------------------------------------------------------- commits
+
+
+def test_commit_all_with_trailers_and_adoption_lookup(git_repo: Path) -> None:
+    repo = GitRepo(git_repo)
+    base = repo.head()
+    add_executor_files(git_repo)
+    write(git_repo / "src" / "ledger.py", "LEDGER = 1\n")
+    write(git_repo / "README.md", "# ledger\n")
+    trailers = {"Agent-Run": "run-123", "Agent-Step": "p1-s2", "Agent-Plan": "app"}
+    sha = repo.commit_all("feat(app): ledger\n\nBuilt it.", trailers=trailers, ignore=OWN)
+    assert sha == repo.head() and sha != base
+    files = git(git_repo, "show", "--name-only", "--format=", sha).split()
+    assert sorted(files) == ["README.md", "src/ledger.py"]
+    message = git(git_repo, "log", "-1", "--format=%B").strip()
+    assert message.endswith("Agent-Run: run-123\nAgent-Step: p1-s2\nAgent-Plan: app")
+    parsed = git(git_repo, "log", "-1", "--format=%(trailers:key=Agent-Step,valueonly)")
+    assert parsed.strip() == "p1-s2"  # git itself sees our trailers
+    # the executor's files are still there, untracked
+    assert (git_repo / PLAN / ".agent-state.json").exists()
+    assert repo.dirty_files(ignore=OWN) == []
+
+    assert repo.find_commit_by_trailers({"Agent-Run": "run-123"}, since=base) == sha
+    both = {"Agent-Run": "run-123", "Agent-Step": "p1-s2"}
+    assert repo.find_commit_by_trailers(both, since=base) == sha
+    other = {"Agent-Run": "run-123", "Agent-Step": "p1-s3"}
+    assert repo.find_commit_by_trailers(other, since=base) is None
+    assert repo.find_commit_by_trailers(both, since=sha) is None
+
+
+def test_trailer_lookup_ignores_lookalikes_outside_the_trailer_block(git_repo: Path) -> None:
+    repo = GitRepo(git_repo)
+    base = repo.head()
+    write(git_repo / "f", "1\n")
+    git(git_repo, "add", "f")
+    git(git_repo, "commit", "-q", "-m", "subject\n\nAgent-Run: r1\n\nnot a trailer block")
+    assert repo.find_commit_by_trailers({"Agent-Run": "r1"}, since=base) is None
+
+
+def test_commit_all_keeps_previously_staged_executor_files_out(git_repo: Path) -> None:
+    repo = GitRepo(git_repo)
+    add_executor_files(git_repo)
+    git(git_repo, "add", "-A")  # someone staged everything, our state file included
+    write(git_repo / "code.py", "1\n")
+    sha = repo.commit_all("feat: code", trailers={}, ignore=OWN)
+    assert git(git_repo, "show", "--name-only", "--format=", sha).split() == ["code.py"]
+
+
+def test_commit_all_with_nothing_to_commit(git_repo: Path) -> None:
+    repo = GitRepo(git_repo)
+    add_executor_files(git_repo)
+    head = repo.head()
+    with pytest.raises(errors.VerificationFailedError, match="nothing to commit"):
+        repo.commit_all("feat: nothing", trailers={"Agent-Run": "r"}, ignore=OWN)
+    assert repo.head() == head
+
+
+def test_commit_all_rejects_bad_trailers(git_repo: Path) -> None:
+    with pytest.raises(ValueError, match="invalid commit trailer"):
+        GitRepo(git_repo).commit_all("x", trailers={"Bad Key": "v"})
+
+
+def test_commit_message_lines_starting_with_hash_survive(git_repo: Path) -> None:
+    repo = GitRepo(git_repo)
+    write(git_repo / "f", "1\n")
+    repo.commit_all("feat: x\n\n# Heading kept\nbody", trailers={"Agent-Run": "r"})
+    assert "# Heading kept" in git(git_repo, "log", "-1", "--format=%B")
+
+
+# ---------------------------------------------------------------- busy
+
+
+def test_index_lock_is_reported_and_never_removed(git_repo: Path) -> None:
+    repo = GitRepo(git_repo)
+    lock = git_repo / ".git" / "index.lock"
+    lock.write_text("", encoding="utf-8")
+    write(git_repo / "f", "1\n")
+    with pytest.raises(errors.GitBusyError, match=r"index\.lock exists") as info:
+        repo.ensure_not_busy()
+    assert info.value.exit_code == 18
+    with pytest.raises(errors.GitBusyError):
+        repo.commit_all("feat: f", trailers={})
+    with pytest.raises(errors.GitBusyError):
+        repo.snapshot("x")
+    with pytest.raises(errors.GitBusyError):
+        repo.reset_hard("HEAD")
+    assert lock.exists()
+    assert repo.dirty_files() == ["f"]  # reads still work and took no lock
+
+
+# ---------------------------------------------------------------- snapshot / reset
+
+
+def _tree_bytes(repo: Path, ref: str, path: str) -> bytes:
+    return subprocess.run(
+        ["git", "show", f"{ref}:{path}"], cwd=repo, check=True, capture_output=True
+    ).stdout
+
+
+def test_snapshot_captures_untracked_byte_for_byte_and_touches_nothing(git_repo: Path) -> None:
+    repo = GitRepo(git_repo)
+    head = repo.head()
+    blob = bytes(range(256)) * 4
+    (git_repo / "data.bin").write_bytes(blob)
+    write(git_repo / "README.md", "modified\n")
+    write(git_repo / "notes" / "todo.txt", "user work\n")
+    write(git_repo / ".gitignore", "*.log\n")
+    write(git_repo / "skip.log", "ignored\n")
+    git(git_repo, "add", "README.md")  # something staged in the real index
+    status_before = git(git_repo, "status", "--porcelain", "-uall")
+    index_before = (git_repo / ".git" / "index").read_bytes()
+
+    ref = repo.snapshot("before abort/1")
+    assert ref.startswith(BACKUP_REF_PREFIX + "before-abort-1-")
+    assert _tree_bytes(git_repo, ref, "data.bin") == blob
+    assert _tree_bytes(git_repo, ref, "notes/todo.txt") == b"user work\n"
+    assert _tree_bytes(git_repo, ref, "README.md") == b"modified\n"
+    tree = git(git_repo, "ls-tree", "-r", "--name-only", ref).split()
+    assert "skip.log" not in tree
+    assert git(git_repo, "rev-parse", f"{ref}^").strip() == head
+    assert repo.head() == head
+    assert git(git_repo, "status", "--porcelain", "-uall") == status_before
+    assert (git_repo / ".git" / "index").read_bytes() == index_before
+    assert not list((git_repo / ".git").glob("executor-tmp-*"))
+    assert repo.snapshot("before abort/1") != ref  # a second snapshot never overwrites
+
+
+def test_reset_hard_keeps_executor_files_and_backup_restores_user_work(git_repo: Path) -> None:
+    repo = GitRepo(git_repo)
+    base = repo.head()
+    # the session committed something, then the user kept working on top
+    write(git_repo / "session.py", "session\n")
+    write(git_repo / PLAN / "plan.md", "# plan\n")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "session")
+    write(git_repo / "README.md", "user edit\n")
+    write(git_repo / "scratch" / "idea.txt", "precious\n")
+    add_executor_files(git_repo)
+    state_before = (git_repo / PLAN / ".agent-state.json").read_bytes()
+
+    ref = repo.reset_hard(base, keep=OWN)
+
+    assert repo.head() == base
+    assert not (git_repo / "session.py").exists()
+    assert not (git_repo / "scratch").exists()
+    assert (git_repo / "README.md").read_text(encoding="utf-8") == "# test repo\n"
+    assert (git_repo / PLAN / ".agent-state.json").read_bytes() == state_before
+    assert (git_repo / PLAN / ".agent-briefs" / "s1-red.md").exists()
+    assert (git_repo / PLAN / ".agent-request.json").exists()
+    assert repo.dirty_files(ignore=OWN) == []
+    # the backup holds the user's work byte for byte
+    assert _tree_bytes(git_repo, ref, "scratch/idea.txt") == b"precious\n"
+    assert _tree_bytes(git_repo, ref, "README.md") == b"user edit\n"
+    git(git_repo, "checkout", ref, "--", "scratch/idea.txt", "README.md")
+    assert (git_repo / "scratch" / "idea.txt").read_text(encoding="utf-8") == "precious\n"
+
+
+def test_reset_hard_restores_a_versioned_state_file(git_repo: Path) -> None:
+    """A tracked .agent-state.json must end as it was, not as the target commit had it."""
+    repo = GitRepo(git_repo)
+    state = git_repo / PLAN / ".agent-state.json"
+    write(state, '{"v": 1}\n')
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "state v1")
+    base = repo.head()
+    write(git_repo / "work.py", "w\n")
+    write(state, '{"v": 2}\n')
+    repo.reset_hard(base, keep=OWN)
+    assert state.read_text(encoding="utf-8") == '{"v": 2}\n'
+    assert not (git_repo / "work.py").exists()
+
+
+def test_reset_hard_refuses_a_commit_off_the_current_history(git_repo: Path) -> None:
+    repo = GitRepo(git_repo)
+    git(git_repo, "checkout", "-q", "-b", "side")
+    write(git_repo / "side.txt", "s\n")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "side")
+    side = repo.head()
+    git(git_repo, "checkout", "-q", "main")
+    write(git_repo / "mine.txt", "keep me\n")
+    with pytest.raises(errors.StaleWorkspaceError, match="refusing to roll back"):
+        repo.reset_hard(side)
+    with pytest.raises(errors.StaleWorkspaceError):
+        repo.reset_hard("not-a-commit")
+    assert (git_repo / "mine.txt").exists()
+    assert git(git_repo, "for-each-ref", BACKUP_REF_PREFIX) == ""
+
+
+def test_resume_path_does_not_import_gitpython(git_repo: Path) -> None:
+    code = (
+        "import sys; from pathlib import Path; from executor.vcs import GitRepo\n"
+        f"r = GitRepo.discover(Path({str(git_repo)!r}))\n"
+        "r.head(); r.branch(); r.dirty_files(); r.is_ancestor(r.head()); r.ensure_not_busy()\n"
+        "print('git' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ
+    )
+    assert out.stdout.strip() == "False"
