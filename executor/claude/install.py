@@ -1,0 +1,237 @@
+"""`executor install-claude`: write slash commands and subagents into a project.
+
+The command files are short prose rendered from the templates in `commands/` (package
+files); the subagents are the shipped `agents/*.md`. Nothing here imports typer, rich or
+git: the CLI module wires this to the terminal.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from executor import fsutil
+from executor.claude.frontmatter import FrontmatterError, parse_frontmatter
+from executor.errors import ExecutorError, PathNotFoundError, PlanInvalidError
+from executor.resources import data_path
+
+#: The subagents we ship, by the name the executor puts in a request's `agent_name`.
+AGENT_NAMES: tuple[str, ...] = (
+    "backend-builder",
+    "frontend-builder",
+    "mobile-builder",
+    "integration-tester",
+    "architectural-reviewer",
+    "agent-content-enhancer",
+)
+
+#: Command files written for every project (execute-phase-N.md come from the plan).
+GENERIC_COMMANDS: tuple[str, ...] = (
+    "execute-session",
+    "execute-plan",
+    "resume-session",
+    "show-progress",
+    "template-create",
+)
+
+#: Command templates that embed the relay loop.
+_LOOP_COMMANDS = frozenset(
+    {"execute-phase", "execute-session", "execute-plan", "resume-session", "template-create"}
+)
+
+_TEMPLATES = Path(__file__).resolve().parent / "commands"
+
+_NO_PLAN_NOTE = (
+    "PLAN is the plan folder: take it from the person's arguments (`--plan DIR`, then\n"
+    "drop it from the other arguments), or ask them for it.\n"
+)
+
+
+@dataclass
+class InstallResult:
+    """What `install_claude` did, by absolute path."""
+
+    target: Path
+    written: list[Path] = field(default_factory=list)
+    unchanged: list[Path] = field(default_factory=list)
+    skipped: list[Path] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "target": str(self.target),
+            "written": [str(p) for p in self.written],
+            "unchanged": [str(p) for p in self.unchanged],
+            "skipped": [str(p) for p in self.skipped],
+            "notes": list(self.notes),
+        }
+
+
+def find_target(cwd: Path) -> Path:
+    """The root of the git repository containing `cwd` (a `.git` folder or file), else `cwd`."""
+    cwd = cwd.resolve()
+    for folder in (cwd, *cwd.parents):
+        if (folder / ".git").exists():
+            return folder
+    return cwd
+
+
+def _template(name: str) -> str:
+    return (_TEMPLATES / f"{name}.md").read_text(encoding="utf-8")
+
+
+def _quote_safe(text: str) -> str:
+    """Make text safe inside a double-quoted frontmatter value."""
+    return " ".join(text.replace('"', "'").replace("\\", "/").split())
+
+
+def render_command(
+    name: str,
+    *,
+    plan_arg: str | None,
+    phase: int | None = None,
+    phase_name: str = "",
+) -> str:
+    """Render one command template (`execute-phase` needs `phase`).
+
+    `plan_arg` is the plan folder as the command line should name it (relative to the
+    project root when inside it), or None: the file then asks for `--plan` at run time.
+    """
+    text = _template(name)
+    if name in _LOOP_COMMANDS:
+        text = text.replace("{{loop}}", _template("_loop").rstrip("\n"))
+    if name == "execute-phase":
+        if phase is None:
+            raise ValueError("execute-phase needs a phase number")
+        text = text.replace("{{phase}}", str(phase))
+        text = text.replace("{{phase_name}}", _quote_safe(phase_name) or f"Phase {phase}")
+    plan_option = f" --plan {_shell_word(plan_arg)}" if plan_arg else " --plan PLAN"
+    text = text.replace("{{plan_option}}", plan_option)
+    text = text.replace("{{plan_note}}", "" if plan_arg else _NO_PLAN_NOTE)
+    return text
+
+
+def _shell_word(text: str) -> str:
+    """Quote a path for a shell command line only when it needs it."""
+    safe = all(c.isalnum() or c in "-_./+=:@%" for c in text)
+    return text if safe and text else "'" + text.replace("'", "'\\''") + "'"
+
+
+def render_all(*, plan_arg: str | None, phases: Sequence[tuple[int, str]] = ()) -> dict[str, str]:
+    """Every file to write, keyed by its path relative to the target (posix)."""
+    files: dict[str, str] = {}
+    for number, name in phases:
+        files[f".claude/commands/execute-phase-{number}.md"] = render_command(
+            "execute-phase", plan_arg=plan_arg, phase=number, phase_name=name
+        )
+    for name in GENERIC_COMMANDS:
+        files[f".claude/commands/{name}.md"] = render_command(name, plan_arg=plan_arg)
+    for name, text in shipped_agents().items():
+        files[f".claude/agents/{name}.md"] = text
+    return files
+
+
+def shipped_agents() -> dict[str, str]:
+    """The shipped subagent files by name, checked: frontmatter parses and names match."""
+    folder = data_path("agents")
+    agents: dict[str, str] = {}
+    for name in AGENT_NAMES:
+        path = folder / f"{name}.md"
+        try:
+            text = path.read_text(encoding="utf-8")
+            fields, _ = parse_frontmatter(text, source=str(path))
+        except (OSError, FrontmatterError) as e:
+            raise ExecutorError(f"the shipped subagent {name} is unusable: {e}") from e
+        if fields.get("name") != name:
+            raise ExecutorError(f"{path}: frontmatter name is {fields.get('name')!r}, not {name!r}")
+        agents[name] = text
+    return agents
+
+
+def _plan_phases(plan: Path) -> tuple[list[tuple[int, str]], list[str]]:
+    from executor.plan import load_plan
+
+    loaded = load_plan(plan)
+    phases = [(p.number, p.name) for p in loaded.phases if p.sessions]
+    if not phases:
+        raise PlanInvalidError(
+            f"no phases with sessions found in {plan}; check it with `executor plan validate "
+            f"{plan}`",
+            path=plan,
+        )
+    notes = []
+    if loaded.errors:
+        notes.append(
+            f"the plan has {len(loaded.errors)} error(s); run `executor plan validate {plan}` "
+            "before executing it"
+        )
+    return phases, notes
+
+
+def _plan_arg(plan: Path, target: Path) -> str:
+    try:
+        return plan.relative_to(target).as_posix() or "."
+    except ValueError:
+        return plan.as_posix()
+
+
+def install_claude(
+    target: Path | None = None,
+    *,
+    plan: Path | None = None,
+    force: bool = False,
+    cwd: Path | None = None,
+) -> InstallResult:
+    """Write `.claude/commands/` and `.claude/agents/` under `target`.
+
+    `target` defaults to the git repository root containing `cwd` (else `cwd`). With
+    `plan`, one `execute-phase-<N>.md` per phase and the plan path baked into every
+    command. Existing files that differ are skipped unless `force`; identical ones are
+    reported unchanged. Every write is atomic.
+    """
+    base = Path(cwd) if cwd is not None else Path.cwd()
+    if target is None:
+        root = find_target(base)
+    else:
+        root = (base / target).resolve()
+        if not root.is_dir():
+            raise PathNotFoundError(f"target folder not found: {root}", path=root)
+    result = InstallResult(target=root)
+    phases: list[tuple[int, str]] = []
+    plan_arg: str | None = None
+    if plan is not None:
+        plan_path = (base / plan).resolve()
+        if not plan_path.exists():
+            raise PathNotFoundError(f"plan not found: {plan_path}", path=plan_path)
+        phases, result.notes = _plan_phases(plan_path)
+        plan_arg = _plan_arg(plan_path, root)
+    else:
+        result.notes.append(
+            "no --plan given: no /execute-phase-N commands were written and the other "
+            "commands ask for the plan folder; re-run with --plan PLAN to bake it in"
+        )
+    for rel, text in render_all(plan_arg=plan_arg, phases=phases).items():
+        path = root / rel
+        data = text.encode("utf-8")
+        if path.exists():
+            if path.is_file() and path.read_bytes() == data:
+                result.unchanged.append(path)
+                continue
+            if not force:
+                result.skipped.append(path)
+                continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fsutil.atomic_write_bytes(path, data, fault="claude_install")
+        result.written.append(path)
+    return result
+
+
+def display_path(path: Path, cwd: Path | None = None) -> str:
+    """`path` relative to `cwd` when below it, else absolute."""
+    base = (cwd or Path.cwd()).resolve()
+    try:
+        return os.fspath(path.relative_to(base))
+    except ValueError:
+        return os.fspath(path)
