@@ -1,0 +1,37 @@
+"""The exit-42 agent bridge: request/response files, binding, attempts, state.
+
+Public API (seed 000/002 names, used by later code and other programs)::
+
+    from executor.bridge import AgentBridgeInvoker, StateManager, AgentInvocationError
+
+Imports only pydantic and the standard library: the resume path is measured in ms.
+"""
+
+from __future__ import annotations
+
+from executor.bridge.invoker import AgentBridgeInvoker
+from executor.bridge.models import (
+    AgentRequest,
+    AgentResponse,
+    BridgeLedger,
+    Consumed,
+    PendingRequest,
+    TemplateCreateState,
+)
+from executor.bridge.protocol import BridgeChannel, Reply
+from executor.bridge.state_manager import StateManager
+from executor.errors import AgentInvocationError
+
+__all__ = [
+    "AgentBridgeInvoker",
+    "AgentInvocationError",
+    "AgentRequest",
+    "AgentResponse",
+    "BridgeChannel",
+    "BridgeLedger",
+    "Consumed",
+    "PendingRequest",
+    "Reply",
+    "StateManager",
+    "TemplateCreateState",
+]

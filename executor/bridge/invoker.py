@@ -1,0 +1,343 @@
+"""AgentBridgeInvoker: seed 000's API, plus `request()`, the one call that cannot loop.
+
+`request(agent_name, prompt)` is what our own code uses. Each run replays it from the
+top, so it is idempotent per (agent_name, prompt):
+
+1. an outcome recorded for this call -> return it (or raise its error) again;
+2. nothing pending -> record a pending request, write the request file, exit 42;
+3. pending and a bound response -> record consumption and the outcome, remove the files,
+   return the text (error/timeout: bounded retries with backoff, then raise);
+4. pending and no response -> re-emit the SAME request_id with attempt+1, up to a cap.
+
+The bookkeeping (`BridgeLedger`) is kept in `.agent-bridge-ledger.json` beside the
+request file, or inside the template-create state when a `StateManager` is given.
+`invoke()`/`load_response()` keep the seed's semantics for callers written against it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NoReturn, Protocol
+
+from pydantic import ValidationError
+
+from executor import fsutil
+from executor.bridge.models import (
+    BridgeLedger,
+    Consumed,
+    Outcome,
+    PendingRequest,
+    sha256_bytes,
+    sha256_text,
+)
+from executor.bridge.protocol import DEFAULT_MAX_ATTEMPTS, BridgeChannel, Reply
+from executor.bridge.reading import pydantic_problems, read_response, remove_quietly
+from executor.bridge.state_manager import StateManager
+from executor.errors import (
+    AgentInvocationError,
+    CorruptStateError,
+    DefinitionDriftError,
+    InvalidResponseError,
+)
+
+LEDGER_NAME = ".agent-bridge-ledger.json"
+
+
+class LedgerStore(Protocol):
+    def load(self) -> BridgeLedger: ...
+
+    def save(self, ledger: BridgeLedger) -> None: ...
+
+
+class FileLedgerStore:
+    """The ledger in its own small JSON file (atomic writes, fault name `ledger`)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path).absolute()
+
+    def load(self) -> BridgeLedger:
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return BridgeLedger()
+        try:
+            return BridgeLedger.model_validate(json.loads(data.decode("utf-8")))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            problem = f"not valid JSON ({e})"
+        except ValidationError as e:
+            problem = "; ".join(pydantic_problems(e))
+        raise CorruptStateError(
+            f"Corrupt bridge ledger {self.path}: {problem}. Nothing was changed. Delete it to "
+            f"start the agent calls over (a pending request is then asked again).",
+            path=self.path,
+        )
+
+    def save(self, ledger: BridgeLedger) -> None:
+        fsutil.atomic_write_json(self.path, ledger.model_dump(), fault="ledger")
+
+
+class StateLedgerStore:
+    """The ledger inside template-create's state file (one file, one atomic save)."""
+
+    def __init__(self, state_manager: StateManager) -> None:
+        self.state_manager = state_manager
+
+    def load(self) -> BridgeLedger:
+        return self.state_manager.load_ledger()
+
+    def save(self, ledger: BridgeLedger) -> None:
+        self.state_manager.save_ledger(ledger)
+
+
+def call_key(agent_name: str, prompt: str) -> str:
+    """What identifies one `request()` call across replays."""
+    return f"{agent_name}:{sha256_text(prompt)[:16]}"
+
+
+def invocation_error(reply: Reply | Outcome, request_id: str | None = None) -> AgentInvocationError:
+    """The seed's AgentInvocationError for a non-success reply (message has type and text)."""
+    what = {
+        "timeout": "Agent invocation timed out",
+        "cancelled": "Agent invocation was cancelled",
+        "invalid_request": "The host rejected the request as invalid",
+    }.get(reply.status, "Agent invocation failed")
+    detail = reply.error_message or "(no error_message)"
+    message = f"{what}: {detail}\nError type: {reply.error_type}"
+    return AgentInvocationError(
+        message,
+        status=reply.status,
+        error_type=reply.error_type,
+        error_message=reply.error_message,
+        request_id=request_id if request_id is not None else getattr(reply, "request_id", None),
+    )
+
+
+class AgentBridgeInvoker:
+    """File-based agent invocation through exit 42 (seed 000), bound and bounded."""
+
+    def __init__(
+        self,
+        request_file: Path = Path(".agent-request.json"),
+        response_file: Path = Path(".agent-response.json"),
+        phase: int = 6,
+        phase_name: str = "agent_generation",
+        *,
+        state_manager: StateManager | None = None,
+        ledger_file: Path | None = None,
+        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        max_retries: int = 2,
+        backoff_seconds: float = 1.0,
+        sleep: Callable[[float], None] = time.sleep,
+        resume_hint: str | None = None,
+    ) -> None:
+        request_file = Path(request_file).absolute()
+        self.channel = BridgeChannel(
+            request_file.parent,
+            max_attempts=max_attempts,
+            request_file=request_file,
+            response_file=Path(response_file),
+        )
+        self.request_file = self.channel.request_file
+        self.response_file = self.channel.response_file
+        self.phase = phase
+        self.phase_name = phase_name
+        self.max_retries = max_retries
+        self.backoff_seconds = backoff_seconds
+        self.resume_hint = resume_hint
+        self._sleep = sleep
+        self._store: LedgerStore = (
+            StateLedgerStore(state_manager)
+            if state_manager is not None
+            else FileLedgerStore(ledger_file or request_file.parent / LEDGER_NAME)
+        )
+        self._cached_response: str | None = None
+
+    # -- the seed's API -------------------------------------------------------------
+
+    def has_pending_request(self) -> bool:
+        return self.request_file.exists()
+
+    def has_response(self) -> bool:
+        return self.response_file.exists()
+
+    def invoke(
+        self,
+        agent_name: str,
+        prompt: str,
+        timeout_seconds: int = 120,
+        context: dict[str, Any] | None = None,
+    ) -> str:
+        """The cached response; else a waiting response file; else write a request, exit 42.
+
+        Checking the response file first is what the seed's callers forgot (the infinite
+        loop of seed 003); here it cannot be forgotten.
+        """
+        if self._cached_response is not None:
+            return self._cached_response
+        if self.has_response():
+            return self.load_response()
+        self.channel.sweep()
+        ledger = self._store.load()
+        pending = self.channel.new_pending(
+            key=call_key(agent_name, prompt), agent_name=agent_name, prompt=prompt
+        )
+        ledger.pending = pending
+        self._store.save(ledger)
+        self._emit(pending, prompt, timeout_seconds, context)
+
+    def load_response(self) -> str:
+        """Read the response: success -> cached text (file deleted); else raise.
+
+        error/timeout/cancelled -> AgentInvocationError (file deleted); missing ->
+        FileNotFoundError; malformed or missing fields -> ValueError (file moved aside).
+        When a request is pending in the ledger, the response must be bound to it.
+        """
+        if not self.response_file.exists():
+            raise FileNotFoundError(
+                f"Agent response file not found: {self.response_file}. It exists only after "
+                f"the host answered the request in {self.request_file}."
+            )
+        ledger = self._store.load()
+        try:
+            if ledger.pending is not None:
+                reply = self.channel.poll(ledger.pending, ledger.consumed)
+                if reply is None:
+                    raise FileNotFoundError(
+                        f"Agent response file {self.response_file} was already consumed; "
+                        f"it has been removed."
+                    )
+            else:
+                resp, data = read_response(self.response_file)
+                reply = Reply(
+                    request_id=resp.request_id,
+                    status=resp.status,
+                    text=resp.response,
+                    error_type=resp.error_type,
+                    error_message=resp.error_message,
+                    response_sha256=sha256_bytes(data),
+                )
+        except InvalidResponseError as e:
+            raise ValueError(str(e)) from e
+        if ledger.pending is not None:
+            key = ledger.pending.key
+            ledger.consumed.append(
+                Consumed(request_id=reply.request_id, response_sha256=reply.response_sha256)
+            )
+            ledger.outcomes[key] = Outcome(
+                status=reply.status,
+                text=reply.text,
+                error_type=reply.error_type,
+                error_message=reply.error_message,
+            )
+            ledger.pending = None
+            self._store.save(ledger)
+            self.channel.finish(reply)
+        else:
+            remove_quietly(self.response_file)
+        if reply.status != "success":
+            raise invocation_error(reply)
+        self._cached_response = reply.text or ""
+        return self._cached_response
+
+    # -- the call our own code uses -------------------------------------------------
+
+    def request(
+        self,
+        agent_name: str,
+        prompt: str,
+        *,
+        timeout_seconds: int = 120,
+        context: dict[str, Any] | None = None,
+    ) -> str:
+        """The agent's answer to `prompt`, or write the request and exit 42 (NeedAgent).
+
+        Raises AgentInvocationError when the agent failed and the retry budget is spent
+        (or the failure is not retryable), AgentUnavailableError after `max_attempts`
+        emissions with no response, InvalidResponseError for a rejected response (the
+        request stays pending), DefinitionDriftError when a different call is pending.
+        """
+        key = call_key(agent_name, prompt)
+        self.channel.sweep()
+        ledger = self._store.load()
+        if key in ledger.outcomes:
+            return self._replay(ledger.outcomes[key])
+        pending = ledger.pending
+        if pending is not None and pending.key != key:
+            raise DefinitionDriftError(
+                f"A different agent call is pending (request {pending.request_id}, agent "
+                f"{pending.agent_name!r}, key {pending.key}) but this run asks {key}: the "
+                f"prompt or the order of calls changed since the request was written. Nothing "
+                f"was changed. Re-run the same command; to start the agent calls over delete "
+                f"{self._ledger_where()}."
+            )
+        if pending is None:
+            pending = self.channel.new_pending(key=key, agent_name=agent_name, prompt=prompt)
+            ledger.pending = pending
+            self._store.save(ledger)
+            self._emit(pending, prompt, timeout_seconds, context)
+        reply = self.channel.poll(pending, ledger.consumed)
+        if reply is None:
+            pending = self.channel.bump_attempt(pending)
+            ledger.pending = pending
+            self._store.save(ledger)
+            self._emit(pending, prompt, timeout_seconds, context)
+        ledger.consumed.append(
+            Consumed(request_id=reply.request_id, response_sha256=reply.response_sha256)
+        )
+        if reply.status != "success":
+            error = invocation_error(reply)
+            retries = ledger.retries.get(key, 0)
+            if error.retryable and retries < self.max_retries:
+                ledger.retries[key] = retries + 1
+                retry = self.channel.new_pending(key=key, agent_name=agent_name, prompt=prompt)
+                ledger.pending = retry
+                self._store.save(ledger)
+                self.channel.finish(reply)
+                self._sleep(self.backoff_seconds * (2**retries))
+                self._emit(retry, prompt, timeout_seconds, context)
+        outcome = Outcome(
+            status=reply.status,
+            text=reply.text,
+            error_type=reply.error_type,
+            error_message=reply.error_message,
+        )
+        ledger.outcomes[key] = outcome
+        ledger.pending = None
+        ledger.retries.pop(key, None)
+        self._store.save(ledger)
+        self.channel.finish(reply)
+        return self._replay(outcome, reply.request_id)
+
+    # -- helpers --------------------------------------------------------------------
+
+    def _replay(self, outcome: Outcome, request_id: str | None = None) -> str:
+        if outcome.status != "success":
+            raise invocation_error(outcome, request_id)
+        self._cached_response = outcome.text or ""
+        return self._cached_response
+
+    def _emit(
+        self,
+        pending: PendingRequest,
+        prompt: str,
+        timeout_seconds: int,
+        context: dict[str, Any] | None,
+    ) -> NoReturn:
+        self.channel.emit(
+            pending,
+            phase=self.phase,
+            phase_name=self.phase_name,
+            prompt=prompt,
+            context=dict(context or {}),
+            timeout_seconds=timeout_seconds,
+            resume_hint=self.resume_hint,
+        )
+
+    def _ledger_where(self) -> str:
+        if isinstance(self._store, FileLedgerStore):
+            return str(self._store.path)
+        assert isinstance(self._store, StateLedgerStore)
+        return f"the `bridge` field of {self._store.state_manager.state_file}"

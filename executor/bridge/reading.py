@@ -1,0 +1,205 @@
+"""Tolerant, explicit readers for the files other programs write (and a validator).
+
+Tolerant: a `response` that is a JSON object or array is accepted and serialised to a
+string; unknown extra keys are ignored; `version`/`created_at` may be missing.
+Explicit: `result` instead of `response`, a bare payload without the envelope, a bad
+status or error_type are rejected with field-level problems and a correct example.
+A file that is not JSON at all (a torn write) is moved aside, never re-read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from executor.bridge.models import (
+    ERROR_TYPES,
+    PROTOCOL_VERSION,
+    STATUSES,
+    AgentRequest,
+    AgentResponse,
+)
+from executor.errors import InvalidResponseError, UserError
+from executor.exitcodes import ExitCode
+
+RESPONSE_EXAMPLE = (
+    '{"request_id": "<the pending request_id>", "version": "1.0", "status": "success", '
+    '"response": "<the answer, as a string>"}'
+)
+_HOW_TO_FIX = (
+    f"A correct minimal response is: {RESPONSE_EXAMPLE} "
+    "(or let `executor bridge respond` write it)."
+)
+_ALLOWED = {"status": STATUSES, "error_type": ERROR_TYPES}
+
+
+class BridgeFileInvalid(UserError):
+    """A request/response file failed validation (`executor bridge validate`, `show`)."""
+
+    exit_code = ExitCode.VALIDATION_FAILED
+
+    def __init__(self, message: str, *, path: Path, problems: list[str]) -> None:
+        super().__init__(message)
+        self.path = path
+        self.problems = problems
+
+
+def pydantic_problems(exc: ValidationError) -> list[str]:
+    """`field: problem` lines; enum fields say what is allowed and what was given."""
+    problems: list[str] = []
+    for e in exc.errors():
+        loc = ".".join(str(p) for p in e["loc"]) or "(file)"
+        if e["type"] == "missing":
+            problems.append(f"{loc}: required field is missing")
+        elif e["type"] == "literal_error" and loc in _ALLOWED:
+            problems.append(
+                f"{loc}: expected one of {', '.join(_ALLOWED[loc])}, got {e['input']!r}"
+            )
+        elif e["type"] == "extra_forbidden":
+            problems.append(f"{loc}: unknown field")
+        else:
+            problems.append(f"{loc}: {e['msg']}")
+    return problems
+
+
+def quarantine(path: Path, label: str = "rejected") -> Path | None:
+    """Move `path` aside to `<name>.<label>-<timestamp>`; None if it vanished meanwhile."""
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + f"{time.time_ns() % 10**9:09d}"
+    target = path.with_name(f"{path.name}.{label}-{stamp}")
+    try:
+        os.replace(path, target)
+    except FileNotFoundError:
+        return None
+    return target
+
+
+def _load_json(data: bytes) -> Any:
+    return json.loads(data.decode("utf-8"))
+
+
+def parse_response(data: bytes, *, path: Path) -> AgentResponse:
+    """Parse response bytes tolerantly; raise InvalidResponseError naming the problems."""
+    path = path.absolute()
+    try:
+        raw = _load_json(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise InvalidResponseError(
+            f"Malformed response file {path}: not valid JSON ({e}); a torn or partial write? "
+            f"Hosts must write it atomically. {_HOW_TO_FIX}",
+            path=path,
+            problems=[f"(file): not valid JSON: {e}"],
+        ) from e
+    if not isinstance(raw, dict) or ("request_id" not in raw and "status" not in raw):
+        raise InvalidResponseError(
+            f"Rejected response file {path}: it holds a bare payload, not the response "
+            f"envelope; put the payload in the `response` field. {_HOW_TO_FIX}",
+            path=path,
+            problems=["(file): bare payload; expected an object with request_id, status, response"],
+        )
+    raw = dict(raw)
+    if "result" in raw and "response" not in raw:
+        raise InvalidResponseError(
+            f"Rejected response file {path}: it has a `result` field; the answer goes in the "
+            f"`response` field. {_HOW_TO_FIX}",
+            path=path,
+            problems=["result: unknown field; the answer belongs in `response`"],
+        )
+    known = set(AgentResponse.model_fields)
+    raw = {k: v for k, v in raw.items() if k in known}
+    if isinstance(raw.get("response"), (dict, list)):
+        raw["response"] = json.dumps(raw["response"], ensure_ascii=False)
+    problems: list[str] = []
+    try:
+        resp = AgentResponse.model_validate(raw)
+    except ValidationError as e:
+        problems = pydantic_problems(e)
+    else:
+        if not resp.version.startswith(PROTOCOL_VERSION.split(".")[0] + "."):
+            problems.append(f"version: expected {PROTOCOL_VERSION}, got {resp.version!r}")
+        if resp.status == "success" and resp.response is None:
+            problems.append("response: required when status is success")
+    if problems:
+        raise InvalidResponseError(
+            f"Rejected response file {path}: " + "; ".join(problems) + f". {_HOW_TO_FIX}",
+            path=path,
+            problems=problems,
+        )
+    return resp
+
+
+def read_response(path: Path, *, move_aside: bool = True) -> tuple[AgentResponse, bytes]:
+    """Read and parse a response file; on rejection move it aside (when asked) first.
+
+    Raises FileNotFoundError when absent, InvalidResponseError when rejected.
+    """
+    path = path.absolute()
+    data = path.read_bytes()
+    try:
+        return parse_response(data, path=path), data
+    except InvalidResponseError as e:
+        if not move_aside:
+            raise
+        moved = quarantine(path)
+        where = f" It was moved aside to {moved}." if moved else ""
+        raise InvalidResponseError(str(e) + where, path=path, problems=e.problems) from e
+
+
+def _validate_file(model: type[BaseModel], path: Path, raw: Any, what: str) -> BaseModel:
+    try:
+        return model.model_validate(raw)
+    except ValidationError as e:
+        problems = pydantic_problems(e)
+        raise BridgeFileInvalid(
+            f"Invalid {what} file {path}: " + "; ".join(problems), path=path, problems=problems
+        ) from e
+
+
+def read_request(path: Path) -> AgentRequest:
+    """Read a request file we wrote. FileNotFoundError, or BridgeFileInvalid with problems."""
+    path = path.absolute()
+    data = path.read_bytes()
+    try:
+        raw = _load_json(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise BridgeFileInvalid(
+            f"Invalid request file {path}: not valid JSON ({e})",
+            path=path,
+            problems=[f"(file): not valid JSON: {e}"],
+        ) from e
+    req = _validate_file(AgentRequest, path, raw, "request")
+    assert isinstance(req, AgentRequest)
+    return req
+
+
+def validate_file(path: Path) -> tuple[str, BaseModel]:
+    """Check a request or response file (detected by its fields); return (kind, model).
+
+    Raises FileNotFoundError, or BridgeFileInvalid with field-level problems.
+    """
+    path = path.absolute()
+    data = path.read_bytes()
+    try:
+        raw = _load_json(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise BridgeFileInvalid(
+            f"Invalid file {path}: not valid JSON ({e})",
+            path=path,
+            problems=[f"(file): not valid JSON: {e}"],
+        ) from e
+    if isinstance(raw, dict) and ("prompt" in raw or "phase_name" in raw) and "status" not in raw:
+        return "request", read_request(path)
+    try:
+        return "response", parse_response(data, path=path)
+    except InvalidResponseError as e:
+        raise BridgeFileInvalid(str(e), path=path, problems=e.problems) from e
+
+
+def remove_quietly(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()

@@ -1,0 +1,63 @@
+"""JSON Schemas for the bridge files, generated from the models into `docs/schemas/`.
+
+`write_schemas(dir)` is the generator; a test compares `docs/schemas/` with fresh output
+so the published contract never drifts from the code.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from executor import fsutil
+from executor.bridge.models import AgentRequest, AgentResponse, BridgeLedger, TemplateCreateState
+
+SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+#: file name -> (model, what the file is)
+SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
+    "agent-request.schema.json": (AgentRequest, "`.agent-request.json`, written by the executor"),
+    "agent-response.schema.json": (
+        AgentResponse,
+        "`.agent-response.json`, written by the host (`executor bridge respond` writes it)",
+    ),
+    "template-create-state.schema.json": (
+        TemplateCreateState,
+        "`.template-create-state.json`, template-create's checkpoint",
+    ),
+    "agent-bridge-ledger.schema.json": (
+        BridgeLedger,
+        "`.agent-bridge-ledger.json`, AgentBridgeInvoker.request()'s bookkeeping",
+    ),
+}
+
+
+def render_schemas() -> dict[str, str]:
+    """File name -> schema text, exactly as `write_schemas` writes it."""
+    out: dict[str, str] = {}
+    for name, (model, what) in SCHEMAS.items():
+        schema = {"$schema": SCHEMA_DIALECT, "$id": name, **model.model_json_schema()}
+        schema.setdefault("description", f"Schema of {what}.")
+        out[name] = fsutil.dumps_json(schema)
+    return out
+
+
+def write_schemas(directory: Path) -> list[Path]:
+    """Write every schema into `directory` (atomically); return the paths written."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for name, text in render_schemas().items():
+        path = directory / name
+        fsutil.atomic_write_text(path, text, fault="schema")
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":  # python -m executor.bridge.schemas [DIR]
+    import sys
+
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/schemas")
+    for p in write_schemas(target):
+        print(p)
