@@ -1,0 +1,88 @@
+"""The simulated host completes phase 1 of the demo plan purely through the bridge.
+
+No `--yes`: every checkpoint is a human request answered with `bridge respond`, every
+agent step is the replay agent run on the request file, and every round is a real
+`executor ... --resume` subprocess.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from executor.claude import AGENT_NAMES
+from executor.resources import data_path
+from tests.claude.host_sim import choose, request_dir, run_host
+from tests.conftest import git, run_cli
+
+PLAN = "project-plans/ledger"
+
+
+def _sessions(node: Any) -> Iterator[dict[str, Any]]:
+    """Every object in the status JSON that looks like a session (number + status)."""
+    if isinstance(node, dict):
+        if isinstance(node.get("number"), int) and isinstance(node.get("status"), str):
+            yield node
+        for value in node.values():
+            yield from _sessions(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _sessions(value)
+
+
+@pytest.fixture
+def ledger_repo(git_repo: Path) -> Path:
+    shutil.copytree(data_path("plans", "examples", "ledger"), git_repo / PLAN)
+    git(git_repo, "add", "project-plans")
+    git(git_repo, "commit", "-q", "-m", "Add the ledger plan")
+    return git_repo
+
+
+def test_host_completes_phase_1_through_the_bridge(ledger_repo: Path) -> None:
+    base = git(ledger_repo, "rev-parse", "HEAD").strip()
+
+    result = run_host(["execute-phase", "1", "--plan", PLAN], repo=ledger_repo)
+
+    assert result.exit_code == 0, result.stderr
+    assert result.rounds[0].argv == ["execute-phase", "1", "--plan", PLAN]
+    assert all(r.argv[-1] == "--resume" for r in result.rounds[1:])
+    assert all(r.exit_code == 42 for r in result.rounds[:-1])
+    # Without --yes a person answered checkpoints, and builders did each TDD step.
+    assert result.human_rounds, "no human checkpoint went through the bridge"
+    assert all(r.answer for r in result.human_rounds)
+    assert len(result.agent_rounds) >= 2 * 3  # two sessions x red, green (refactor optional)
+    # Every agent the executor asked for is a subagent that install-claude ships.
+    assert {r.agent_name for r in result.agent_rounds} <= set(AGENT_NAMES)
+    # One commit per session of phase 1, on the current branch.
+    subjects = git(ledger_repo, "log", "--format=%s", f"{base}..HEAD").splitlines()
+    assert len(subjects) == 2, subjects
+    assert all(s.startswith("feat(") for s in subjects), subjects
+    # The status the executor measured says so too.
+    status = run_cli("status", "--plan", PLAN, "--json", cwd=ledger_repo)
+    assert status.returncode == 0, status.stderr
+    by_number = {s["number"]: s for s in _sessions(json.loads(status.stdout))}
+    assert by_number[1]["status"] == "completed"
+    assert by_number[2]["status"] == "completed"
+
+
+def test_request_dir_comes_from_the_need_agent_line() -> None:
+    stderr = (
+        "something first\n"
+        "NEED_AGENT: run agent 'backend-builder' for request abc in "
+        "/tmp/x y/plan/.agent-request.json (brief: /tmp/x y/plan/.agent-briefs/abc.md); "
+        "write the answer with `executor bridge respond --dir /tmp/x y/plan`, then re-run\n"
+    )
+    assert request_dir(stderr) == Path("/tmp/x y/plan")
+
+
+def test_choose_prefers_the_requested_answer_when_offered() -> None:
+    options = [{"value": "approve", "label": "Approve"}, {"value": "pause", "label": "Pause"}]
+    assert choose(options, "approve") == "approve"
+    assert choose(options, "pause") == "pause"
+    assert choose([{"value": "continue", "label": "Continue"}], "approve") == "continue"
+    assert choose([], "approve") == "approve"

@@ -1,0 +1,158 @@
+"""`executor install-claude`: files written, frontmatter valid, skip/force, target, plan."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from executor.claude import AGENT_NAMES, GENERIC_COMMANDS, parse_frontmatter
+from executor.resources import data_path
+from tests.conftest import git, run_cli
+
+#: Tools a Claude Code subagent may name.
+KNOWN_TOOLS = {"Read", "Write", "Edit", "MultiEdit", "Bash", "Grep", "Glob", "LS"}
+PLAN = "project-plans/ledger"
+
+
+@pytest.fixture
+def ledger_repo(git_repo: Path) -> Path:
+    shutil.copytree(data_path("plans", "examples", "ledger"), git_repo / PLAN)
+    return git_repo
+
+
+def _install(cwd: Path, *args: str) -> tuple[int, str, str]:
+    proc = run_cli("install-claude", *args, cwd=cwd)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def test_writes_commands_and_agents_at_the_repo_root(git_repo: Path) -> None:
+    sub = git_repo / "src" / "deep"
+    sub.mkdir(parents=True)
+
+    code, out, err = _install(sub)
+
+    assert code == 0, err
+    commands = sorted(p.stem for p in (git_repo / ".claude" / "commands").glob("*.md"))
+    agents = sorted(p.stem for p in (git_repo / ".claude" / "agents").glob("*.md"))
+    assert commands == sorted(GENERIC_COMMANDS)
+    assert agents == sorted(AGENT_NAMES)
+    assert not (sub / ".claude").exists()
+    assert "11 written, 0 unchanged, 0 skipped" in out
+    assert "no --plan given" in out
+    # Without a plan the commands ask for it instead of guessing.
+    text = (git_repo / ".claude/commands/execute-plan.md").read_text(encoding="utf-8")
+    assert "executor execute-plan --plan PLAN $ARGUMENTS" in text
+    assert "ask them for it" in text
+
+
+def test_outside_a_repo_the_target_is_the_current_folder(tmp_path: Path) -> None:
+    code, _, err = _install(tmp_path)
+    assert code == 0, err
+    assert (tmp_path / ".claude/agents/backend-builder.md").is_file()
+
+
+def test_explicit_target_and_missing_target(tmp_path: Path) -> None:
+    dest = tmp_path / "proj"
+    dest.mkdir()
+    code, _, err = _install(tmp_path, "--target", "proj")
+    assert code == 0, err
+    assert (dest / ".claude/commands/show-progress.md").is_file()
+
+    code, _, err = _install(tmp_path, "--target", "nope")
+    assert code == 2
+    assert f"error: target folder not found: {tmp_path / 'nope'}" in err
+
+
+def test_agent_files_parse_and_name_their_tools(git_repo: Path) -> None:
+    assert _install(git_repo)[0] == 0
+    for name in AGENT_NAMES:
+        path = git_repo / ".claude" / "agents" / f"{name}.md"
+        fields, body = parse_frontmatter(path.read_text(encoding="utf-8"), source=str(path))
+        assert fields["name"] == name
+        assert len(fields["description"]) > 40
+        tools = {t.strip() for t in fields["tools"].split(",")}
+        assert tools <= KNOWN_TOOLS, tools
+        assert "brief" in body
+        assert "git commit" in body or "Do not modify any file" in body
+        assert len(body.splitlines()) < 100
+    builder = (git_repo / ".claude/agents/backend-builder.md").read_text(encoding="utf-8")
+    for words in ("**RED**", "**GREEN**", "**REFACTOR**", "Never run `git commit`"):
+        assert words in builder
+
+
+def test_command_files_parse_and_are_short_prose(ledger_repo: Path) -> None:
+    code, _, err = _install(ledger_repo, "--plan", PLAN)
+    assert code == 0, err
+    files = sorted((ledger_repo / ".claude" / "commands").glob("*.md"))
+    assert [p.stem for p in files] == sorted(
+        [*GENERIC_COMMANDS, "execute-phase-1", "execute-phase-2"]
+    )
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        fields, body = parse_frontmatter(text, source=str(path))
+        assert set(fields) <= {"description", "argument-hint", "allowed-tools"}
+        assert fields["description"]
+        assert len(text.splitlines()) <= 100, path.name
+        assert "```" not in body, f"{path.name}: no code blocks, prose only"
+        assert "{{" not in text and "}}" not in text, f"{path.name}: unrendered placeholder"
+        assert "$ARGUMENTS" in body
+
+
+def test_phase_commands_name_the_phase_and_the_plan(ledger_repo: Path) -> None:
+    assert _install(ledger_repo, "--plan", PLAN)[0] == 0
+    text = (ledger_repo / ".claude/commands/execute-phase-2.md").read_text(encoding="utf-8")
+    fields, body = parse_frontmatter(text)
+    assert fields["description"].startswith("Run phase 2 (")
+    assert f"    executor execute-phase 2 --plan {PLAN} $ARGUMENTS\n" in body
+    session = (ledger_repo / ".claude/commands/execute-session.md").read_text(encoding="utf-8")
+    assert f"executor execute-session --phase P --session S --plan {PLAN} OPTIONS" in session
+    assert "PLAN is the plan folder" not in session
+
+
+def test_plan_outside_the_target_is_named_absolutely(ledger_repo: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    assert _install(ledger_repo, "--target", str(other), "--plan", PLAN)[0] == 0
+    text = (other / ".claude/commands/execute-phase-1.md").read_text(encoding="utf-8")
+    assert f"executor execute-phase 1 --plan {(ledger_repo / PLAN).as_posix()} " in text
+
+
+def test_missing_plan_exits_2_naming_it(git_repo: Path) -> None:
+    code, _, err = _install(git_repo, "--plan", "project-plans/none")
+    assert code == 2
+    assert str(git_repo / "project-plans" / "none") in err
+    assert not (git_repo / ".claude").exists()
+
+
+def test_existing_files_are_skipped_unless_force(git_repo: Path) -> None:
+    assert _install(git_repo)[0] == 0
+    mine = git_repo / ".claude/agents/backend-builder.md"
+    mine.write_text("my own version\n", encoding="utf-8")
+
+    code, out, _ = _install(git_repo)
+    assert code == 0
+    assert re.search(r"skipped +\.claude/agents/backend-builder\.md \(exists and differs", out)
+    assert "0 written, 10 unchanged, 1 skipped" in out
+    assert mine.read_text(encoding="utf-8") == "my own version\n"
+
+    code, out, _ = _install(git_repo, "--force", "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert report["written"] == [str(mine)]
+    assert report["skipped"] == []
+    assert len(report["unchanged"]) == 10
+    assert mine.read_text(encoding="utf-8") == (
+        data_path("agents", "backend-builder.md").read_text(encoding="utf-8")
+    )
+
+
+def test_install_leaves_no_temp_files_and_git_sees_only_claude(git_repo: Path) -> None:
+    assert _install(git_repo)[0] == 0
+    leftovers = [p for p in (git_repo / ".claude").rglob("*") if p.name.endswith(".tmp")]
+    assert leftovers == []
+    status = git(git_repo, "status", "--porcelain", "-uall").splitlines()
+    assert status and all(line[3:].startswith(".claude/") for line in status)
