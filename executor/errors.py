@@ -20,7 +20,8 @@
         ├── AgentUnavailableError
         ├── GitBusyError
         ├── DirtyWorktreeError
-        └── NothingToResumeError
+        ├── NothingToResumeError
+        └── BlockedError
 """
 
 from __future__ import annotations
@@ -232,3 +233,7 @@ class DirtyWorktreeError(UserError):
 
 class NothingToResumeError(UserError):
     exit_code = ExitCode.NOTHING_TO_RESUME
+
+
+class BlockedError(UserError):
+    exit_code = ExitCode.BLOCKED

@@ -30,6 +30,7 @@ class ExitCode(IntEnum):
     DIRTY_WORKTREE = 19
     PAUSED = 20
     NOTHING_TO_RESUME = 21
+    BLOCKED = 22
     NEED_AGENT = 42
     USAGE_ERROR = 64
     INTERNAL_ERROR = 70
@@ -64,6 +65,7 @@ DESCRIPTIONS: dict[ExitCode, str] = {
     "Commit or stash them (files listed).",
     ExitCode.PAUSED: "Paused at a checkpoint; state saved. Resume with the printed command.",
     ExitCode.NOTHING_TO_RESUME: "`--resume` was given but no request is pending.",
+    ExitCode.BLOCKED: "A session's dependencies are not complete (the reason is printed).",
     ExitCode.NEED_AGENT: "NEED_AGENT: a request file was written; fulfil it with "
     "`executor bridge respond` and re-run the same command with --resume.",
     ExitCode.USAGE_ERROR: "Bad command-line usage.",
