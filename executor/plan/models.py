@@ -27,6 +27,8 @@ class FileSpec(_Model):
 
     path: str
     note: str = ""
+    #: Source line of the list item (None when not read from a file).
+    line: int | None = None
 
 
 class Step(_Model):
@@ -61,6 +63,12 @@ class Session(_Model):
     estimated_context_tokens: int | None = None
     coverage_requirements: list[str] = Field(default_factory=list)
     next_session: int | None = None
+    #: `**Test Cases to Write**` items written outside any step.
+    test_cases: list[str] = Field(default_factory=list)
+    #: A `**Run tests**:` command given at session level, outside any step.
+    default_test_command: str | None = None
+    #: Line of the dependencies statement (None: not stated, or from a Mermaid graph).
+    dependencies_line: int | None = None
     source_file: Path
     line_start: int
     line_end: int
@@ -74,12 +82,15 @@ class Session(_Model):
 
     def test_command(self, role: StepRole, default: str | None = None) -> str | None:
         """The effective command for `role`: its own, else the nearest earlier step's,
-        else the session's first named command, else `default` (project-level)."""
+        else the session-level command, else the session's first named command,
+        else `default` (project-level)."""
         order: list[StepRole] = ["red", "green", "refactor"]
         for r in reversed(order[: order.index(role) + 1]):
             step = self.step(r)
             if step is not None and step.test_command:
                 return step.test_command
+        if self.default_test_command:
+            return self.default_test_command
         for r in order:
             step = self.step(r)
             if step is not None and step.test_command:
@@ -91,6 +102,8 @@ class Phase(_Model):
     number: int
     name: str
     source_file: Path | None = None
+    #: Line of the `Phase N` heading (None when the number came from the file name only).
+    line: int | None = None
     sessions: list[Session] = Field(default_factory=list)
 
 

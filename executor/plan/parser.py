@@ -1,0 +1,508 @@
+"""One markdown file -> phases, sessions, Mermaid edges and diagnostics.
+
+A single pass over the file's top-level blocks (parsed once by mistune, stamped with
+lines by `executor.plan.markdown`). Headings open phases, sessions, steps and sections;
+paragraph lines and list items are routed to the section they sit in. Nothing here
+raises for content: what cannot be understood becomes a `Diagnostic` with file:line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from itertools import pairwise
+from pathlib import Path
+
+from executor.plan import vocabulary as voc
+from executor.plan.markdown import (
+    LINE,
+    Item,
+    Token,
+    code_spans,
+    inline_text,
+    list_items,
+    parse_blocks,
+    read_label,
+    split_lines,
+)
+from executor.plan.models import ChecklistItem, Diagnostic, FileSpec, Phase, Session, Step
+
+_SEPARATOR = re.compile(r"^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$")
+_VALUE_KINDS = ("time", "tests_count", "context", "next", "dependencies")
+_FILE_PREFIX = re.compile(r"^(?:create|modify|update|test|add|edit|new)\s*:\s*", re.I)
+
+
+@dataclass
+class Edge:
+    """`S1 --> S2` in a Mermaid block: `after` depends on `before`."""
+
+    before: int
+    after: int
+    line: int
+
+
+@dataclass
+class FileResult:
+    path: Path
+    phases: list[Phase] = field(default_factory=list)
+    edges: list[Edge] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: Session numbers whose dependencies were stated in prose (not just absent).
+    stated_dependencies: set[int] = field(default_factory=set)
+
+
+@dataclass
+class _StepDraft:
+    step: Step
+    level: int
+
+
+@dataclass
+class _SessionDraft:
+    number: int
+    title: str
+    phase: int
+    level: int
+    line: int
+    tdd: bool
+    hours: float | None
+    objectives: list[ChecklistItem] = field(default_factory=list)
+    exit_criteria: list[ChecklistItem] = field(default_factory=list)
+    files: list[FileSpec] = field(default_factory=list)
+    steps: dict[str, Step] = field(default_factory=dict)
+    dependencies: list[int] | None = None
+    dependencies_line: int | None = None
+    coverage: list[str] = field(default_factory=list)
+    test_cases: list[str] = field(default_factory=list)
+    tests: int | None = None
+    context_tokens: int | None = None
+    next_session: int | None = None
+    default_command: str | None = None
+
+
+def parse_file(path: Path, text: str) -> FileResult:
+    """Parse one plan file (PHASE file, PROJECT_PLAN.md or a single-file plan)."""
+    return _FileParser(path, text).run()
+
+
+class _FileParser:
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.text = text
+        self.lines = text.splitlines(keepends=True)
+        self.stripped = [ln.rstrip("\r\n") for ln in self.lines]
+        self.result = FileResult(path)
+        m = voc.PHASE_FILE.match(path.name)
+        self.file_phase = int(m.group(1)) if m else None
+        self.file_phase_name = (m.group(2) or "").replace("_", " ").title() if m else ""
+        self.phases: dict[int, Phase] = {}
+        self.phase: Phase | None = None
+        self.h1: str | None = None
+        self.session: _SessionDraft | None = None
+        self.step: _StepDraft | None = None
+        self.section: str | None = None
+        self.awaiting_command = False
+
+    # --- diagnostics ---------------------------------------------------------------
+
+    def error(self, line: int, message: str) -> None:
+        self.result.diagnostics.append(
+            Diagnostic(severity="error", path=self.path, line=line, message=message)
+        )
+
+    def warn(self, line: int, message: str) -> None:
+        self.result.diagnostics.append(
+            Diagnostic(severity="warning", path=self.path, line=line, message=message)
+        )
+
+    # --- driver --------------------------------------------------------------------
+
+    def run(self) -> FileResult:
+        tokens = parse_blocks(self.text)
+        for i, tok in enumerate(tokens):
+            next_line = tokens[i + 1][LINE] if i + 1 < len(tokens) else len(self.lines) + 1
+            kind = tok["type"]
+            if kind == "heading":
+                self.on_heading(tok, next_line)
+            elif kind == "block_code":
+                self.on_code(tok)
+            elif self.session is None:
+                continue
+            elif kind == "paragraph":
+                for j, line in enumerate(split_lines(tok.get("children", []))):
+                    self.on_line(line, tok[LINE] + j)
+            elif kind == "list":
+                for item in list_items(tok, self.stripped, next_line):
+                    self.on_item(item)
+        self.close_session(len(self.lines) + 1)
+        self.result.phases = sorted(self.phases.values(), key=lambda p: p.number)
+        return self.result
+
+    # --- headings ------------------------------------------------------------------
+
+    def on_heading(self, tok: Token, next_line: int) -> None:
+        level: int = tok["attrs"]["level"]
+        text = inline_text(tok.get("children", []), ticks=False)
+        line: int = tok[LINE]
+        if level == 1 and self.h1 is None:
+            self.h1 = text
+        if m := voc.PHASE_HEADING.match(text):
+            self.close_session(line)
+            self.open_phase(int(m.group(1)), voc.phase_name(m.group(2) or ""), line)
+            return
+        if m := voc.SESSION_HEADING.match(text):
+            self.close_session(line)
+            self.open_session(int(m.group(1)), m.group(2), level, line)
+            return
+        if voc.LOOKS_LIKE_SESSION.match(text):
+            self.close_session(line)
+            self.error(
+                line,
+                f"heading '{text}' looks like a session but has no readable "
+                "number; expected 'Session N: Title'",
+            )
+            return
+        session = self.session
+        if session is None:
+            return
+        if level <= session.level:
+            self.close_session(line)
+            return
+        if self.step is not None and level <= self.step.level:
+            self.step = None
+        self.awaiting_command = False
+        role = voc.step_role(text)
+        if role.role is not None:
+            self.open_step(role.role, text, level, line)
+            return
+        if role.container:
+            session.tdd = True
+            self.section = "ignore"
+            return
+        if role.unrecognised_step:
+            self.warn(
+                line,
+                f"step heading '{text}' names no TDD role; expected RED, GREEN "
+                "or REFACTOR in its words (e.g. 'Step 1: Write Tests FIRST (RED)')",
+            )
+            self.step = None
+            self.section = "ignore"
+            return
+        kind = voc.section_kind(text)
+        if kind == "container":
+            session.tdd = True
+            self.section = "ignore"
+            return
+        if self.step is not None and kind in (None, "test_cases", "files", "run", "expected"):
+            self.section = "tasks" if kind is None else kind
+            return
+        self.step = None
+        self.section = kind or "ignore"
+
+    def open_phase(self, number: int, name: str, line: int) -> None:
+        if self.file_phase is not None and number != self.file_phase and not self.phases:
+            self.warn(
+                line,
+                f"heading says Phase {number} but the file name says Phase "
+                f"{self.file_phase}; using {self.file_phase}",
+            )
+            number = self.file_phase
+        phase = self.phases.get(number)
+        if phase is None:
+            phase = Phase(number=number, name=name, source_file=self.path, line=line)
+            self.phases[number] = phase
+        elif not phase.name:
+            phase.name, phase.line = name, line
+        self.phase = phase
+
+    def current_phase(self) -> Phase:
+        if self.phase is None:
+            number = self.file_phase if self.file_phase is not None else 1
+            name = self.file_phase_name or self.h1 or self.path.stem
+            self.phase = self.phases.setdefault(
+                number, Phase(number=number, name=name, source_file=self.path)
+            )
+        return self.phase
+
+    def open_session(self, number: int, raw_title: str, level: int, line: int) -> None:
+        parts = voc.split_title(raw_title)
+        if not parts.title:
+            self.warn(line, f"Session {number} has no title; expected 'Session {number}: Title'")
+        self.session = _SessionDraft(
+            number=number,
+            title=parts.title,
+            phase=self.current_phase().number,
+            level=level,
+            line=line,
+            tdd=parts.tdd,
+            hours=parts.hours,
+        )
+        self.step = None
+        self.section = None
+        self.awaiting_command = False
+
+    def open_step(self, role: str, heading: str, level: int, line: int) -> None:
+        session = self.session
+        assert session is not None
+        session.tdd = True
+        self.section = "tasks"
+        if role in session.steps:
+            first = session.steps[role]
+            self.warn(
+                line,
+                f"Session {session.number} has a second {role.upper()} step "
+                f"(first at line {first.line}); its tasks are added to the first",
+            )
+            self.step = _StepDraft(first, level)
+            return
+        step = Step(role=role, heading=heading, line=line)
+        session.steps[role] = step
+        self.step = _StepDraft(step, level)
+
+    # --- session close -------------------------------------------------------------
+
+    def close_session(self, boundary: int) -> None:
+        """Finish the open session; its source ends before `boundary` (a line number)."""
+        d = self.session
+        if d is None:
+            return
+        self.session = None
+        self.step = None
+        end = boundary - 1
+        while end > d.line and (
+            not self.stripped[end - 1].strip() or _SEPARATOR.match(self.stripped[end - 1])
+        ):
+            end -= 1
+        source = "".join(self.lines[d.line - 1 : end])
+        if d.dependencies is not None:
+            self.result.stated_dependencies.add(d.number)
+        session = Session(
+            number=d.number,
+            title=d.title,
+            phase=d.phase,
+            tdd=d.tdd,
+            objectives=d.objectives,
+            red=d.steps.get("red"),
+            green=d.steps.get("green"),
+            refactor=d.steps.get("refactor"),
+            files=d.files,
+            dependencies=d.dependencies or [],
+            exit_criteria=d.exit_criteria,
+            estimated_hours=d.hours,
+            estimated_tests=d.tests,
+            estimated_context_tokens=d.context_tokens,
+            coverage_requirements=d.coverage,
+            next_session=d.next_session,
+            test_cases=d.test_cases,
+            default_test_command=d.default_command,
+            dependencies_line=d.dependencies_line,
+            source_file=self.path,
+            line_start=d.line,
+            line_end=end,
+            source_hash=hashlib.sha256(source.encode("utf-8")).hexdigest(),
+            source_text=source,
+        )
+        self.phases[d.phase].sessions.append(session)
+
+    # --- content -------------------------------------------------------------------
+
+    def on_code(self, tok: Token) -> None:
+        info = (tok.get("attrs") or {}).get("info") or ""
+        if info.strip().lower().startswith("mermaid"):
+            self.read_mermaid(tok["raw"], tok[LINE] + 1)
+            return
+        if self.awaiting_command and self.step is not None:
+            command = next((ln.strip() for ln in tok["raw"].splitlines() if ln.strip()), "")
+            if command:
+                self.step.step.test_command = command.lstrip("$ ").strip()
+                self.step.step.inherits = False
+        self.awaiting_command = False
+
+    def on_line(self, line: list[Token], number: int) -> None:
+        if not line:
+            return
+        labelled = read_label(line)
+        if labelled is not None:
+            kind = voc.section_kind(labelled.label)
+            if kind is not None and kind != "container":
+                self.on_label(kind, labelled.rest, number)
+                return
+        self.on_text(line, number, checked=None)
+
+    def on_item(self, item: Item) -> None:
+        labelled = read_label(item.children)
+        if labelled is not None:
+            kind = voc.section_kind(labelled.label)
+            if kind is not None and kind != "container":
+                self.on_label(kind, labelled.rest, item.line, in_item=True)
+                return
+        self.on_text(item.children, item.line, checked=item.checked, in_item=True)
+
+    def on_label(self, kind: str, rest: list[Token], line: int, *, in_item: bool = False) -> None:
+        """`**Label**: rest`: a one-line value, or the start of a section (list follows)."""
+        session = self.session
+        assert session is not None
+        self.awaiting_command = False
+        value = inline_text(rest)
+        if kind == "run":
+            self.read_command(rest)
+            return
+        if kind == "expected":
+            if self.step is not None:
+                self.step.step.expected = inline_text(rest, ticks=False)
+            return
+        self.section = kind
+        if kind in _VALUE_KINDS:
+            if value:
+                self.read_value(kind, rest, line)
+            return
+        if value:
+            self.on_text(rest, line, checked=None, in_item=in_item)
+
+    def read_command(self, rest: list[Token]) -> None:
+        session = self.session
+        assert session is not None
+        spans = code_spans(rest)
+        prose = inline_text(rest, ticks=False)
+        if self.step is None:
+            if spans:
+                session.default_command = spans[0]
+            return
+        step = self.step.step
+        if spans:
+            step.test_command, step.inherits = spans[0], False
+        elif prose:
+            step.inherits = True
+        else:
+            self.awaiting_command = True  # the command follows in a fenced block
+
+    def read_value(self, kind: str, rest: list[Token], line: int) -> None:
+        session = self.session
+        assert session is not None
+        text = inline_text(rest, ticks=False)
+        if kind == "time":
+            hours = voc.parse_hours(text)
+            if hours is None:
+                self.warn(
+                    line, f"cannot read the time estimate '{text}'; expected e.g. '2.5 hours'"
+                )
+            else:
+                session.hours = hours
+        elif kind == "tests_count":
+            session.tests = voc.parse_count(text)
+        elif kind == "context":
+            session.context_tokens = voc.parse_count(text)
+        elif kind == "next":
+            m = re.search(r"session\s+#?(\d+)", text, re.I)
+            session.next_session = int(m.group(1)) if m else None
+        elif kind == "dependencies":
+            self.read_dependencies(text, line)
+
+    def read_dependencies(self, text: str, line: int) -> None:
+        session = self.session
+        assert session is not None
+        refs = voc.parse_session_refs(text)
+        if session.dependencies is None:
+            session.dependencies = []
+            session.dependencies_line = line
+        if refs is None:
+            self.warn(
+                line,
+                f"cannot read the dependency '{text}'; expected 'None', "
+                "'Session N' or 'Sessions N, M'",
+            )
+            return
+        session.dependencies.extend(r for r in refs if r not in session.dependencies)
+
+    def on_text(
+        self, children: list[Token], line: int, *, checked: bool | None, in_item: bool = False
+    ) -> None:
+        """A paragraph line or list item inside the current section."""
+        session = self.session
+        assert session is not None
+        section = self.section
+        text = inline_text(children)
+        if not text:
+            return
+        if self.step is not None and section in ("tasks", "test_cases", "files"):
+            step = self.step.step
+            for span in code_spans(children):
+                if voc.looks_like_path(span) and span not in step.files:
+                    step.files.append(span)
+            if in_item or section == "test_cases":
+                step.tasks.append(text)
+            return
+        if section is None:
+            if in_item and self.step is None:
+                session.objectives.append(ChecklistItem(text=text, checked=bool(checked)))
+        elif section == "objectives":
+            session.objectives.append(ChecklistItem(text=text, checked=bool(checked)))
+        elif section == "exit":
+            session.exit_criteria.append(ChecklistItem(text=text, checked=bool(checked)))
+        elif section == "files":
+            self.read_file_spec(children, line)
+        elif section == "test_cases":
+            session.test_cases.append(text)
+        elif section == "coverage":
+            session.coverage.append(inline_text(children, ticks=False))
+        elif section in _VALUE_KINDS:
+            self.read_value(section, children, line)
+
+    def read_file_spec(self, children: list[Token], line: int) -> None:
+        session = self.session
+        assert session is not None
+        spans = code_spans(children)
+        text = inline_text(children, ticks=False)
+        if len(spans) > 1 and all(voc.looks_like_path(s) for s in spans):
+            for span in spans:
+                session.files.append(FileSpec(path=span, line=line))
+            return
+        if spans:
+            path = spans[0]
+            after = inline_text(children)
+            note = after.split(f"`{path}`", 1)[1] if f"`{path}`" in after else ""
+        else:
+            body = _FILE_PREFIX.sub("", text)
+            path, _, note = body.partition(" ")
+        path = _FILE_PREFIX.sub("", path).strip().strip("*")
+        note = note.strip().strip("-–—:").strip()
+        if note.startswith("(") and note.endswith(")"):
+            note = note[1:-1].strip()
+        if not path:
+            self.warn(line, f"cannot read a file path in '{text}'; expected '- `path/to/file`'")
+            return
+        session.files.append(FileSpec(path=path, note=note, line=line))
+
+    # --- mermaid -------------------------------------------------------------------
+
+    def read_mermaid(self, raw: str, first_line: int) -> None:
+        for offset, text in enumerate(raw.splitlines()):
+            text = re.sub(r"%%.*$", "", text)
+            text = re.sub(r"\|[^|]*\|", "", text)
+            text = re.sub(r"--\s[^->]*?-->", "-->", text)
+            parts = re.split(r"\s*(?:-{2,}>|={2,}>|-\.+->|-{3,}|~~~)\s*", text.strip())
+            if len(parts) < 2:
+                continue
+            groups = [
+                [n for n in (_mermaid_node(p) for p in part.split("&")) if n is not None]
+                for part in parts
+            ]
+            for before, after in pairwise(groups):
+                for b in before:
+                    for a in after:
+                        self.result.edges.append(Edge(b, a, first_line + offset))
+
+
+_NODE_ID = re.compile(r"^\s*(?:s|session)[_\-]?(\d+)\b", re.I)
+_NODE_LABEL = re.compile(r"session\s+#?(\d+)", re.I)
+
+
+def _mermaid_node(text: str) -> int | None:
+    """Session number of a Mermaid node (`S1`, `S1[Models]`, `A[Session 1]`), else None."""
+    text = text.strip()
+    if m := _NODE_ID.match(text):
+        return int(m.group(1))
+    if m := _NODE_LABEL.search(text):
+        return int(m.group(1))
+    return None

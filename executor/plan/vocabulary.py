@@ -1,0 +1,224 @@
+"""The words plans use: headings, bold labels, dependency and estimate phrasing.
+
+Pure functions from a piece of text to what it means, so each variant in
+docs/plan-format.md has one place (and one test) that recognises it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from executor.plan.models import StepRole
+
+SESSION_HEADING = re.compile(r"^session\s+#?(\d+)(?![\w.])\s*(?:[:\-–—.]\s*)?(.*)$", re.IGNORECASE)
+#: Starts like a session heading but is not one we can read ("Session: X", "Session 3a").
+LOOKS_LIKE_SESSION = re.compile(r"^sessions?\s*(?:#|:|\d|[-–—]\s*\w)", re.IGNORECASE)
+PHASE_HEADING = re.compile(r"^phase\s+(\d+)(?![\w.])\s*(?:[:\-–—.]\s*(.*))?$", re.IGNORECASE)
+PHASE_FILE = re.compile(r"^phase[_\- ]?(\d+)(?:[_\- ](.*))?\.(?:md|markdown)$", re.IGNORECASE)
+
+_TRAILING_PAREN = re.compile(r"\s*\(([^()]*)\)\s*$")
+_HOURS_RANGE = re.compile(
+    r"(\d+(?:\.\d+)?)\s*(?:-|–|—|to)\s*(\d+(?:\.\d+)?)\s*(h|hrs?|hours?|min|mins|minutes?|days?)\b",
+    re.IGNORECASE,
+)
+_HOURS = re.compile(r"(\d+(?:\.\d+)?)\s*(h|hrs?|hours?|min|mins|minutes?|days?)\b", re.IGNORECASE)
+_PHASE_META = re.compile(r"session|week|hour|day|tdd|\bh\b", re.IGNORECASE)
+
+SectionKind = str
+#: Ordered: the first matching pattern names the section.
+_SECTIONS: list[tuple[re.Pattern[str], SectionKind]] = [
+    (re.compile(r"tdd|workflow|red[\s\-–/]*green", re.I), "container"),
+    (re.compile(r"context", re.I), "context"),
+    (re.compile(r"coverage", re.I), "coverage"),
+    (re.compile(r"test cases|tests to write|test plan", re.I), "test_cases"),
+    (re.compile(r"\bfiles?\b", re.I), "files"),
+    (
+        re.compile(
+            r"exit criteria|success criteria|acceptance criteria|done when|definition of done", re.I
+        ),
+        "exit",
+    ),
+    (re.compile(r"objective|goals? of|^goals?$|deliverables", re.I), "objectives"),
+    (
+        re.compile(r"dependenc|requires completion|prerequisite|depends on|^requires$", re.I),
+        "dependencies",
+    ),
+    (re.compile(r"^blocks|^blocked by others|^unblocks", re.I), "ignore"),
+    (re.compile(r"next session", re.I), "next"),
+    (
+        re.compile(r"^run tests?$|^run$|test command|^command$|^verify$|^run the tests$", re.I),
+        "run",
+    ),
+    (re.compile(r"^expected", re.I), "expected"),
+    (re.compile(r"estimated tests|^tests$|test count|number of tests", re.I), "tests_count"),
+    (re.compile(r"estimated time|time estimate|^time$|duration|^estimate$|effort", re.I), "time"),
+]
+
+
+def section_kind(text: str) -> SectionKind | None:
+    """What a session sub-heading or bold label introduces, or None if unknown."""
+    text = text.strip().rstrip(":").strip()
+    for pattern, kind in _SECTIONS:
+        if pattern.search(text):
+            return kind
+    return None
+
+
+_ROLE_WORDS: list[tuple[StepRole, re.Pattern[str]]] = [
+    ("red", re.compile(r"\bred\b", re.I)),
+    ("green", re.compile(r"\bgreen\b", re.I)),
+    ("refactor", re.compile(r"\brefactor\w*", re.I)),
+]
+_ROLE_FALLBACK: list[tuple[StepRole, re.Pattern[str]]] = [
+    ("red", re.compile(r"fail|write (?:the )?tests?|tests? first", re.I)),
+    ("green", re.compile(r"implement|make (?:the )?tests? pass|pass", re.I)),
+    ("refactor", re.compile(r"clean ?up|polish|tidy", re.I)),
+]
+_STEP_PREFIX = re.compile(r"^step\s+\d+", re.I)
+
+
+@dataclass(frozen=True)
+class HeadingRole:
+    """A heading read as a TDD step (`role`), a container of all three, or neither."""
+
+    role: StepRole | None
+    container: bool = False
+    unrecognised_step: bool = False
+
+
+def step_role(text: str) -> HeadingRole:
+    """Recognise RED / GREEN / REFACTOR from a heading's words.
+
+    One role word (`(RED)`, `GREEN`, `Refactor`) names the step; several (`TDD Workflow
+    (RED-GREEN-REFACTOR)`) make a container. A `Step N:` heading without role words falls
+    back to its verbs (write failing tests / implement / clean up); if none fits, it is
+    flagged so the parser can say so.
+    """
+    found = [role for role, pat in _ROLE_WORDS if pat.search(text)]
+    if len(found) == 1:
+        return HeadingRole(found[0])
+    if len(found) > 1:
+        return HeadingRole(None, container=True)
+    if _STEP_PREFIX.match(text):
+        for role, pat in _ROLE_FALLBACK:
+            if pat.search(text):
+                return HeadingRole(role)
+        return HeadingRole(None, unrecognised_step=True)
+    return HeadingRole(None)
+
+
+@dataclass
+class TitleParts:
+    title: str
+    tdd: bool
+    hours: float | None
+
+
+def split_title(raw: str) -> TitleParts:
+    """`Ledger Models (TDD) (2-3 hours)` -> title, tdd flag, hours (range midpoint)."""
+    title, tdd, hours = raw.strip(), False, None
+    while True:
+        m = _TRAILING_PAREN.search(title)
+        if not m:
+            break
+        inner = m.group(1).strip()
+        if re.fullmatch(r"tdd", inner, re.I):
+            tdd = True
+        elif (h := parse_hours(inner)) is not None and len(inner) < 30:
+            hours = h
+        else:
+            break
+        title = title[: m.start()].rstrip()
+    return TitleParts(title.rstrip(" -–—:"), tdd, hours)
+
+
+def phase_name(raw: str) -> str:
+    """Phase name without `(Sessions 1-4)` / `(Week 2)` style suffixes."""
+    name = raw.strip()
+    while (m := _TRAILING_PAREN.search(name)) and _PHASE_META.search(m.group(1)):
+        name = name[: m.start()].rstrip()
+    return name
+
+
+def _to_hours(value: float, unit: str) -> float:
+    unit = unit.lower()
+    if unit.startswith("min"):
+        return value / 60
+    if unit.startswith("day"):
+        return value * 8
+    return value
+
+
+def parse_hours(text: str) -> float | None:
+    """`2.5 hours` -> 2.5, `2-3 hours` -> 2.5, `90 minutes` -> 1.5, `1 day` -> 8."""
+    m = _HOURS_RANGE.search(text)
+    if m:
+        lo, hi = float(m.group(1)), float(m.group(2))
+        return _to_hours((lo + hi) / 2, m.group(3))
+    m = _HOURS.search(text)
+    if m:
+        return _to_hours(float(m.group(1)), m.group(2))
+    return None
+
+
+def parse_count(text: str) -> int | None:
+    """`~70 tests`, `15,000 tokens`, `15k` -> the number."""
+    m = re.search(r"(\d[\d,_]*(?:\.\d+)?)\s*([kK])?\b", text)
+    if not m:
+        return None
+    value = float(m.group(1).replace(",", "").replace("_", ""))
+    return int(value * 1000) if m.group(2) else int(value)
+
+
+_NONE = re.compile(
+    r"^\s*[(*_]*\s*(?:none|n/?a|nothing|no dependencies|no prior sessions?|-+)\b", re.I
+)
+_SESSION_REFS = re.compile(
+    r"\bsessions?\s+#?\d+(?:\s*(?:,|&|\band\b|\bor\b|-|–|—|\bto\b)\s*(?:sessions?\s+)?#?\d+)*",
+    re.IGNORECASE,
+)
+
+
+def parse_session_refs(text: str) -> list[int] | None:
+    """Session numbers named in `text`; [] for `None (first session)`; None if unreadable.
+
+    Accepts `Session 1`, `Sessions 1, 2`, `Session 1, Session 2`, `Sessions 1-3`,
+    `Session 1 (models)`; prose without a session number is unreadable.
+    """
+    refs: list[int] = []
+    for m in _SESSION_REFS.finditer(text):
+        body = re.sub(r"(?i)sessions?\s+", "", m.group(0))
+        for part in re.split(r"\s*(?:,|&|\band\b|\bor\b)\s*", body):
+            part = part.strip().lstrip("#")
+            rng = re.fullmatch(r"(\d+)\s*(?:-|–|—|to)\s*#?(\d+)", part)
+            if rng:
+                lo, hi = int(rng.group(1)), int(rng.group(2))
+                refs.extend(range(lo, hi + 1) if hi >= lo and hi - lo < 1000 else [lo, hi])
+            elif part.isdigit():
+                refs.append(int(part))
+    if refs:
+        return list(dict.fromkeys(refs))
+    if _NONE.match(text) or not text.strip():
+        return []
+    return None
+
+
+_PATHISH = re.compile(r"^[\w.@~+\-/\\]+$")
+
+
+def looks_like_path(text: str) -> bool:
+    """A code span naming a file (`ledger/models.py`, `src/App.vue`), not a command."""
+    return bool(_PATHISH.match(text)) and ("/" in text or bool(re.search(r"\.\w{1,6}$", text)))
+
+
+def path_problem(path: str) -> str | None:
+    """Why `path` leaves the repository (absolute, home, `..`), or None if it stays inside."""
+    p = path.replace("\\", "/")
+    if p.startswith("/") or re.match(r"^[A-Za-z]:/", p):
+        return "is absolute"
+    if p.startswith("~"):
+        return "points into a home directory"
+    if ".." in p.split("/"):
+        return "climbs out with '..'"
+    return None
