@@ -1,0 +1,193 @@
+"""run_tests against real pytest subprocesses on tiny projects in tmp_path."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from executor import errors
+from executor.testrun import TestCase, TestRun, run_tests
+
+
+def project(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = tmp_path / "proj"
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    root.mkdir(exist_ok=True)
+    return root
+
+
+LEDGER_TEST = "from ledger import add\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+XPASS_STRICT = "import pytest\n\n@pytest.mark.xfail(strict=True)\ndef test_x():\n    pass\n"
+
+MIXED = """
+import pytest
+
+def test_ok():
+    assert 1 + 1 == 2
+
+def test_bad():
+    assert 1 + 1 == 3, "math is broken"
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_param(n):
+    assert n < 2
+
+@pytest.mark.skip(reason="later")
+def test_skipped():
+    pass
+
+@pytest.mark.xfail(reason="known")
+def test_xfail():
+    assert False
+
+class TestGroup:
+    def test_in_class(self):
+        pass
+"""
+
+
+def test_failing_assertions_are_red_with_counts(tmp_path: Path) -> None:
+    root = project(tmp_path, {"tests/test_mixed.py": MIXED})
+    run = run_tests("pytest tests/test_mixed.py", cwd=root)
+    assert run.structured and run.exit_code == 1
+    assert (run.collected, run.passed, run.failed, run.errors) == (7, 3, 2, 0)
+    assert (run.skipped, run.xfailed) == (1, 1)
+    assert not run.collection_error
+    assert run.verdict == "red"
+    assert run.summary() == "2 failed, 3 passed, 1 skipped, 1 xfailed"
+    by_id = {c.id: c for c in run.cases}
+    assert by_id["tests.test_mixed::test_bad"].outcome == "failed"
+    assert "math is broken" in by_id["tests.test_mixed::test_bad"].message
+    assert by_id["tests.test_mixed::test_param[2]"].outcome == "failed"
+    assert by_id["tests.test_mixed.TestGroup::test_in_class"].outcome == "passed"
+    assert by_id["tests.test_mixed::test_xfail"].outcome == "xfailed"
+    assert sorted(run.failing_ids()) == [
+        "tests.test_mixed::test_bad",
+        "tests.test_mixed::test_param[2]",
+    ]
+    assert "test_bad" in run.output_tail and run.duration_s > 0
+
+
+def test_missing_module_is_red_with_collection_error(tmp_path: Path) -> None:
+    root = project(
+        tmp_path,
+        {
+            "tests/test_ledger.py": LEDGER_TEST,
+        },
+    )
+    run = run_tests("python -m pytest tests/test_ledger.py -q", cwd=root)
+    assert run.collection_error and run.errors == 1 and run.collected == 0
+    assert run.verdict == "red"
+    assert (
+        run.summary() == "0 failed, 0 passed, 1 errors (collection error: No module named 'ledger')"
+    )
+
+
+def test_conftest_import_error_is_a_collection_error(tmp_path: Path) -> None:
+    root = project(
+        tmp_path,
+        {"tests/conftest.py": "import ledger\n", "tests/test_a.py": "def test_a():\n    pass\n"},
+    )
+    run = run_tests("pytest tests", cwd=root)
+    assert run.exit_code == 4 and run.collection_error
+    assert run.verdict == "red"
+    assert "No module named 'ledger'" in run.summary()
+
+
+def test_no_tests_and_missing_file_are_empty(tmp_path: Path) -> None:
+    root = project(tmp_path, {"tests/test_none.py": "x = 1\n"})
+    none = run_tests("pytest tests/test_none.py", cwd=root)
+    assert none.exit_code == 5 and none.verdict == "empty" and none.collected == 0
+    assert none.summary() == "0 failed, 0 passed (no tests ran: no tests collected)"
+    missing = run_tests("pytest tests/test_missing.py", cwd=root)
+    assert missing.exit_code == 4 and missing.verdict == "empty"
+    assert not missing.collection_error
+    assert "file or directory not found" in missing.summary()
+
+
+def test_all_skipped_is_empty(tmp_path: Path) -> None:
+    root = project(
+        tmp_path,
+        {"test_s.py": "import pytest\n\n@pytest.mark.skip\ndef test_s():\n    pass\n"},
+    )
+    run = run_tests("pytest", cwd=root)
+    assert run.exit_code == 0 and run.skipped == 1 and run.verdict == "empty"
+    assert "every test was skipped" in run.summary()
+
+
+def test_passing_is_green_and_leaves_no_cache_files(tmp_path: Path) -> None:
+    root = project(
+        tmp_path,
+        {
+            "ledger.py": "def add(a, b):\n    return a + b\n",
+            "tests/test_ledger.py": LEDGER_TEST,
+        },
+    )
+    run = run_tests("pytest tests/test_ledger.py", cwd=root, env={"PYTHONPATH": str(root)})
+    assert run.verdict == "green", run.output_tail
+    assert (run.collected, run.passed) == (1, 1)
+    assert run.summary() == "0 failed, 1 passed"
+    assert run.cases == [TestCase(id="tests.test_ledger::test_add", outcome="passed")]
+    leftovers = {p.name for p in root.rglob("*")} & {".pytest_cache", "__pycache__"}
+    assert leftovers == set()
+
+
+def test_strict_xpass_fails_the_run(tmp_path: Path) -> None:
+    root = project(
+        tmp_path,
+        {
+            "test_x.py": XPASS_STRICT,
+        },
+    )
+    run = run_tests("pytest", cwd=root)
+    assert run.cases[0].outcome == "xpassed" and run.failed == 1
+    assert run.verdict == "red"
+
+
+def test_non_pytest_command_uses_exit_code_only(tmp_path: Path) -> None:
+    ok = run_tests(f"{sys.executable} -c 'print(1)'", cwd=tmp_path)
+    assert (ok.structured, ok.collected, ok.verdict) == (False, 0, "green")
+    assert ok.summary().endswith("exited 0")
+    bad = run_tests(f"{sys.executable} -c 'import sys; sys.exit(3)'", cwd=tmp_path)
+    assert bad.verdict == "red" and bad.exit_code == 3
+
+
+def test_timeout_kills_and_is_red(tmp_path: Path) -> None:
+    started = time.monotonic()
+    run = run_tests(
+        f"{sys.executable} -c 'import time; time.sleep(30)'", cwd=tmp_path, timeout_s=0.5
+    )
+    assert time.monotonic() - started < 10
+    assert run.timed_out and run.verdict == "red"
+    assert "timed out" in run.summary() and "process killed" in run.output_tail
+
+
+def test_bad_commands_are_clear_errors(tmp_path: Path) -> None:
+    with pytest.raises(errors.UserError, match="invalid test command"):
+        run_tests("pytest 'unbalanced", cwd=tmp_path)
+    with pytest.raises(errors.UserError, match="empty"):
+        run_tests("   ", cwd=tmp_path)
+    with pytest.raises(errors.PathNotFoundError, match="cannot run the test command"):
+        run_tests("no-such-test-runner-xyz --all", cwd=tmp_path)
+    with pytest.raises(errors.PathNotFoundError, match="does not exist"):
+        run_tests("pytest", cwd=tmp_path / "missing")
+
+
+def test_testrun_round_trips_through_json() -> None:
+    run = TestRun(
+        command="pytest",
+        exit_code=1,
+        duration_s=0.5,
+        collected=1,
+        failed=1,
+        structured=True,
+        cases=[TestCase(id="t::a", outcome="failed", message="boom")],
+    )
+    again = TestRun.model_validate_json(run.model_dump_json())
+    assert again == run and again.verdict == "red"
