@@ -42,8 +42,8 @@ def register(app: typer.Typer) -> None:
             Path | None,
             typer.Option(
                 "--target",
-                help="Project folder to write .claude/ into "
-                "[default: the git repository root containing the current folder, else it].",
+                help="Project folder to write .claude/ into (default: the root of the git "
+                "repository containing the current folder, else the current folder).",
             ),
         ] = None,
         plan: Annotated[
@@ -63,7 +63,6 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Install Claude Code slash commands (.claude/commands) and subagents (.claude/agents).
 
-        Existing files are left alone unless --force; the output lists what was written,
-        unchanged and skipped.
+        Existing files are left alone unless --force; the output lists them.
         """
         common.run(lambda: _install(target, plan, force, json_output), json_output=json_output)

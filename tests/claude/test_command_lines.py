@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 import shutil
 from functools import cache
-from pathlib import Path
 
 import pytest
 
@@ -62,7 +61,10 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 
 def test_parsing_of_command_lines() -> None:
-    text = "Run `executor bridge show --dir DIR --json` then\n\n    executor execute-phase 1 --plan p $ARGUMENTS\n"
+    text = (
+        "Run `executor bridge show --dir DIR --json` then\n\n"
+        "    executor execute-phase 1 --plan p $ARGUMENTS\n"
+    )
     assert command_lines(text) == [
         "executor bridge show --dir DIR --json",
         "executor execute-phase 1 --plan p $ARGUMENTS",
@@ -83,7 +85,7 @@ def test_every_command_line_exists_in_executor_help(generated: dict[str, str]) -
             words = subcommand(line)
             assert words, f"{name}: no subcommand in {line!r}"
             if words[0] == "template-create" and "template-create" not in available:
-                continue  # not built yet; see the module docstring of executor.claude
+                continue  # template-create is not built yet: checked once it exists
             if words[0] not in available:
                 problems.append(f"{name}: `executor {words[0]}` is not in `executor --help`")
                 continue
