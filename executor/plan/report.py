@@ -1,0 +1,155 @@
+"""What `executor plan validate --json` prints and what `executor plan show` draws.
+
+`contract()` builds the public JSON (docs/plan-format.md documents its keys); `overview()`
+builds the rich renderable (rich is imported inside it: this package stays light).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from executor.plan.graph import critical_path, find_cycles, graph_of, parallel_groups
+from executor.plan.models import Diagnostic, Plan, Session
+
+
+def display_path(path: Path, cwd: Path | None = None) -> str:
+    """`path` relative to the cwd when below it, else absolute."""
+    cwd = (cwd or Path.cwd()).absolute()
+    try:
+        return str(path.relative_to(cwd))
+    except ValueError:
+        return str(path)
+
+
+def format_diagnostic(d: Diagnostic, cwd: Path | None = None) -> str:
+    """`path/FILE.md:LINE: error: message`."""
+    return f"{display_path(d.path, cwd)}:{d.line}: {d.severity}: {d.message}"
+
+
+def summary(plan: Plan, diagnostics: list[Diagnostic]) -> str:
+    errors = sum(d.severity == "error" for d in diagnostics)
+    warnings = len(diagnostics) - errors
+    verdict = "invalid" if errors else "valid"
+    return (
+        f"{plan.name}: {verdict}: {len(plan.phases)} phase(s), {len(plan.sessions())} "
+        f"session(s), {errors} error(s), {warnings} warning(s)"
+    )
+
+
+def _session_json(s: Session, project_test_command: str | None) -> dict[str, Any]:
+    return {
+        "number": s.number,
+        "title": s.title,
+        "phase": s.phase,
+        "tdd": s.tdd,
+        "objectives": [o.text for o in s.objectives],
+        "files": [f.path for f in s.files],
+        "dependencies": list(s.dependencies),
+        "exit_criteria": [c.text for c in s.exit_criteria],
+        "test_commands": {
+            role: s.test_command(role, project_test_command)
+            for role in ("red", "green", "refactor")
+        },
+        "steps": {
+            role: None
+            if step is None
+            else {
+                "heading": step.heading,
+                "line": step.line,
+                "tasks": step.tasks,
+                "files": step.files,
+                "test_command": step.test_command,
+                "inherits": step.inherits,
+                "expected": step.expected,
+            }
+            for role, step in (("red", s.red), ("green", s.green), ("refactor", s.refactor))
+        },
+        "estimated_hours": s.estimated_hours,
+        "estimated_tests": s.estimated_tests,
+        "estimated_context_tokens": s.estimated_context_tokens,
+        "next_session": s.next_session,
+        "source_file": str(s.source_file),
+        "line_start": s.line_start,
+        "line_end": s.line_end,
+        "source_hash": s.source_hash,
+    }
+
+
+def _diag_json(d: Diagnostic) -> dict[str, Any]:
+    return {"path": str(d.path), "line": d.line, "message": d.message}
+
+
+def contract(
+    plan: Plan, diagnostics: list[Diagnostic], *, project_test_command: str | None = None
+) -> dict[str, Any]:
+    """The `plan validate --json` document: phases -> sessions, errors, warnings."""
+    return {
+        "name": plan.name,
+        "folder": str(plan.folder),
+        "valid": not any(d.severity == "error" for d in diagnostics),
+        "phases": [
+            {
+                "number": p.number,
+                "name": p.name,
+                "source_file": str(p.source_file) if p.source_file else None,
+                "sessions": [_session_json(s, project_test_command) for s in p.sessions],
+            }
+            for p in plan.phases
+        ],
+        "errors": [_diag_json(d) for d in diagnostics if d.severity == "error"],
+        "warnings": [_diag_json(d) for d in diagnostics if d.severity == "warning"],
+    }
+
+
+def schedule(plan: Plan) -> tuple[list[int], list[list[int]], bool]:
+    """Critical path (by hours when every session has an estimate, else by count),
+    the parallel groups, and whether the path was weighed in hours."""
+    graph = graph_of(plan)
+    if find_cycles(graph):
+        return [], [], False
+    hours = {s.number: s.estimated_hours for s in plan.sessions()}
+    weighed = all(h is not None for h in hours.values()) and bool(hours)
+    weight = {n: float(h) for n, h in hours.items() if h is not None} if weighed else None
+    return critical_path(graph, weight), parallel_groups(graph), weighed
+
+
+def overview(plan: Plan, *, phase: int | None = None) -> Any:
+    """A rich renderable: phases and sessions, dependencies, estimates, schedule."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    path, groups, weighed = schedule(plan)
+    on_path = set(path)
+    parts: list[Any] = [Text(f"Plan: {plan.name}  ({display_path(plan.folder)})", style="bold")]
+    for p in plan.phases:
+        if phase is not None and p.number != phase:
+            continue
+        table = Table(title=f"Phase {p.number}: {p.name}", title_justify="left", expand=False)
+        for col in ("#", "Session", "TDD", "Depends on", "Hours", "Tests", "Lines"):
+            table.add_column(col)
+        for s in p.sessions:
+            table.add_row(
+                f"{'*' if s.number in on_path else ' '}{s.number}",
+                s.title,
+                "yes" if s.tdd else "no",
+                ", ".join(map(str, s.dependencies)) or "-",
+                f"{s.estimated_hours:g}" if s.estimated_hours is not None else "-",
+                str(s.estimated_tests) if s.estimated_tests is not None else "-",
+                f"{s.line_start}-{s.line_end}",
+            )
+        parts.append(table)
+    if path:
+        total = sum(plan.session(n).estimated_hours or 0 for n in path)  # type: ignore[union-attr]
+        unit = f"{total:g} hours" if weighed else f"{len(path)} sessions"
+        chain = " -> ".join(map(str, path))
+        parts.append(Text(f"Critical path (*): {chain}  ({unit})"))
+    else:
+        parts.append(Text("Critical path: none (the dependency graph has a cycle)"))
+    for depth, group in enumerate(groups):
+        if len(group) > 1:
+            parts.append(
+                Text(f"Could run in parallel (depth {depth}): {', '.join(map(str, group))}")
+            )
+    return Group(*parts)
