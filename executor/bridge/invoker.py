@@ -277,6 +277,7 @@ class AgentBridgeInvoker:
             pending = self.channel.new_pending(key=key, agent_name=agent_name, prompt=prompt)
             ledger.pending = pending
             self._store.save(ledger)
+            self.channel.discard_unbound(ledger.consumed)
             self._emit(pending, prompt, timeout_seconds, context)
         reply = self.channel.poll(pending, ledger.consumed)
         if reply is None:

@@ -134,6 +134,22 @@ class BridgeChannel:
             response_sha256=sha,
         )
 
+    def discard_unbound(self, consumed: Sequence[Consumed]) -> Path | None:
+        """Before emitting a NEW request: clear a response file nothing is waiting for.
+
+        An already-consumed duplicate is removed; anything else is moved aside (returned)
+        and never read as the answer to the new request, whose id it cannot carry.
+        """
+        try:
+            data = self.response_file.read_bytes()
+        except FileNotFoundError:
+            return None
+        sha = sha256_bytes(data)
+        if any(c.response_sha256 == sha for c in consumed):
+            remove_quietly(self.response_file)
+            return None
+        return quarantine(self.response_file)
+
     def bump_attempt(self, pending: PendingRequest) -> PendingRequest:
         """The same request, one emission more; AgentUnavailableError past the cap (P10)."""
         if pending.attempt + 1 > self.max_attempts:

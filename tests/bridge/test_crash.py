@@ -1,0 +1,138 @@
+"""Crash safety with real processes: SIGKILL during saves, orphan sweep (P1, P3, P6, P10)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from executor.bridge import BridgeChannel, StateManager
+from tests.bridge.helpers import read_json
+
+SAVE_LOOP = """
+import sys
+from pathlib import Path
+from executor.bridge import StateManager
+sm = StateManager(Path(sys.argv[1]))
+blob = "x" * 200_000
+i = 0
+while True:
+    i += 1
+    sm.save_state("step", i, {"n": i}, {"blob": blob, "n": i})
+    if len(sys.argv) > 2:
+        break
+"""
+
+REQUEST_ONCE = """
+import sys
+from pathlib import Path
+from executor.bridge import AgentBridgeInvoker
+folder = Path(sys.argv[1])
+AgentBridgeInvoker(folder / ".agent-request.json", folder / ".agent-response.json").request(
+    "architectural-reviewer", "Analyse the codebase.")
+"""
+
+
+def _py(code: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=60,
+    )
+
+
+def _orphans(folder: Path) -> list[Path]:
+    return [p for p in folder.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_fault_kill_after_tmp_written_leaves_old_state_and_sweeps_orphan(tmp_path: Path) -> None:
+    state_file = tmp_path / ".template-create-state.json"
+    assert _py(SAVE_LOOP, str(state_file), "once").returncode == 0
+    before = state_file.read_bytes()
+    # 2nd hit of state.tmp_written in a fresh process = the save of phase 2; the .bak is
+    # written first under its own fault name, so the kill lands in the state save itself.
+    proc = _py(SAVE_LOOP, str(state_file), "once",
+               env={"EXECUTOR_FAULT": "state.tmp_written:kill"})
+    assert proc.returncode == -signal.SIGKILL
+    assert state_file.read_bytes() == before  # old version, complete
+    assert len(_orphans(tmp_path)) == 1
+    sm = StateManager(state_file)
+    assert sm.load_state().phase == 1
+    sm.save_state("next", 2, {}, {})
+    assert _orphans(tmp_path) == []  # the dead writer's temp file was swept
+    assert sm.load_state().phase == 2
+
+
+def test_fault_kill_after_replace_leaves_new_state(tmp_path: Path) -> None:
+    state_file = tmp_path / ".template-create-state.json"
+    proc = _py(SAVE_LOOP, str(state_file), "once", env={"EXECUTOR_FAULT": "state.replaced:kill"})
+    assert proc.returncode == -signal.SIGKILL
+    assert StateManager(state_file).load_state().phase == 1
+
+
+def test_real_sigkill_loop_never_tears_the_state(tmp_path: Path) -> None:
+    state_file = tmp_path / ".template-create-state.json"
+    assert _py(SAVE_LOOP, str(state_file), "once").returncode == 0
+    phases: list[int] = []
+    for i in range(12):
+        child = subprocess.Popen([sys.executable, "-c", SAVE_LOOP, str(state_file)],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(0.25 + (i % 4) * 0.03)  # import time ~0.2 s, then saving in a loop
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+        data = json.loads(state_file.read_text(encoding="utf-8"))  # never torn
+        state = StateManager(state_file).load_state()
+        assert state.phase_data["n"] == state.phase == data["phase"]
+        phases.append(state.phase)
+        backup = json.loads(StateManager(state_file).backup_file.read_text(encoding="utf-8"))
+        assert backup["phase_data"]["blob"] == "x" * 200_000
+    assert max(phases) > 1  # the kills did land while saves were running
+    StateManager(state_file).save_state("done", 0, {}, {})
+    assert _orphans(tmp_path) == []
+
+
+def test_kill_before_request_file_reemits_same_id(tmp_path: Path) -> None:
+    """Scenario 2: pending recorded, killed before the request file exists."""
+    proc = _py(REQUEST_ONCE, str(tmp_path), env={"EXECUTOR_FAULT": "request.tmp_written:kill"})
+    assert proc.returncode == -signal.SIGKILL
+    assert not (tmp_path / ".agent-request.json").exists()
+    pending = read_json(tmp_path / ".agent-bridge-ledger.json")["pending"]
+    proc = _py(REQUEST_ONCE, str(tmp_path))
+    assert proc.returncode == 42
+    request = read_json(tmp_path / ".agent-request.json")
+    assert request["request_id"] == pending["request_id"]
+    assert _orphans(tmp_path) == []
+
+
+def test_kill_after_request_written_reemits_identical_request(tmp_path: Path) -> None:
+    """Scenario 3: the host saw -9; a retry gets the same request, one pending."""
+    proc = _py(REQUEST_ONCE, str(tmp_path), env={"EXECUTOR_FAULT": "request.written:kill"})
+    assert proc.returncode == -signal.SIGKILL
+    first = read_json(tmp_path / ".agent-request.json")
+    assert _py(REQUEST_ONCE, str(tmp_path)).returncode == 42
+    second = read_json(tmp_path / ".agent-request.json")
+    assert second["request_id"] == first["request_id"]
+    assert (first["attempt"], second["attempt"]) == (1, 2)
+
+
+def test_storage_error_on_request_write_keeps_pending_and_no_request(tmp_path: Path) -> None:
+    proc = _py(REQUEST_ONCE, str(tmp_path), env={"EXECUTOR_FAULT": "request.tmp_written:eio"})
+    assert proc.returncode not in (0, 42)
+    assert "Input/output error" in proc.stderr
+    assert not (tmp_path / ".agent-request.json").exists()
+    assert _orphans(tmp_path) == []
+
+
+def test_sweep_removes_only_dead_writers_temp_files(tmp_path: Path) -> None:
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    live = tmp_path / f"..agent-request.json.{os.getpid()}.tmp"
+    orphan = tmp_path / f"..agent-request.json.{dead.pid}.tmp"
+    unrelated = tmp_path / "notes.tmp"
+    for p in (live, orphan, unrelated):
+        p.write_text("partial", encoding="utf-8")
+    BridgeChannel(tmp_path).sweep()
+    assert live.exists() and unrelated.exists() and not orphan.exists()
