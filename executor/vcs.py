@@ -212,6 +212,15 @@ class GitRepo:
             return None
         return proc.stdout.strip() or None
 
+    def _require_commit(self, rev: str) -> str:
+        sha = self.resolve(rev)
+        if sha is None:
+            raise errors.StaleWorkspaceError(
+                f"commit {rev} is not in the repository {self.root} any more "
+                "(history was rewritten?); nothing was changed"
+            )
+        return sha
+
     def branch(self) -> str | None:
         """Current branch name; None when HEAD is detached."""
         proc = self._run("symbolic-ref", "--quiet", "--short", "HEAD", check=False)
@@ -240,6 +249,7 @@ class GitRepo:
 
     def changed_since(self, base: str, ignore: Sequence[Path] = ()) -> list[str]:
         """Files that differ between commit `base` and the working tree, incl. untracked."""
+        base = self._require_commit(base)
         out = self._out("diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", base, "--")
         skip = self._rels(ignore)
         changed = {f for f in _split_z(out) if not _under(f, skip)}
@@ -248,6 +258,7 @@ class GitRepo:
 
     def find_commit_by_trailers(self, trailers: dict[str, str], *, since: str) -> str | None:
         """Newest commit in `since..HEAD` carrying ALL these trailers (P20 adoption)."""
+        since = self._require_commit(since)
         out = self._out("log", "--format=%H%x1f%B%x1e", f"{since}..HEAD", "--")
         wanted = {k.lower(): v for k, v in trailers.items()}
         for record in out.split("\x1e"):
@@ -264,8 +275,19 @@ class GitRepo:
         proc = self._run("merge-base", "--is-ancestor", commit, of, check=False)
         return proc.returncode == 0
 
+    def is_merge(self, commit: str) -> bool:
+        """True when `commit` has more than one parent (P18: never roll one back)."""
+        sha = self._require_commit(commit)
+        return len(self._out("rev-list", "--parents", "-n1", sha).split()) > 2
+
+    def is_pushed(self, commit: str) -> bool:
+        """True when a remote-tracking branch already contains `commit` (P18)."""
+        sha = self._require_commit(commit)
+        return bool(self._out("branch", "-r", "--contains", sha, "--format=%(refname)").strip())
+
     def diff_text(self, base: str, ignore: Sequence[Path] = (), max_chars: int = 20000) -> str:
         """Unified diff from `base` to the working tree, new untracked files included."""
+        base = self._require_commit(base)
         specs = self._exclude_specs(self._rels(ignore))
         with self._temp_index() as env:
             self._run("add", "-A", "--", *specs, env=env)
@@ -312,7 +334,9 @@ class GitRepo:
         if trailers:
             body += "\n\n" + "\n".join(f"{k}: {v}" for k, v in trailers.items())
         with self._repo() as repo:
-            self._write(repo, "add", "-A", "--", *self._exclude_specs(skip))
+            # naming a .gitignore'd path, even to exclude it, makes `git add` fail
+            visible = [r for r in skip if not self.is_ignored(self.root / r)]
+            self._write(repo, "add", "-A", "--", *self._exclude_specs(visible))
             staged = _split_z(self._out("diff", "--cached", "--name-only", "-z", "--no-renames"))
             staged_ignored = [f for f in staged if _under(f, skip)]
             if staged_ignored:  # staged before we came: keep them out of the session commit

@@ -338,3 +338,37 @@ def test_resume_path_does_not_import_gitpython(git_repo: Path) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ
     )
     assert out.stdout.strip() == "False"
+
+
+def test_a_vanished_base_commit_is_a_stale_workspace(git_repo: Path) -> None:
+    repo = GitRepo(git_repo)
+    gone = "1" * 40
+    with pytest.raises(errors.StaleWorkspaceError, match="not in the repository"):
+        repo.changed_since(gone)
+    with pytest.raises(errors.StaleWorkspaceError):
+        repo.find_commit_by_trailers({"Agent-Run": "r"}, since=gone)
+    with pytest.raises(errors.StaleWorkspaceError):
+        repo.diff_text(gone)
+
+
+def test_is_merge_and_is_pushed(git_repo: Path, tmp_path: Path) -> None:
+    repo = GitRepo(git_repo)
+    first = repo.head()
+    git(git_repo, "checkout", "-q", "-b", "side")
+    write(git_repo / "side.txt", "s\n")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "side")
+    git(git_repo, "checkout", "-q", "main")
+    write(git_repo / "main.txt", "m\n")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "main")
+    git(git_repo, "merge", "-q", "--no-edit", "side")
+    assert repo.is_merge("HEAD") and not repo.is_merge(first)
+
+    assert not repo.is_pushed(first)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(git_repo, "remote", "add", "origin", str(remote))
+    git(git_repo, "push", "-q", "origin", f"{first}:refs/heads/main")
+    git(git_repo, "fetch", "-q", "origin")
+    assert repo.is_pushed(first) and not repo.is_pushed("HEAD")
