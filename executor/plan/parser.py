@@ -353,6 +353,8 @@ class _FileParser:
                 self.step.step.expected = inline_text(rest, ticks=False)
             return
         self.section = kind
+        if kind not in ("test_cases", "tasks"):
+            self.step = None  # bold-label sections other than test cases are session-level
         if kind in _VALUE_KINDS:
             if value:
                 self.read_value(kind, rest, line)

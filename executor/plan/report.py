@@ -114,6 +114,11 @@ def schedule(plan: Plan) -> tuple[list[int], list[list[int]], bool]:
     return critical_path(graph, weight), parallel_groups(graph), weighed
 
 
+def _hours(plan: Plan, number: int) -> float | None:
+    session = plan.session(number)
+    return session.estimated_hours if session is not None else None
+
+
 def overview(plan: Plan, *, phase: int | None = None) -> Any:
     """A rich renderable: phases and sessions, dependencies, estimates, schedule."""
     from rich.console import Group
@@ -141,7 +146,7 @@ def overview(plan: Plan, *, phase: int | None = None) -> Any:
             )
         parts.append(table)
     if path:
-        total = sum(plan.session(n).estimated_hours or 0 for n in path)  # type: ignore[union-attr]
+        total = sum(hours for n in path if (hours := _hours(plan, n)) is not None)
         unit = f"{total:g} hours" if weighed else f"{len(path)} sessions"
         chain = " -> ".join(map(str, path))
         parts.append(Text(f"Critical path (*): {chain}  ({unit})"))

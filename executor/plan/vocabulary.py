@@ -205,11 +205,15 @@ def parse_session_refs(text: str) -> list[int] | None:
 
 
 _PATHISH = re.compile(r"^[\w.@~+\-/\\]+$")
+_FILE_NAME = re.compile(r"^[\w\-@+.]*[A-Za-z_][\w\-@+]*\.[A-Za-z][A-Za-z0-9]{0,5}$")
 
 
 def looks_like_path(text: str) -> bool:
-    """A code span naming a file (`ledger/models.py`, `src/App.vue`), not a command."""
-    return bool(_PATHISH.match(text)) and ("/" in text or bool(re.search(r"\.\w{1,6}$", text)))
+    """A code span naming a file (`ledger/models.py`, `src/App.vue`), not a command,
+    an identifier or a URL path: no spaces, and a last part with a file extension."""
+    if not _PATHISH.match(text):
+        return False
+    return bool(_FILE_NAME.match(text.replace("\\", "/").rsplit("/", 1)[-1]))
 
 
 def path_problem(path: str) -> str | None:
