@@ -37,10 +37,15 @@ AgentBridgeInvoker(folder / ".agent-request.json", folder / ".agent-response.jso
 """
 
 
-def _py(code: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def _py(
+    code: str, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", code, *args],
-        env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=60,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -54,8 +59,7 @@ def test_fault_kill_after_tmp_written_leaves_old_state_and_sweeps_orphan(tmp_pat
     before = state_file.read_bytes()
     # 2nd hit of state.tmp_written in a fresh process = the save of phase 2; the .bak is
     # written first under its own fault name, so the kill lands in the state save itself.
-    proc = _py(SAVE_LOOP, str(state_file), "once",
-               env={"EXECUTOR_FAULT": "state.tmp_written:kill"})
+    proc = _py(SAVE_LOOP, str(state_file), "once", env={"EXECUTOR_FAULT": "state.tmp_written:kill"})
     assert proc.returncode == -signal.SIGKILL
     assert state_file.read_bytes() == before  # old version, complete
     assert len(_orphans(tmp_path)) == 1
@@ -78,8 +82,11 @@ def test_real_sigkill_loop_never_tears_the_state(tmp_path: Path) -> None:
     assert _py(SAVE_LOOP, str(state_file), "once").returncode == 0
     phases: list[int] = []
     for i in range(12):
-        child = subprocess.Popen([sys.executable, "-c", SAVE_LOOP, str(state_file)],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        child = subprocess.Popen(
+            [sys.executable, "-c", SAVE_LOOP, str(state_file)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         time.sleep(0.25 + (i % 4) * 0.03)  # import time ~0.2 s, then saving in a loop
         os.kill(child.pid, signal.SIGKILL)
         child.wait()

@@ -102,12 +102,24 @@ def test_has_response(tmp_path: Path) -> None:
 def test_request_format_validation(tmp_path: Path) -> None:
     invoker = AgentBridgeInvoker(phase=6, phase_name="agent_generation")
     with pytest.raises(SystemExit):
-        invoker.invoke("architectural-reviewer", "Test prompt", timeout_seconds=90,
-                       context={"template_name": "t"})
+        invoker.invoke(
+            "architectural-reviewer",
+            "Test prompt",
+            timeout_seconds=90,
+            context={"template_name": "t"},
+        )
     request = read_json(tmp_path / ".agent-request.json")
     assert set(request) == {
-        "request_id", "version", "phase", "phase_name", "agent_name", "prompt",
-        "timeout_seconds", "created_at", "context", "attempt",
+        "request_id",
+        "version",
+        "phase",
+        "phase_name",
+        "agent_name",
+        "prompt",
+        "timeout_seconds",
+        "created_at",
+        "context",
+        "attempt",
     }
     assert request["version"] == "1.0"
     assert request["phase"] == 6

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from executor.bridge import BridgeChannel, Consumed
+from executor.bridge import BridgeChannel, Consumed, PendingRequest
 from executor.bridge.models import sha256_bytes
 from executor.errors import AgentUnavailableError, InvalidResponseError, NeedAgent
 from tests.bridge.helpers import read_json, write_response
@@ -18,10 +18,18 @@ def channel(tmp_path: Path) -> BridgeChannel:
     return BridgeChannel(tmp_path / "plan", max_attempts=3)
 
 
-def _emit(channel: BridgeChannel, pending: object, prompt: str = "do it", **ctx: object) -> NeedAgent:
+def _emit(
+    channel: BridgeChannel, pending: PendingRequest, prompt: str = "do it", **ctx: object
+) -> NeedAgent:
     with pytest.raises(NeedAgent) as exc_info:
-        channel.emit(pending, phase=1, phase_name="session", prompt=prompt,  # type: ignore[arg-type]
-                     context=dict(ctx), resume_hint="executor execute-session 3 --resume")
+        channel.emit(
+            pending,
+            phase=1,
+            phase_name="session",
+            prompt=prompt,
+            context=dict(ctx),
+            resume_hint="executor execute-session 3 --resume",
+        )
     return exc_info.value
 
 
@@ -48,8 +56,14 @@ def test_emit_writes_request_and_raises_need_agent(channel: BridgeChannel) -> No
 def test_poll_bound_reply_error_is_not_success(channel: BridgeChannel) -> None:
     pending = channel.new_pending(key="k", agent_name="builder", prompt="p")
     channel.folder.mkdir()
-    write_response(channel.response_file, pending.request_id, status="timeout", response=None,
-                   error_type="TIMEOUT", error_message="slow")
+    write_response(
+        channel.response_file,
+        pending.request_id,
+        status="timeout",
+        response=None,
+        error_type="TIMEOUT",
+        error_message="slow",
+    )
     reply = channel.poll(pending, [])
     assert reply is not None
     assert (reply.status, reply.error_type, reply.text) == ("timeout", "TIMEOUT", None)

@@ -125,8 +125,9 @@ def test_duplicate_consumption_is_a_no_op(tmp_path: Path) -> None:
 
 def test_object_response_is_serialised(tmp_path: Path) -> None:
     need = emitted(tmp_path)
-    write_response(tmp_path / ".agent-response.json", need.request_id,
-                   response={"agents": [{"name": "x"}]})
+    write_response(
+        tmp_path / ".agent-response.json", need.request_id, response={"agents": [{"name": "x"}]}
+    )
     assert json.loads(ask(tmp_path)) == {"agents": [{"name": "x"}]}
 
 
@@ -153,7 +154,7 @@ def test_result_field_rejected_naming_response_field(tmp_path: Path) -> None:
 def test_bare_payload_rejected_with_example(tmp_path: Path) -> None:
     emitted(tmp_path)
     (tmp_path / ".agent-response.json").write_text('[{"name": "agent"}]', encoding="utf-8")
-    with pytest.raises(InvalidResponseError, match="bare payload.*`response` field"):
+    with pytest.raises(InvalidResponseError, match=r"bare payload.*`response` field"):
         ask(tmp_path)
     (tmp_path / ".agent-response.json").write_text('{"agents": []}', encoding="utf-8")
     with pytest.raises(InvalidResponseError, match="bare payload"):
@@ -180,8 +181,14 @@ def test_torn_response_quarantined_request_stays_pending(tmp_path: Path) -> None
 
 
 def _fail(tmp_path: Path, request_id: str, error_type: str, status: str = "error") -> None:
-    write_response(tmp_path / ".agent-response.json", request_id, status=status,
-                   response=None, error_message="boom", error_type=error_type)
+    write_response(
+        tmp_path / ".agent-response.json",
+        request_id,
+        status=status,
+        response=None,
+        error_message="boom",
+        error_type=error_type,
+    )
 
 
 def test_retryable_error_retried_with_backoff_then_raised(tmp_path: Path) -> None:
@@ -216,8 +223,12 @@ def test_non_retryable_error_raised_immediately(tmp_path: Path, error_type: str)
 
 def test_cancelled_is_not_retried_and_never_success(tmp_path: Path) -> None:
     need = emitted(tmp_path)
-    write_response(tmp_path / ".agent-response.json", need.request_id, status="cancelled",
-                   response="ignored text")
+    write_response(
+        tmp_path / ".agent-response.json",
+        need.request_id,
+        status="cancelled",
+        response="ignored text",
+    )
     with pytest.raises(AgentInvocationError) as exc_info:
         ask(tmp_path)
     assert exc_info.value.status == "cancelled"

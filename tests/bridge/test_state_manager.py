@@ -48,7 +48,9 @@ def test_save_state_updates_existing(manager: StateManager) -> None:
 
 def test_load_state_round_trip(manager: StateManager) -> None:
     manager.save_state(
-        checkpoint="test_checkpoint", phase=6, config={"test": "config"},
+        checkpoint="test_checkpoint",
+        phase=6,
+        config={"test": "config"},
         phase_data={"test": "data"},
     )
     state = manager.load_state()
@@ -83,8 +85,16 @@ def test_state_format_validation(manager: StateManager) -> None:
     _save(manager)
     data = read_json(manager.state_file)
     assert set(data) == {
-        "schema_version", "version", "checkpoint", "phase", "created_at", "updated_at",
-        "config", "phase_data", "agent_request_pending", "bridge",
+        "schema_version",
+        "version",
+        "checkpoint",
+        "phase",
+        "created_at",
+        "updated_at",
+        "config",
+        "phase_data",
+        "agent_request_pending",
+        "bridge",
     }
     assert data["version"] == "1.0"
     assert data["schema_version"] == 1
@@ -93,14 +103,27 @@ def test_state_format_validation(manager: StateManager) -> None:
 
 
 def test_seed_form_state_without_schema_version_loads(manager: StateManager) -> None:
-    manager.state_file.write_text(json.dumps({
-        "version": "1.0", "checkpoint": "agent_generation_pending", "phase": 6,
-        "created_at": "2025-01-11T10:30:00.000Z", "updated_at": "2025-01-11T10:30:00.123Z",
-        "config": {}, "phase_data": {},
-        "agent_request_pending": {"request_id": "550e", "created_at": "2025-01-11T10:30:00Z"},
-    }), encoding="utf-8")
+    manager.state_file.write_text(
+        json.dumps(
+            {
+                "version": "1.0",
+                "checkpoint": "agent_generation_pending",
+                "phase": 6,
+                "created_at": "2025-01-11T10:30:00.000Z",
+                "updated_at": "2025-01-11T10:30:00.123Z",
+                "config": {},
+                "phase_data": {},
+                "agent_request_pending": {
+                    "request_id": "550e",
+                    "created_at": "2025-01-11T10:30:00Z",
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
     assert manager.load_state().agent_request_pending == {
-        "request_id": "550e", "created_at": "2025-01-11T10:30:00Z"
+        "request_id": "550e",
+        "created_at": "2025-01-11T10:30:00Z",
     }
 
 

@@ -1,0 +1,232 @@
+"""`executor bridge show|respond|validate` as a real subprocess: exit codes and messages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from executor.bridge import BridgeChannel
+from executor.errors import NeedAgent
+from tests.conftest import run_cli
+
+
+def _pending(
+    folder: Path, agent: str = "architectural-reviewer", prompt: str = "Analyse.", **ctx: object
+) -> str:
+    channel = BridgeChannel(folder)
+    pending = channel.new_pending(key="k", agent_name=agent, prompt=prompt)
+    with pytest.raises(NeedAgent):
+        channel.emit(
+            pending, phase=6, phase_name="agent_generation", prompt=prompt, context=dict(ctx)
+        )
+    return pending.request_id
+
+
+def test_show_without_pending_request_exits_21(tmp_path: Path) -> None:
+    proc = run_cli("bridge", "show", "--dir", str(tmp_path))
+    assert proc.returncode == 21
+    assert f"No pending request: {tmp_path / '.agent-request.json'} does not exist" in proc.stderr
+
+
+def test_show_json_keys(tmp_path: Path) -> None:
+    request_id = _pending(tmp_path, prompt="P" * 4000)
+    proc = run_cli("bridge", "show", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    info = json.loads(proc.stdout)
+    assert set(info) == {
+        "request_id",
+        "agent_name",
+        "kind",
+        "attempt",
+        "prompt_chars",
+        "prompt_file",
+        "request_file",
+        "response_file",
+        "dir",
+        "context",
+        "respond_example",
+    }
+    assert info["request_id"] == request_id and info["kind"] == "agent"
+    assert info["prompt_chars"] == 4000 and info["attempt"] == 1
+    assert info["prompt_file"] == str(tmp_path / ".agent-briefs" / f"{request_id}.md")
+    assert info["dir"] == str(tmp_path)
+    assert info["request_file"] == str(tmp_path / ".agent-request.json")
+    assert info["response_file"] == str(tmp_path / ".agent-response.json")
+    assert info["respond_example"].startswith(f"executor bridge respond --dir {tmp_path} ")
+
+
+def test_show_human_request_text(tmp_path: Path) -> None:
+    _pending(
+        tmp_path,
+        agent="human",
+        prompt="RED verified. Proceed?",
+        question="Proceed to GREEN?",
+        detail="3 tests failing as expected",
+        options=[{"value": "yes", "label": "Proceed"}, {"value": "no", "label": "Stop"}],
+    )
+    proc = run_cli("bridge", "show", "--dir", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert "for the person" in proc.stdout
+    assert "question: Proceed to GREEN?" in proc.stdout
+    assert "- yes: Proceed" in proc.stdout and "- no: Stop" in proc.stdout
+    assert "--response VALUE" in proc.stdout
+    info = json.loads(run_cli("bridge", "show", "--dir", str(tmp_path), "--json").stdout)
+    assert info["kind"] == "human" and info["context"]["question"] == "Proceed to GREEN?"
+
+
+def test_respond_success_writes_bound_atomic_response(tmp_path: Path) -> None:
+    request_id = _pending(tmp_path)
+    answer = tmp_path / "answer.md"
+    answer.write_text("# Agents\n- one\n", encoding="utf-8")
+    proc = run_cli(
+        "bridge",
+        "respond",
+        "--dir",
+        str(tmp_path),
+        "--status",
+        "success",
+        "--response-file",
+        str(answer),
+    )
+    assert proc.returncode == 0, proc.stderr
+    target = tmp_path / ".agent-response.json"
+    assert f"Wrote {target}" in proc.stdout
+    data = json.loads(target.read_text(encoding="utf-8"))
+    assert data["request_id"] == request_id
+    assert data["status"] == "success" and data["response"] == "# Agents\n- one\n"
+    assert run_cli("bridge", "validate", str(target)).returncode == 0
+
+
+def test_respond_error_defaults_error_type(tmp_path: Path) -> None:
+    _pending(tmp_path)
+    proc = run_cli(
+        "bridge", "respond", "--status", "timeout", "--error-message", "slow", cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads((tmp_path / ".agent-response.json").read_text(encoding="utf-8"))
+    assert (data["status"], data["error_type"], data["error_message"]) == (
+        "timeout",
+        "TIMEOUT",
+        "slow",
+    )
+
+
+def test_respond_without_pending_exits_21(tmp_path: Path) -> None:
+    proc = run_cli(
+        "bridge", "respond", "--dir", str(tmp_path), "--status", "success", "--response", "x"
+    )
+    assert proc.returncode == 21
+    assert str(tmp_path / ".agent-request.json") in proc.stderr
+    assert not (tmp_path / ".agent-response.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--status", "success"], "--status success needs the answer"),
+        (["--status", "success", "--response", "a", "--response-file", "f"], "not both"),
+        (["--status", "ok", "--response", "a"], "--status must be one of"),
+        (["--status", "error", "--error-type", "BAD"], "--error-type must be one of"),
+        (["--status", "success", "--response", "a", "--error-message", "m"], "go with --status"),
+    ],
+)
+def test_respond_bad_flags_exit_64(tmp_path: Path, args: list[str], message: str) -> None:
+    _pending(tmp_path)
+    proc = run_cli("bridge", "respond", "--dir", str(tmp_path), *args)
+    assert proc.returncode == 64
+    assert message in proc.stderr
+    assert not (tmp_path / ".agent-response.json").exists()
+
+
+def test_respond_missing_response_file_exits_2(tmp_path: Path) -> None:
+    _pending(tmp_path)
+    proc = run_cli(
+        "bridge",
+        "respond",
+        "--dir",
+        str(tmp_path),
+        "--status",
+        "success",
+        "--response-file",
+        str(tmp_path / "nope.md"),
+    )
+    assert proc.returncode == 2
+    assert f"Response file not found: {tmp_path / 'nope.md'}" in proc.stderr
+
+
+def test_validate_request_ok(tmp_path: Path) -> None:
+    _pending(tmp_path)
+    proc = run_cli("bridge", "validate", str(tmp_path / ".agent-request.json"))
+    assert proc.returncode == 0
+    assert f"{tmp_path / '.agent-request.json'}: valid request file" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        (
+            {"request_id": "r", "status": "ok", "response": "x"},
+            "status: expected one of success, error, timeout, cancelled, invalid_request, got 'ok'",
+        ),
+        ({"request_id": "r", "status": "success", "result": "x"}, "`response` field"),
+        ({"request_id": "r", "status": "success"}, "response: required when status is success"),
+        ({"request_id": "r", "status": "error", "error_type": "OOPS"}, "error_type: expected"),
+        ([1, 2], "bare payload"),
+    ],
+)
+def test_validate_bad_response_exit_5(tmp_path: Path, body: object, problem: str) -> None:
+    path = tmp_path / "resp.json"
+    path.write_text(json.dumps(body), encoding="utf-8")
+    proc = run_cli("bridge", "validate", str(path))
+    assert proc.returncode == 5
+    assert problem in proc.stderr and str(path) in proc.stderr
+    assert path.exists()  # validate never moves files
+
+
+def test_validate_bad_request_and_torn_file(tmp_path: Path) -> None:
+    path = tmp_path / "req.json"
+    path.write_text(
+        json.dumps({"request_id": "r", "prompt": "p", "phase": "six"}), encoding="utf-8"
+    )
+    proc = run_cli("bridge", "validate", str(path))
+    assert proc.returncode == 5
+    assert "phase: " in proc.stderr and "agent_name: required field is missing" in proc.stderr
+    path.write_text('{"request_id": ', encoding="utf-8")
+    proc = run_cli("bridge", "validate", str(path))
+    assert proc.returncode == 5 and "not valid JSON" in proc.stderr
+
+
+def test_validate_missing_file_exits_2(tmp_path: Path) -> None:
+    proc = run_cli("bridge", "validate", str(tmp_path / "none.json"))
+    assert proc.returncode == 2 and str(tmp_path / "none.json") in proc.stderr
+
+
+def test_round_trip_through_the_cli(tmp_path: Path) -> None:
+    """A host loop: exit 42 -> show -> respond -> re-run -> the answer is used."""
+    script = (
+        "import sys\nfrom pathlib import Path\nfrom executor.bridge import AgentBridgeInvoker\n"
+        "d = Path(sys.argv[1])\n"
+        "inv = AgentBridgeInvoker(d / '.agent-request.json', d / '.agent-response.json')\n"
+        "print(inv.request('architectural-reviewer', 'Analyse.'))\n"
+    )
+    import subprocess
+    import sys
+
+    first = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True
+    )
+    assert first.returncode == 42
+    info = json.loads(run_cli("bridge", "show", "--json", "--dir", str(tmp_path)).stdout)
+    assert (
+        run_cli(
+            "bridge", "respond", "--dir", info["dir"], "--status", "success", "--response", "ANSWER"
+        ).returncode
+        == 0
+    )
+    second = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True
+    )
+    assert second.returncode == 0 and second.stdout.strip() == "ANSWER"
+    assert run_cli("bridge", "show", "--dir", str(tmp_path)).returncode == 21
