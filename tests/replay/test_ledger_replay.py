@@ -147,4 +147,6 @@ def test_every_session_has_red_green_and_refactor_prepared(session: int) -> None
     for step in ("green", "refactor"):
         files = [p for p in (folder / step).rglob("*") if p.is_file()]
         assert files, f"session {session} has no {step} files"
-        assert all(p.suffix == ".py" and "tests" not in p.parts for p in files)
+        assert all(
+            p.suffix == ".py" and p.relative_to(folder / step).parts[0] == "ledger" for p in files
+        )
