@@ -37,7 +37,7 @@ _ACTIVE = {"in_progress", "red_phase", "green_phase", "refactor_phase", "awaitin
 TRANSITIONS: dict[str, tuple[frozenset[str], str]] = {
     "start": (frozenset({"not_started", "blocked"}), "in_progress"),
     "block": (frozenset({"not_started", "blocked"}), "blocked"),
-    "ask": (frozenset(_ACTIVE | {"completed"}), "awaiting_approval"),
+    "ask": (frozenset(_ACTIVE), "awaiting_approval"),
     "red": (frozenset({"in_progress", "awaiting_approval", "red_phase", "error"}), "red_phase"),
     "green": (frozenset({"awaiting_approval", "red_phase", "green_phase", "error"}), "green_phase"),
     "refactor": (

@@ -361,8 +361,6 @@ class _Decider:
             self.report(f"[session {session.number}] {checkpoint}: approved (--yes)")
             return Decision(action="approve")
         if self.prompter is not None:
-            if detail:
-                self.report(detail)
             try:
                 return self.prompter.ask(question, options, detail=detail)
             except EOFError:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from executor import faults
 from executor.engine.agents import AgentCall, Outcome
 from executor.engine.brief import render_brief
 from executor.engine.machine import transition
@@ -145,7 +146,7 @@ class SessionRunner:
         self.ss.checkpoint = name  # type: ignore[assignment]
         if name not in self.c.stops:
             return Decision(action="approve")
-        if self.ss.status != "awaiting_approval":
+        if self.ss.status not in {"awaiting_approval", "completed"}:
             self._event("ask")
         options = [_opt("approve", "Approve"), *extra,
                    _opt("pause", "Pause (save and stop)"), _opt("abort", "Abort session (roll back)")]
@@ -300,7 +301,9 @@ class SessionRunner:
             tests = [f for f in changed if _is_test_file(f)]
             self.ss.red_test_files = tests
             self.ss.red_file_hashes = {f: _sha(self.c.repo.root / f) for f in tests}
-            self.ss.red_test_ids = [c.id for c in run.cases if c.outcome in {"failed", "error"}]
+            # real tests only: a collection failure is reported as a case without "::"
+            self.ss.red_test_ids = [c.id for c in run.cases
+                                    if c.outcome in {"failed", "error"} and "::" in c.id]
             self.ss.tests_written = run.collected or None
             self.ss.tests_passing = run.passed
             self.ss.last_summary = f"RED verified: {run.summary()}"
@@ -455,6 +458,7 @@ class SessionRunner:
             self._say(f"adopting commit {sha[:12]} made before an interruption")
         else:
             sha = self.c.repo.commit_all(self._message(), trailers=trailers, ignore=self.c.ignore)
+            faults.hit("git.committed")
         self.ss.commit_hash = sha
         self.ss.completed_at = now()
         self.ss.checkpoint = "session_complete"

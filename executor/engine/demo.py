@@ -1,0 +1,53 @@
+"""`executor demo`: the example plan run end to end by the replay agent, no LLM needed.
+
+A temporary git repository gets the shipped `ledger` plan under `project-plans/ledger/`;
+every session runs RED → GREEN → REFACTOR with our own pytest runs, and is committed.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from executor.engine.runner import RunOptions, RunResult, Runner
+from executor.resources import data_path
+
+GITIGNORE = "__pycache__/\n*.pyc\n.pytest_cache/\n"
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True)
+
+
+def prepare_repo(target: Path) -> Path:
+    """A fresh git repo at `target` with the example plan committed; returns the plan dir."""
+    target.mkdir(parents=True, exist_ok=True)
+    _git(target, "init", "-q", "-b", "main")
+    for key, val in (("user.name", "plan-executor demo"), ("user.email", "demo@example.invalid"),
+                     ("commit.gpgsign", "false")):
+        _git(target, "config", key, val)
+    (target / "README.md").write_text("# ledger\n\nBuilt by `executor demo`.\n", "utf-8")
+    (target / ".gitignore").write_text(GITIGNORE, "utf-8")
+    plan_dir = target / "project-plans" / "ledger"
+    plan_dir.mkdir(parents=True)
+    for md in sorted(data_path("plans", "examples", "ledger").glob("*.md")):
+        shutil.copy2(md, plan_dir / md.name)
+    _git(target, "add", "-A")
+    _git(target, "commit", "-q", "-m", "Add the ledger plan")
+    return plan_dir
+
+
+def run_demo(target: Path | None, *, report: Callable[[str], None]) -> tuple[RunResult, Path]:
+    root = target or Path(tempfile.mkdtemp(prefix="executor-demo-")) / "ledger"
+    plan_dir = prepare_repo(root)
+    report(f"demo repository: {root}")
+    agent = shlex.join([sys.executable, "-m", "executor", "replay-agent", "--solutions",
+                        str(data_path("plans", "replay", "ledger"))])
+    opts = RunOptions(plan=plan_dir, scope="plan", repo=root, yes=True, checkpoints="all",
+                      agent_command=agent, command_line=f"executor execute-plan --plan {plan_dir}")
+    return Runner(opts, report=report).execute(), root

@@ -1,0 +1,84 @@
+"""Helpers for engine end-to-end tests: a real repo with the demo plan, the replay agent."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import REPO_ROOT, git, run_cli
+
+PLAN_SRC = REPO_ROOT / "plans" / "examples" / "ledger"
+SOLUTIONS = REPO_ROOT / "plans" / "replay" / "ledger"
+
+
+def make_project(repo: Path) -> Path:
+    """Put the demo plan under project-plans/ledger in `repo` and commit it."""
+    (repo / ".gitignore").write_text("__pycache__/\n*.pyc\n.pytest_cache/\n", encoding="utf-8")
+    plan = repo / "project-plans" / "ledger"
+    plan.mkdir(parents=True)
+    for md in PLAN_SRC.glob("*.md"):
+        shutil.copy2(md, plan / md.name)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "add plan")
+    return plan
+
+
+def solutions_copy(tmp: Path) -> Path:
+    dest = tmp / "solutions"
+    shutil.copytree(SOLUTIONS, dest)
+    return dest
+
+
+def replay_cmd(solutions: Path = SOLUTIONS) -> str:
+    return shlex.join([sys.executable, "-m", "executor", "replay-agent", "--solutions",
+                       str(solutions)])
+
+
+def commits(repo: Path) -> list[str]:
+    return git(repo, "log", "--format=%s").splitlines()
+
+
+def state(plan: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((plan / ".agent-state.json").read_text("utf-8"))
+    return data
+
+
+def session_state(plan: Path, number: int) -> dict[str, Any]:
+    for phase in state(plan)["phases"]:
+        for s in phase["sessions"]:
+            if s["number"] == number:
+                return dict(s)
+    raise KeyError(number)
+
+
+def host_loop(args: list[str], *, repo: Path, plan: Path, solutions: Path = SOLUTIONS,
+              answer: Any = None, max_iterations: int = 60,
+              env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Drive `args` the way a host does: on 42, answer via `bridge respond`, re-run --resume."""
+    cmd = list(args)
+    for _ in range(max_iterations):
+        proc = run_cli(*cmd, cwd=repo, env=env)
+        if proc.returncode != 42:
+            return proc
+        show = run_cli("bridge", "show", "--dir", str(plan), "--json", cwd=repo)
+        assert show.returncode == 0, show.stderr
+        req = json.loads(show.stdout)
+        if req["kind"] == "human":
+            text = answer(req) if answer else "approve"
+            out = run_cli("bridge", "respond", "--dir", str(plan), "--status", "success",
+                          "--response", text, cwd=repo)
+        else:
+            agent = run_cli("replay-agent", "--solutions", str(solutions), "--request",
+                            req["request_file"], "--repo", str(repo), cwd=repo)
+            assert agent.returncode == 0, agent.stderr
+            out = run_cli("bridge", "respond", "--dir", str(plan), "--status", "success",
+                          "--response", agent.stdout.strip() or "done", cwd=repo)
+        assert out.returncode == 0, out.stderr
+        if "--resume" not in cmd:
+            cmd.append("--resume")
+    raise AssertionError("host loop did not finish")
