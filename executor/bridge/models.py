@@ -4,6 +4,8 @@ Strict where we write (`extra="forbid"`): `AgentRequest`, `TemplateCreateState`,
 `PendingRequest`, `Consumed`, `BridgeLedger`. `AgentResponse` is what a host writes;
 it is also strict as a model (it is what `executor bridge respond` writes), and
 `executor.bridge.reading` is the tolerant reader that turns a host's file into one.
+`defer_build=True`: a model's validator is built on first use, not at import, which
+keeps the exit-42 resume path short.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ def sha256_bytes(data: bytes) -> str:
 class AgentRequest(BaseModel):
     """`.agent-request.json`: written by the executor, read by the host."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     request_id: str = Field(description="uuid4; the response must carry the same id")
     version: str = Field(default=PROTOCOL_VERSION, description="protocol version")
@@ -70,7 +72,7 @@ class AgentRequest(BaseModel):
 class AgentResponse(BaseModel):
     """`.agent-response.json`: written by the host (use `executor bridge respond`)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     request_id: str = Field(description="must equal the pending request's request_id")
     version: str = Field(default=PROTOCOL_VERSION)
@@ -89,7 +91,7 @@ class AgentResponse(BaseModel):
 class PendingRequest(BaseModel):
     """The request the caller is waiting for; stored in the caller's own state (P3)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     request_id: str
     key: str = Field(description='the caller\'s step key, e.g. "s3.green.1"')
@@ -103,7 +105,7 @@ class PendingRequest(BaseModel):
 class Consumed(BaseModel):
     """A response that was applied; never applied again (P8)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     request_id: str
     response_sha256: str
@@ -112,7 +114,7 @@ class Consumed(BaseModel):
 class Outcome(BaseModel):
     """The final answer to one `AgentBridgeInvoker.request()` key, replayed on re-runs."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     status: Status
     text: str | None = None
@@ -127,7 +129,7 @@ class BridgeLedger(BaseModel):
     template-create state file when the invoker is given a `StateManager`.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     schema_version: int = 1
     pending: PendingRequest | None = None
@@ -139,7 +141,7 @@ class BridgeLedger(BaseModel):
 class TemplateCreateState(BaseModel):
     """`.template-create-state.json` (seed 000's form plus `schema_version` and `bridge`)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     schema_version: int = STATE_SCHEMA_VERSION
     version: str = PROTOCOL_VERSION
