@@ -1,0 +1,121 @@
+"""The words plans use, one variant per case."""
+
+from __future__ import annotations
+
+import pytest
+
+from executor.plan import vocabulary as voc
+
+
+@pytest.mark.parametrize(
+    ("heading", "role", "container"),
+    [
+        ("Step 1: Write Tests FIRST (RED)", "red", False),
+        ("Step 1: RED Phase - Write Failing Tests", "red", False),
+        ("Step 2: Implement Models (GREEN)", "green", False),
+        ("Step 2: GREEN Phase - Make Tests Pass", "green", False),
+        ("Step 3: Refactor (REFACTOR)", "refactor", False),
+        ("Refactor", "refactor", False),
+        ("Step 3: Refactor", "refactor", False),
+        ("Step 1: Write the failing tests", "red", False),
+        ("Step 2: Implement the client", "green", False),
+        ("TDD Workflow (RED-GREEN-REFACTOR)", None, True),
+        ("Files to Create/Modify", None, False),
+        ("Required Reading", None, False),
+    ],
+)
+def test_step_roles_are_recognised_from_their_words(
+    heading: str, role: str | None, container: bool
+) -> None:
+    got = voc.step_role(heading)
+    assert (got.role, got.container) == (role, container)
+
+
+def test_a_step_heading_without_a_role_is_flagged() -> None:
+    assert voc.step_role("Step 4: Write documentation").unrecognised_step
+
+
+@pytest.mark.parametrize(
+    ("raw", "title", "tdd", "hours"),
+    [
+        ("Ledger Models (TDD)", "Ledger Models", True, None),
+        ("Ledger Models (2-3 hours)", "Ledger Models", False, 2.5),
+        ("Ledger Models (TDD) (2 hours)", "Ledger Models", True, 2.0),
+        ("Posts API (3-4 hours) (TDD)", "Posts API", True, 3.5),
+        ("Vue (Composition API)", "Vue (Composition API)", False, None),
+        ("Setup (90 minutes)", "Setup", False, 1.5),
+    ],
+)
+def test_titles_lose_tdd_and_time_suffixes(
+    raw: str, title: str, tdd: bool, hours: float | None
+) -> None:
+    parts = voc.split_title(raw)
+    assert (parts.title, parts.tdd, parts.hours) == (title, tdd, hours)
+
+
+@pytest.mark.parametrize(
+    ("text", "refs"),
+    [
+        ("None (first session)", []),
+        ("None", []),
+        ("", []),
+        ("Session 1", [1]),
+        ("Session 1 (models)", [1]),
+        ("Sessions 1, 2", [1, 2]),
+        ("Session 1, Session 2", [1, 2]),
+        ("Sessions 1 and 3", [1, 3]),
+        ("Sessions 2-4", [2, 3, 4]),
+        ("Requires the models from Session 2 and the API of Session 5", [2, 5]),
+        ("the models must exist", None),
+    ],
+)
+def test_dependency_phrasings(text: str, refs: list[int] | None) -> None:
+    assert voc.parse_session_refs(text) == refs
+
+
+@pytest.mark.parametrize(
+    ("text", "value"), [("~70 tests", 70), ("~15,000 tokens", 15000), ("15k tokens", 15000)]
+)
+def test_counts(text: str, value: int) -> None:
+    assert voc.parse_count(text) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "hours"), [("2.5 hours", 2.5), ("2-3 hours", 2.5), ("1 day", 8.0), ("soon", None)]
+)
+def test_hours(text: str, hours: float | None) -> None:
+    assert voc.parse_hours(text) == hours
+
+
+@pytest.mark.parametrize(
+    ("span", "is_path"),
+    [
+        ("ledger/models.py", True),
+        ("src/App.vue", True),
+        ("e2e/blog.spec.ts", True),
+        ("/etc/passwd.conf", True),
+        ("/api", False),
+        ("pytest tests/test_x.py", False),
+        ("1.005", False),
+        ("localStorage", False),
+        ("Post.objects.published()", False),
+    ],
+)
+def test_paths_in_steps(span: str, is_path: bool) -> None:
+    assert voc.looks_like_path(span) is is_path
+
+
+@pytest.mark.parametrize(
+    ("path", "problem"),
+    [
+        ("ledger/models.py", None),
+        ("/etc/passwd", "is absolute"),
+        ("C:/Windows/x.py", "is absolute"),
+        ("../other/x.py", "climbs out with '..'"),
+        ("a/../../x.py", "climbs out with '..'"),
+        ("~/.bashrc", "points into a home directory"),
+        ("a/..b/x.py", None),
+    ],
+)
+def test_paths_leaving_the_repository(path: str, problem: str | None) -> None:
+    assert voc.path_problem(path) == problem
