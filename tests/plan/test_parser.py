@@ -193,7 +193,10 @@ def test_variant_headings_labels_and_dependencies(tmp_path: Path) -> None:
     assert s3 is not None and s4 is not None
     assert (s3.title, s3.tdd, s3.phase) == ("Posts API", True, 2)
     assert s3.red is not None and s3.red.line == 5
-    assert s3.red.tasks == ["List shows published posts only", "Editing another author's post returns 403"]
+    assert s3.red.tasks == [
+        "List shows published posts only",
+        "Editing another author's post returns 403",
+    ]
     assert s3.green is not None and s3.green.line == 13
     assert s3.refactor is not None and s3.refactor.tasks == ["Extract filters"]
     assert [(f.path, f.note, f.line) for f in s3.files] == [
@@ -213,7 +216,9 @@ def test_variant_headings_labels_and_dependencies(tmp_path: Path) -> None:
 
 
 def test_session_level_test_command_and_project_default(tmp_path: Path) -> None:
-    plan = load(tmp_path, """
+    plan = load(
+        tmp_path,
+        """
         ## Session 1: A
         **Run tests**: `make test`
 
@@ -221,14 +226,20 @@ def test_session_level_test_command_and_project_default(tmp_path: Path) -> None:
         - write tests
         ### Step 2 (GREEN)
         - implement
-        """, "plan.md")
+        """,
+        "plan.md",
+    )
     s = plan.session(1)
     assert s is not None and s.test_command("red") == "make test"
-    bare = load(tmp_path / "b", """
+    bare = load(
+        tmp_path / "b",
+        """
         ## Session 1: A
         ### Step 1 (RED)
         ### Step 2 (GREEN)
-        """, "plan.md").session(1)
+        """,
+        "plan.md",
+    ).session(1)
     assert bare is not None and bare.test_command("green", "pytest -q") == "pytest -q"
 
 
@@ -276,7 +287,10 @@ def test_project_plan_alone(tmp_path: Path) -> None:
         (2, "Reports", 19),
     ]
     s1, s2, s3 = plan.sessions()
-    assert [o.text for o in s1.objectives] == ["Create `ledger` package", "Define Account and Entry models"]
+    assert [o.text for o in s1.objectives] == [
+        "Create `ledger` package",
+        "Define Account and Entry models",
+    ]
     assert (s1.estimated_hours, s1.estimated_tests) == (2.5, 70)
     assert (s2.estimated_hours, s2.estimated_tests, s2.dependencies) == (2.5, 40, [1])
     assert s3.dependencies == [2]
@@ -286,7 +300,11 @@ def test_project_plan_alone(tmp_path: Path) -> None:
 
 def test_folder_phase_files_win_and_project_plan_fills_gaps(tmp_path: Path) -> None:
     write(tmp_path, "PROJECT_PLAN.md", FORMAT_B)
-    write(tmp_path, "PHASE_1_BACKEND.md", "# Phase 1: Backend\n" + session(1) + session(2, "Session 1"))
+    write(
+        tmp_path,
+        "PHASE_1_BACKEND.md",
+        "# Phase 1: Backend\n" + session(1) + session(2, "Session 1"),
+    )
     write(tmp_path, "PHASE_2_REPORTS.md", "# Phase 2: Reports\n" + session(3, ""))
     plan = load_plan(tmp_path)
     assert [(p.number, p.name, [s.number for s in p.sessions]) for p in plan.phases] == [
@@ -307,11 +325,14 @@ def test_disagreeing_dependencies_are_reported_not_merged(tmp_path: Path) -> Non
     plan = load_plan(tmp_path)
     s2 = plan.session(2)
     assert s2 is not None and s2.dependencies == []
-    assert messages(plan.diagnostics) == [(
-        "PROJECT_PLAN.md", 29,
-        "Session 2 dependencies differ: PHASE_1_BACKEND.md says none, this file says 1; "
-        "using PHASE_1_BACKEND.md",
-    )]
+    assert messages(plan.diagnostics) == [
+        (
+            "PROJECT_PLAN.md",
+            29,
+            "Session 2 dependencies differ: PHASE_1_BACKEND.md says none, this file says 1; "
+            "using PHASE_1_BACKEND.md",
+        )
+    ]
 
 
 def test_phase_number_from_file_name_and_heading_mismatch(tmp_path: Path) -> None:
@@ -341,5 +362,7 @@ def test_non_utf8_file_is_a_diagnostic(tmp_path: Path) -> None:
     (tmp_path / "PHASE_1_X.md").write_bytes(b"# Phase 1: X\n\n\xff\xfe bad\n")
     plan = load_plan(tmp_path)
     assert messages(plan.errors)[1] == (
-        "PHASE_1_X.md", 3, "not UTF-8 text (byte 14); save the plan as UTF-8"
+        "PHASE_1_X.md",
+        3,
+        "not UTF-8 text (byte 14); save the plan as UTF-8",
     )
