@@ -250,7 +250,11 @@ class Runner:
         active = [s for s in state.sessions() if s.status in ACTIVE]
         if active and state.head:
             head, branch = repo.head(), repo.branch()
-            if head != state.head or (state.branch and branch != state.branch):
+            ss = active[0]
+            ours = ss.step == "commit" and repo.find_commit_by_trailers(
+                {"Agent-Run": state.run_id, "Agent-Step": f"session-{ss.number}"},
+                since=state.head) == head  # our commit, made just before a crash (P20)
+            if not ours and (head != state.head or (state.branch and branch != state.branch)):
                 raise StaleWorkspaceError(
                     f"session {active[0].number} is in progress from HEAD {state.head[:12]} on "
                     f"{state.branch}, but HEAD is now {head[:12]} on {branch}. Someone committed, "

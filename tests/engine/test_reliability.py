@@ -1,0 +1,201 @@
+"""RELIABILITY.md scenarios against the real CLI: crashes, bad input, a moved workspace."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git, run_cli
+from tests.engine.helpers import commits, make_project, replay_cmd, session_state
+
+
+def _session1(plan: Path, *extra: str) -> list[str]:
+    return ["execute-session", "--session", "1", "--plan", str(plan), *extra]
+
+
+@pytest.mark.parametrize("fault", ["state.replaced:kill@3", "state.tmp_written:kill@6",
+                                   "request.replaced:kill@2", "git.committed:kill"])
+def test_sigkill_then_same_command_resumes_without_repeating(git_repo: Path, fault: str) -> None:
+    plan = make_project(git_repo)
+    args = _session1(plan, "--yes", "--agent-command", replay_cmd())
+    killed = run_cli(*args, cwd=git_repo, env={"EXECUTOR_FAULT": fault})
+    assert killed.returncode == -9, killed.stdout + killed.stderr
+    again = run_cli(*args, cwd=git_repo)
+    assert again.returncode == 0, again.stdout + again.stderr
+    log = commits(git_repo)
+    assert log.count("feat(ledger): Ledger Models") == 1 and len(log) == 3
+    s1 = session_state(plan, 1)
+    assert s1["status"] == "completed" and s1["commit_hash"] == git(git_repo, "rev-parse", "HEAD").strip()
+    assert git(git_repo, "status", "--porcelain") == ""
+    if fault == "git.committed:kill":
+        assert "adopting commit" in again.stdout
+
+
+def test_dirty_worktree_is_refused_and_nothing_touched(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    (git_repo / "notes.txt").write_text("mine\n", encoding="utf-8")
+    proc = run_cli(*_session1(plan, "--yes", "--agent-command", replay_cmd()), cwd=git_repo)
+    assert proc.returncode == 19
+    assert "notes.txt" in proc.stderr and "clean worktree" in proc.stderr
+    assert (git_repo / "notes.txt").read_text("utf-8") == "mine\n"
+    assert not (git_repo / "tests").exists()
+    assert len(commits(git_repo)) == 2
+
+
+def test_corrupt_state_is_quarantined_not_reset(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    ok = run_cli(*_session1(plan), cwd=git_repo)
+    assert ok.returncode == 42
+    again = run_cli(*_session1(plan), cwd=git_repo)  # a second save, so a .bak exists
+    assert again.returncode == 42
+    state_file = plan / ".agent-state.json"
+    state_file.write_bytes(b'{"schema_version": 1, "gener')
+    proc = run_cli(*_session1(plan), cwd=git_repo)
+    assert proc.returncode == 11, proc.stderr
+    assert "corrupt" in proc.stderr and ".agent-state.json.bak" in proc.stderr
+    assert state_file.read_bytes() == b'{"schema_version": 1, "gener'
+    assert list(plan.glob(".agent-state.json.corrupt-*"))
+
+
+def test_hand_edited_state_fails_checksum(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    assert run_cli(*_session1(plan), cwd=git_repo).returncode == 42
+    state_file = plan / ".agent-state.json"
+    data = json.loads(state_file.read_text("utf-8"))
+    data["phases"][0]["sessions"][0]["status"] = "completed"
+    state_file.write_text(json.dumps(data), encoding="utf-8")
+    proc = run_cli(*_session1(plan), cwd=git_repo)
+    assert proc.returncode == 11 and "checksum mismatch" in proc.stderr
+
+
+def test_second_process_is_locked_out(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    fd = os.open(plan / ".agent-state.lock", os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.pwrite(fd, b"4242@otherhost", 0)
+        proc = run_cli(*_session1(plan), cwd=git_repo)
+    finally:
+        os.close(fd)
+    assert proc.returncode == 12
+    assert "pid 4242 on otherhost" in proc.stderr
+
+
+def test_git_busy_is_retryable_and_lock_kept(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    lock = git_repo / ".git" / "index.lock"
+    lock.write_text("", encoding="utf-8")
+    proc = run_cli(*_session1(plan), cwd=git_repo)
+    assert proc.returncode == 18, proc.stderr
+    assert lock.exists()
+    assert not (plan / ".agent-state.json").exists()
+
+
+def test_resume_with_nothing_pending_fails_cleanly(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    proc = run_cli(*_session1(plan, "--resume"), cwd=git_repo)
+    assert proc.returncode == 21
+    assert not (plan / ".agent-state.json").exists()
+
+
+def test_head_moved_mid_session_is_stale(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    assert run_cli(*_session1(plan), cwd=git_repo).returncode == 42
+    (git_repo / "other.txt").write_text("x\n", encoding="utf-8")
+    git(git_repo, "add", "other.txt")
+    git(git_repo, "commit", "-q", "-m", "someone else's commit")
+    before = (plan / ".agent-state.json").read_bytes()
+    proc = run_cli(*_session1(plan, "--resume"), cwd=git_repo)
+    assert proc.returncode == 13 and "HEAD is now" in proc.stderr
+    assert (plan / ".agent-state.json").read_bytes() == before
+
+
+def test_plan_edit_under_a_started_session_is_refused(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    assert run_cli(*_session1(plan), cwd=git_repo).returncode == 42
+    phase1 = next(plan.glob("PHASE_1_*.md"))
+    phase1.write_text(phase1.read_text("utf-8").replace("Create the `ledger` package",
+                                                        "Create the `books` package"), "utf-8")
+    proc = run_cli(*_session1(plan, "--resume"), cwd=git_repo)
+    assert proc.returncode == 13 and "changed since the session started" in proc.stderr
+
+
+def test_foreign_response_rejected_state_unchanged(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    assert run_cli(*_session1(plan), cwd=git_repo).returncode == 42
+    req = json.loads((plan / ".agent-request.json").read_text("utf-8"))
+    before = (plan / ".agent-state.json").read_bytes()
+    (plan / ".agent-response.json").write_text(json.dumps({
+        "request_id": "00000000-0000-4000-8000-000000000000", "version": "1.0",
+        "status": "success", "response": "approve", "created_at": "2026-01-01T00:00:00Z"}))
+    proc = run_cli(*_session1(plan, "--resume"), cwd=git_repo)
+    assert proc.returncode == 10, proc.stderr
+    assert (plan / ".agent-state.json").read_bytes() == before
+    assert json.loads((plan / ".agent-request.json").read_text("utf-8"))["request_id"] == req["request_id"]
+
+
+def test_missing_response_reemits_same_request_then_caps(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    assert run_cli(*_session1(plan), cwd=git_repo).returncode == 42
+    first = json.loads((plan / ".agent-request.json").read_text("utf-8"))
+    codes = []
+    for _ in range(6):
+        proc = run_cli(*_session1(plan, "--resume"), cwd=git_repo)
+        codes.append(proc.returncode)
+        if proc.returncode != 42:
+            break
+        again = json.loads((plan / ".agent-request.json").read_text("utf-8"))
+        assert again["request_id"] == first["request_id"]
+    assert codes[:4] == [42, 42, 42, 42] and codes[-1] == 17
+    assert "attempt" in proc.stderr
+
+
+def test_same_response_twice_is_a_noop(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    assert run_cli(*_session1(plan), cwd=git_repo).returncode == 42
+    assert run_cli("bridge", "respond", "--dir", str(plan), "--status", "success",
+                   "--response", "approve", cwd=git_repo).returncode == 0
+    saved = (plan / ".agent-response.json").read_bytes()
+    applied = run_cli(*_session1(plan, "--resume"), cwd=git_repo)
+    assert applied.returncode == 42  # now asking the RED agent
+    pending = json.loads((plan / ".agent-request.json").read_text("utf-8"))
+    assert pending["agent_name"] == "backend-builder"
+    (plan / ".agent-response.json").write_bytes(saved)
+    replay = run_cli(*_session1(plan, "--resume"), cwd=git_repo)
+    assert replay.returncode == 42
+    assert json.loads((plan / ".agent-request.json").read_text("utf-8"))["request_id"] == pending["request_id"]
+    assert session_state(plan, 1)["step"] == "red_agent"
+
+
+def test_abort_through_the_bridge_rolls_back_with_backup(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    args = _session1(plan, "--agent-command", replay_cmd())
+    assert run_cli(*args, cwd=git_repo).returncode == 42  # before_start
+    for answer in ("approve", "abort"):  # approve start; RED runs; abort at after_red
+        run_cli("bridge", "respond", "--dir", str(plan), "--status", "success",
+                "--response", answer, cwd=git_repo)
+        proc = run_cli(*args, "--resume", cwd=git_repo)
+    assert proc.returncode == 1, proc.stderr
+    assert "refs/executor/backup/" in proc.stderr
+    assert not (git_repo / "tests" / "test_models.py").exists()
+    ref = proc.stderr.split("saved in ")[1].split(".")[0].strip()
+    assert "test_models.py" in git(git_repo, "ls-tree", "-r", "--name-only", ref)
+    assert session_state(plan, 1)["status"] == "not_started"
+
+
+def test_pause_exits_20_and_resume_session_continues(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    args = _session1(plan, "--agent-command", replay_cmd())
+    assert run_cli(*args, cwd=git_repo).returncode == 42
+    run_cli("bridge", "respond", "--dir", str(plan), "--status", "success", "--response", "pause",
+            cwd=git_repo)
+    paused = run_cli(*args, "--resume", cwd=git_repo)
+    assert paused.returncode == 20 and "resume-session 1" in paused.stderr
+    cont = run_cli("resume-session", "1", "--plan", str(plan), "--yes", "--agent-command",
+                   replay_cmd(), cwd=git_repo)
+    assert cont.returncode == 0, cont.stdout + cont.stderr
+    assert commits(git_repo)[0] == "feat(ledger): Ledger Models"
