@@ -84,8 +84,8 @@ def test_validate_json_lists_errors_and_uses_the_project_test_command(tmp_path: 
         (
             1,
             (
-                "Session 1 has no test command: no step gives one in '**Run tests**: `command`' and "
-                "no project test command is configured (--test-command)"
+                "Session 1 has no test command: no step gives one in '**Run tests**: `command`' "
+                "and no project test command is configured (--test-command)"
             ),
         )
     ]

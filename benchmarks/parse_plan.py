@@ -1,0 +1,109 @@
+"""Parse-time benchmark: generated plans of 100, 1,000 and 5,000 sessions.
+
+Run: `python benchmarks/parse_plan.py`. Each plan is written in a temp dir as PHASE
+files of 50 sessions (format A, the shape real plans have) and parsed with
+`load_plan`; the best of three runs is printed with the time per session, so a
+non-linear parser shows up as a growing per-session cost. Budget: 1,000 sessions
+in 1 s or less (the exit code is 1 when that is exceeded).
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from executor.plan import lint, load_plan
+
+SESSION = """## Session {n}: Feature {n} (TDD)
+
+### Objectives
+- [ ] Build feature {n} in `app/feature_{n}.py`
+- [ ] Achieve >90% test coverage
+
+### TDD Workflow (RED-GREEN-REFACTOR)
+
+#### Step 1: Write Tests FIRST (RED)
+Create `tests/test_feature_{n}.py`:
+- Test the happy path
+- Test invalid input is refused
+
+**Run tests**: `pytest tests/test_feature_{n}.py`
+**Expected**: All tests FAIL
+
+#### Step 2: Implement Feature (GREEN)
+Create `app/feature_{n}.py`:
+- Implement the feature to make tests pass
+
+**Run tests**: Should now PASS
+
+#### Step 3: Refactor (REFACTOR)
+- Add docstrings
+
+**Run tests**: Should still PASS
+
+### Files to Create/Modify
+- `app/feature_{n}.py`
+- `tests/test_feature_{n}.py`
+
+### Estimated Context Usage
+~8,000 tokens
+
+### Exit Criteria
+- [ ] All tests pass
+
+### Dependencies
+{deps}
+
+---
+
+"""
+
+PER_FILE = 50
+BUDGET_1000 = 1.0
+
+
+def generate(folder: Path, sessions: int) -> None:
+    for start in range(1, sessions + 1, PER_FILE):
+        phase = (start - 1) // PER_FILE + 1
+        body = [f"# Phase {phase}: Part {phase}\n\n"]
+        for n in range(start, min(start + PER_FILE, sessions + 1)):
+            body.append(SESSION.format(n=n, deps=f"- Session {n - 1}" if n > 1 else "None"))
+        (folder / f"PHASE_{phase}_PART_{phase}.md").write_text("".join(body), encoding="utf-8")
+
+
+def best_of(folder: Path, runs: int = 3) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        plan = load_plan(folder)
+        times.append(time.perf_counter() - start)
+    assert not [d for d in lint(plan) if d.severity == "error"], "generated plan must be valid"
+    return min(times)
+
+
+def main() -> int:
+    results: dict[int, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for sessions in (100, 1000, 5000):
+            folder = Path(tmp) / f"plan_{sessions}"
+            folder.mkdir()
+            generate(folder, sessions)
+            size = sum(p.stat().st_size for p in folder.iterdir())
+            results[sessions] = best_of(folder)
+            per = results[sessions] / sessions * 1000
+            print(
+                f"{sessions:>5} sessions ({size / 1e6:5.1f} MB): {results[sessions]:6.3f} s "
+                f"({per:.3f} ms/session)"
+            )
+    ratio = results[5000] / results[1000]
+    print(f"5,000 / 1,000 time ratio: {ratio:.1f} (linear = 5.0)")
+    if results[1000] > BUDGET_1000:
+        print(f"FAIL: 1,000 sessions took {results[1000]:.3f} s (budget {BUDGET_1000} s)")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
