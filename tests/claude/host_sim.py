@@ -62,7 +62,9 @@ class HostResult:
         return [r for r in self.rounds if r.kind == "human"]
 
 
-def _executor(args: Sequence[str], *, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def _executor(
+    args: Sequence[str], *, cwd: Path, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "executor", *args],
         cwd=cwd,
@@ -121,7 +123,9 @@ def run_host(
             result.exit_code = proc.returncode
             return result
         folder = request_dir(proc.stderr)
-        shown = _executor(["bridge", "show", "--dir", str(folder), "--json"], cwd=repo, env=full_env)
+        shown = _executor(
+            ["bridge", "show", "--dir", str(folder), "--json"], cwd=repo, env=full_env
+        )
         if shown.returncode != 0:
             raise HostError(f"bridge show exited {shown.returncode}: {shown.stderr}")
         request = json.loads(shown.stdout)

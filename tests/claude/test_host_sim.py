@@ -86,3 +86,18 @@ def test_choose_prefers_the_requested_answer_when_offered() -> None:
     assert choose(options, "pause") == "pause"
     assert choose([{"value": "continue", "label": "Continue"}], "approve") == "continue"
     assert choose([], "approve") == "approve"
+
+
+def test_a_person_who_pauses_ends_the_loop_with_exit_20(ledger_repo: Path) -> None:
+    base = git(ledger_repo, "rev-parse", "HEAD").strip()
+
+    result = run_host(
+        ["execute-session", "--phase", "1", "--session", "1", "--plan", PLAN],
+        repo=ledger_repo,
+        answer="pause",
+    )
+
+    assert result.exit_code == 20, result.stderr
+    assert [r.kind for r in result.rounds] == ["human", None]
+    assert result.rounds[0].answer == "pause"
+    assert git(ledger_repo, "rev-parse", "HEAD").strip() == base
