@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -49,6 +50,18 @@ def _py(
     )
 
 
+def _wait_for_saves(state_file: Path, child: subprocess.Popen[bytes]) -> None:
+    """Return once `child` has replaced the state file at least twice (or 20 s passed)."""
+    first = state_file.stat()
+    seen = {(first.st_ino, first.st_mtime_ns)}
+    deadline = time.monotonic() + 20
+    while len(seen) < 3 and time.monotonic() < deadline and child.poll() is None:
+        with contextlib.suppress(FileNotFoundError):
+            st = state_file.stat()
+            seen.add((st.st_ino, st.st_mtime_ns))
+        time.sleep(0.002)
+
+
 def _orphans(folder: Path) -> list[Path]:
     return [p for p in folder.iterdir() if p.name.endswith(".tmp")]
 
@@ -87,7 +100,8 @@ def test_real_sigkill_loop_never_tears_the_state(tmp_path: Path) -> None:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        time.sleep(0.25 + (i % 4) * 0.03)  # import time ~0.2 s, then saving in a loop
+        _wait_for_saves(state_file, child)  # past the imports, saving in a loop
+        time.sleep((i % 5) * 0.007)
         os.kill(child.pid, signal.SIGKILL)
         child.wait()
         data = json.loads(state_file.read_text(encoding="utf-8"))  # never torn
