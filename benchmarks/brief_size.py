@@ -9,6 +9,7 @@ brief a few KB set by the session's own text, never by the plan's length).
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import sys
 import tempfile
@@ -20,7 +21,9 @@ from executor.engine.state import SessionState
 from executor.errors import NeedAgent
 from executor.plan import load_plan
 
-_spec = importlib.util.spec_from_file_location("parse_plan", Path(__file__).with_name("parse_plan.py"))
+_spec = importlib.util.spec_from_file_location(
+    "parse_plan", Path(__file__).with_name("parse_plan.py")
+)
 assert _spec and _spec.loader
 parse_plan = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(parse_plan)
@@ -34,23 +37,42 @@ def measure(n: int) -> tuple[int, int, int]:
         sizes = []
         for session in (plan.sessions()[0], plan.sessions()[-1]):
             ss = SessionState(number=session.number, title=session.title, phase=session.phase)
-            deps = {d: [f"app/feature_{d}.py", f"tests/test_feature_{d}.py"]
-                    for d in session.dependencies}
-            brief = render_brief(session=session, state=ss, role="green",
-                                 test_command=session.test_command("green"),
-                                 suite_command="pytest", repo_root=folder, dependency_files=deps)
+            deps = {
+                d: [f"app/feature_{d}.py", f"tests/test_feature_{d}.py"]
+                for d in session.dependencies
+            }
+            brief = render_brief(
+                session=session,
+                state=ss,
+                role="green",
+                test_command=session.test_command("green"),
+                suite_command="pytest",
+                repo_root=folder,
+                dependency_files=deps,
+            )
             sizes.append(len(brief.encode()))
         channel = BridgeChannel(folder)
-        pending = channel.new_pending(key="s1.green.a1.f0", agent_name="backend-builder",
-                                      prompt="read the brief")
-        try:
-            channel.emit(pending, phase=1, phase_name="Phase 1", prompt=(
-                f"Session {n}, GREEN step: read the brief at {folder}/.agent-briefs/x.md and do "
-                "only what it says."), context={"plan": str(folder), "phase": 1, "session": n,
-                "tdd_step": "green", "prompt_file": f"{folder}/.agent-briefs/x.md"},
-                resume_hint="executor execute-plan --plan P --resume")
-        except NeedAgent:
-            pass
+        pending = channel.new_pending(
+            key="s1.green.a1.f0", agent_name="backend-builder", prompt="read the brief"
+        )
+        with contextlib.suppress(NeedAgent):
+            channel.emit(
+                pending,
+                phase=1,
+                phase_name="Phase 1",
+                prompt=(
+                    f"Session {n}, GREEN step: read the brief at {folder}/.agent-briefs/x.md "
+                    "and do only what it says."
+                ),
+                context={
+                    "plan": str(folder),
+                    "phase": 1,
+                    "session": n,
+                    "tdd_step": "green",
+                    "prompt_file": f"{folder}/.agent-briefs/x.md",
+                },
+                resume_hint="executor execute-plan --plan P --resume",
+            )
         return sizes[0], sizes[1], channel.request_file.stat().st_size
 
 

@@ -1,27 +1,27 @@
 """The exception tree. Exceptions carry data and never print; only the CLI talks.
 
-    ExecutorError                      internal error unless a subclass says otherwise
-    ├── TransitionNotAllowed           illegal session state transition (a bug)
-    ├── AgentInvocationError           error/timeout/cancelled response (seed 000 API)
-    ├── RunStopped                     a controlled stop that is not a failure of ours
-    │   ├── NeedAgent  (also SystemExit(42): scripts that don't catch it exit 42)
-    │   ├── Paused
-    │   └── UserCancelled
-    └── UserError                      expected, actionable; str() is the message shown
-        ├── PathNotFoundError
-        ├── PlanInvalidError
-        ├── InvalidResponseError
-        ├── CorruptStateError
-        ├── LockedError
-        ├── StaleWorkspaceError
-        │   └── DefinitionDriftError
-        ├── StorageError
-        ├── VerificationFailedError
-        ├── AgentUnavailableError
-        ├── GitBusyError
-        ├── DirtyWorktreeError
-        ├── NothingToResumeError
-        └── BlockedError
+ExecutorError                      internal error unless a subclass says otherwise
+├── TransitionNotAllowed           illegal session state transition (a bug)
+├── AgentInvocationError           error/timeout/cancelled response (seed 000 API)
+├── RunStopped                     a controlled stop that is not a failure of ours
+│   ├── NeedAgent  (also SystemExit(42): scripts that don't catch it exit 42)
+│   ├── Paused
+│   └── UserCancelled
+└── UserError                      expected, actionable; str() is the message shown
+    ├── PathNotFoundError
+    ├── PlanInvalidError
+    ├── InvalidResponseError
+    ├── CorruptStateError
+    ├── LockedError
+    ├── StaleWorkspaceError
+    │   └── DefinitionDriftError
+    ├── StorageError
+    ├── VerificationFailedError
+    ├── AgentUnavailableError
+    ├── GitBusyError
+    ├── DirtyWorktreeError
+    ├── NothingToResumeError
+    └── BlockedError
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ class RunStopped(ExecutorError):
     """A run ended on purpose (waiting for an agent, paused, cancelled)."""
 
 
-class NeedAgent(RunStopped, SystemExit):  # noqa: N818 - it is a signal, not an error
+class NeedAgent(RunStopped, SystemExit):
     """A request file was written; the host must answer it and re-run with --resume.
 
     Subclasses SystemExit(42) so a plain script calling the bridge exits 42 even if it
@@ -121,7 +121,11 @@ class NeedAgent(RunStopped, SystemExit):  # noqa: N818 - it is a signal, not an 
     def __str__(self) -> str:
         who = "ask the person" if self.agent_name == "human" else f"run agent {self.agent_name!r}"
         brief = f" (brief: {self.prompt_file})" if self.prompt_file else ""
-        then = f", then re-run: {self.resume_hint}" if self.resume_hint else ", then re-run with --resume"
+        then = (
+            f", then re-run: {self.resume_hint}"
+            if self.resume_hint
+            else ", then re-run with --resume"
+        )
         return (
             f"NEED_AGENT: {who} for request {self.request_id} in {self.request_file}{brief}; "
             f"write the answer with `executor bridge respond --dir {self.request_file.parent}`"
@@ -129,11 +133,11 @@ class NeedAgent(RunStopped, SystemExit):  # noqa: N818 - it is a signal, not an 
         )
 
 
-class Paused(RunStopped):  # noqa: N818
+class Paused(RunStopped):
     exit_code = ExitCode.PAUSED
 
 
-class UserCancelled(RunStopped):  # noqa: N818
+class UserCancelled(RunStopped):
     exit_code = ExitCode.USER_CANCELLED
 
 

@@ -14,7 +14,9 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(autouse=True)
-def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def isolated_env(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
     """No test reads the developer's ~/.gitconfig or leaks EXECUTOR_* settings.
 
     GitPython ignores GIT_CONFIG_GLOBAL, so HOME itself points at a temp dir.
@@ -60,11 +62,21 @@ def git_repo(tmp_path: Path) -> Path:
     return repo
 
 
-def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
-            input: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    input: str | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
     """Run the real CLI (`python -m executor`) as a subprocess."""
     full_env = {**os.environ, **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "executor", *args],
-        cwd=cwd, env=full_env, capture_output=True, text=True, input=input, timeout=timeout,
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        input=input,
+        timeout=timeout,
     )

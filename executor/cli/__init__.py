@@ -19,8 +19,11 @@ from executor import __version__
 from executor.cli import bridge, claude, common, engine, plan, replay
 from executor.exitcodes import DESCRIPTIONS, ExitCode
 
-_EPILOG = "Exit codes: " + "; ".join(f"{c.value} {c.name}" for c in ExitCode) + \
-    ". See docs/exit-codes.md."
+_EPILOG = (
+    "Exit codes: "
+    + "; ".join(f"{c.value} {c.name}" for c in ExitCode)
+    + ". See docs/exit-codes.md."
+)
 
 
 def _version(value: bool) -> None:

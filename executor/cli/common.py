@@ -37,7 +37,9 @@ def _run(fn: Callable[[], int | None], *, json_output: bool) -> int:
         return int(e.exit_code)
     except UserError as e:
         if json_output:
-            console.out_json({"exit_code": int(e.exit_code), "error": e.exit_code.name, "message": str(e)})
+            console.out_json(
+                {"exit_code": int(e.exit_code), "error": e.exit_code.name, "message": str(e)}
+            )
         console.err(f"error: {e}")
         return int(e.exit_code)
     except KeyboardInterrupt:
@@ -57,4 +59,6 @@ def _run(fn: Callable[[], int | None], *, json_output: bool) -> int:
 def _internal(e: BaseException) -> None:
     if state["verbose"] or os.environ.get("EXECUTOR_DEBUG"):
         console.err("".join(traceback.format_exception(e)))
-    console.err(f"internal error: {type(e).__name__}: {e} (re-run with --verbose for the traceback)")
+    console.err(
+        f"internal error: {type(e).__name__}: {e} (re-run with --verbose for the traceback)"
+    )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -16,14 +16,55 @@ from executor.cli import common
 if TYPE_CHECKING:
     from executor.engine.runner import RunResult
 
-PlanOpt = Annotated[Path, typer.Option("--plan", help="Plan folder (PHASE_*.md, PROJECT_PLAN.md) or file.")]
-RepoOpt = Annotated[Optional[Path], typer.Option("--repo", help="Git repository (default: the one containing the current directory).")]  # noqa: UP007
-ResumeOpt = Annotated[bool, typer.Option("--resume", help="Continue after exit 42: apply the response written for the pending request.")]
-YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Approve every checkpoint (CI). Escalations without a terminal stop with exit 16.")]
-CheckOpt = Annotated[str, typer.Option("--checkpoints", help="Where to stop for a human: all | session | none.")]
-AgentOpt = Annotated[Optional[str], typer.Option("--agent-command", help="Run each agent request with this command instead of the exit-42 bridge (docs/agent-command.md).")]  # noqa: UP007
-TestOpt = Annotated[Optional[str], typer.Option("--test-command", help="Project-level test command: fallback for sessions without one, and the whole-suite regression check.")]  # noqa: UP007
-RetriesOpt = Annotated[int, typer.Option("--max-retries", min=0, help="Automatic GREEN/REFACTOR retries before asking a human.")]
+PlanOpt = Annotated[
+    Path, typer.Option("--plan", help="Plan folder (PHASE_*.md, PROJECT_PLAN.md) or file.")
+]
+RepoOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--repo", help="Git repository (default: the one containing the current directory)."
+    ),
+]
+ResumeOpt = Annotated[
+    bool,
+    typer.Option(
+        "--resume",
+        help="Continue after exit 42: apply the response written for the pending request.",
+    ),
+]
+YesOpt = Annotated[
+    bool,
+    typer.Option(
+        "--yes",
+        "-y",
+        help="Approve every checkpoint (CI). Escalations without a terminal stop with exit 16.",
+    ),
+]
+CheckOpt = Annotated[
+    str, typer.Option("--checkpoints", help="Where to stop for a human: all | session | none.")
+]
+AgentOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--agent-command",
+        help="Run each agent request with this command instead of the exit-42 bridge "
+        "(docs/agent-command.md).",
+    ),
+]
+TestOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--test-command",
+        help="Project-level test command: fallback for sessions without one, and the "
+        "whole-suite regression check.",
+    ),
+]
+RetriesOpt = Annotated[
+    int,
+    typer.Option(
+        "--max-retries", min=0, help="Automatic GREEN/REFACTOR retries before asking a human."
+    ),
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output on stdout.")]
 
 
@@ -35,19 +76,38 @@ def _report_fn(json_output: bool) -> Any:
     return console.out
 
 
-def _run(scope: str, *, plan: Path, number: int | None, phase: int | None = None,
-         repo: Path | None, resume: bool, yes: bool, checkpoints: str,
-         agent_command: str | None, test_command: str | None, max_retries: int,
-         json_output: bool) -> int:
-    from executor.engine.runner import RunOptions, Runner
+def _run(
+    scope: str,
+    *,
+    plan: Path,
+    number: int | None,
+    phase: int | None = None,
+    repo: Path | None,
+    resume: bool,
+    yes: bool,
+    checkpoints: str,
+    agent_command: str | None,
+    test_command: str | None,
+    max_retries: int,
+    json_output: bool,
+) -> int:
+    from executor.engine.runner import Runner, RunOptions
     from executor.errors import UserError
 
     if checkpoints not in {"all", "session", "none"}:
         raise UserError(f"--checkpoints must be all, session or none (got {checkpoints!r})")
     opts = RunOptions(
-        plan=plan.resolve(), scope=scope, number=number, phase=phase,
-        repo=repo.resolve() if repo else None, resume=resume, yes=yes, checkpoints=checkpoints,
-        agent_command=agent_command, test_command=test_command, max_retries=max_retries,
+        plan=plan.resolve(),
+        scope=scope,
+        number=number,
+        phase=phase,
+        repo=repo.resolve() if repo else None,
+        resume=resume,
+        yes=yes,
+        checkpoints=checkpoints,
+        agent_command=agent_command,
+        test_command=test_command,
+        max_retries=max_retries,
         command_line="executor " + shlex.join(_argv_with_abs_plan(plan)),
     )
     result = Runner(opts, report=_report_fn(json_output)).execute()
@@ -80,56 +140,129 @@ def register(app: typer.Typer) -> None:
     @app.command("execute-phase")
     def execute_phase(
         phase: Annotated[int, typer.Argument(help="Phase number.")],
-        plan: PlanOpt, repo: RepoOpt = None, resume: ResumeOpt = False, yes: YesOpt = False,
-        checkpoints: CheckOpt = "all", agent_command: AgentOpt = None, test_command: TestOpt = None,
-        max_retries: RetriesOpt = 2, json_output: JsonOpt = False,
+        plan: PlanOpt,
+        repo: RepoOpt = None,
+        resume: ResumeOpt = False,
+        yes: YesOpt = False,
+        checkpoints: CheckOpt = "all",
+        agent_command: AgentOpt = None,
+        test_command: TestOpt = None,
+        max_retries: RetriesOpt = 2,
+        json_output: JsonOpt = False,
     ) -> None:
         """Run every session of phase N (/execute-phase-N)."""
-        common.run(lambda: _run("phase", plan=plan, number=phase, repo=repo, resume=resume,
-                                yes=yes, checkpoints=checkpoints, agent_command=agent_command,
-                                test_command=test_command, max_retries=max_retries,
-                                json_output=json_output), json_output=json_output)
+        common.run(
+            lambda: _run(
+                "phase",
+                plan=plan,
+                number=phase,
+                repo=repo,
+                resume=resume,
+                yes=yes,
+                checkpoints=checkpoints,
+                agent_command=agent_command,
+                test_command=test_command,
+                max_retries=max_retries,
+                json_output=json_output,
+            ),
+            json_output=json_output,
+        )
 
     @app.command("execute-session")
     def execute_session(
         plan: PlanOpt,
         session: Annotated[int, typer.Option("--session", help="Session number.")],
-        phase: Annotated[Optional[int], typer.Option("--phase", help="Phase the session belongs to (checked).")] = None,  # noqa: UP007
-        repo: RepoOpt = None, resume: ResumeOpt = False, yes: YesOpt = False,
-        checkpoints: CheckOpt = "all", agent_command: AgentOpt = None, test_command: TestOpt = None,
-        max_retries: RetriesOpt = 2, json_output: JsonOpt = False,
+        phase: Annotated[
+            int | None, typer.Option("--phase", help="Phase the session belongs to (checked).")
+        ] = None,
+        repo: RepoOpt = None,
+        resume: ResumeOpt = False,
+        yes: YesOpt = False,
+        checkpoints: CheckOpt = "all",
+        agent_command: AgentOpt = None,
+        test_command: TestOpt = None,
+        max_retries: RetriesOpt = 2,
+        json_output: JsonOpt = False,
     ) -> None:
         """Run one session (/execute-session phase=P session=S)."""
-        common.run(lambda: _run("session", plan=plan, number=session, phase=phase, repo=repo,
-                                resume=resume, yes=yes, checkpoints=checkpoints,
-                                agent_command=agent_command, test_command=test_command,
-                                max_retries=max_retries, json_output=json_output),
-                   json_output=json_output)
+        common.run(
+            lambda: _run(
+                "session",
+                plan=plan,
+                number=session,
+                phase=phase,
+                repo=repo,
+                resume=resume,
+                yes=yes,
+                checkpoints=checkpoints,
+                agent_command=agent_command,
+                test_command=test_command,
+                max_retries=max_retries,
+                json_output=json_output,
+            ),
+            json_output=json_output,
+        )
 
     @app.command("execute-plan")
     def execute_plan(
-        plan: PlanOpt, repo: RepoOpt = None, resume: ResumeOpt = False, yes: YesOpt = False,
-        checkpoints: CheckOpt = "all", agent_command: AgentOpt = None, test_command: TestOpt = None,
-        max_retries: RetriesOpt = 2, json_output: JsonOpt = False,
+        plan: PlanOpt,
+        repo: RepoOpt = None,
+        resume: ResumeOpt = False,
+        yes: YesOpt = False,
+        checkpoints: CheckOpt = "all",
+        agent_command: AgentOpt = None,
+        test_command: TestOpt = None,
+        max_retries: RetriesOpt = 2,
+        json_output: JsonOpt = False,
     ) -> None:
         """Run every session of the plan in dependency order (/execute-plan)."""
-        common.run(lambda: _run("plan", plan=plan, number=None, repo=repo, resume=resume,
-                                yes=yes, checkpoints=checkpoints, agent_command=agent_command,
-                                test_command=test_command, max_retries=max_retries,
-                                json_output=json_output), json_output=json_output)
+        common.run(
+            lambda: _run(
+                "plan",
+                plan=plan,
+                number=None,
+                repo=repo,
+                resume=resume,
+                yes=yes,
+                checkpoints=checkpoints,
+                agent_command=agent_command,
+                test_command=test_command,
+                max_retries=max_retries,
+                json_output=json_output,
+            ),
+            json_output=json_output,
+        )
 
     @app.command("resume-session")
     def resume_session(
         session: Annotated[int, typer.Argument(help="Session number.")],
-        plan: PlanOpt, repo: RepoOpt = None, resume: ResumeOpt = False, yes: YesOpt = False,
-        checkpoints: CheckOpt = "all", agent_command: AgentOpt = None, test_command: TestOpt = None,
-        max_retries: RetriesOpt = 2, json_output: JsonOpt = False,
+        plan: PlanOpt,
+        repo: RepoOpt = None,
+        resume: ResumeOpt = False,
+        yes: YesOpt = False,
+        checkpoints: CheckOpt = "all",
+        agent_command: AgentOpt = None,
+        test_command: TestOpt = None,
+        max_retries: RetriesOpt = 2,
+        json_output: JsonOpt = False,
     ) -> None:
         """Continue session N from its last checkpoint (/resume-session N)."""
-        common.run(lambda: _run("resume", plan=plan, number=session, repo=repo, resume=resume,
-                                yes=yes, checkpoints=checkpoints, agent_command=agent_command,
-                                test_command=test_command, max_retries=max_retries,
-                                json_output=json_output), json_output=json_output)
+        common.run(
+            lambda: _run(
+                "resume",
+                plan=plan,
+                number=session,
+                repo=repo,
+                resume=resume,
+                yes=yes,
+                checkpoints=checkpoints,
+                agent_command=agent_command,
+                test_command=test_command,
+                max_retries=max_retries,
+                json_output=json_output,
+            ),
+            json_output=json_output,
+        )
 
     @app.command("status")
     def status(plan: PlanOpt, json_output: JsonOpt = False) -> None:
@@ -150,7 +283,12 @@ def register(app: typer.Typer) -> None:
 
     @app.command("demo")
     def demo(
-        target: Annotated[Optional[Path], typer.Option("--dir", help="Where to create the demo repository (default: a new temp folder).")] = None,  # noqa: UP007
+        target: Annotated[
+            Path | None,
+            typer.Option(
+                "--dir", help="Where to create the demo repository (default: a new temp folder)."
+            ),
+        ] = None,
     ) -> None:
         """Run the example plan end to end with the replay agent (no LLM, no network)."""
 
@@ -168,8 +306,13 @@ def register(app: typer.Typer) -> None:
             console.out("Commit log:")
             import subprocess
 
-            log = subprocess.run(["git", "log", "--oneline", "--decorate=no"], cwd=root,
-                                 capture_output=True, text=True, check=True).stdout
+            log = subprocess.run(
+                ["git", "log", "--oneline", "--decorate=no"],
+                cwd=root,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
             console.out(log.rstrip())
             console.out("")
             render_status(status_data(result.plan), rich=console.is_tty())

@@ -59,8 +59,13 @@ class BridgeAgents:
     """Agent and human requests through `.agent-request.json` / exit 42."""
 
     def __init__(
-        self, folder: Path, *, save: Callable[[], None], state: Callable[[], RunState],
-        resume_hint: str, max_attempts: int = 5,
+        self,
+        folder: Path,
+        *,
+        save: Callable[[], None],
+        state: Callable[[], RunState],
+        resume_hint: str,
+        max_attempts: int = 5,
     ) -> None:
         self.channel = BridgeChannel(folder, max_attempts=max_attempts)
         self._save = save
@@ -82,8 +87,11 @@ class BridgeAgents:
             reply = self.channel.poll(pending, st.consumed)
             if reply is not None:
                 return Outcome(
-                    status=reply.status, text=reply.text or "", error_type=reply.error_type,
-                    error_message=reply.error_message, reply=reply,
+                    status=reply.status,
+                    text=reply.text or "",
+                    error_type=reply.error_type,
+                    error_message=reply.error_message,
+                    reply=reply,
                 )
             st.pending = self.channel.bump_attempt(pending)
         else:
@@ -92,9 +100,13 @@ class BridgeAgents:
             )
         self._save()  # P3: the pending request is in state before the request file exists
         self.channel.emit(
-            st.pending, phase=call.phase, phase_name=call.phase_name, prompt=call.prompt,
+            st.pending,
+            phase=call.phase,
+            phase_name=call.phase_name,
+            prompt=call.prompt,
             context={**call.context, "attempt": st.pending.attempt},
-            timeout_seconds=DEFAULT_AGENT_TIMEOUT, resume_hint=self.resume_hint,
+            timeout_seconds=DEFAULT_AGENT_TIMEOUT,
+            resume_hint=self.resume_hint,
         )
 
     def consumed(self, outcome: Outcome) -> None:
@@ -106,8 +118,9 @@ class BridgeAgents:
         st.pending = None
         st.consumed = [
             *st.consumed[-49:],
-            Consumed(request_id=outcome.reply.request_id,
-                     response_sha256=outcome.reply.response_sha256),
+            Consumed(
+                request_id=outcome.reply.request_id, response_sha256=outcome.reply.response_sha256
+            ),
         ]
 
     def flush(self) -> None:
@@ -134,12 +147,21 @@ class CommandAgent:
         if not prompt_file.exists():
             atomic_write_text(prompt_file, call.prompt, fault="brief")
         request_file = briefs / f"{stem}.request.json"
-        atomic_write_json(request_file, {
-            "request_id": str(uuid.uuid4()), "version": "1.0", "phase": call.phase,
-            "phase_name": call.phase_name, "agent_name": call.agent_name,
-            "prompt": call.prompt, "timeout_seconds": DEFAULT_AGENT_TIMEOUT,
-            "created_at": now(), "context": {**call.context, "prompt_file": str(prompt_file)},
-        }, fault="request")
+        atomic_write_json(
+            request_file,
+            {
+                "request_id": str(uuid.uuid4()),
+                "version": "1.0",
+                "phase": call.phase,
+                "phase_name": call.phase_name,
+                "agent_name": call.agent_name,
+                "prompt": call.prompt,
+                "timeout_seconds": DEFAULT_AGENT_TIMEOUT,
+                "created_at": now(),
+                "context": {**call.context, "prompt_file": str(prompt_file)},
+            },
+            fault="request",
+        )
         env = {
             **os.environ,
             "EXECUTOR_PROMPT_FILE": str(prompt_file),
@@ -150,39 +172,58 @@ class CommandAgent:
             "EXECUTOR_TDD_STEP": str(call.context.get("tdd_step", "other")),
             "EXECUTOR_ATTEMPT": str(call.context.get("attempt", 1)),
         }
-        return run_command(self.argv, cwd=self.repo_root, env=env, stdin_text=call.prompt,
-                           timeout=DEFAULT_AGENT_TIMEOUT)
+        return run_command(
+            self.argv,
+            cwd=self.repo_root,
+            env=env,
+            stdin_text=call.prompt,
+            timeout=DEFAULT_AGENT_TIMEOUT,
+        )
 
     def consumed(self, outcome: Outcome) -> None:
         """Nothing to record: the command ran in this process."""
 
 
-def run_command(argv: Sequence[str], *, cwd: Path, env: dict[str, str], stdin_text: str,
-                timeout: float) -> Outcome:
+def run_command(
+    argv: Sequence[str], *, cwd: Path, env: dict[str, str], stdin_text: str, timeout: float
+) -> Outcome:
     """Run an agent process: stdout is the answer, exit 0 success, past timeout killed."""
     started = time.monotonic()
     try:
         proc = subprocess.Popen(
-            list(argv), cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True, start_new_session=True,
+            list(argv),
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
         )
     except OSError as e:
-        return Outcome(status="error", error_type="AGENT_NOT_FOUND",
-                       error_message=f"cannot run agent command {shlex.join(argv)}: {e}")
+        return Outcome(
+            status="error",
+            error_type="AGENT_NOT_FOUND",
+            error_message=f"cannot run agent command {shlex.join(argv)}: {e}",
+        )
     try:
         out, err = proc.communicate(stdin_text, timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
-        return Outcome(status="timeout", error_type="TIMEOUT",
-                       error_message=f"agent command ran past {timeout:.0f}s and was killed")
+        return Outcome(
+            status="timeout",
+            error_type="TIMEOUT",
+            error_message=f"agent command ran past {timeout:.0f}s and was killed",
+        )
     except KeyboardInterrupt:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         raise
     if proc.returncode != 0:
         return Outcome(
-            status="error", error_type="INVOCATION_FAILED",
+            status="error",
+            error_type="INVOCATION_FAILED",
             error_message=(err.strip() or out.strip() or "no output")[-2000:]
             + f" (exit {proc.returncode} after {time.monotonic() - started:.1f}s)",
         )

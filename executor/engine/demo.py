@@ -14,7 +14,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from executor.engine.runner import RunOptions, RunResult, Runner
+from executor.engine.runner import Runner, RunOptions, RunResult
 from executor.resources import data_path
 
 GITIGNORE = "__pycache__/\n*.pyc\n.pytest_cache/\n"
@@ -28,8 +28,11 @@ def prepare_repo(target: Path) -> Path:
     """A fresh git repo at `target` with the example plan committed; returns the plan dir."""
     target.mkdir(parents=True, exist_ok=True)
     _git(target, "init", "-q", "-b", "main")
-    for key, val in (("user.name", "plan-executor demo"), ("user.email", "demo@example.invalid"),
-                     ("commit.gpgsign", "false")):
+    for key, val in (
+        ("user.name", "plan-executor demo"),
+        ("user.email", "demo@example.invalid"),
+        ("commit.gpgsign", "false"),
+    ):
         _git(target, "config", key, val)
     (target / "README.md").write_text("# ledger\n\nBuilt by `executor demo`.\n", "utf-8")
     (target / ".gitignore").write_text(GITIGNORE, "utf-8")
@@ -46,8 +49,23 @@ def run_demo(target: Path | None, *, report: Callable[[str], None]) -> tuple[Run
     root = target or Path(tempfile.mkdtemp(prefix="executor-demo-")) / "ledger"
     plan_dir = prepare_repo(root)
     report(f"demo repository: {root}")
-    agent = shlex.join([sys.executable, "-m", "executor", "replay-agent", "--solutions",
-                        str(data_path("plans", "replay", "ledger"))])
-    opts = RunOptions(plan=plan_dir, scope="plan", repo=root, yes=True, checkpoints="all",
-                      agent_command=agent, command_line=f"executor execute-plan --plan {plan_dir}")
+    agent = shlex.join(
+        [
+            sys.executable,
+            "-m",
+            "executor",
+            "replay-agent",
+            "--solutions",
+            str(data_path("plans", "replay", "ledger")),
+        ]
+    )
+    opts = RunOptions(
+        plan=plan_dir,
+        scope="plan",
+        repo=root,
+        yes=True,
+        checkpoints="all",
+        agent_command=agent,
+        command_line=f"executor execute-plan --plan {plan_dir}",
+    )
     return Runner(opts, report=report).execute(), root

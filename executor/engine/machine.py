@@ -23,7 +23,9 @@ Status = Literal[
     "skipped",
     "error",
 ]
-Checkpoint = Literal["before_start", "after_red", "after_green", "after_refactor", "session_complete"]
+Checkpoint = Literal[
+    "before_start", "after_red", "after_green", "after_refactor", "session_complete"
+]
 Event = Literal[
     "start", "block", "ask", "red", "green", "refactor", "complete", "fail", "skip", "reset"
 ]

@@ -36,16 +36,26 @@ if TYPE_CHECKING:
     from executor.testrun import TestRun
     from executor.vcs import GitRepo
 
-DEFINITION_HASH = "sha256:" + hashlib.sha256(
-    "|".join([*STEPS, BRIEF_VERSION, str(SCHEMA_VERSION)]).encode()
-).hexdigest()[:16]
+DEFINITION_HASH = (
+    "sha256:"
+    + hashlib.sha256("|".join([*STEPS, BRIEF_VERSION, str(SCHEMA_VERSION)]).encode()).hexdigest()[
+        :16
+    ]
+)
 
 ACTIVE = {"in_progress", "red_phase", "green_phase", "refactor_phase", "awaiting_approval", "error"}
-FIXED_FILES = (".agent-state.json", ".agent-state.json.bak", ".agent-state.lock",
-               ".agent-request.json", ".agent-response.json", ".agent-briefs")
+FIXED_FILES = (
+    ".agent-state.json",
+    ".agent-state.json.bak",
+    ".agent-state.lock",
+    ".agent-request.json",
+    ".agent-response.json",
+    ".agent-briefs",
+)
 CHECKPOINT_SETS = {
-    "all": frozenset({"before_start", "after_red", "after_green", "after_refactor",
-                      "session_complete"}),
+    "all": frozenset(
+        {"before_start", "after_red", "after_green", "after_refactor", "session_complete"}
+    ),
     "session": frozenset({"session_complete"}),
     "none": frozenset(),
 }
@@ -87,15 +97,19 @@ def load_valid_plan(path: Path, test_command: str | None) -> Plan:
         raise PlanInvalidError(
             f"the plan has {len(errors)} error(s); fix them (or run `executor plan validate "
             f"{path}`):\n" + "\n".join(str(d) for d in errors),
-            path=errors[0].path, line=errors[0].line,
+            path=errors[0].path,
+            line=errors[0].line,
         )
     return plan
 
 
 def new_state(plan: Plan) -> RunState:
     return RunState(
-        tool_version=__version__, definition_hash=DEFINITION_HASH, run_id=str(uuid.uuid4()),
-        project_name=plan.name, plan_path=str(plan.folder),
+        tool_version=__version__,
+        definition_hash=DEFINITION_HASH,
+        run_id=str(uuid.uuid4()),
+        project_name=plan.name,
+        plan_path=str(plan.folder),
         phases=[PhaseState(number=p.number, name=p.name) for p in plan.phases],
     )
 
@@ -110,8 +124,14 @@ def reconcile(plan: Plan, state: RunState) -> None:
         for s in phase.sessions:
             ss = state.session(s.number)
             if ss is None:
-                ph.sessions.append(SessionState(number=s.number, title=s.title, phase=s.phase,
-                                                depends_on=list(s.dependencies)))
+                ph.sessions.append(
+                    SessionState(
+                        number=s.number,
+                        title=s.title,
+                        phase=s.phase,
+                        depends_on=list(s.dependencies),
+                    )
+                )
                 continue
             if ss.status in ACTIVE and ss.source_hash and ss.source_hash != s.source_hash:
                 raise DefinitionDriftError(
@@ -158,16 +178,21 @@ def select(plan: Plan, opts: RunOptions) -> list[Session]:
     if opts.scope == "phase":
         phase = plan.phase(opts.number or 0)
         if phase is None:
-            raise UserError(f"phase {opts.number} is not in the plan (phases: "
-                            f"{', '.join(str(p.number) for p in plan.phases)})")
+            raise UserError(
+                f"phase {opts.number} is not in the plan (phases: "
+                f"{', '.join(str(p.number) for p in plan.phases)})"
+            )
         return topo_order(phase.sessions)
     session = plan.session(opts.number or 0)
     if session is None:
-        raise UserError(f"session {opts.number} is not in the plan (sessions: "
-                        f"{', '.join(str(s.number) for s in plan.sessions())})")
+        raise UserError(
+            f"session {opts.number} is not in the plan (sessions: "
+            f"{', '.join(str(s.number) for s in plan.sessions())})"
+        )
     if opts.phase is not None and session.phase != opts.phase:
-        raise UserError(f"session {session.number} belongs to phase {session.phase}, "
-                        f"not phase {opts.phase}")
+        raise UserError(
+            f"session {session.number} belongs to phase {session.phase}, not phase {opts.phase}"
+        )
     return [session]
 
 
@@ -178,8 +203,13 @@ def exclude_executor_files(repo_root: Path, folder: Path) -> None:
     except ValueError:
         return
     prefix = "" if rel == "." else rel + "/"
-    out = subprocess.run(["git", "rev-parse", "--git-path", "info/exclude"], cwd=repo_root,
-                         capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        ["git", "rev-parse", "--git-path", "info/exclude"],
+        cwd=repo_root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if out.returncode != 0:
         return
     path = Path(out.stdout.strip())
@@ -192,8 +222,11 @@ def exclude_executor_files(repo_root: Path, folder: Path) -> None:
 
         path.parent.mkdir(parents=True, exist_ok=True)
         sep = "" if not existing or existing.endswith("\n") else "\n"
-        atomic_write_text(path, existing + sep + "# plan-executor state and bridge files\n"
-                          + "\n".join(missing) + "\n", fault="exclude")
+        atomic_write_text(
+            path,
+            existing + sep + "# plan-executor state and bridge files\n" + "\n".join(missing) + "\n",
+            fault="exclude",
+        )
 
 
 class Runner:
@@ -215,12 +248,14 @@ class Runner:
                 if opts.resume:
                     raise NothingToResumeError(
                         f"--resume: no state in {store.path}; nothing is pending. Run the "
-                        f"command without --resume to start.")
+                        f"command without --resume to start."
+                    )
                 state = new_state(plan)
             elif opts.resume and state.pending is None:
                 raise NothingToResumeError(
                     f"--resume: no request is pending in {store.path} (state: {state.status}). "
-                    f"Run the command without --resume, or `executor status --plan {plan.folder}`.")
+                    f"Run the command without --resume, or `executor status --plan {plan.folder}`."
+                )
             reconcile(plan, state)
             sessions = select(plan, opts)
             self._check_pending_scope(state, sessions, plan)
@@ -236,7 +271,8 @@ class Runner:
             raise UserError(
                 f"request {state.pending.request_id} is pending for session {num} "
                 f"({plan.folder / '.agent-request.json'}); answer it and continue that session "
-                f"with: executor resume-session {num} --plan {plan.folder} --resume")
+                f"with: executor resume-session {num} --plan {plan.folder} --resume"
+            )
 
     def _check_workspace(self, state: RunState, repo: GitRepo) -> None:
         """P12/P19: completed commits must still be in history; HEAD must not move mid-session."""
@@ -246,36 +282,49 @@ class Runner:
                     f"session {ss.number}'s commit {ss.commit_hash[:12]} is no longer in the "
                     f"history of HEAD (reset, rebase or branch switch?). Nothing was changed. "
                     f"Restore that history, or delete {state.plan_path}/.agent-state.json to "
-                    f"start the plan run afresh.")
+                    f"start the plan run afresh."
+                )
         active = [s for s in state.sessions() if s.status in ACTIVE]
         if active and state.head:
             head, branch = repo.head(), repo.branch()
             ss = active[0]
-            ours = ss.step == "commit" and repo.find_commit_by_trailers(
-                {"Agent-Run": state.run_id, "Agent-Step": f"session-{ss.number}"},
-                since=state.head) == head  # our commit, made just before a crash (P20)
+            ours = (
+                ss.step == "commit"
+                and repo.find_commit_by_trailers(
+                    {"Agent-Run": state.run_id, "Agent-Step": f"session-{ss.number}"},
+                    since=state.head,
+                )
+                == head
+            )  # our commit, made just before a crash (P20)
             if not ours and (head != state.head or (state.branch and branch != state.branch)):
                 raise StaleWorkspaceError(
                     f"session {active[0].number} is in progress from HEAD {state.head[:12]} on "
                     f"{state.branch}, but HEAD is now {head[:12]} on {branch}. Someone committed, "
                     f"reset or switched branches mid-session; nothing was overwritten. Go back "
-                    f"(`git switch {state.branch}` / `git reset {state.head[:12]}`) and re-run.")
+                    f"(`git switch {state.branch}` / `git reset {state.head[:12]}`) and re-run."
+                )
 
-    def _run(self, plan: Plan, state: RunState, store: StateStore, repo: GitRepo,
-             sessions: list[Session]) -> RunResult:
+    def _run(
+        self, plan: Plan, state: RunState, store: StateStore, repo: GitRepo, sessions: list[Session]
+    ) -> RunResult:
         opts = self.opts
-        bridge = BridgeAgents(plan.folder, save=lambda: save(), state=lambda: state,
-                              resume_hint=self._resume_hint())
+        bridge = BridgeAgents(
+            plan.folder, save=lambda: save(), state=lambda: state, resume_hint=self._resume_hint()
+        )
 
         def save() -> None:
             store.save(state)
             bridge.flush()
 
-        agents: Any = (CommandAgent(opts.agent_command, repo_root=repo.root, folder=plan.folder)
-                       if opts.agent_command else bridge)
+        agents: Any = (
+            CommandAgent(opts.agent_command, repo_root=repo.root, folder=plan.folder)
+            if opts.agent_command
+            else bridge
+        )
         ignore = [plan.folder / name for name in FIXED_FILES]
         suite = opts.test_command or (
-            "pytest" if any("pytest" in (s.test_command("red") or "") for s in sessions) else None)
+            "pytest" if any("pytest" in (s.test_command("red") or "") for s in sessions) else None
+        )
 
         def run_tests(command: str) -> TestRun:
             from executor.testrun import run_tests as _run_tests
@@ -292,25 +341,42 @@ class Runner:
             assert ss is not None  # reconcile added every plan session
             if ss.status in {"completed", "skipped"} and ss.step == "done":
                 continue
-            missing = [d for d in ps.dependencies
-                       if (dep := state.session(d)) is None or dep.status != "completed"]
+            missing = [
+                d
+                for d in ps.dependencies
+                if (dep := state.session(d)) is None or dep.status != "completed"
+            ]
             if missing and ss.status in {"not_started", "blocked"}:
                 ss.status = transition(ss.status, "block")  # type: ignore[assignment]
-                ss.blocked_reason = ("waiting for session(s) " + ", ".join(map(str, missing))
-                                     + " to complete")
+                ss.blocked_reason = (
+                    "waiting for session(s) " + ", ".join(map(str, missing)) + " to complete"
+                )
                 save()
                 raise BlockedError(
                     f"session {ps.number} ({ps.title}) is blocked: {ss.blocked_reason}. Run "
-                    f"them first, e.g. `executor execute-plan --plan {plan.folder}`.")
+                    f"them first, e.g. `executor execute-plan --plan {plan.folder}`."
+                )
             if ss.status in {"not_started", "blocked"}:
                 self._start(ps, ss, state, repo, ignore)
                 save()
             state.current_phase, state.current_session = ps.phase, ps.number
-            ctx = Ctx(plan=plan, state=state, repo=repo, agents=agents, decide=decide,
-                      report=self.report, save=save, run_tests=run_tests, suite_command=suite,
-                      project_test_command=opts.test_command, max_retries=opts.max_retries,
-                      stops=CHECKPOINT_SETS[opts.checkpoints], ignore=ignore,
-                      is_last=i == len(sessions) - 1, backoff=opts.backoff)
+            ctx = Ctx(
+                plan=plan,
+                state=state,
+                repo=repo,
+                agents=agents,
+                decide=decide,
+                report=self.report,
+                save=save,
+                run_tests=run_tests,
+                suite_command=suite,
+                project_test_command=opts.test_command,
+                max_retries=opts.max_retries,
+                stops=CHECKPOINT_SETS[opts.checkpoints],
+                ignore=ignore,
+                is_last=i == len(sessions) - 1,
+                backoff=opts.backoff,
+            )
             SessionRunner(ctx, ps, ss).run()
             ran.append(ps.number)
         all_done = all(s.status in {"completed", "skipped"} for s in state.sessions())
@@ -319,15 +385,17 @@ class Runner:
         save()
         return RunResult(plan=plan, state=state, repo_root=repo.root, sessions=ran)
 
-    def _start(self, ps: Session, ss: SessionState, state: RunState, repo: GitRepo,
-               ignore: list[Path]) -> None:
+    def _start(
+        self, ps: Session, ss: SessionState, state: RunState, repo: GitRepo, ignore: list[Path]
+    ) -> None:
         dirty = repo.dirty_files(ignore=ignore)
         if dirty:
             shown = "\n  ".join(dirty[:20]) + ("\n  ..." if len(dirty) > 20 else "")
             raise DirtyWorktreeError(
                 f"session {ps.number} must start from a clean worktree so its commit holds only "
                 f"its own changes; commit or stash these first (nothing was touched):\n  {shown}",
-                files=dirty)
+                files=dirty,
+            )
         ss.status = transition(ss.status, "start")  # type: ignore[assignment]
         ss.step, ss.checkpoint = "before_start", None
         ss.base_commit = repo.head()
@@ -352,13 +420,32 @@ def _terminal_prompter(opts: RunOptions) -> Prompter | None:
 class _Decider:
     """Routes a decision: --yes, a terminal, or the bridge (a `human` request)."""
 
-    def __init__(self, opts: RunOptions, bridge: BridgeAgents, prompter: Prompter | None,
-                 report: Callable[[str], None], plan: Plan) -> None:
+    def __init__(
+        self,
+        opts: RunOptions,
+        bridge: BridgeAgents,
+        prompter: Prompter | None,
+        report: Callable[[str], None],
+        plan: Plan,
+    ) -> None:
         self.opts, self.bridge, self.prompter, self.report, self.plan = (
-            opts, bridge, prompter, report, plan)
+            opts,
+            bridge,
+            prompter,
+            report,
+            plan,
+        )
 
-    def __call__(self, key: str, question: str, options: Sequence[Option], detail: str, *,
-                 checkpoint: str | None, session: SessionState) -> Decision:
+    def __call__(
+        self,
+        key: str,
+        question: str,
+        options: Sequence[Option],
+        detail: str,
+        *,
+        checkpoint: str | None,
+        session: SessionState,
+    ) -> Decision:
         from executor.prompts import Decision, parse_decision
 
         if checkpoint and self.opts.yes:
@@ -373,19 +460,34 @@ class _Decider:
             raise VerificationFailedError(
                 f"{question}\n{detail[-2000:]}\nNo human is available (--yes without a "
                 f"terminal), so the run stops here. State is saved; fix the cause and re-run, "
-                f"or run on a terminal / through a host to decide.")
+                f"or run on a terminal / through a host to decide."
+            )
         context: dict[str, Any] = {
-            "question": question, "options": [{"value": o.value, "label": o.label} for o in options],
-            "detail": detail[-4000:], "checkpoint": checkpoint or "escalation",
-            "plan": str(self.plan.folder), "phase": session.phase, "session": session.number,
+            "question": question,
+            "options": [{"value": o.value, "label": o.label} for o in options],
+            "detail": detail[-4000:],
+            "checkpoint": checkpoint or "escalation",
+            "plan": str(self.plan.folder),
+            "phase": session.phase,
+            "session": session.number,
             "tdd_step": "other",
         }
         values = ", ".join(o.value for o in options)
-        prompt = (f"{question}\n\n{detail[-4000:]}\n\nAnswer with one of: {values} (or JSON "
-                  f'{{"decision": "request_changes", "feedback": "..."}}).')
-        outcome = self.bridge.call(AgentCall(
-            key=key, agent_name="human", kind="human", prompt=prompt, context=context,
-            phase=session.phase, phase_name="checkpoint"))
+        prompt = (
+            f"{question}\n\n{detail[-4000:]}\n\nAnswer with one of: {values} (or JSON "
+            f'{{"decision": "request_changes", "feedback": "..."}}).'
+        )
+        outcome = self.bridge.call(
+            AgentCall(
+                key=key,
+                agent_name="human",
+                kind="human",
+                prompt=prompt,
+                context=context,
+                phase=session.phase,
+                phase_name="checkpoint",
+            )
+        )
         if not outcome.ok:
             self.bridge.consumed(outcome)
             return Decision(action="pause")

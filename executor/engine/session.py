@@ -40,13 +40,15 @@ class Decider(Protocol):
     """Asks a human (or answers for one); `checkpoint=False` marks an escalation."""
 
     def __call__(
-        self, key: str, question: str, options: Sequence[Option], detail: str, *,
-        checkpoint: str | None, session: SessionState,
+        self,
+        key: str,
+        question: str,
+        options: Sequence[Option],
+        detail: str,
+        *,
+        checkpoint: str | None,
+        session: SessionState,
     ) -> Decision: ...
-
-
-class Reporter(Protocol):
-    def __call__(self, message: str) -> None: ...
 
 
 @dataclass
@@ -58,7 +60,7 @@ class Ctx:
     repo: GitRepo
     agents: Agents
     decide: Decider
-    report: Reporter
+    report: Callable[[str], None]
     save: Callable[[], None]
     run_tests: Callable[[str], TestRun]
     suite_command: str | None
@@ -91,8 +93,12 @@ def _module_prefix(path: str) -> str:
 
 def agent_for(phase_name: str) -> str:
     name = phase_name.lower()
-    for word, agent in (("frontend", "frontend-builder"), ("mobile", "mobile-builder"),
-                        ("integration", "integration-tester"), ("e2e", "integration-tester")):
+    for word, agent in (
+        ("frontend", "frontend-builder"),
+        ("mobile", "mobile-builder"),
+        ("integration", "integration-tester"),
+        ("e2e", "integration-tester"),
+    ):
         if word in name:
             return agent
     return "backend-builder"
@@ -139,7 +145,9 @@ class SessionRunner:
             steps[self.ss.step]()
 
     # -- checkpoints ----------------------------------------------------------------
-    def checkpoint(self, name: str, question: str, extra: Sequence[Option], detail: str) -> Decision:
+    def checkpoint(
+        self, name: str, question: str, extra: Sequence[Option], detail: str
+    ) -> Decision:
         """Stop for a human if this checkpoint is on; otherwise approve."""
         from executor.prompts import Decision
 
@@ -148,11 +156,17 @@ class SessionRunner:
             return Decision(action="approve")
         if self.ss.status not in {"awaiting_approval", "completed"}:
             self._event("ask")
-        options = [_opt("approve", "Approve"), *extra,
-                   _opt("pause", "Pause (save and stop)"), _opt("abort", "Abort session (roll back)")]
+        options = [
+            _opt("approve", "Approve"),
+            *extra,
+            _opt("pause", "Pause (save and stop)"),
+            _opt("abort", "Abort session (roll back)"),
+        ]
         while True:
             key = f"s{self.ps.number}.{name}.q{self.ss.asks}"
-            decision = self.c.decide(key, question, options, detail, checkpoint=name, session=self.ss)
+            decision = self.c.decide(
+                key, question, options, detail, checkpoint=name, session=self.ss
+            )
             self.ss.asks += 1
             if decision.action == "pause":
                 self.pause()
@@ -204,8 +218,12 @@ class SessionRunner:
 
     def _reset_session(self) -> None:
         keep = {"number", "title", "phase", "depends_on"}
-        fresh = SessionState(number=self.ss.number, title=self.ss.title, phase=self.ss.phase,
-                             depends_on=self.ss.depends_on)
+        fresh = SessionState(
+            number=self.ss.number,
+            title=self.ss.title,
+            phase=self.ss.phase,
+            depends_on=self.ss.depends_on,
+        )
         for field in SessionState.model_fields:
             if field not in keep:
                 setattr(self.ss, field, getattr(fresh, field))
@@ -217,12 +235,17 @@ class SessionRunner:
         lines += [f"- {o.text}" for o in self.ps.objectives] or ["- (none listed)"]
         lines += ["", "Files:"] + ([f"- {f.path}" for f in self.ps.files] or ["- (none listed)"])
         lines += ["", "Test commands the executor will run:"]
-        lines += [f"- {r.upper()}: {self._cmd(r) or '(none)'}" for r in ("red", "green", "refactor")]
+        lines += [
+            f"- {r.upper()}: {self._cmd(r) or '(none)'}" for r in ("red", "green", "refactor")
+        ]
         if self.c.suite_command:
             lines.append(f"- whole suite: {self.c.suite_command}")
-        d = self.checkpoint("before_start", f"Start session {self.ps.number}: {self.ps.title}?",
-                            [_opt("request_changes", "Request changes (feedback for the agent)")],
-                            "\n".join(lines))
+        d = self.checkpoint(
+            "before_start",
+            f"Start session {self.ps.number}: {self.ps.title}?",
+            [_opt("request_changes", "Request changes (feedback for the agent)")],
+            "\n".join(lines),
+        )
         if d.feedback:
             self.ss.feedback.append(d.feedback)
         self._event("red")
@@ -249,22 +272,32 @@ class SessionRunner:
             self.c.save()
             self._say(msg)
             retryable = outcome.status in {"error", "timeout"} and outcome.error_type not in {
-                "PARSE_ERROR", "VALIDATION_ERROR", "AGENT_NOT_FOUND"}
+                "PARSE_ERROR",
+                "VALIDATION_ERROR",
+                "AGENT_NOT_FOUND",
+            }
             if retryable and self.ss.agent_failures < MAX_AGENT_FAILURES:
-                time.sleep(min(8.0, 0.5 * 2 ** self.ss.agent_failures) * self.c.backoff)
+                time.sleep(min(8.0, 0.5 * 2**self.ss.agent_failures) * self.c.backoff)
                 continue
             self.ss.agent_failures = 0
-            self.escalate(f"The agent failed for the {role.upper()} step: {msg}",
-                          retry_step=f"{role}_agent")
+            self.escalate(
+                f"The agent failed for the {role.upper()} step: {msg}", retry_step=f"{role}_agent"
+            )
             return
 
     def _agent_call(self, role: str, failures: int) -> AgentCall:
-        deps = {d: (self.c.state.session(d).files_modified if self.c.state.session(d) else [])
-                for d in self.ps.dependencies}
+        deps: dict[int, list[str]] = {}
+        for d in self.ps.dependencies:
+            dep = self.c.state.session(d)
+            deps[d] = dep.files_modified if dep else []
         brief = render_brief(
-            session=self.ps, state=self.ss, role=role, test_command=self._cmd(role),
-            suite_command=self.c.suite_command, repo_root=self.c.repo.root,
-            dependency_files={d: f or [] for d, f in deps.items()},
+            session=self.ps,
+            state=self.ss,
+            role=role,
+            test_command=self._cmd(role),
+            suite_command=self.c.suite_command,
+            repo_root=self.c.repo.root,
+            dependency_files=deps,
         )
         phase = self.c.plan.phase(self.ps.phase)
         phase_name = phase.name if phase else f"phase {self.ps.phase}"
@@ -276,14 +309,26 @@ class SessionRunner:
 
         atomic_write_text(prompt_file, brief, fault="brief")
         context: dict[str, Any] = {
-            "plan": str(self.c.plan.folder), "phase": self.ps.phase, "session": self.ps.number,
-            "tdd_step": role, "prompt_file": str(prompt_file), "repo": str(self.c.repo.root),
+            "plan": str(self.c.plan.folder),
+            "phase": self.ps.phase,
+            "session": self.ps.number,
+            "tdd_step": role,
+            "prompt_file": str(prompt_file),
+            "repo": str(self.c.repo.root),
             "attempt": self.ss.attempt,
         }
-        prompt = (f"Session {self.ps.number} ({self.ps.title}), {role.upper()} step: read the "
-                  f"brief at {prompt_file} and do only what it says.")
-        return AgentCall(key=key, agent_name=agent_for(phase_name), prompt=prompt,
-                         context=context, phase=self.ps.phase, phase_name=phase_name)
+        prompt = (
+            f"Session {self.ps.number} ({self.ps.title}), {role.upper()} step: read the "
+            f"brief at {prompt_file} and do only what it says."
+        )
+        return AgentCall(
+            key=key,
+            agent_name=agent_for(phase_name),
+            prompt=prompt,
+            context=context,
+            phase=self.ps.phase,
+            phase_name=phase_name,
+        )
 
     def _run(self, command: str | None) -> TestRun | None:
         if not command:
@@ -302,25 +347,39 @@ class SessionRunner:
             self.ss.red_test_files = tests
             self.ss.red_file_hashes = {f: _sha(self.c.repo.root / f) for f in tests}
             # real tests only: a collection failure is reported as a case without "::"
-            self.ss.red_test_ids = [c.id for c in run.cases
-                                    if c.outcome in {"failed", "error"} and "::" in c.id]
+            self.ss.red_test_ids = [
+                c.id for c in run.cases if c.outcome in {"failed", "error"} and "::" in c.id
+            ]
             self.ss.tests_written = run.collected or None
             self.ss.tests_passing = run.passed
             self.ss.last_summary = f"RED verified: {run.summary()}"
             self.ss.last_failure = ""
             self._goto("after_red")
             return
-        why = ("no test command is known for this session" if run is None else
-               f"the tests did not fail, so this is not RED: {run.summary()}" if run.verdict == "green"
-               else f"no tests ran (empty run), so this is not RED: {run.summary()}")
+        why = (
+            "no test command is known for this session"
+            if run is None
+            else f"the tests did not fail, so this is not RED: {run.summary()}"
+            if run.verdict == "green"
+            else f"no tests ran (empty run), so this is not RED: {run.summary()}"
+        )
         self.ss.last_failure = why + ("\n" + run.output_tail if run else "")
-        self.escalate(f"Session {self.ps.number} RED check failed: {why}", retry_step="red_agent",
-                      feedback=f"RED check failed: {why}. Write tests that exist and fail.")
+        self.escalate(
+            f"Session {self.ps.number} RED check failed: {why}",
+            retry_step="red_agent",
+            feedback=f"RED check failed: {why}. Write tests that exist and fail.",
+        )
 
     def after_red(self) -> None:
-        d = self.checkpoint("after_red", "Tests fail as expected. Implement (GREEN)?",
-                            [_opt("request_changes", "Request changes to the tests"),
-                             _opt("show_tests", "Show tests")], self.ss.last_summary)
+        d = self.checkpoint(
+            "after_red",
+            "Tests fail as expected. Implement (GREEN)?",
+            [
+                _opt("request_changes", "Request changes to the tests"),
+                _opt("show_tests", "Show tests"),
+            ],
+            self.ss.last_summary,
+        )
         if d.action == "request_changes":
             self.ss.feedback.append(d.feedback)
             self.ss.attempt += 1
@@ -365,13 +424,17 @@ class SessionRunner:
         if self.ss.retry_count < self.c.max_retries:
             self.ss.retry_count += 1
             self.ss.attempt += 1
-            self._say(f"{role.upper()} not verified ({failure}); automatic retry "
-                      f"{self.ss.retry_count}/{self.c.max_retries} with the failure output")
+            self._say(
+                f"{role.upper()} not verified ({failure}); automatic retry "
+                f"{self.ss.retry_count}/{self.c.max_retries} with the failure output"
+            )
             self._goto(f"{role}_agent")
             return
-        self.escalate(f"Session {self.ps.number} {role.upper()} could not be verified after "
-                      f"{self.c.max_retries} automatic retries: {failure}",
-                      retry_step=f"{role}_agent")
+        self.escalate(
+            f"Session {self.ps.number} {role.upper()} could not be verified after "
+            f"{self.c.max_retries} automatic retries: {failure}",
+            retry_step=f"{role}_agent",
+        )
 
     def _tamper(self, run: TestRun, role: str) -> list[str]:
         problems = []
@@ -382,24 +445,39 @@ class SessionRunner:
             elif role == "green" and self.ss.red_file_hashes.get(f) not in (None, _sha(root / f)):
                 problems.append(f"test file {f} written in RED was modified during GREEN")
         passed = {c.id for c in run.cases if c.outcome == "passed"}
-        must = set(self.ss.red_test_ids) | (set(self.ss.green_test_ids) if role == "refactor" else set())
+        must = set(self.ss.red_test_ids) | (
+            set(self.ss.green_test_ids) if role == "refactor" else set()
+        )
         missing = sorted(must - passed)
         if missing:
-            problems.append(f"{len(missing)} test(s) seen earlier no longer pass or exist: "
-                            + ", ".join(missing[:5]))
+            problems.append(
+                f"{len(missing)} test(s) seen earlier no longer pass or exist: "
+                + ", ".join(missing[:5])
+            )
         prefixes = tuple(_module_prefix(f) for f in self.ss.red_test_files)
-        dodged = [c.id for c in run.cases if c.outcome in {"skipped", "xfailed", "xpassed"}
-                  and (not prefixes or c.id.startswith(prefixes))]
+        dodged = [
+            c.id
+            for c in run.cases
+            if c.outcome in {"skipped", "xfailed", "xpassed"}
+            and (not prefixes or c.id.startswith(prefixes))
+        ]
         if dodged:
-            problems.append(f"{len(dodged)} session test(s) are skipped or xfail: "
-                            + ", ".join(dodged[:5]))
+            problems.append(
+                f"{len(dodged)} session test(s) are skipped or xfail: " + ", ".join(dodged[:5])
+            )
         return problems
 
     def after_green(self) -> None:
-        d = self.checkpoint("after_green", "All tests pass. Refactor?",
-                            [_opt("request_changes", "Request changes to the implementation"),
-                             _opt("skip_refactor", "Skip refactor"), _opt("show_diff", "Show diff")],
-                            self.ss.last_summary)
+        d = self.checkpoint(
+            "after_green",
+            "All tests pass. Refactor?",
+            [
+                _opt("request_changes", "Request changes to the implementation"),
+                _opt("skip_refactor", "Skip refactor"),
+                _opt("show_diff", "Show diff"),
+            ],
+            self.ss.last_summary,
+        )
         if d.action == "request_changes":
             self.ss.feedback.append(d.feedback)
             self.ss.attempt += 1
@@ -414,9 +492,12 @@ class SessionRunner:
         self._goto("refactor_agent")
 
     def after_refactor(self) -> None:
-        d = self.checkpoint("after_refactor", "Refactored, tests still pass. Commit?",
-                            [_opt("request_changes", "Request changes"),
-                             _opt("show_diff", "Show diff")], self.ss.last_summary)
+        d = self.checkpoint(
+            "after_refactor",
+            "Refactored, tests still pass. Commit?",
+            [_opt("request_changes", "Request changes"), _opt("show_diff", "Show diff")],
+            self.ss.last_summary,
+        )
         if d.action == "request_changes":
             self.ss.feedback.append(d.feedback)
             self.ss.attempt += 1
@@ -439,8 +520,9 @@ class SessionRunner:
             failure = "evidence check failed: " + "; ".join(problems)
             self.ss.last_failure = failure
             self.ss.errors.append(failure)
-            self.escalate(f"Session {self.ps.number} {failure}", retry_step="green_agent",
-                          feedback=failure)
+            self.escalate(
+                f"Session {self.ps.number} {failure}", retry_step="green_agent", feedback=failure
+            )
             return
         self.ss.files_modified = sorted(changed)
         self._goto("commit")
@@ -475,7 +557,11 @@ class SessionRunner:
     def _scope(self) -> str:
         for f in self.ps.files:
             first = f.path.strip("/").split("/")[0]
-            if "/" in f.path and not _is_test_file(f.path) and first not in {"tests", "test", "src"}:
+            if (
+                "/" in f.path
+                and not _is_test_file(f.path)
+                and first not in {"tests", "test", "src"}
+            ):
                 return first
         slug = "".join(ch if ch.isalnum() else "-" for ch in self.c.plan.name.lower()).strip("-")
         return slug or "plan"
@@ -483,17 +569,23 @@ class SessionRunner:
     def _message(self) -> str:
         body = [self._subject(), ""]
         body += [f"- {o.text}" for o in self.ps.objectives]
-        body += ["", f"Tests (measured by the executor): {self.ss.tests_passing or 0} passing of "
-                 f"{self.ss.tests_written or 0} in `{self._cmd('green') or ''}`.",
-                 "", f"Session {self.ps.number} complete."]
+        body += [
+            "",
+            f"Tests (measured by the executor): {self.ss.tests_passing or 0} passing of "
+            f"{self.ss.tests_written or 0} in `{self._cmd('green') or ''}`.",
+            "",
+            f"Session {self.ps.number} complete.",
+        ]
         return "\n".join(body)
 
     def session_complete(self) -> None:
         if not self.c.is_last:
-            d = self.checkpoint("session_complete",
-                                f"Session {self.ps.number} complete. Continue to the next session?",
-                                [_opt("show_diff", "Review (show the commit)")],
-                                f"Commit {self.ss.commit_hash}: {self._subject()}")
+            d = self.checkpoint(
+                "session_complete",
+                f"Session {self.ps.number} complete. Continue to the next session?",
+                [_opt("show_diff", "Review (show the commit)")],
+                f"Commit {self.ss.commit_hash}: {self._subject()}",
+            )
             if d.action not in {"approve", "continue"}:
                 self.pause()
         self._goto("done")
@@ -502,14 +594,23 @@ class SessionRunner:
     def escalate(self, problem: str, *, retry_step: str, feedback: str | None = None) -> None:
         """Ask a human what to do; with nobody to ask, stop with VERIFICATION_FAILED."""
         self._say(problem)
-        options = [_opt("retry", "Retry (the agent gets the failure output)"),
-                   _opt("show_diff", "Show code"), _opt("rollback", "Roll back the session"),
-                   _opt("pause", "Pause")]
+        options = [
+            _opt("retry", "Retry (the agent gets the failure output)"),
+            _opt("show_diff", "Show code"),
+            _opt("rollback", "Roll back the session"),
+            _opt("pause", "Pause"),
+        ]
         while True:
             key = f"s{self.ps.number}.{self.ss.step}.escalate.q{self.ss.asks}"
             try:
-                d = self.c.decide(key, problem + " What now?", options, self.ss.last_failure[-3000:],
-                                  checkpoint=None, session=self.ss)
+                d = self.c.decide(
+                    key,
+                    problem + " What now?",
+                    options,
+                    self.ss.last_failure[-3000:],
+                    checkpoint=None,
+                    session=self.ss,
+                )
             except VerificationFailedError:
                 self.ss.errors.append(problem)
                 self.c.state.status = "error"
@@ -535,5 +636,8 @@ class SessionRunner:
 
 def _is_test_file(path: str) -> bool:
     name = path.rsplit("/", 1)[-1]
-    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")) \
-        or "/tests/" in f"/{path}" or path.startswith("tests/")
+    return (
+        (name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")))
+        or "/tests/" in f"/{path}"
+        or path.startswith("tests/")
+    )

@@ -18,18 +18,20 @@ def status_data(plan: Plan) -> dict[str, Any]:
         sessions = []
         for s in phase.sessions:
             ss = state.session(s.number) if state else None
-            sessions.append({
-                "number": s.number,
-                "title": s.title,
-                "status": ss.status if ss else "not_started",
-                "step": ss.step if ss else None,
-                "checkpoint": ss.checkpoint if ss else None,
-                "tests_written": ss.tests_written if ss else None,
-                "tests_passing": ss.tests_passing if ss else None,
-                "commit_hash": ss.commit_hash if ss else None,
-                "dependencies": s.dependencies,
-                "blocked_reason": ss.blocked_reason if ss else None,
-            })
+            sessions.append(
+                {
+                    "number": s.number,
+                    "title": s.title,
+                    "status": ss.status if ss else "not_started",
+                    "step": ss.step if ss else None,
+                    "checkpoint": ss.checkpoint if ss else None,
+                    "tests_written": ss.tests_written if ss else None,
+                    "tests_passing": ss.tests_passing if ss else None,
+                    "commit_hash": ss.commit_hash if ss else None,
+                    "dependencies": s.dependencies,
+                    "blocked_reason": ss.blocked_reason if ss else None,
+                }
+            )
         phases.append({"number": phase.number, "name": phase.name, "sessions": sessions})
     return {
         "plan": str(plan.folder),
@@ -53,20 +55,30 @@ def render_status(data: dict[str, Any], *, rich: bool) -> None:
             table.add_column(col)
         for p in data["phases"]:
             for s in p["sessions"]:
-                table.add_row(str(p["number"]), str(s["number"]), s["title"], _status(s),
-                              _tests(s), (s["commit_hash"] or "")[:10])
+                table.add_row(
+                    str(p["number"]),
+                    str(s["number"]),
+                    s["title"],
+                    _status(s),
+                    _tests(s),
+                    (s["commit_hash"] or "")[:10],
+                )
         console.show(table)
     else:
         console.out(f"plan {data['plan']}: {data['status']}")
         for p in data["phases"]:
             console.out(f"Phase {p['number']}: {p['name']}")
             for s in p["sessions"]:
-                console.out(f"  {s['number']:>3}  {_status(s):<28} tests {_tests(s):<8} "
-                            f"{(s['commit_hash'] or '-')[:10]:<10}  {s['title']}")
+                console.out(
+                    f"  {s['number']:>3}  {_status(s):<28} tests {_tests(s):<8} "
+                    f"{(s['commit_hash'] or '-')[:10]:<10}  {s['title']}"
+                )
     if data["pending_request"]:
         pr = data["pending_request"]
-        console.out(f"pending request {pr['request_id']} ({pr['kind']} {pr['agent_name']}, "
-                    f"attempt {pr['attempt']}) in {Path(data['plan']) / '.agent-request.json'}")
+        console.out(
+            f"pending request {pr['request_id']} ({pr['kind']} {pr['agent_name']}, "
+            f"attempt {pr['attempt']}) in {Path(data['plan']) / '.agent-request.json'}"
+        )
 
 
 def _status(s: dict[str, Any]) -> str:

@@ -20,7 +20,6 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from executor import faults
 from executor.engine.state import SCHEMA_VERSION, RunState, checksum_of, now
 from executor.errors import CorruptStateError, LockedError, StaleWorkspaceError, StorageError
 from executor.fsutil import atomic_write_bytes, dumps_json, sweep_orphans

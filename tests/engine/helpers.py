@@ -35,8 +35,9 @@ def solutions_copy(tmp: Path) -> Path:
 
 
 def replay_cmd(solutions: Path = SOLUTIONS) -> str:
-    return shlex.join([sys.executable, "-m", "executor", "replay-agent", "--solutions",
-                       str(solutions)])
+    return shlex.join(
+        [sys.executable, "-m", "executor", "replay-agent", "--solutions", str(solutions)]
+    )
 
 
 def commits(repo: Path) -> list[str]:
@@ -56,9 +57,16 @@ def session_state(plan: Path, number: int) -> dict[str, Any]:
     raise KeyError(number)
 
 
-def host_loop(args: list[str], *, repo: Path, plan: Path, solutions: Path = SOLUTIONS,
-              answer: Any = None, max_iterations: int = 60,
-              env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def host_loop(
+    args: list[str],
+    *,
+    repo: Path,
+    plan: Path,
+    solutions: Path = SOLUTIONS,
+    answer: Any = None,
+    max_iterations: int = 60,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
     """Drive `args` the way a host does: on 42, answer via `bridge respond`, re-run --resume."""
     cmd = list(args)
     for _ in range(max_iterations):
@@ -70,14 +78,40 @@ def host_loop(args: list[str], *, repo: Path, plan: Path, solutions: Path = SOLU
         req = json.loads(show.stdout)
         if req["kind"] == "human":
             text = answer(req) if answer else "approve"
-            out = run_cli("bridge", "respond", "--dir", str(plan), "--status", "success",
-                          "--response", text, cwd=repo)
+            out = run_cli(
+                "bridge",
+                "respond",
+                "--dir",
+                str(plan),
+                "--status",
+                "success",
+                "--response",
+                text,
+                cwd=repo,
+            )
         else:
-            agent = run_cli("replay-agent", "--solutions", str(solutions), "--request",
-                            req["request_file"], "--repo", str(repo), cwd=repo)
+            agent = run_cli(
+                "replay-agent",
+                "--solutions",
+                str(solutions),
+                "--request",
+                req["request_file"],
+                "--repo",
+                str(repo),
+                cwd=repo,
+            )
             assert agent.returncode == 0, agent.stderr
-            out = run_cli("bridge", "respond", "--dir", str(plan), "--status", "success",
-                          "--response", agent.stdout.strip() or "done", cwd=repo)
+            out = run_cli(
+                "bridge",
+                "respond",
+                "--dir",
+                str(plan),
+                "--status",
+                "success",
+                "--response",
+                agent.stdout.strip() or "done",
+                cwd=repo,
+            )
         assert out.returncode == 0, out.stderr
         if "--resume" not in cmd:
             cmd.append("--resume")

@@ -13,14 +13,21 @@ from tests.engine.helpers import (
     replay_cmd,
     session_state,
     solutions_copy,
-    state,
 )
 
 
 def test_phase_completes_one_commit_per_session(git_repo: Path) -> None:
     plan = make_project(git_repo)
-    proc = run_cli("execute-phase", "1", "--plan", str(plan), "--yes",
-                   "--agent-command", replay_cmd(), cwd=git_repo)
+    proc = run_cli(
+        "execute-phase",
+        "1",
+        "--plan",
+        str(plan),
+        "--yes",
+        "--agent-command",
+        replay_cmd(),
+        cwd=git_repo,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     log = commits(git_repo)
     assert log[:2] == ["feat(ledger): Balances", "feat(ledger): Ledger Models"]
@@ -42,15 +49,28 @@ def test_phase_completes_one_commit_per_session(git_repo: Path) -> None:
     assert [s["status"] for s in data["phases"][0]["sessions"]] == ["completed", "completed"]
 
 
-def test_wrong_implementation_is_retried_with_output_then_escalated(git_repo: Path,
-                                                                   tmp_path: Path) -> None:
+def test_wrong_implementation_is_retried_with_output_then_escalated(
+    git_repo: Path, tmp_path: Path
+) -> None:
     plan = make_project(git_repo)
     sol = solutions_copy(tmp_path)
     models = sol / "session-1" / "green" / "ledger" / "models.py"
-    models.write_text(models.read_text("utf-8") + "\nraise RuntimeError('broken build')\n",
-                      encoding="utf-8")
-    proc = run_cli("execute-session", "--session", "1", "--plan", str(plan), "--yes",
-                   "--max-retries", "1", "--agent-command", replay_cmd(sol), cwd=git_repo)
+    models.write_text(
+        models.read_text("utf-8") + "\nraise RuntimeError('broken build')\n", encoding="utf-8"
+    )
+    proc = run_cli(
+        "execute-session",
+        "--session",
+        "1",
+        "--plan",
+        str(plan),
+        "--yes",
+        "--max-retries",
+        "1",
+        "--agent-command",
+        replay_cmd(sol),
+        cwd=git_repo,
+    )
     assert proc.returncode == 16, proc.stdout + proc.stderr
     assert "could not be verified after 1 automatic retries" in proc.stderr
     briefs = sorted((plan / ".agent-briefs").glob("s1.green.a2*.md"))
@@ -66,8 +86,19 @@ def test_agent_claiming_success_without_work_gets_no_commit(git_repo: Path, tmp_
     for f in (sol / "session-1" / "green").rglob("*"):
         if f.is_file():
             f.unlink()
-    proc = run_cli("execute-session", "--session", "1", "--plan", str(plan), "--yes",
-                   "--max-retries", "0", "--agent-command", replay_cmd(sol), cwd=git_repo)
+    proc = run_cli(
+        "execute-session",
+        "--session",
+        "1",
+        "--plan",
+        str(plan),
+        "--yes",
+        "--max-retries",
+        "0",
+        "--agent-command",
+        replay_cmd(sol),
+        cwd=git_repo,
+    )
     assert proc.returncode == 16, proc.stdout + proc.stderr
     assert len(commits(git_repo)) == 2
     s1 = session_state(plan, 1)
@@ -80,8 +111,17 @@ def test_red_that_already_passes_is_caught(git_repo: Path, tmp_path: Path) -> No
     import shutil
 
     shutil.copytree(sol / "session-1" / "green", sol / "session-1" / "red", dirs_exist_ok=True)
-    proc = run_cli("execute-session", "--session", "1", "--plan", str(plan), "--yes",
-                   "--agent-command", replay_cmd(sol), cwd=git_repo)
+    proc = run_cli(
+        "execute-session",
+        "--session",
+        "1",
+        "--plan",
+        str(plan),
+        "--yes",
+        "--agent-command",
+        replay_cmd(sol),
+        cwd=git_repo,
+    )
     assert proc.returncode == 16, proc.stdout + proc.stderr
     assert "not RED" in proc.stderr
     assert session_state(plan, 1)["step"] == "red_verify"
@@ -106,8 +146,12 @@ def test_bridge_mode_with_human_checkpoints(git_repo: Path) -> None:
             return json.dumps({"decision": "request_changes", "feedback": "name tests clearly"})
         return "approve"
 
-    proc = host_loop(["execute-session", "--session", "1", "--plan", str(plan)], repo=git_repo,
-                     plan=plan, answer=answer)
+    proc = host_loop(
+        ["execute-session", "--session", "1", "--plan", str(plan)],
+        repo=git_repo,
+        plan=plan,
+        answer=answer,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert asked[0] == "before_start"
     assert asked.count("after_red") == 2 and "after_refactor" in asked

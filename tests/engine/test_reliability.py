@@ -17,8 +17,15 @@ def _session1(plan: Path, *extra: str) -> list[str]:
     return ["execute-session", "--session", "1", "--plan", str(plan), *extra]
 
 
-@pytest.mark.parametrize("fault", ["state.replaced:kill@3", "state.tmp_written:kill@6",
-                                   "request.replaced:kill@2", "git.committed:kill"])
+@pytest.mark.parametrize(
+    "fault",
+    [
+        "state.replaced:kill@3",
+        "state.tmp_written:kill@6",
+        "request.replaced:kill@2",
+        "git.committed:kill",
+    ],
+)
 def test_sigkill_then_same_command_resumes_without_repeating(git_repo: Path, fault: str) -> None:
     plan = make_project(git_repo)
     args = _session1(plan, "--yes", "--agent-command", replay_cmd())
@@ -29,7 +36,10 @@ def test_sigkill_then_same_command_resumes_without_repeating(git_repo: Path, fau
     log = commits(git_repo)
     assert log.count("feat(ledger): Ledger Models") == 1 and len(log) == 3
     s1 = session_state(plan, 1)
-    assert s1["status"] == "completed" and s1["commit_hash"] == git(git_repo, "rev-parse", "HEAD").strip()
+    assert (
+        s1["status"] == "completed"
+        and s1["commit_hash"] == git(git_repo, "rev-parse", "HEAD").strip()
+    )
     assert git(git_repo, "status", "--porcelain") == ""
     if fault == "git.committed:kill":
         assert "adopting commit" in again.stdout
@@ -118,8 +128,12 @@ def test_plan_edit_under_a_started_session_is_refused(git_repo: Path) -> None:
     plan = make_project(git_repo)
     assert run_cli(*_session1(plan), cwd=git_repo).returncode == 42
     phase1 = next(plan.glob("PHASE_1_*.md"))
-    phase1.write_text(phase1.read_text("utf-8").replace("Create the `ledger` package",
-                                                        "Create the `books` package"), "utf-8")
+    phase1.write_text(
+        phase1.read_text("utf-8").replace(
+            "Create the `ledger` package", "Create the `books` package"
+        ),
+        "utf-8",
+    )
     proc = run_cli(*_session1(plan, "--resume"), cwd=git_repo)
     assert proc.returncode == 13 and "changed since the session started" in proc.stderr
 
@@ -129,13 +143,24 @@ def test_foreign_response_rejected_state_unchanged(git_repo: Path) -> None:
     assert run_cli(*_session1(plan), cwd=git_repo).returncode == 42
     req = json.loads((plan / ".agent-request.json").read_text("utf-8"))
     before = (plan / ".agent-state.json").read_bytes()
-    (plan / ".agent-response.json").write_text(json.dumps({
-        "request_id": "00000000-0000-4000-8000-000000000000", "version": "1.0",
-        "status": "success", "response": "approve", "created_at": "2026-01-01T00:00:00Z"}))
+    (plan / ".agent-response.json").write_text(
+        json.dumps(
+            {
+                "request_id": "00000000-0000-4000-8000-000000000000",
+                "version": "1.0",
+                "status": "success",
+                "response": "approve",
+                "created_at": "2026-01-01T00:00:00Z",
+            }
+        )
+    )
     proc = run_cli(*_session1(plan, "--resume"), cwd=git_repo)
     assert proc.returncode == 10, proc.stderr
     assert (plan / ".agent-state.json").read_bytes() == before
-    assert json.loads((plan / ".agent-request.json").read_text("utf-8"))["request_id"] == req["request_id"]
+    assert (
+        json.loads((plan / ".agent-request.json").read_text("utf-8"))["request_id"]
+        == req["request_id"]
+    )
 
 
 def test_missing_response_reemits_same_request_then_caps(git_repo: Path) -> None:
@@ -157,8 +182,20 @@ def test_missing_response_reemits_same_request_then_caps(git_repo: Path) -> None
 def test_same_response_twice_is_a_noop(git_repo: Path) -> None:
     plan = make_project(git_repo)
     assert run_cli(*_session1(plan), cwd=git_repo).returncode == 42
-    assert run_cli("bridge", "respond", "--dir", str(plan), "--status", "success",
-                   "--response", "approve", cwd=git_repo).returncode == 0
+    assert (
+        run_cli(
+            "bridge",
+            "respond",
+            "--dir",
+            str(plan),
+            "--status",
+            "success",
+            "--response",
+            "approve",
+            cwd=git_repo,
+        ).returncode
+        == 0
+    )
     saved = (plan / ".agent-response.json").read_bytes()
     applied = run_cli(*_session1(plan, "--resume"), cwd=git_repo)
     assert applied.returncode == 42  # now asking the RED agent
@@ -167,7 +204,10 @@ def test_same_response_twice_is_a_noop(git_repo: Path) -> None:
     (plan / ".agent-response.json").write_bytes(saved)
     replay = run_cli(*_session1(plan, "--resume"), cwd=git_repo)
     assert replay.returncode == 42
-    assert json.loads((plan / ".agent-request.json").read_text("utf-8"))["request_id"] == pending["request_id"]
+    assert (
+        json.loads((plan / ".agent-request.json").read_text("utf-8"))["request_id"]
+        == pending["request_id"]
+    )
     assert session_state(plan, 1)["step"] == "red_agent"
 
 
@@ -176,8 +216,17 @@ def test_abort_through_the_bridge_rolls_back_with_backup(git_repo: Path) -> None
     args = _session1(plan, "--agent-command", replay_cmd())
     assert run_cli(*args, cwd=git_repo).returncode == 42  # before_start
     for answer in ("approve", "abort"):  # approve start; RED runs; abort at after_red
-        run_cli("bridge", "respond", "--dir", str(plan), "--status", "success",
-                "--response", answer, cwd=git_repo)
+        run_cli(
+            "bridge",
+            "respond",
+            "--dir",
+            str(plan),
+            "--status",
+            "success",
+            "--response",
+            answer,
+            cwd=git_repo,
+        )
         proc = run_cli(*args, "--resume", cwd=git_repo)
     assert proc.returncode == 1, proc.stderr
     assert "refs/executor/backup/" in proc.stderr
@@ -191,11 +240,28 @@ def test_pause_exits_20_and_resume_session_continues(git_repo: Path) -> None:
     plan = make_project(git_repo)
     args = _session1(plan, "--agent-command", replay_cmd())
     assert run_cli(*args, cwd=git_repo).returncode == 42
-    run_cli("bridge", "respond", "--dir", str(plan), "--status", "success", "--response", "pause",
-            cwd=git_repo)
+    run_cli(
+        "bridge",
+        "respond",
+        "--dir",
+        str(plan),
+        "--status",
+        "success",
+        "--response",
+        "pause",
+        cwd=git_repo,
+    )
     paused = run_cli(*args, "--resume", cwd=git_repo)
     assert paused.returncode == 20 and "resume-session 1" in paused.stderr
-    cont = run_cli("resume-session", "1", "--plan", str(plan), "--yes", "--agent-command",
-                   replay_cmd(), cwd=git_repo)
+    cont = run_cli(
+        "resume-session",
+        "1",
+        "--plan",
+        str(plan),
+        "--yes",
+        "--agent-command",
+        replay_cmd(),
+        cwd=git_repo,
+    )
     assert cont.returncode == 0, cont.stdout + cont.stderr
     assert commits(git_repo)[0] == "feat(ledger): Ledger Models"

@@ -11,7 +11,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.input.base import PipeInput
 from prompt_toolkit.output import DummyOutput
 
-from executor.engine.runner import RunOptions, Runner
+from executor.engine.runner import Runner, RunOptions
 from executor.prompts import Decision, Option, TerminalPrompter
 from tests.engine.helpers import commits, make_project, replay_cmd, session_state
 
@@ -44,8 +44,15 @@ def test_terminal_checkpoints_with_request_changes(git_repo: Path, pipe: PipeInp
     # after_red again: approve; after_green: approve; after_refactor: approve.
     keys = Keyboard(pipe, [ENTER, DOWN + ENTER + "use pytest.raises\r", ENTER, ENTER, ENTER])
     lines: list[str] = []
-    opts = RunOptions(plan=plan, scope="session", number=1, repo=git_repo,
-                      agent_command=replay_cmd(), prompter=keys, backoff=0)
+    opts = RunOptions(
+        plan=plan,
+        scope="session",
+        number=1,
+        repo=git_repo,
+        agent_command=replay_cmd(),
+        prompter=keys,
+        backoff=0,
+    )
     Runner(opts, report=lines.append).execute()
     assert keys.questions[0].startswith("Start session 1")
     assert keys.questions[1] == keys.questions[2] == "Tests fail as expected. Implement (GREEN)?"
