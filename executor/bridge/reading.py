@@ -160,18 +160,22 @@ def _validate_file(model: type[BaseModel], path: Path, raw: Any, what: str) -> B
         ) from e
 
 
-def read_request(path: Path) -> AgentRequest:
-    """Read a request file we wrote. FileNotFoundError, or BridgeFileInvalid with problems."""
-    path = path.absolute()
-    data = path.read_bytes()
+def _load_file(path: Path, what: str) -> Any:
+    """The file's JSON; BridgeFileInvalid when it is not JSON at all."""
     try:
-        raw = _load_json(data)
+        return _load_json(path.read_bytes())
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise BridgeFileInvalid(
-            f"Invalid request file {path}: not valid JSON ({e})",
+            f"Invalid {what} {path}: not valid JSON ({e})",
             path=path,
             problems=[f"(file): not valid JSON: {e}"],
         ) from e
+
+
+def read_request(path: Path) -> AgentRequest:
+    """Read a request file we wrote. FileNotFoundError, or BridgeFileInvalid with problems."""
+    path = path.absolute()
+    raw = _load_file(path, "request file")
     req = _validate_file(AgentRequest, path, raw, "request")
     assert isinstance(req, AgentRequest)
     return req
@@ -183,19 +187,11 @@ def validate_file(path: Path) -> tuple[str, BaseModel]:
     Raises FileNotFoundError, or BridgeFileInvalid with field-level problems.
     """
     path = path.absolute()
-    data = path.read_bytes()
-    try:
-        raw = _load_json(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise BridgeFileInvalid(
-            f"Invalid file {path}: not valid JSON ({e})",
-            path=path,
-            problems=[f"(file): not valid JSON: {e}"],
-        ) from e
+    raw = _load_file(path, "file")
     if isinstance(raw, dict) and ("prompt" in raw or "phase_name" in raw) and "status" not in raw:
         return "request", read_request(path)
     try:
-        return "response", parse_response(data, path=path)
+        return "response", parse_response(path.read_bytes(), path=path)
     except InvalidResponseError as e:
         raise BridgeFileInvalid(str(e), path=path, problems=e.problems) from e
 
