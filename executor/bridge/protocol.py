@@ -228,14 +228,18 @@ class BridgeChannel:
                 remove_quietly(self.response_file)
         except FileNotFoundError:
             pass
+        self.drop_request(reply.request_id)
+        faults.hit("response.consumed")
+
+    def drop_request(self, request_id: str) -> None:
+        """Remove the request file (if it still carries `request_id`) and its brief."""
         try:
             raw = json.loads(self.request_file.read_text(encoding="utf-8"))
-            if isinstance(raw, dict) and raw.get("request_id") == reply.request_id:
+            if isinstance(raw, dict) and raw.get("request_id") == request_id:
                 remove_quietly(self.request_file)
         except (FileNotFoundError, ValueError):
             pass
-        remove_quietly(self.briefs_dir / f"{reply.request_id}.md")
-        faults.hit("response.consumed")
+        remove_quietly(self.briefs_dir / f"{request_id}.md")
 
     def sweep(self) -> None:
         """Remove temp files whose writer is dead (P6), here and in the briefs folder."""

@@ -123,6 +123,16 @@ class BridgeAgents:
             ),
         ]
 
+    def supersede(self, key: str) -> None:
+        """A human question pending under `key` was answered another way (--yes, a
+        terminal): drop it, so neither its request file nor its pending entry lingers."""
+        st = self._state()
+        if st.pending is not None and st.pending.kind == "human" and st.pending.key == key:
+            request_id = st.pending.request_id
+            st.pending = None
+            self._save()
+            self.channel.drop_request(request_id)
+
     def flush(self) -> None:
         """Called after every durable save: remove the files of consumed replies."""
         while self._to_finish:

@@ -450,12 +450,16 @@ class _Decider:
 
         if checkpoint and self.opts.yes:
             self.report(f"[session {session.number}] {checkpoint}: approved (--yes)")
+            self.bridge.supersede(key)
             return Decision(action="approve")
         if self.prompter is not None:
             try:
-                return self.prompter.ask(question, options, detail=detail)
+                decision = self.prompter.ask(question, options, detail=detail)
             except EOFError:
                 self.prompter = None
+            else:
+                self.bridge.supersede(key)
+                return decision
         if self.opts.yes:
             raise VerificationFailedError(
                 f"{question}\n{detail[-2000:]}\nNo human is available (--yes without a "

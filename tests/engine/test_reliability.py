@@ -265,3 +265,13 @@ def test_pause_exits_20_and_resume_session_continues(git_repo: Path) -> None:
     )
     assert cont.returncode == 0, cont.stdout + cont.stderr
     assert commits(git_repo)[0] == "feat(ledger): Ledger Models"
+
+
+def test_pending_human_question_is_superseded_by_yes(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    assert run_cli(*_session1(plan), cwd=git_repo).returncode == 42  # human: before_start
+    proc = run_cli(*_session1(plan, "--yes", "--agent-command", replay_cmd()), cwd=git_repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert not (plan / ".agent-request.json").exists()
+    assert json.loads((plan / ".agent-state.json").read_text("utf-8"))["pending"] is None
+    assert commits(git_repo)[0] == "feat(ledger): Ledger Models"
