@@ -33,13 +33,10 @@ GENERIC_COMMANDS: tuple[str, ...] = (
     "execute-plan",
     "resume-session",
     "show-progress",
-    "template-create",
 )
 
 #: Command templates that embed the relay loop.
-_LOOP_COMMANDS = frozenset(
-    {"execute-phase", "execute-session", "execute-plan", "resume-session", "template-create"}
-)
+_LOOP_COMMANDS = frozenset({"execute-phase", "execute-session", "execute-plan", "resume-session"})
 
 _TEMPLATES = Path(__file__).resolve().parent / "commands"
 
