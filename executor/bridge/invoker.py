@@ -237,10 +237,7 @@ class AgentBridgeInvoker:
             self.channel.finish(reply)
         else:
             remove_quietly(self.response_file)
-        if reply.status != "success":
-            raise invocation_error(reply)
-        self._cached_response = reply.text or ""
-        return self._cached_response
+        return self._replay(reply)
 
     # -- the call our own code uses -------------------------------------------------
 
@@ -314,7 +311,7 @@ class AgentBridgeInvoker:
 
     # -- helpers --------------------------------------------------------------------
 
-    def _replay(self, outcome: Outcome, request_id: str | None = None) -> str:
+    def _replay(self, outcome: Reply | Outcome, request_id: str | None = None) -> str:
         if outcome.status != "success":
             raise invocation_error(outcome, request_id)
         self._cached_response = outcome.text or ""
