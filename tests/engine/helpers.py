@@ -57,6 +57,13 @@ def session_state(plan: Path, number: int) -> dict[str, Any]:
     raise KeyError(number)
 
 
+def respond(plan: Path, repo: Path, text: str) -> subprocess.CompletedProcess[str]:
+    """Answer the pending request the way a host does: `executor bridge respond`."""
+    return run_cli(
+        "bridge", "respond", "--dir", str(plan), "--status", "success", "--response", text, cwd=repo
+    )
+
+
 def host_loop(
     args: list[str],
     *,
@@ -78,17 +85,7 @@ def host_loop(
         req = json.loads(show.stdout)
         if req["kind"] == "human":
             text = answer(req) if answer else "approve"
-            out = run_cli(
-                "bridge",
-                "respond",
-                "--dir",
-                str(plan),
-                "--status",
-                "success",
-                "--response",
-                text,
-                cwd=repo,
-            )
+            out = respond(plan, repo, text)
         else:
             agent = run_cli(
                 "replay-agent",
@@ -101,17 +98,7 @@ def host_loop(
                 cwd=repo,
             )
             assert agent.returncode == 0, agent.stderr
-            out = run_cli(
-                "bridge",
-                "respond",
-                "--dir",
-                str(plan),
-                "--status",
-                "success",
-                "--response",
-                agent.stdout.strip() or "done",
-                cwd=repo,
-            )
+            out = respond(plan, repo, agent.stdout.strip() or "done")
         assert out.returncode == 0, out.stderr
         if "--resume" not in cmd:
             cmd.append("--resume")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git, run_cli
-from tests.engine.helpers import commits, make_project, replay_cmd, session_state
+from tests.engine.helpers import commits, make_project, replay_cmd, respond, session_state
 
 
 def _session1(plan: Path, *extra: str) -> list[str]:
@@ -182,20 +182,7 @@ def test_missing_response_reemits_same_request_then_caps(git_repo: Path) -> None
 def test_same_response_twice_is_a_noop(git_repo: Path) -> None:
     plan = make_project(git_repo)
     assert run_cli(*_session1(plan), cwd=git_repo).returncode == 42
-    assert (
-        run_cli(
-            "bridge",
-            "respond",
-            "--dir",
-            str(plan),
-            "--status",
-            "success",
-            "--response",
-            "approve",
-            cwd=git_repo,
-        ).returncode
-        == 0
-    )
+    assert respond(plan, git_repo, "approve").returncode == 0
     saved = (plan / ".agent-response.json").read_bytes()
     applied = run_cli(*_session1(plan, "--resume"), cwd=git_repo)
     assert applied.returncode == 42  # now asking the RED agent
@@ -216,17 +203,7 @@ def test_abort_through_the_bridge_rolls_back_with_backup(git_repo: Path) -> None
     args = _session1(plan, "--agent-command", replay_cmd())
     assert run_cli(*args, cwd=git_repo).returncode == 42  # before_start
     for answer in ("approve", "abort"):  # approve start; RED runs; abort at after_red
-        run_cli(
-            "bridge",
-            "respond",
-            "--dir",
-            str(plan),
-            "--status",
-            "success",
-            "--response",
-            answer,
-            cwd=git_repo,
-        )
+        respond(plan, git_repo, answer)
         proc = run_cli(*args, "--resume", cwd=git_repo)
     assert proc.returncode == 1, proc.stderr
     assert "refs/executor/backup/" in proc.stderr
@@ -240,17 +217,7 @@ def test_pause_exits_20_and_resume_session_continues(git_repo: Path) -> None:
     plan = make_project(git_repo)
     args = _session1(plan, "--agent-command", replay_cmd())
     assert run_cli(*args, cwd=git_repo).returncode == 42
-    run_cli(
-        "bridge",
-        "respond",
-        "--dir",
-        str(plan),
-        "--status",
-        "success",
-        "--response",
-        "pause",
-        cwd=git_repo,
-    )
+    respond(plan, git_repo, "pause")
     paused = run_cli(*args, "--resume", cwd=git_repo)
     assert paused.returncode == 20 and "resume-session 1" in paused.stderr
     cont = run_cli(
