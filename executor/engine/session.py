@@ -204,13 +204,14 @@ class SessionRunner:
 
     def abort(self, why: str) -> None:
         backup = ""
-        if self.ss.base_commit:
-            backup = self.c.repo.reset_hard(self.ss.base_commit, keep=self.c.ignore)
+        base = self.ss.base_commit
+        if base:
+            backup = self.c.repo.reset_hard(base, keep=self.c.ignore)
         self._reset_session()
         self.c.save()
         raise UserCancelled(
             f"Session {self.ps.number} {why}: the worktree was reset to "
-            f"{(self.ss.base_commit or 'its start')[:12]}"
+            f"{(base or 'its start')[:12]}"
             + (f"; everything it held is saved in {backup}" if backup else "")
             + f". Start again with: executor resume-session {self.ps.number} --plan "
             f"{self.c.plan.folder}"
