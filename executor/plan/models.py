@@ -5,24 +5,23 @@ These field names are a contract used by the engine and by `plan validate --json
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from executor.records import Record
 
 StepRole = Literal["red", "green", "refactor"]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=False)
-
-
-class ChecklistItem(_Model):
+@dataclass(kw_only=True)
+class ChecklistItem(Record):
     text: str
     checked: bool = False
 
 
-class FileSpec(_Model):
+@dataclass(kw_only=True)
+class FileSpec(Record):
     """A file the session creates or modifies, e.g. `config/settings.py (add app)`."""
 
     path: str
@@ -31,13 +30,14 @@ class FileSpec(_Model):
     line: int | None = None
 
 
-class Step(_Model):
+@dataclass(kw_only=True)
+class Step(Record):
     """One TDD step (RED, GREEN or REFACTOR) of a session."""
 
     role: StepRole
     heading: str
-    tasks: list[str] = Field(default_factory=list)
-    files: list[str] = Field(default_factory=list)
+    tasks: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
     #: The command the step names in a code span, or None.
     test_command: str | None = None
     #: True when the step says "Should now PASS" & co: the same command as before.
@@ -46,25 +46,26 @@ class Step(_Model):
     line: int
 
 
-class Session(_Model):
+@dataclass(kw_only=True)
+class Session(Record):
     number: int
     title: str
     phase: int
     tdd: bool = True
-    objectives: list[ChecklistItem] = Field(default_factory=list)
+    objectives: list[ChecklistItem] = field(default_factory=list)
     red: Step | None = None
     green: Step | None = None
     refactor: Step | None = None
-    files: list[FileSpec] = Field(default_factory=list)
-    dependencies: list[int] = Field(default_factory=list)
-    exit_criteria: list[ChecklistItem] = Field(default_factory=list)
+    files: list[FileSpec] = field(default_factory=list)
+    dependencies: list[int] = field(default_factory=list)
+    exit_criteria: list[ChecklistItem] = field(default_factory=list)
     estimated_hours: float | None = None
     estimated_tests: int | None = None
     estimated_context_tokens: int | None = None
-    coverage_requirements: list[str] = Field(default_factory=list)
+    coverage_requirements: list[str] = field(default_factory=list)
     next_session: int | None = None
     #: `**Test Cases to Write**` items written outside any step.
-    test_cases: list[str] = Field(default_factory=list)
+    test_cases: list[str] = field(default_factory=list)
     #: A `**Run tests**:` command given at session level, outside any step.
     default_test_command: str | None = None
     #: Line of the dependencies statement (None: not stated, or from a Mermaid graph).
@@ -98,16 +99,18 @@ class Session(_Model):
         return default
 
 
-class Phase(_Model):
+@dataclass(kw_only=True)
+class Phase(Record):
     number: int
     name: str
     source_file: Path | None = None
     #: Line of the `Phase N` heading (None when the number came from the file name only).
     line: int | None = None
-    sessions: list[Session] = Field(default_factory=list)
+    sessions: list[Session] = field(default_factory=list)
 
 
-class Diagnostic(_Model):
+@dataclass(kw_only=True)
+class Diagnostic(Record):
     severity: Literal["error", "warning"]
     path: Path
     line: int
@@ -117,12 +120,13 @@ class Diagnostic(_Model):
         return f"{self.path}:{self.line}: {self.severity}: {self.message}"
 
 
-class Plan(_Model):
+@dataclass(kw_only=True)
+class Plan(Record):
     name: str
     #: The plan folder (for a single-file plan: the file's folder).
     folder: Path
-    phases: list[Phase] = Field(default_factory=list)
-    diagnostics: list[Diagnostic] = Field(default_factory=list)
+    phases: list[Phase] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def sessions(self) -> list[Session]:
         return [s for p in self.phases for s in p.sessions]
