@@ -13,7 +13,7 @@ from itertools import pairwise
 from pathlib import Path
 
 from executor.plan.graph import find_cycles, graph_of
-from executor.plan.models import Diagnostic, Plan, Session
+from executor.plan.models import Diagnostic, Plan, Session, Severity
 from executor.plan.vocabulary import path_problem
 
 
@@ -29,7 +29,7 @@ def lint(plan: Plan, *, project_test_command: str | None = None) -> list[Diagnos
     return sorted(unique.values(), key=lambda d: (str(d.path), d.line, d.severity != "error"))
 
 
-def _diag(severity: str, path: Path, line: int, message: str) -> Diagnostic:
+def _diag(severity: Severity, path: Path, line: int, message: str) -> Diagnostic:
     return Diagnostic(severity=severity, path=path, line=line, message=message)
 
 

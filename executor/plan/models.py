@@ -12,6 +12,7 @@ from typing import Literal
 from executor.records import Record
 
 StepRole = Literal["red", "green", "refactor"]
+Severity = Literal["error", "warning"]
 
 
 @dataclass(kw_only=True)
@@ -111,7 +112,7 @@ class Phase(Record):
 
 @dataclass(kw_only=True)
 class Diagnostic(Record):
-    severity: Literal["error", "warning"]
+    severity: Severity
     path: Path
     line: int
     message: str

@@ -26,7 +26,15 @@ from executor.plan.markdown import (
     read_label,
     split_lines,
 )
-from executor.plan.models import ChecklistItem, Diagnostic, FileSpec, Phase, Session, Step
+from executor.plan.models import (
+    ChecklistItem,
+    Diagnostic,
+    FileSpec,
+    Phase,
+    Session,
+    Step,
+    StepRole,
+)
 
 _SEPARATOR = re.compile(r"^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$")
 _VALUE_KINDS = ("time", "tests_count", "context", "next", "dependencies")
@@ -242,7 +250,7 @@ class _FileParser:
         self.section = None
         self.awaiting_command = False
 
-    def open_step(self, role: str, heading: str, level: int, line: int) -> None:
+    def open_step(self, role: StepRole, heading: str, level: int, line: int) -> None:
         session = self.session
         assert session is not None
         session.tdd = True
