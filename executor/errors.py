@@ -1,7 +1,8 @@
 """The exception tree. Exceptions carry data and never print; only the CLI talks.
 
 ExecutorError                      internal error unless a subclass says otherwise
-├── TransitionNotAllowed           illegal session state transition (a bug)
+├── TransitionNotAllowed           a workflow table has no edge for (step, outcome): a bug
+├── GitCommandError                a git command failed unexpectedly
 ├── AgentInvocationError           error/timeout/cancelled response (seed 000 API)
 ├── RunStopped                     a controlled stop that is not a failure of ours
 │   ├── NeedAgent  (also SystemExit(42): scripts that don't catch it exit 42)
@@ -11,6 +12,7 @@ ExecutorError                      internal error unless a subclass says otherwi
     ├── PathNotFoundError
     ├── PlanInvalidError
     ├── InvalidResponseError
+    ├── BridgeFileInvalid
     ├── CorruptStateError
     ├── LockedError
     ├── StaleWorkspaceError
@@ -21,7 +23,9 @@ ExecutorError                      internal error unless a subclass says otherwi
     ├── GitBusyError
     ├── DirtyWorktreeError
     ├── NothingToResumeError
-    └── BlockedError
+    ├── BlockedError
+    ├── ReplayError
+    └── FrontmatterError
 """
 
 from __future__ import annotations
@@ -38,10 +42,24 @@ class ExecutorError(Exception):
 
 
 class TransitionNotAllowed(ExecutorError):
-    def __init__(self, event: str, state: str) -> None:
-        super().__init__(f"transition {event!r} is not allowed from state {state!r}")
-        self.event = event
-        self.state = state
+    def __init__(self, workflow: str, step: str, outcome: str) -> None:
+        super().__init__(
+            f"workflow {workflow!r} has no transition from step {step!r} on outcome {outcome!r}"
+        )
+        self.workflow = workflow
+        self.step = step
+        self.outcome = outcome
+
+
+class GitCommandError(ExecutorError):
+    """A git command failed in a way we did not expect (an internal error)."""
+
+    def __init__(self, args: Sequence[str], returncode: int, stderr: str) -> None:
+        detail = stderr.strip() or "(no output)"
+        super().__init__(f"`git {' '.join(args)}` failed with exit code {returncode}: {detail}")
+        self.git_args = list(args)
+        self.returncode = returncode
+        self.stderr = stderr
 
 
 class AgentInvocationError(ExecutorError):
@@ -67,9 +85,10 @@ class AgentInvocationError(ExecutorError):
     @property
     def retryable(self) -> bool:
         """Transient failures are retried; parse/validation/not-found ones are not."""
-        if self.status in {"cancelled", "invalid_request"}:
-            return False
-        return self.error_type not in {"PARSE_ERROR", "VALIDATION_ERROR", "AGENT_NOT_FOUND"}
+        from executor.bridge.models import known_error_type
+        from executor.retry import RetryPolicy
+
+        return RetryPolicy.retryable(self.status, known_error_type(self.error_type))
 
 
 class RunStopped(ExecutorError):
@@ -93,8 +112,8 @@ class NeedAgent(RunStopped, SystemExit):
         request_id: str,
         agent_name: str,
         attempt: int = 1,
+        emission: int = 1,
         prompt_file: Path | None = None,
-        resume_hint: str | None = None,
     ) -> None:
         SystemExit.__init__(self, int(ExitCode.NEED_AGENT))
         self.request_file = request_file
@@ -102,8 +121,8 @@ class NeedAgent(RunStopped, SystemExit):
         self.request_id = request_id
         self.agent_name = agent_name
         self.attempt = attempt
+        self.emission = emission
         self.prompt_file = prompt_file
-        self.resume_hint = resume_hint
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -112,33 +131,52 @@ class NeedAgent(RunStopped, SystemExit):
             "agent_name": self.agent_name,
             "request_id": self.request_id,
             "attempt": self.attempt,
+            "emission": self.emission,
             "request_file": str(self.request_file),
             "response_file": str(self.response_file),
             "prompt_file": str(self.prompt_file) if self.prompt_file else None,
-            "resume": self.resume_hint,
         }
 
     def __str__(self) -> str:
+        from executor.fsutil import quote
+
         who = "ask the person" if self.agent_name == "human" else f"run agent {self.agent_name!r}"
-        brief = f" (brief: {self.prompt_file})" if self.prompt_file else ""
-        then = (
-            f", then re-run: {self.resume_hint}"
-            if self.resume_hint
-            else ", then re-run with --resume"
-        )
+        brief = f" (brief: {quote(self.prompt_file)})" if self.prompt_file else ""
+        answer = "--response CHOICE" if self.agent_name == "human" else "--response-file ANSWER"
         return (
-            f"NEED_AGENT: {who} for request {self.request_id} in {self.request_file}{brief}; "
-            f"write the answer with `executor bridge respond --dir {self.request_file.parent}`"
-            f"{then}"
+            f"NEED_AGENT: {who} for request {self.request_id} in {quote(self.request_file)}"
+            f"{brief}; write the answer with `executor bridge respond --dir "
+            f"{quote(self.request_file.parent)} --status success {answer}` (or --status error "
+            f"--error-message M)"
         )
 
 
 class Paused(RunStopped):
+    """Stopped at a checkpoint on purpose; `session` continues with resume-session."""
+
     exit_code = ExitCode.PAUSED
+
+    def __init__(self, message: str, *, session: int, plan: Path) -> None:
+        super().__init__(message)
+        self.session = session
+        self.plan = plan
 
 
 class UserCancelled(RunStopped):
     exit_code = ExitCode.USER_CANCELLED
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        session: int | None = None,
+        plan: Path | None = None,
+        backup_ref: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.session = session
+        self.plan = plan
+        self.backup_ref = backup_ref
 
 
 class UserError(ExecutorError):
@@ -168,6 +206,17 @@ class InvalidResponseError(UserError):
     exit_code = ExitCode.INVALID_RESPONSE
 
     def __init__(self, message: str, *, path: Path, problems: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.path = path
+        self.problems = list(problems)
+
+
+class BridgeFileInvalid(UserError):
+    """A request/response file failed validation (`executor bridge validate`, `show`)."""
+
+    exit_code = ExitCode.VALIDATION_FAILED
+
+    def __init__(self, message: str, *, path: Path, problems: Sequence[str]) -> None:
         super().__init__(message)
         self.path = path
         self.problems = list(problems)
@@ -241,3 +290,18 @@ class NothingToResumeError(UserError):
 
 class BlockedError(UserError):
     exit_code = ExitCode.BLOCKED
+
+
+class ReplayError(UserError):
+    """The replay agent cannot do what it was asked (bad input, unsafe prepared files)."""
+
+
+class FrontmatterError(UserError):
+    """Claude Code frontmatter is missing or malformed; `str()` names the source and line."""
+
+    exit_code = ExitCode.VALIDATION_FAILED
+
+    def __init__(self, message: str, *, source: str, line: int) -> None:
+        super().__init__(f"{source}:{line}: {message}")
+        self.source = source
+        self.line = line

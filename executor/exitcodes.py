@@ -35,6 +35,7 @@ class ExitCode(IntEnum):
     USAGE_ERROR = 64
     INTERNAL_ERROR = 70
     INTERRUPTED = 130
+    OUTPUT_CLOSED = 141
 
 
 #: One line per code: what it means and what the caller should do.
@@ -72,6 +73,8 @@ DESCRIPTIONS: dict[ExitCode, str] = {
     ExitCode.INTERNAL_ERROR: "A bug in the executor (please report it with the traceback "
     "shown by --verbose).",
     ExitCode.INTERRUPTED: "Interrupted (Ctrl+C / SIGTERM); state saved and resumable.",
+    ExitCode.OUTPUT_CLOSED: "The reader closed our output (e.g. `| head -1`); nothing failed "
+    "and nothing was left half-done.",
 }
 
 

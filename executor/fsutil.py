@@ -2,8 +2,10 @@
 
 Write a temp file in the same folder, fsync it, `os.replace` it over the target,
 fsync the folder. A SIGKILL at any point leaves the old or the new file, never a torn
-one. Temp files are named `.<target>.<pid>.tmp` so `sweep_orphans` can remove those
-whose writer is dead (and only those).
+one. Temp files are named `.agent-tmp-<pid>-<target>`: one distinctive prefix, hidden
+by the executor's git exclude pattern (`.agent-*`), so `sweep_orphans` removes only
+files we wrote, and only those whose writer is dead (P6). A person's
+`.draft.4000000.tmp` is never touched.
 """
 
 from __future__ import annotations
@@ -12,12 +14,19 @@ import contextlib
 import json
 import os
 import re
+import shlex
 from pathlib import Path
 from typing import Any
 
 from executor import faults
 
-_TMP_RE = re.compile(r"^\.(?P<target>.+)\.(?P<pid>\d+)\.tmp$")
+TEMP_PREFIX = ".agent-tmp-"
+_TMP_RE = re.compile(r"^\.agent-tmp-(?P<pid>\d+)-(?P<target>.+)$")
+
+
+def quote(path: object) -> str:
+    """A path (or word) as it must appear in a command a person copies: shell-quoted."""
+    return shlex.quote(str(path))
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -33,15 +42,24 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, fault: str = "file") -> None:
+def temp_path(path: Path) -> Path:
+    """The temp file `atomic_write_bytes` uses for `path` in this process."""
+    return path.parent / f"{TEMP_PREFIX}{os.getpid()}-{path.name}"
+
+
+def atomic_write_bytes(
+    path: Path, data: bytes, *, fault: str = "file", backup: Path | None = None
+) -> None:
     """Replace `path` with `data` atomically and durably.
 
     `fault` names the fault points (`<fault>.tmp_written`, `<fault>.replaced`).
+    `backup`: first make the current `path` (if any) that file, by a hard link, so the
+    previous version survives as a whole file without being rewritten.
     Raises OSError; the previous file is then intact.
     """
     path = Path(path)
     folder = path.parent
-    tmp = folder / f".{path.name}.{os.getpid()}.tmp"
+    tmp = temp_path(path)
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
@@ -53,6 +71,8 @@ def atomic_write_bytes(path: Path, data: bytes, *, fault: str = "file") -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+        if backup is not None:
+            _link_backup(path, backup)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -61,6 +81,18 @@ def atomic_write_bytes(path: Path, data: bytes, *, fault: str = "file") -> None:
     faults.hit(f"{fault}.replaced")
     _fsync_dir(folder)
     faults.hit(f"{fault}.synced")
+
+
+def _link_backup(path: Path, backup: Path) -> None:
+    """Make `backup` the current `path` (hard link, swapped in atomically)."""
+    staged = temp_path(backup)
+    with contextlib.suppress(FileNotFoundError):
+        staged.unlink()
+    try:
+        os.link(path, staged)
+    except FileNotFoundError:
+        return
+    os.replace(staged, backup)
 
 
 def atomic_write_text(path: Path, text: str, *, fault: str = "file") -> None:
@@ -76,6 +108,29 @@ def atomic_write_json(path: Path, data: Any, *, fault: str = "file") -> None:
     atomic_write_text(path, dumps_json(data), fault=fault)
 
 
+def ensure_private_dir(folder: Path, *, inside: Path) -> Path:
+    """Create `folder` (an executor folder such as `.agent-briefs`) below `inside`.
+
+    Refuses a symlink, or anything that resolves outside `inside`: executor files are
+    written only inside the run folder, never where a link points.
+    """
+    from executor.errors import StorageError
+
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        raise StorageError(
+            f"{folder} is a symlink or not a folder; the executor writes its files only "
+            f"inside {inside}. Remove it and re-run.",
+            path=folder,
+        )
+    folder.mkdir(parents=True, exist_ok=True)
+    if not folder.resolve().is_relative_to(inside.resolve()):
+        raise StorageError(
+            f"{folder} resolves outside {inside}; refusing to write executor files there.",
+            path=folder,
+        )
+    return folder
+
+
 def _pid_alive(pid: int) -> bool:
     if pid == os.getpid():
         return True
@@ -89,17 +144,19 @@ def _pid_alive(pid: int) -> bool:
 
 
 def sweep_orphans(folder: Path) -> list[Path]:
-    """Remove temp files left by dead writers in `folder`; return what was removed."""
+    """Remove our temp files left by dead writers in `folder`; return what was removed."""
     removed: list[Path] = []
     try:
-        entries = list(Path(folder).iterdir())
+        entries = list(os.scandir(folder))
     except OSError:
         return removed
     for entry in entries:
+        if not entry.name.startswith(TEMP_PREFIX):
+            continue
         m = _TMP_RE.match(entry.name)
         if not m or _pid_alive(int(m.group("pid"))):
             continue
         with contextlib.suppress(OSError):
-            entry.unlink()
-            removed.append(entry)
+            os.unlink(entry.path)
+            removed.append(Path(entry.path))
     return removed

@@ -1,13 +1,10 @@
 """Human decisions behind one seam: the ONLY module that imports questionary (lazily).
 
-The engine asks a `Prompter` and gets a `Decision` back. Three ways to answer:
+The engine asks a `Prompter` and gets a `Decision` back:
   TerminalPrompter  a person at a terminal (questionary select, then a text prompt for
                     the feedback when they choose "request_changes");
-  ScriptedPrompter  canned answers for the engine's unit tests;
-  parse_decision    the bridge form, for a person answering through the host:
-                    `approve`, `pause`, `abort` (any option value, case-insensitive), or
-                    JSON `{"decision": "request_changes", "feedback": "..."}`, which works
-                    for every decision.
+  ScriptedPrompter  canned answers for the engine's unit tests.
+(A person answering through the bridge is `executor.engine.decisions.parse_decision`.)
 
 On a terminal, Ctrl+C raises KeyboardInterrupt (the CLI maps it to "interrupted") and
 a closed input raises EOFError, which the engine treats as "no terminal".
@@ -15,35 +12,12 @@ a closed input raises EOFError, which the engine treats as "no terminal".
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-
-from executor import console, errors
-
-APPROVE = "approve"
-REQUEST_CHANGES = "request_changes"
-PAUSE = "pause"
-ABORT = "abort"
-
-
-@dataclass
-class Decision:
-    """What the person chose: `action` is one of the offered options' values."""
-
-    action: str
-    feedback: str = ""
-
-
-@dataclass
-class Option:
-    value: str  # stable identifier the engine branches on ("approve", "show_diff", ...)
-    label: str  # what the person reads
+from executor import console
+from executor.engine.decisions import REQUEST_CHANGES, Decision, Option
 
 
 class Prompter(Protocol):
@@ -119,80 +93,3 @@ class ScriptedPrompter:
     @property
     def remaining(self) -> int:
         return len(self._answers)
-
-
-class _DecisionJSON(BaseModel):
-    """The JSON form of a bridge answer (written by a host: unknown keys are ignored)."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    decision: str
-    feedback: str = ""
-
-
-def parse_decision(text: str, options: Sequence[Option], *, path: Path) -> Decision:
-    """A person's answer relayed through the bridge, as a Decision.
-
-    Accepts an option value or label (case-insensitive, surrounding whitespace and JSON
-    string quotes ignored), or JSON `{"decision": ..., "feedback": ...}`.
-    "request_changes" must carry non-empty feedback. Anything else raises
-    InvalidResponseError naming `path` and the accepted answers.
-    """
-    values = [o.value for o in options]
-    accepted = ", ".join(values) + ', or JSON {"decision": "<one of those>", "feedback": "..."}'
-    raw = text.strip()
-    feedback = ""
-    if not raw:
-        raise _invalid(path, "the answer is empty", accepted)
-    if raw.startswith("{"):
-        try:
-            parsed = _DecisionJSON.model_validate_json(raw)
-        except ValidationError as e:
-            problems = [_problem(err) for err in e.errors()]
-            raise _invalid(path, "; ".join(problems), accepted, problems) from e
-        word, feedback = parsed.decision.strip(), parsed.feedback.strip()
-    elif raw.startswith('"'):
-        try:
-            loaded = json.loads(raw)
-        except json.JSONDecodeError as e:
-            raise _invalid(path, f"not valid JSON ({e.msg})", accepted) from e
-        word = str(loaded).strip()
-    else:
-        word = raw
-    action = _match(word, options)
-    if action is None:
-        raise _invalid(path, f"{word!r} is not one of the options", accepted)
-    if action == REQUEST_CHANGES and not feedback:
-        raise _invalid(
-            path,
-            "request_changes needs feedback: answer with JSON "
-            '{"decision": "request_changes", "feedback": "what should change"}',
-            accepted,
-        )
-    return Decision(action=action, feedback=feedback)
-
-
-def _match(word: str, options: Sequence[Option]) -> str | None:
-    folded = word.casefold()
-    for option in options:
-        if option.value.casefold() == folded:
-            return option.value
-    for option in options:
-        if option.label.strip().casefold() == folded:
-            return option.value
-    return None
-
-
-def _problem(err: Any) -> str:
-    where = ".".join(str(p) for p in err.get("loc", ())) or "answer"
-    return f"{where}: {err.get('msg', 'invalid')}"
-
-
-def _invalid(
-    path: Path, why: str, accepted: str, problems: Sequence[str] = ()
-) -> errors.InvalidResponseError:
-    return errors.InvalidResponseError(
-        f"invalid decision in {path}: {why}. Accepted answers: {accepted}",
-        path=path,
-        problems=list(problems) or [why],
-    )

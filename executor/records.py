@@ -168,7 +168,7 @@ def _enum(tp: type[enum.Enum]) -> Decoder:
 
 
 def _literal(args: tuple[Any, ...]) -> Decoder:
-    allowed = ", ".join(repr(a) for a in args)
+    allowed = ", ".join(str(a) for a in args)
 
     def dec(value: Any, loc: str, problems: list[str]) -> Any:
         if any(value == a and type(value) is type(a) for a in args):

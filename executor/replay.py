@@ -29,8 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from executor.errors import PathNotFoundError, UserError
-from executor.exitcodes import ExitCode
+from executor.errors import PathNotFoundError, ReplayError
 from executor.fsutil import atomic_write_bytes
 
 STEPS = ("red", "green", "refactor", "other")
@@ -39,12 +38,6 @@ DELETE_SUFFIX = ".__delete__"
 _IGNORED_DIRS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
 #: How long to wait for more prompt text on stdin before giving up on it (seconds).
 _STDIN_IDLE = 0.5
-
-
-class ReplayError(UserError):
-    """The replay agent cannot do what it was asked (bad input, unsafe prepared files)."""
-
-    exit_code = ExitCode.USAGE_ERROR
 
 
 @dataclass(frozen=True)

@@ -43,22 +43,11 @@ _LABEL_UNSAFE_RE = re.compile(r"[^A-Za-z0-9._-]+")
 _BASE_ENV = {"LC_ALL": "C", "LANGUAGE": "C", "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
 
 
-class GitCommandError(errors.ExecutorError):
-    """A git command failed in a way we did not expect (an internal error)."""
-
-    def __init__(self, args: Sequence[str], returncode: int, stderr: str) -> None:
-        detail = stderr.strip() or "(no output)"
-        super().__init__(f"`git {' '.join(args)}` failed with exit code {returncode}: {detail}")
-        self.args_ = list(args)
-        self.returncode = returncode
-        self.stderr = stderr
-
-
 def _raise_for(args: Sequence[str], returncode: int, stderr: str, git_dir: Path | None) -> None:
     if "index.lock" in stderr:
         lock = (git_dir / "index.lock") if git_dir else Path("index.lock")
         raise errors.GitBusyError(_busy_message(lock))
-    raise GitCommandError(args, returncode, stderr)
+    raise errors.GitCommandError(args, returncode, stderr)
 
 
 def _busy_message(lock: Path) -> str:
@@ -221,6 +210,36 @@ class GitRepo:
             )
         return sha
 
+    def head_and_branch(self) -> tuple[str, str | None]:
+        """HEAD's full SHA and the current branch (None when detached), in one git call."""
+        proc = self._run("rev-parse", "HEAD", "--symbolic-full-name", "HEAD", check=False)
+        lines = proc.stdout.split()
+        if proc.returncode != 0 or not lines:
+            return self.head(), self.branch()
+        ref = lines[1] if len(lines) > 1 else ""
+        return lines[0], ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None
+
+    def exclude_run_folder(self, folder: Path) -> None:
+        """Hide the executor's files in `folder` via .git/info/exclude (local, never
+        committed), so they never show in `git status` or enter a commit."""
+        rel = self._rel(folder.resolve())
+        prefix = "" if rel is None else rel + "/"
+        if rel is None and folder.resolve() != self.root:
+            return  # the folder is outside this repository
+        path = Path(self._out("rev-parse", "--git-path", "info/exclude").strip())
+        path = path if path.is_absolute() else self.root / path
+        lines = [f"/{prefix}.agent-*"]
+        existing = path.read_text("utf-8") if path.exists() else ""
+        missing = [ln for ln in lines if ln not in existing.splitlines()]
+        if missing:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            sep = "" if not existing or existing.endswith("\n") else "\n"
+            fsutil.atomic_write_text(
+                path,
+                existing + sep + "# plan-executor's own files\n" + "\n".join(missing) + "\n",
+                fault="exclude",
+            )
+
     def branch(self) -> str | None:
         """Current branch name; None when HEAD is detached."""
         proc = self._run("symbolic-ref", "--quiet", "--short", "HEAD", check=False)
@@ -288,7 +307,7 @@ class GitRepo:
     def diff_text(self, base: str, ignore: Sequence[Path] = (), max_chars: int = 20000) -> str:
         """Unified diff from `base` to the working tree, new untracked files included."""
         base = self._require_commit(base)
-        specs = self._exclude_specs(self._rels(ignore))
+        specs = self._exclude_specs(self._visible(self._rels(ignore)))
         with self._temp_index() as env:
             self._run("add", "-A", "--", *specs, env=env)
             text = self._out(
@@ -304,6 +323,22 @@ class GitRepo:
         if self.resolve("HEAD") is None:
             return []
         return self._out("log", "--oneline", "--no-decorate", f"-n{n}").splitlines()
+
+    def _visible(self, rels: Sequence[str]) -> list[str]:
+        """The paths git does not ignore: naming an ignored path in `git add`, even to
+        exclude it, makes the command fail ("paths are ignored by one of your .gitignore
+        files"). One `git check-ignore` call for all of them."""
+        if not rels:
+            return []
+        proc = _git_subprocess(
+            ["check-ignore", "--no-index", "-z", "--stdin"],
+            cwd=self.root,
+            input_text="\0".join(rels) + "\0",
+        )
+        if proc.returncode not in (0, 1):
+            _raise_for(["check-ignore"], proc.returncode, proc.stderr, self._git_dir)
+        ignored = set(_split_z(proc.stdout))
+        return [r for r in rels if r not in ignored]
 
     def is_ignored(self, path: Path) -> bool:
         """True when .gitignore (or info/exclude) excludes `path`."""
@@ -334,9 +369,7 @@ class GitRepo:
         if trailers:
             body += "\n\n" + "\n".join(f"{k}: {v}" for k, v in trailers.items())
         with self._repo() as repo:
-            # naming a .gitignore'd path, even to exclude it, makes `git add` fail
-            visible = [r for r in skip if not self.is_ignored(self.root / r)]
-            self._write(repo, "add", "-A", "--", *self._exclude_specs(visible))
+            self._write(repo, "add", "-A", "--", *self._exclude_specs(self._visible(skip)))
             staged = _split_z(self._out("diff", "--cached", "--name-only", "-z", "--no-renames"))
             staged_ignored = [f for f in staged if _under(f, skip)]
             if staged_ignored:  # staged before we came: keep them out of the session commit
@@ -449,7 +482,11 @@ class GitRepo:
 
 
 def _git_subprocess(
-    args: list[str], *, cwd: Path, env: Mapping[str, str] | None = None
+    args: list[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    input_text: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     try:
         return subprocess.run(
@@ -460,7 +497,8 @@ def _git_subprocess(
             encoding="utf-8",
             errors="surrogateescape",
             env={**os.environ, **_BASE_ENV, **(env or {})},
-            stdin=subprocess.DEVNULL,
+            input=input_text,
+            stdin=None if input_text is not None else subprocess.DEVNULL,
         )
     except FileNotFoundError as e:
         raise errors.PathNotFoundError(

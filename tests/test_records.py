@@ -78,7 +78,7 @@ def test_every_problem_is_named_with_its_location() -> None:
         )
     assert caught.value.problems == [
         "name: required field is missing",
-        "mode: expected one of 'a', 'b', got 'c'",
+        "mode: expected one of a, b, got 'c'",
         "color: expected one of 'red', 'green', got 'blue'",
         "ratio: expected a number, got bool",
         "inner.n: must be at least 1, got 0",

@@ -1,10 +1,11 @@
-"""The exit-42 agent bridge: request/response files, binding, attempts, state.
+"""The exit-42 agent bridge: request/response files, binding, emissions, the ledger.
 
 Public API (seed 000/002 names, used by later code and other programs)::
 
     from executor.bridge import AgentBridgeInvoker, StateManager, AgentInvocationError
 
-Imports only pydantic and the standard library: the resume path is measured in ms.
+Imports only the standard library and our own light modules: the resume path is
+measured in milliseconds.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from executor.bridge.invoker import AgentBridgeInvoker
 from executor.bridge.models import (
     AgentRequest,
     AgentResponse,
-    BridgeLedger,
     Consumed,
+    InvokerLedger,
+    Ledger,
     PendingRequest,
     TemplateCreateState,
 )
@@ -28,8 +30,9 @@ __all__ = [
     "AgentRequest",
     "AgentResponse",
     "BridgeChannel",
-    "BridgeLedger",
     "Consumed",
+    "InvokerLedger",
+    "Ledger",
     "PendingRequest",
     "Reply",
     "StateManager",

@@ -1,15 +1,16 @@
-"""AgentBridgeInvoker: seed 000's API, plus `request()`, the one call that cannot loop.
+"""AgentBridgeInvoker: seed 000's API, a thin facade over the bridge protocol.
 
-`request(agent_name, prompt)` is what our own code uses. Each run replays it from the
-top, so it is idempotent per (agent_name, prompt):
+`request(agent_name, prompt)` is what a program written against the seed uses. Each
+run replays it from the top, so it is idempotent per (agent_name, prompt):
 
-1. an outcome recorded for this call -> return it (or raise its error) again;
+1. an answer recorded for this call -> return it (or raise its error) again;
 2. nothing pending -> record a pending request, write the request file, exit 42;
-3. pending and a bound response -> record consumption and the outcome, remove the files,
-   return the text (error/timeout: bounded retries with backoff, then raise);
-4. pending and no response -> re-emit the SAME request_id with attempt+1, up to a cap.
+3. pending and a bound response -> record consumption and the answer, remove the files,
+   return the text (error/timeout: the one retry policy, `executor.retry`, then raise);
+4. pending and no response -> the SAME request_id once more, up to a cap.
 
-The bookkeeping (`BridgeLedger`) is kept in `.agent-bridge-ledger.json` beside the
+The bookkeeping is the same `Ledger` the engine keeps per session (plus the replayable
+answers), through the same `BridgeChannel`: in `.agent-bridge-ledger.json` beside the
 request file, or inside the template-create state when a `StateManager` is given.
 `invoke()`/`load_response()` keep the seed's semantics for callers written against it.
 """
@@ -22,19 +23,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn, Protocol
 
-from pydantic import ValidationError
-
 from executor import fsutil
 from executor.bridge.models import (
-    BridgeLedger,
-    Consumed,
-    Outcome,
+    Answer,
+    InvokerLedger,
     PendingRequest,
+    known_error_type,
     sha256_bytes,
     sha256_text,
 )
-from executor.bridge.protocol import DEFAULT_MAX_ATTEMPTS, BridgeChannel, Reply
-from executor.bridge.reading import pydantic_problems, read_response, remove_quietly
+from executor.bridge.protocol import BridgeChannel, Reply
+from executor.bridge.reading import read_response, remove_quietly
 from executor.bridge.state_manager import StateManager
 from executor.errors import (
     AgentInvocationError,
@@ -42,14 +41,16 @@ from executor.errors import (
     DefinitionDriftError,
     InvalidResponseError,
 )
+from executor.records import RecordError
+from executor.retry import RetryPolicy
 
 LEDGER_NAME = ".agent-bridge-ledger.json"
 
 
 class LedgerStore(Protocol):
-    def load(self) -> BridgeLedger: ...
+    def load(self) -> InvokerLedger: ...
 
-    def save(self, ledger: BridgeLedger) -> None: ...
+    def save(self, ledger: InvokerLedger) -> None: ...
 
 
 class FileLedgerStore:
@@ -58,25 +59,25 @@ class FileLedgerStore:
     def __init__(self, path: Path) -> None:
         self.path = Path(path).absolute()
 
-    def load(self) -> BridgeLedger:
+    def load(self) -> InvokerLedger:
         try:
             data = self.path.read_bytes()
         except FileNotFoundError:
-            return BridgeLedger()
+            return InvokerLedger()
         try:
-            return BridgeLedger.model_validate(json.loads(data.decode("utf-8")))
+            return InvokerLedger.from_json(json.loads(data.decode("utf-8")))
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             problem = f"not valid JSON ({e})"
-        except ValidationError as e:
-            problem = "; ".join(pydantic_problems(e))
+        except RecordError as e:
+            problem = "; ".join(e.problems)
         raise CorruptStateError(
             f"Corrupt bridge ledger {self.path}: {problem}. Nothing was changed. Delete it to "
             f"start the agent calls over (a pending request is then asked again).",
             path=self.path,
         )
 
-    def save(self, ledger: BridgeLedger) -> None:
-        fsutil.atomic_write_json(self.path, ledger.model_dump(), fault="ledger")
+    def save(self, ledger: InvokerLedger) -> None:
+        fsutil.atomic_write_json(self.path, ledger.to_json(), fault="ledger")
 
 
 class StateLedgerStore:
@@ -85,10 +86,10 @@ class StateLedgerStore:
     def __init__(self, state_manager: StateManager) -> None:
         self.state_manager = state_manager
 
-    def load(self) -> BridgeLedger:
+    def load(self) -> InvokerLedger:
         return self.state_manager.load_ledger()
 
-    def save(self, ledger: BridgeLedger) -> None:
+    def save(self, ledger: InvokerLedger) -> None:
         self.state_manager.save_ledger(ledger)
 
 
@@ -97,7 +98,7 @@ def call_key(agent_name: str, prompt: str) -> str:
     return f"{agent_name}:{sha256_text(prompt)[:16]}"
 
 
-def invocation_error(reply: Reply | Outcome, request_id: str | None = None) -> AgentInvocationError:
+def invocation_error(reply: Reply | Answer, request_id: str | None = None) -> AgentInvocationError:
     """The seed's AgentInvocationError for a non-success reply (message has type and text)."""
     what = {
         "timeout": "Agent invocation timed out",
@@ -105,9 +106,8 @@ def invocation_error(reply: Reply | Outcome, request_id: str | None = None) -> A
         "invalid_request": "The host rejected the request as invalid",
     }.get(reply.status, "Agent invocation failed")
     detail = reply.error_message or "(no error_message)"
-    message = f"{what}: {detail}\nError type: {reply.error_type}"
     return AgentInvocationError(
-        message,
+        f"{what}: {detail}\nError type: {reply.error_type}",
         status=reply.status,
         error_type=reply.error_type,
         error_message=reply.error_message,
@@ -116,7 +116,12 @@ def invocation_error(reply: Reply | Outcome, request_id: str | None = None) -> A
 
 
 class AgentBridgeInvoker:
-    """File-based agent invocation through exit 42 (seed 000), bound and bounded."""
+    """File-based agent invocation through exit 42 (seed 000), bound and bounded.
+
+    The request and response paths (default: `./.agent-request.json` and
+    `./.agent-response.json`, as the seed has them) are made absolute HERE, at
+    construction: a later change of the current directory never moves them.
+    """
 
     def __init__(
         self,
@@ -127,16 +132,18 @@ class AgentBridgeInvoker:
         *,
         state_manager: StateManager | None = None,
         ledger_file: Path | None = None,
-        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        max_attempts: int = 5,
         max_retries: int = 2,
         backoff_seconds: float = 1.0,
         sleep: Callable[[float], None] = time.sleep,
-        resume_hint: str | None = None,
     ) -> None:
         request_file = Path(request_file).absolute()
+        self.policy = RetryPolicy(
+            max_retries=max_retries, base_delay=backoff_seconds, max_emissions=max_attempts
+        )
         self.channel = BridgeChannel(
             request_file.parent,
-            max_attempts=max_attempts,
+            policy=self.policy,
             request_file=request_file,
             response_file=Path(response_file),
         )
@@ -144,9 +151,6 @@ class AgentBridgeInvoker:
         self.response_file = self.channel.response_file
         self.phase = phase
         self.phase_name = phase_name
-        self.max_retries = max_retries
-        self.backoff_seconds = backoff_seconds
-        self.resume_hint = resume_hint
         self._sleep = sleep
         self._store: LedgerStore = (
             StateLedgerStore(state_manager)
@@ -210,7 +214,8 @@ class AgentBridgeInvoker:
                         f"it has been removed."
                     )
             else:
-                resp, data = read_response(self.response_file)
+                data = self.response_file.read_bytes()
+                resp = read_response(self.response_file, data)
                 reply = Reply(
                     request_id=resp.request_id,
                     status=resp.status,
@@ -218,21 +223,14 @@ class AgentBridgeInvoker:
                     error_type=resp.error_type,
                     error_message=resp.error_message,
                     response_sha256=sha256_bytes(data),
+                    metadata=resp.metadata,
                 )
         except InvalidResponseError as e:
             raise ValueError(str(e)) from e
         if ledger.pending is not None:
             key = ledger.pending.key
-            ledger.consumed.append(
-                Consumed(request_id=reply.request_id, response_sha256=reply.response_sha256)
-            )
-            ledger.outcomes[key] = Outcome(
-                status=reply.status,
-                text=reply.text,
-                error_type=reply.error_type,
-                error_message=reply.error_message,
-            )
-            ledger.pending = None
+            ledger.consume(reply.request_id, reply.response_sha256)
+            ledger.outcomes[key] = _answer(reply)
             self._store.save(ledger)
             self.channel.finish(reply)
         else:
@@ -270,48 +268,31 @@ class AgentBridgeInvoker:
                 f"was changed. Re-run the same command; to start the agent calls over delete "
                 f"{self._ledger_where()}."
             )
-        if pending is None:
-            pending = self.channel.new_pending(key=key, agent_name=agent_name, prompt=prompt)
-            ledger.pending = pending
+        got = self.channel.exchange(ledger, key=key, agent_name=agent_name, prompt=prompt)
+        if isinstance(got, PendingRequest):
             self._store.save(ledger)
-            self.channel.discard_unbound(ledger.consumed)
-            self._emit(pending, prompt, timeout_seconds, context)
-        reply = self.channel.poll(pending, ledger.consumed)
-        if reply is None:
-            pending = self.channel.bump_attempt(pending)
-            ledger.pending = pending
-            self._store.save(ledger)
-            self._emit(pending, prompt, timeout_seconds, context)
-        ledger.consumed.append(
-            Consumed(request_id=reply.request_id, response_sha256=reply.response_sha256)
-        )
-        if reply.status != "success":
-            error = invocation_error(reply)
-            retries = ledger.retries.get(key, 0)
-            if error.retryable and retries < self.max_retries:
-                ledger.retries[key] = retries + 1
+            self._emit(got, prompt, timeout_seconds, context)
+        ledger.consume(got.request_id, got.response_sha256)
+        if got.status != "success":
+            failures = ledger.failures.get(key, 0) + 1
+            if self.policy.should_retry(got.status, known_error_type(got.error_type), failures):
+                ledger.failures[key] = failures
                 retry = self.channel.new_pending(key=key, agent_name=agent_name, prompt=prompt)
                 ledger.pending = retry
                 self._store.save(ledger)
-                self.channel.finish(reply)
-                self._sleep(self.backoff_seconds * (2**retries))
+                self.channel.finish(got)
+                self._sleep(self.policy.delay(failures))
                 self._emit(retry, prompt, timeout_seconds, context)
-        outcome = Outcome(
-            status=reply.status,
-            text=reply.text,
-            error_type=reply.error_type,
-            error_message=reply.error_message,
-        )
-        ledger.outcomes[key] = outcome
-        ledger.pending = None
-        ledger.retries.pop(key, None)
+        answer = _answer(got)
+        ledger.outcomes[key] = answer
+        ledger.failures.pop(key, None)
         self._store.save(ledger)
-        self.channel.finish(reply)
-        return self._replay(outcome, reply.request_id)
+        self.channel.finish(got)
+        return self._replay(answer, got.request_id)
 
     # -- helpers --------------------------------------------------------------------
 
-    def _replay(self, outcome: Reply | Outcome, request_id: str | None = None) -> str:
+    def _replay(self, outcome: Reply | Answer, request_id: str | None = None) -> str:
         if outcome.status != "success":
             raise invocation_error(outcome, request_id)
         self._cached_response = outcome.text or ""
@@ -331,7 +312,6 @@ class AgentBridgeInvoker:
             prompt=prompt,
             context=dict(context or {}),
             timeout_seconds=timeout_seconds,
-            resume_hint=self.resume_hint,
         )
 
     def _ledger_where(self) -> str:
@@ -339,3 +319,12 @@ class AgentBridgeInvoker:
             return str(self._store.path)
         assert isinstance(self._store, StateLedgerStore)
         return f"the `bridge` field of {self._store.state_manager.state_file}"
+
+
+def _answer(reply: Reply) -> Answer:
+    return Answer(
+        status=reply.status,  # type: ignore[arg-type]
+        text=reply.text,
+        error_type=reply.error_type,
+        error_message=reply.error_message,
+    )

@@ -1,29 +1,31 @@
-"""The bridge's file formats as pydantic models (seeds 000/001, hardened).
+"""The bridge's file formats (seeds 000/001, hardened) as typed records.
 
-Strict where we write (`extra="forbid"`): `AgentRequest`, `TemplateCreateState`,
-`PendingRequest`, `Consumed`, `BridgeLedger`. `AgentResponse` is what a host writes;
-it is also strict as a model (it is what `executor bridge respond` writes), and
-`executor.bridge.reading` is the tolerant reader that turns a host's file into one.
-`defer_build=True`: a model's validator is built on first use, not at import, which
-keeps the exit-42 resume path short.
+Strict where we write (unknown keys rejected): `AgentRequest`, `PendingRequest`,
+`Consumed`, `Ledger`, `InvokerLedger`, `TemplateCreateState`. `AgentResponse` is what a
+host writes: `executor.bridge.reading` reads it tolerantly (unknown keys dropped, a
+JSON `response` serialised) and names each bad field.
+
+`Ledger` is THE bridge bookkeeping: the engine keeps one per session in
+`.agent-state.json`, `AgentBridgeInvoker` keeps one (plus its replayable answers) in
+`.agent-bridge-ledger.json` or inside template-create's state.
 """
 
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from executor.records import Record
 
 PROTOCOL_VERSION = "1.0"
 STATE_SCHEMA_VERSION = 1
 
 Status = Literal["success", "error", "timeout", "cancelled", "invalid_request"]
-ErrorType = Literal[
-    "AGENT_NOT_FOUND", "INVOCATION_FAILED", "TIMEOUT", "PARSE_ERROR", "VALIDATION_ERROR", "UNKNOWN"
-]
 STATUSES: tuple[str, ...] = ("success", "error", "timeout", "cancelled", "invalid_request")
+#: Seed 001's documented error types. A response may carry any string (hosts write
+#: exception names such as `TimeoutError`); unknown ones count as UNKNOWN for retries.
 ERROR_TYPES: tuple[str, ...] = (
     "AGENT_NOT_FOUND",
     "INVOCATION_FAILED",
@@ -48,73 +50,114 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-class AgentRequest(BaseModel):
+def known_error_type(error_type: str | None) -> str | None:
+    """`error_type` as the retry policy sees it: a documented value, or UNKNOWN."""
+    if error_type is None:
+        return None
+    return error_type if error_type in ERROR_TYPES else "UNKNOWN"
+
+
+@dataclass(kw_only=True)
+class AgentRequest(Record):
     """`.agent-request.json`: written by the executor, read by the host."""
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
-    request_id: str = Field(description="uuid4; the response must carry the same id")
-    version: str = Field(default=PROTOCOL_VERSION, description="protocol version")
-    phase: int = Field(description="phase number of the caller's workflow")
+    request_id: str = field(metadata={"doc": "uuid4; the response must carry the same id"})
+    version: str = field(default=PROTOCOL_VERSION, metadata={"doc": "protocol version"})
+    phase: int = field(metadata={"doc": "phase number of the caller's workflow"})
     phase_name: str
-    agent_name: str = Field(description='agent to run; "human" means ask the person')
-    prompt: str = Field(description="the prompt; when long, a short pointer to context.prompt_file")
-    timeout_seconds: int = Field(default=120, ge=1)
-    created_at: str = Field(description="ISO 8601 UTC")
-    context: dict[str, Any] = Field(
-        default_factory=dict,
-        description="extra context; prompt_file (absolute path of the full brief) when the "
-        "prompt is long; question/options/detail for human requests",
+    agent_name: str = field(metadata={"doc": 'agent to run; "human" means ask the person'})
+    prompt: str = field(
+        metadata={"doc": "the prompt; when long, a short pointer to context.prompt_file"}
     )
-    attempt: int = Field(default=1, ge=1, description="times this request_id was emitted")
+    timeout_seconds: int = field(default=120, metadata={"ge": 1})
+    created_at: str = field(metadata={"doc": "ISO 8601 UTC"})
+    context: dict[str, Any] = field(
+        default_factory=dict,
+        metadata={
+            "doc": "extra context; prompt_file (absolute path of the full brief) when the "
+            "prompt is long; question/options/detail for human requests; attempt (the "
+            "step's attempt: retries and requested changes)"
+        },
+    )
+    attempt: int = field(
+        default=1,
+        metadata={"ge": 1, "doc": "the step's attempt: 1, then +1 per retry or requested change"},
+    )
+    emission: int = field(
+        default=1,
+        metadata={"ge": 1, "doc": "times this request_id was written (re-runs with no response)"},
+    )
 
 
-class AgentResponse(BaseModel):
+@dataclass(kw_only=True)
+class AgentResponse(Record):
     """`.agent-response.json`: written by the host (use `executor bridge respond`)."""
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
-    request_id: str = Field(description="must equal the pending request's request_id")
-    version: str = Field(default=PROTOCOL_VERSION)
+    request_id: str = field(metadata={"doc": "must equal the pending request's request_id"})
+    version: str = PROTOCOL_VERSION
     status: Status
-    response: str | None = Field(
+    response: str | None = field(
         default=None,
-        description="the agent's answer as a string (required when status is success)",
+        metadata={"doc": "the agent's answer as a string (required when status is success)"},
     )
     error_message: str | None = None
-    error_type: ErrorType | None = None
-    created_at: str = Field(default_factory=utc_now)
-    duration_seconds: float | None = Field(default=None, ge=0)
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    error_type: str | None = field(
+        default=None,
+        metadata={
+            "doc": "AGENT_NOT_FOUND, INVOCATION_FAILED, TIMEOUT, PARSE_ERROR, VALIDATION_ERROR "
+            "or UNKNOWN; any other string is kept and treated as UNKNOWN"
+        },
+    )
+    created_at: str = field(default_factory=utc_now)
+    duration_seconds: float | None = field(default=None, metadata={"ge": 0})
+    metadata: dict[str, Any] = field(default_factory=dict)
 
 
-class PendingRequest(BaseModel):
+@dataclass(kw_only=True)
+class PendingRequest(Record):
     """The request the caller is waiting for; stored in the caller's own state (P3)."""
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
     request_id: str
-    key: str = Field(description='the caller\'s step key, e.g. "s3.green.1"')
+    key: str = field(metadata={"doc": 'the caller\'s step key, e.g. "s3.green_agent.a2.f0"'})
     kind: Literal["agent", "human"] = "agent"
     agent_name: str
-    attempt: int = Field(default=1, ge=1, description="times the request file was emitted")
+    attempt: int = field(
+        default=1, metadata={"ge": 1, "doc": "the step's attempt (retries, requested changes)"}
+    )
+    emissions: int = field(
+        default=1, metadata={"ge": 1, "doc": "times the request file was written"}
+    )
     prompt_sha256: str
     created_at: str
 
 
-class Consumed(BaseModel):
+@dataclass(kw_only=True)
+class Consumed(Record):
     """A response that was applied; never applied again (P8)."""
-
-    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     request_id: str
     response_sha256: str
 
 
-class Outcome(BaseModel):
-    """The final answer to one `AgentBridgeInvoker.request()` key, replayed on re-runs."""
+@dataclass(kw_only=True)
+class Ledger(Record):
+    """The bridge bookkeeping of one caller: what is pending, what was applied."""
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+    pending: PendingRequest | None = None
+    consumed: list[Consumed] = field(default_factory=list)
+
+    def consume(self, request_id: str, response_sha256: str, keep: int = 20) -> None:
+        """Record an applied response (the last `keep` are remembered) and clear pending."""
+        self.consumed = [
+            *self.consumed[-(keep - 1) :],
+            Consumed(request_id=request_id, response_sha256=response_sha256),
+        ]
+        self.pending = None
+
+
+@dataclass(kw_only=True)
+class Answer(Record):
+    """The final answer to one `AgentBridgeInvoker.request()` key, replayed on re-runs."""
 
     status: Status
     text: str | None = None
@@ -122,26 +165,22 @@ class Outcome(BaseModel):
     error_message: str | None = None
 
 
-class BridgeLedger(BaseModel):
-    """`AgentBridgeInvoker.request()` bookkeeping: pending, consumed, outcomes, retries.
+@dataclass(kw_only=True)
+class InvokerLedger(Ledger):
+    """`AgentBridgeInvoker.request()` bookkeeping: the ledger plus replayable answers.
 
     Lives in `.agent-bridge-ledger.json` beside the request file, or inside the
-    template-create state file when the invoker is given a `StateManager`.
+    template-create state when the invoker is given a `StateManager`.
     """
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
     schema_version: int = 1
-    pending: PendingRequest | None = None
-    consumed: list[Consumed] = Field(default_factory=list)
-    outcomes: dict[str, Outcome] = Field(default_factory=dict)
-    retries: dict[str, int] = Field(default_factory=dict)
+    outcomes: dict[str, Answer] = field(default_factory=dict)
+    failures: dict[str, int] = field(default_factory=dict)
 
 
-class TemplateCreateState(BaseModel):
+@dataclass(kw_only=True)
+class TemplateCreateState(Record):
     """`.template-create-state.json` (seed 000's form plus `schema_version` and `bridge`)."""
-
-    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     schema_version: int = STATE_SCHEMA_VERSION
     version: str = PROTOCOL_VERSION
@@ -149,9 +188,9 @@ class TemplateCreateState(BaseModel):
     phase: int
     created_at: str
     updated_at: str
-    config: dict[str, Any] = Field(default_factory=dict)
-    phase_data: dict[str, Any] = Field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
+    phase_data: dict[str, Any] = field(default_factory=dict)
     agent_request_pending: dict[str, Any] | None = None
-    bridge: BridgeLedger | None = Field(
-        default=None, description="the invoker's ledger when it keeps it in this state"
+    bridge: InvokerLedger | None = field(
+        default=None, metadata={"doc": "the invoker's ledger when it keeps it in this state"}
     )

@@ -1,54 +1,60 @@
-"""The exit-42 protocol core: binding, attempts, emission, consumption (one implementation).
+"""The exit-42 protocol core: binding, emissions, consumption (one implementation).
 
-The caller owns the bookkeeping: it records a `PendingRequest` in its own state BEFORE
-`emit` writes the request file (P3), and records `Consumed` together with its step
-result before calling `finish` (P8). `BridgeChannel` itself never touches the caller's
-state; it reads and writes only the two bridge files (and brief files) in one folder
-fixed by the run, so nothing depends on the current directory at resume time.
+The caller keeps a `Ledger` in its own state. `exchange` tells it, for one call, either
+the reply bound to its pending request or the request to emit; the caller records the
+ledger durably BEFORE `emit` writes the request file (P3), and records consumption
+(`Ledger.consume`) with its step result before `finish` removes the files (P8).
+`BridgeChannel` never touches the caller's state; it reads and writes only the two
+bridge files (and long prompts) of one folder fixed by the run, so nothing depends on
+the current directory at resume time.
 """
 
 from __future__ import annotations
 
 import json
+import stat
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NoReturn
-
-from pydantic import BaseModel
 
 from executor import faults, fsutil
 from executor.bridge.models import (
     AgentRequest,
     Consumed,
+    Ledger,
     PendingRequest,
-    Status,
     sha256_bytes,
     sha256_text,
     utc_now,
 )
 from executor.bridge.reading import quarantine, read_response, remove_quietly
 from executor.errors import AgentUnavailableError, InvalidResponseError, NeedAgent
+from executor.retry import RetryPolicy
 
-__all__ = ["BridgeChannel", "Consumed", "PendingRequest", "Reply"]
+__all__ = ["BridgeChannel", "Consumed", "Ledger", "PendingRequest", "Reply"]
 
 REQUEST_NAME = ".agent-request.json"
 RESPONSE_NAME = ".agent-response.json"
 BRIEFS_DIR = ".agent-briefs"
 #: Prompts longer than this go to a brief file, so the request file stays <= ~2 KB.
 INLINE_PROMPT_MAX = 1500
-DEFAULT_MAX_ATTEMPTS = 5
+#: A response larger than this is rejected unread (a runaway host, or a wrong file).
+MAX_RESPONSE_BYTES = 1_000_000
 
 
-class Reply(BaseModel):
+@dataclass(frozen=True)
+class Reply:
     """A response bound to the pending request, as `poll` hands it back."""
 
     request_id: str
-    status: Status
+    status: str
     text: str | None
     error_type: str | None
     error_message: str | None
     response_sha256: str
+    metadata: dict[str, Any]
 
 
 class BridgeChannel:
@@ -58,12 +64,12 @@ class BridgeChannel:
         self,
         folder: Path,
         *,
-        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        policy: RetryPolicy | None = None,
         request_file: Path | None = None,
         response_file: Path | None = None,
     ) -> None:
         self.folder = Path(folder).absolute()
-        self.max_attempts = max_attempts
+        self.policy = policy or RetryPolicy()
         self.request_file = (
             Path(request_file).absolute() if request_file else self.folder / REQUEST_NAME
         )
@@ -72,19 +78,71 @@ class BridgeChannel:
         )
         self.briefs_dir = self.request_file.parent / BRIEFS_DIR
 
+    # -- what to do for one call ------------------------------------------------------
+
+    def exchange(
+        self,
+        ledger: Ledger,
+        *,
+        key: str,
+        agent_name: str,
+        prompt: str,
+        kind: str = "agent",
+        attempt: int = 1,
+    ) -> Reply | PendingRequest:
+        """The reply to apply for this call, or the pending request to record and emit.
+
+        A pending request for the same key and the same prompt is polled: its bound
+        response, else the same request_id once more (P10, capped). Any other pending
+        request is obsolete (the step moved on, or its prompt changed, P15): a new
+        request replaces it and a late answer to the old one is rejected as stale.
+        Updates `ledger.pending`; the caller saves it before emitting.
+        """
+        pending = ledger.pending
+        if (
+            pending is not None
+            and pending.key == key
+            and pending.prompt_sha256 == sha256_text(prompt)
+        ):
+            reply = self.poll(pending, ledger.consumed)
+            if reply is not None:
+                return reply
+            ledger.pending = self.bump(pending)
+            return ledger.pending
+        self.discard_unbound(ledger.consumed)
+        ledger.pending = self.new_pending(
+            key=key, agent_name=agent_name, prompt=prompt, kind=kind, attempt=attempt
+        )
+        return ledger.pending
+
     def new_pending(
-        self, *, key: str, agent_name: str, prompt: str, kind: str = "agent"
+        self, *, key: str, agent_name: str, prompt: str, kind: str = "agent", attempt: int = 1
     ) -> PendingRequest:
-        """A fresh pending request (new uuid4, attempt 1). Record it, then `emit` it."""
+        """A fresh pending request (new uuid4). Record it, then `emit` it."""
         return PendingRequest(
             request_id=str(uuid.uuid4()),
             key=key,
             kind="human" if kind == "human" or agent_name == "human" else "agent",
             agent_name=agent_name,
-            attempt=1,
+            attempt=attempt,
             prompt_sha256=sha256_text(prompt),
             created_at=utc_now(),
         )
+
+    def bump(self, pending: PendingRequest) -> PendingRequest:
+        """The same request, emitted once more; AgentUnavailableError past the cap (P10)."""
+        cap = self.policy.max_emissions
+        if pending.emissions + 1 > cap:
+            raise AgentUnavailableError(
+                f"No response to request {pending.request_id} (agent {pending.agent_name!r}) "
+                f"after {pending.emissions} attempts (cap {cap}): {self.response_file} was "
+                f"missing each time. The host must answer the request in {self.request_file} "
+                f"with `executor bridge respond --dir {fsutil.quote(self.response_file.parent)}`"
+                f" before re-running with --resume; stopping instead of asking again forever."
+            )
+        return replace(pending, emissions=pending.emissions + 1)
+
+    # -- reading the answer -----------------------------------------------------------
 
     def poll(self, pending: PendingRequest, consumed: Sequence[Consumed]) -> Reply | None:
         """The response bound to `pending`, None if there is none; rejects anything else.
@@ -92,12 +150,10 @@ class BridgeChannel:
         Never changes the caller's state. A rejected file is moved aside so the next
         `--resume` re-emits the (still pending) request instead of tripping on it again.
         """
-        if not self.response_file.exists():
+        data = self._read_response_bytes()
+        if data is None:
             return None
-        try:
-            resp, data = read_response(self.response_file)
-        except FileNotFoundError:
-            return None
+        resp = read_response(self.response_file, data)
         sha = sha256_bytes(data)
         for c in consumed:
             if c.request_id != resp.request_id:
@@ -105,25 +161,18 @@ class BridgeChannel:
             if c.response_sha256 == sha:
                 remove_quietly(self.response_file)  # already applied: a no-op (P8)
                 return None
-            moved = quarantine(self.response_file)
-            raise InvalidResponseError(
-                f"Rejected response file {self.response_file}: request {resp.request_id} was "
-                f"already answered and applied with a different response (conflict). "
-                f"Moved aside to {moved}; state unchanged. The pending request is "
-                f"{pending.request_id} in {self.request_file}.",
-                path=self.response_file,
-                problems=[f"request_id: {resp.request_id} already consumed with other content"],
+            raise self._rejected(
+                f"request {resp.request_id} was already answered and applied with a "
+                f"different response (conflict)",
+                f"request_id: {resp.request_id} already consumed with other content",
+                pending,
             )
         if resp.request_id != pending.request_id:
-            moved = quarantine(self.response_file)
-            raise InvalidResponseError(
-                f"Rejected response file {self.response_file}: it answers request "
-                f"{resp.request_id}, but the pending request is {pending.request_id} "
-                f"(stale or foreign response). Moved aside to {moved}; state unchanged; the "
-                f"request in {self.request_file} is still pending: answer it and re-run with "
-                f"--resume.",
-                path=self.response_file,
-                problems=[f"request_id: expected {pending.request_id}, got {resp.request_id!r}"],
+            raise self._rejected(
+                f"it answers request {resp.request_id}, but the pending request is "
+                f"{pending.request_id} (stale or foreign response)",
+                f"request_id: expected {pending.request_id}, got {resp.request_id!r}",
+                pending,
             )
         return Reply(
             request_id=resp.request_id,
@@ -132,7 +181,47 @@ class BridgeChannel:
             error_type=resp.error_type,
             error_message=resp.error_message,
             response_sha256=sha,
+            metadata=resp.metadata,
         )
+
+    def reject(self, why: str, problem: str, pending: PendingRequest) -> InvalidResponseError:
+        """Move the response file aside; the error to raise (the request stays pending)."""
+        return self._rejected(why, problem, pending)
+
+    def _rejected(self, why: str, problem: str, pending: PendingRequest) -> InvalidResponseError:
+        moved = quarantine(self.response_file)
+        where = f" Moved aside to {moved};" if moved else ""
+        return InvalidResponseError(
+            f"Rejected response file {self.response_file}: {why}.{where} state unchanged; the "
+            f"request {pending.request_id} in {self.request_file} is still pending: answer it "
+            f"and re-run with --resume.",
+            path=self.response_file,
+            problems=[problem],
+        )
+
+    def _read_response_bytes(self) -> bytes | None:
+        """The response file's bytes; None when absent. Refuses FIFOs, devices, giants."""
+        try:
+            info = self.response_file.stat()
+        except FileNotFoundError:
+            return None
+        problem = None
+        if not stat.S_ISREG(info.st_mode):
+            problem = "it is not a regular file (a FIFO, device or folder)"
+        elif info.st_size > MAX_RESPONSE_BYTES:
+            problem = f"it is {info.st_size} bytes, over the {MAX_RESPONSE_BYTES}-byte limit"
+        if problem is not None:
+            moved = quarantine(self.response_file)
+            raise InvalidResponseError(
+                f"Rejected response file {self.response_file}: {problem}; moved aside to "
+                f"{moved}. The request in {self.request_file} is still pending.",
+                path=self.response_file,
+                problems=[f"(file): {problem}"],
+            )
+        try:
+            return self.response_file.read_bytes()
+        except FileNotFoundError:
+            return None
 
     def discard_unbound(self, consumed: Sequence[Consumed]) -> Path | None:
         """Before emitting a NEW request: clear a response file nothing is waiting for.
@@ -142,7 +231,7 @@ class BridgeChannel:
         """
         try:
             data = self.response_file.read_bytes()
-        except FileNotFoundError:
+        except (FileNotFoundError, IsADirectoryError):
             return None
         sha = sha256_bytes(data)
         if any(c.response_sha256 == sha for c in consumed):
@@ -150,18 +239,7 @@ class BridgeChannel:
             return None
         return quarantine(self.response_file)
 
-    def bump_attempt(self, pending: PendingRequest) -> PendingRequest:
-        """The same request, one emission more; AgentUnavailableError past the cap (P10)."""
-        if pending.attempt + 1 > self.max_attempts:
-            raise AgentUnavailableError(
-                f"No response to request {pending.request_id} (agent {pending.agent_name!r}) "
-                f"after {pending.attempt} attempts (cap {self.max_attempts}): "
-                f"{self.response_file} was missing each time. The host must answer the request "
-                f"in {self.request_file} with `executor bridge respond --dir "
-                f"{self.response_file.parent}` before re-running with --resume; stopping "
-                f"instead of asking again forever."
-            )
-        return pending.model_copy(update={"attempt": pending.attempt + 1})
+    # -- writing the request ------------------------------------------------------------
 
     def emit(
         self,
@@ -172,18 +250,18 @@ class BridgeChannel:
         prompt: str,
         context: dict[str, Any],
         timeout_seconds: int = 120,
-        resume_hint: str | None = None,
     ) -> NoReturn:
         """Write the request file for `pending` atomically, then raise NeedAgent (exit 42).
 
-        A long prompt goes to `.agent-briefs/<request_id>.md`; the request then carries
-        its absolute path in `context.prompt_file` and a short pointer as the prompt.
+        A long prompt goes to `.agent-briefs/<request_id>.md` unless the context already
+        names a brief file (`prompt_file`); the request then carries the brief's absolute
+        path and a short pointer as its prompt.
         """
         ctx = dict(context)
         prompt_file: Path | None = Path(ctx["prompt_file"]) if ctx.get("prompt_file") else None
         short_prompt = prompt
         if prompt_file is None and len(prompt) > INLINE_PROMPT_MAX:
-            self.briefs_dir.mkdir(parents=True, exist_ok=True)
+            fsutil.ensure_private_dir(self.briefs_dir, inside=self.folder)
             prompt_file = self.briefs_dir / f"{pending.request_id}.md"
             fsutil.atomic_write_text(prompt_file, prompt, fault="brief")
             ctx["prompt_file"] = str(prompt_file)
@@ -191,7 +269,7 @@ class BridgeChannel:
             short_prompt = (
                 f"The full prompt ({len(prompt)} characters) is in {prompt_file}. Read that "
                 f"file and follow it; answer with `executor bridge respond --dir "
-                f"{self.response_file.parent}`."
+                f"{fsutil.quote(self.response_file.parent)}`."
             )
         request = AgentRequest(
             request_id=pending.request_id,
@@ -203,9 +281,10 @@ class BridgeChannel:
             created_at=utc_now(),
             context=ctx,
             attempt=pending.attempt,
+            emission=pending.emissions,
         )
         self.request_file.parent.mkdir(parents=True, exist_ok=True)
-        fsutil.atomic_write_json(self.request_file, request.model_dump(), fault="request")
+        fsutil.atomic_write_json(self.request_file, request.to_json(), fault="request")
         faults.hit("request.written")
         raise NeedAgent(
             request_file=self.request_file,
@@ -213,9 +292,11 @@ class BridgeChannel:
             request_id=pending.request_id,
             agent_name=pending.agent_name,
             attempt=pending.attempt,
+            emission=pending.emissions,
             prompt_file=prompt_file,
-            resume_hint=resume_hint,
         )
+
+    # -- after the caller recorded consumption ------------------------------------------
 
     def finish(self, reply: Reply) -> None:
         """After the caller durably recorded `Consumed`: remove the bridge files. Idempotent.
@@ -226,7 +307,7 @@ class BridgeChannel:
         try:
             if sha256_bytes(self.response_file.read_bytes()) == reply.response_sha256:
                 remove_quietly(self.response_file)
-        except FileNotFoundError:
+        except (FileNotFoundError, IsADirectoryError):
             pass
         self.drop_request(reply.request_id)
         faults.hit("response.consumed")
@@ -240,6 +321,15 @@ class BridgeChannel:
         except (FileNotFoundError, ValueError):
             pass
         remove_quietly(self.briefs_dir / f"{request_id}.md")
+
+    def pending_request_id(self) -> str | None:
+        """The request_id in the request file, if one is there (for stale-file cleanup)."""
+        try:
+            raw = json.loads(self.request_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        rid = raw.get("request_id") if isinstance(raw, dict) else None
+        return rid if isinstance(rid, str) else None
 
     def sweep(self) -> None:
         """Remove temp files whose writer is dead (P6), here and in the briefs folder."""

@@ -1,10 +1,10 @@
 """Tolerant, explicit readers for the files other programs write (and a validator).
 
 Tolerant: a `response` that is a JSON object or array is accepted and serialised to a
-string; unknown extra keys are ignored; `version`/`created_at` may be missing.
-Explicit: `result` instead of `response`, a bare payload without the envelope, a bad
-status or error_type are rejected with field-level problems and a correct example.
-A file that is not JSON at all (a torn write) is moved aside, never re-read.
+string; unknown extra keys are ignored; `version`/`created_at` may be missing; any
+`error_type` string is kept. Explicit: `result` instead of `response`, a bare payload
+without the envelope, a bad status are rejected with field-level problems and a correct
+example. A file that is not JSON at all (a torn write) is moved aside, never re-read.
 """
 
 from __future__ import annotations
@@ -16,17 +16,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
-
-from executor.bridge.models import (
-    ERROR_TYPES,
-    PROTOCOL_VERSION,
-    STATUSES,
-    AgentRequest,
-    AgentResponse,
-)
-from executor.errors import InvalidResponseError, UserError
-from executor.exitcodes import ExitCode
+from executor.bridge.models import PROTOCOL_VERSION, AgentRequest, AgentResponse
+from executor.errors import BridgeFileInvalid, InvalidResponseError
+from executor.records import Record, RecordError
 
 RESPONSE_EXAMPLE = (
     '{"request_id": "<the pending request_id>", "version": "1.0", "status": "success", '
@@ -36,36 +28,17 @@ _HOW_TO_FIX = (
     f"A correct minimal response is: {RESPONSE_EXAMPLE} "
     "(or let `executor bridge respond` write it)."
 )
-_ALLOWED = {"status": STATUSES, "error_type": ERROR_TYPES}
-
-
-class BridgeFileInvalid(UserError):
-    """A request/response file failed validation (`executor bridge validate`, `show`)."""
-
-    exit_code = ExitCode.VALIDATION_FAILED
-
-    def __init__(self, message: str, *, path: Path, problems: list[str]) -> None:
-        super().__init__(message)
-        self.path = path
-        self.problems = problems
-
-
-def pydantic_problems(exc: ValidationError) -> list[str]:
-    """`field: problem` lines; enum fields say what is allowed and what was given."""
-    problems: list[str] = []
-    for e in exc.errors():
-        loc = ".".join(str(p) for p in e["loc"]) or "(file)"
-        if e["type"] == "missing":
-            problems.append(f"{loc}: required field is missing")
-        elif e["type"] == "literal_error" and loc in _ALLOWED:
-            problems.append(
-                f"{loc}: expected one of {', '.join(_ALLOWED[loc])}, got {e['input']!r}"
-            )
-        elif e["type"] == "extra_forbidden":
-            problems.append(f"{loc}: unknown field")
-        else:
-            problems.append(f"{loc}: {e['msg']}")
-    return problems
+_RESPONSE_FIELDS = {
+    "request_id",
+    "version",
+    "status",
+    "response",
+    "error_message",
+    "error_type",
+    "created_at",
+    "duration_seconds",
+    "metadata",
+}
 
 
 def quarantine(path: Path, label: str = "rejected") -> Path | None:
@@ -79,15 +52,11 @@ def quarantine(path: Path, label: str = "rejected") -> Path | None:
     return target
 
 
-def _load_json(data: bytes) -> Any:
-    return json.loads(data.decode("utf-8"))
-
-
 def parse_response(data: bytes, *, path: Path) -> AgentResponse:
     """Parse response bytes tolerantly; raise InvalidResponseError naming the problems."""
     path = path.absolute()
     try:
-        raw = _load_json(data)
+        raw = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise InvalidResponseError(
             f"Malformed response file {path}: not valid JSON ({e}); a torn or partial write? "
@@ -102,7 +71,6 @@ def parse_response(data: bytes, *, path: Path) -> AgentResponse:
             path=path,
             problems=["(file): bare payload; expected an object with request_id, status, response"],
         )
-    raw = dict(raw)
     if "result" in raw and "response" not in raw:
         raise InvalidResponseError(
             f"Rejected response file {path}: it has a `result` field; the answer goes in the "
@@ -110,15 +78,14 @@ def parse_response(data: bytes, *, path: Path) -> AgentResponse:
             path=path,
             problems=["result: unknown field; the answer belongs in `response`"],
         )
-    known = set(AgentResponse.model_fields)
-    raw = {k: v for k, v in raw.items() if k in known}
+    raw = {k: v for k, v in raw.items() if k in _RESPONSE_FIELDS}
     if isinstance(raw.get("response"), (dict, list)):
         raw["response"] = json.dumps(raw["response"], ensure_ascii=False)
     problems: list[str] = []
     try:
-        resp = AgentResponse.model_validate(raw)
-    except ValidationError as e:
-        problems = pydantic_problems(e)
+        resp = AgentResponse.from_json(raw)
+    except RecordError as e:
+        problems = e.problems
     else:
         if not resp.version.startswith(PROTOCOL_VERSION.split(".")[0] + "."):
             problems.append(f"version: expected {PROTOCOL_VERSION}, got {resp.version!r}")
@@ -133,37 +100,26 @@ def parse_response(data: bytes, *, path: Path) -> AgentResponse:
     return resp
 
 
-def read_response(path: Path, *, move_aside: bool = True) -> tuple[AgentResponse, bytes]:
-    """Read and parse a response file; on rejection move it aside (when asked) first.
+def read_response(path: Path, data: bytes | None = None) -> AgentResponse:
+    """Parse a response file (or its bytes, already read); on rejection move it aside.
 
     Raises FileNotFoundError when absent, InvalidResponseError when rejected.
     """
     path = path.absolute()
-    data = path.read_bytes()
+    if data is None:
+        data = path.read_bytes()
     try:
-        return parse_response(data, path=path), data
+        return parse_response(data, path=path)
     except InvalidResponseError as e:
-        if not move_aside:
-            raise
         moved = quarantine(path)
         where = f" It was moved aside to {moved}." if moved else ""
         raise InvalidResponseError(str(e) + where, path=path, problems=e.problems) from e
 
 
-def _validate_file(model: type[BaseModel], path: Path, raw: Any, what: str) -> BaseModel:
-    try:
-        return model.model_validate(raw)
-    except ValidationError as e:
-        problems = pydantic_problems(e)
-        raise BridgeFileInvalid(
-            f"Invalid {what} file {path}: " + "; ".join(problems), path=path, problems=problems
-        ) from e
-
-
 def _load_file(path: Path, what: str) -> Any:
     """The file's JSON; BridgeFileInvalid when it is not JSON at all."""
     try:
-        return _load_json(path.read_bytes())
+        return json.loads(path.read_bytes().decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise BridgeFileInvalid(
             f"Invalid {what} {path}: not valid JSON ({e})",
@@ -172,17 +128,25 @@ def _load_file(path: Path, what: str) -> Any:
         ) from e
 
 
+def _validated(model: type[Record], path: Path, raw: Any, what: str) -> Record:
+    try:
+        return model.from_json(raw)
+    except RecordError as e:
+        raise BridgeFileInvalid(
+            f"Invalid {what} file {path}: " + "; ".join(e.problems), path=path, problems=e.problems
+        ) from e
+
+
 def read_request(path: Path) -> AgentRequest:
     """Read a request file we wrote. FileNotFoundError, or BridgeFileInvalid with problems."""
     path = path.absolute()
-    raw = _load_file(path, "request file")
-    req = _validate_file(AgentRequest, path, raw, "request")
+    req = _validated(AgentRequest, path, _load_file(path, "request file"), "request")
     assert isinstance(req, AgentRequest)
     return req
 
 
-def validate_file(path: Path) -> tuple[str, BaseModel]:
-    """Check a request or response file (detected by its fields); return (kind, model).
+def validate_file(path: Path) -> tuple[str, Record]:
+    """Check a request or response file (detected by its fields); return (kind, record).
 
     Raises FileNotFoundError, or BridgeFileInvalid with field-level problems.
     """

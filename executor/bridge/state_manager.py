@@ -9,19 +9,19 @@ never silently reset (P4).
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
-
-from pydantic import ValidationError
 
 from executor import fsutil
 from executor.bridge.models import (
     STATE_SCHEMA_VERSION,
-    BridgeLedger,
+    InvokerLedger,
     TemplateCreateState,
     utc_now,
 )
-from executor.bridge.reading import pydantic_problems, quarantine, remove_quietly
+from executor.bridge.reading import quarantine, remove_quietly
+from executor.records import RecordError
 
 DEFAULT_STATE_NAME = ".template-create-state.json"
 
@@ -55,7 +55,7 @@ class StateManager:
         existing = self._existing_for_save()
         bridge = existing.bridge if existing else None
         if agent_request_pending is None and bridge is not None and bridge.pending is not None:
-            agent_request_pending = bridge.pending.model_dump()
+            agent_request_pending = bridge.pending.to_json()
         state = TemplateCreateState(
             checkpoint=checkpoint,
             phase=phase,
@@ -97,9 +97,9 @@ class StateManager:
                 f"reads up to {STATE_SCHEMA_VERSION}. Upgrade the executor to resume it."
             )
         try:
-            return TemplateCreateState.model_validate(raw)
-        except ValidationError as e:
-            problems = "; ".join(pydantic_problems(e))
+            return TemplateCreateState.from_json(raw)
+        except RecordError as e:
+            problems = "; ".join(e.problems)
             raise ValueError(f"Invalid state file {self.state_file}: {problems}.{hint}") from e
 
     def cleanup(self) -> None:
@@ -107,23 +107,21 @@ class StateManager:
         remove_quietly(self.state_file)
         remove_quietly(self.backup_file)
 
-    def load_ledger(self) -> BridgeLedger:
+    def load_ledger(self) -> InvokerLedger:
         """The bridge ledger kept in this state (empty if none). Needs a saved state."""
         if not self.has_state():
             raise FileNotFoundError(
                 f"State file not found: {self.state_file}. Save the state with save_state() "
                 f"before AgentBridgeInvoker.request() keeps its ledger in it."
             )
-        return self.load_state().bridge or BridgeLedger()
+        return self.load_state().bridge or InvokerLedger()
 
-    def save_ledger(self, ledger: BridgeLedger) -> None:
+    def save_ledger(self, ledger: InvokerLedger) -> None:
         """Store the ledger (and mirror its pending request) in the saved state."""
         state = self.load_state()
-        pending = ledger.pending.model_dump() if ledger.pending else None
+        pending = ledger.pending.to_json() if ledger.pending else None
         self._write(
-            state.model_copy(
-                update={"bridge": ledger, "agent_request_pending": pending, "updated_at": utc_now()}
-            )
+            replace(state, bridge=ledger, agent_request_pending=pending, updated_at=utc_now())
         )
 
     def _existing_for_save(self) -> TemplateCreateState | None:
@@ -148,4 +146,4 @@ class StateManager:
             previous = None
         if previous is not None:
             fsutil.atomic_write_bytes(self.backup_file, previous, fault="state_bak")
-        fsutil.atomic_write_json(self.state_file, state.model_dump(), fault="state")
+        fsutil.atomic_write_json(self.state_file, state.to_json(), fault="state")

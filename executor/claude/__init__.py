@@ -4,7 +4,7 @@
 executor and relay its exit-42 requests) and `.claude/agents/*.md` (the shipped subagents).
 """
 
-from executor.claude.frontmatter import FrontmatterError, parse_frontmatter
+from executor.claude.frontmatter import parse_frontmatter
 from executor.claude.install import (
     AGENT_NAMES,
     GENERIC_COMMANDS,
@@ -14,6 +14,7 @@ from executor.claude.install import (
     render_all,
     render_command,
 )
+from executor.errors import FrontmatterError
 
 __all__ = [
     "AGENT_NAMES",

@@ -11,18 +11,11 @@ from __future__ import annotations
 
 import re
 
+from executor.errors import FrontmatterError
+
 _KEY_RE = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9_-]*):(?:[ \t]+(?P<value>.*))?$")
 #: Characters that start something other than a plain scalar in YAML.
 _INDICATORS = tuple("[]{}&*!|>'\"%@`#,")
-
-
-class FrontmatterError(ValueError):
-    """The frontmatter is missing or malformed; `str()` names the source and line."""
-
-    def __init__(self, message: str, *, source: str, line: int) -> None:
-        super().__init__(f"{source}:{line}: {message}")
-        self.source = source
-        self.line = line
 
 
 def _value(raw: str, *, source: str, line: int) -> str:

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from executor import fsutil
-from executor.claude.frontmatter import FrontmatterError, parse_frontmatter
-from executor.errors import ExecutorError, PathNotFoundError, PlanInvalidError
+from executor.claude.frontmatter import parse_frontmatter
+from executor.errors import ExecutorError, FrontmatterError, PathNotFoundError, PlanInvalidError
 from executor.resources import data_path
 
 #: The subagents we ship, by the name the executor puts in a request's `agent_name`.

@@ -1,9 +1,9 @@
 """`executor` command line: parse flags, call the core, map errors to exit codes.
 
 No logic lives here. Each concern registers its commands from its own module:
-`bridge` (host helpers), `plan` (validate/show), `engine` (execute-*, status, demo,
-replay-agent), `claude` (install-claude). Heavy libraries are imported inside the
-command bodies that need them, never at import time.
+`bridge` (host helpers), `plan` (validate/show), `run` (execute-*, resume-session,
+status, demo), `replay` (replay-agent), `claude` (install-claude). Heavy libraries
+are imported inside the command bodies that need them, never at import time.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from executor import __version__
-from executor.cli import bridge, claude, common, engine, plan, replay
+from executor.cli import bridge, claude, common, plan, replay, run
 from executor.exitcodes import DESCRIPTIONS, ExitCode
 
 _EPILOG = (
@@ -63,7 +63,7 @@ def build_app() -> typer.Typer:
 
     bridge.register(app)
     plan.register(app)
-    engine.register(app)
+    run.register(app)
     claude.register(app)
     replay.register(app)
     return app
@@ -80,6 +80,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     app = build_app()
     try:
         app(args=list(argv) if argv is not None else sys.argv[1:], prog_name="executor")
+    except common.Exit as e:
+        return e.code
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         if code == 2 and not common.state["ran"]:

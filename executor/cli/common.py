@@ -1,4 +1,9 @@
-"""The one error boundary: run a core call, map what it raises to an exit code."""
+"""The one error boundary: run a core call, map what it raises to an exit code.
+
+The core never formats executor command lines; the commands to continue (re-run with
+`--resume` after exit 42, `resume-session` after a pause or an abort) are rendered
+here from the data the exceptions carry.
+"""
 
 from __future__ import annotations
 
@@ -6,34 +11,57 @@ import os
 import traceback
 from collections.abc import Callable
 
-import typer
-
 from executor import console
-from executor.errors import ExecutorError, NeedAgent, RunStopped, UserError
+from executor.errors import ExecutorError, NeedAgent, Paused, RunStopped, UserCancelled, UserError
 from executor.exitcodes import ExitCode
+from executor.fsutil import quote
 
 #: Set when a command body ran, so `main` can tell our exit 2 from a usage error.
-state: dict[str, bool] = {"ran": False, "verbose": False, "json": False}
+state: dict[str, bool] = {"ran": False, "verbose": False}
 
 
-def run(fn: Callable[[], int | None], *, json_output: bool = False) -> None:
-    """Run `fn`; translate its result or exception into `typer.Exit(code)`."""
+class Exit(Exception):
+    """Raised by `run` with the exit code; `main` returns it."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def run(
+    fn: Callable[[], int | None], *, json_output: bool = False, rerun: str | None = None
+) -> None:
+    """Run `fn`; translate its result or exception into `Exit(code)`.
+
+    `rerun`: the command line that continues this one after exit 42.
+    """
     state["ran"] = True
-    code = _run(fn, json_output=json_output)
-    raise typer.Exit(int(code))
+    raise Exit(outcome(fn, json_output=json_output, rerun=rerun))
 
 
-def _run(fn: Callable[[], int | None], *, json_output: bool) -> int:
+def resume_session_line(session: int, plan: object) -> str:
+    return f"executor resume-session {session} --plan {quote(plan)}"
+
+
+def outcome(fn: Callable[[], int | None], *, json_output: bool, rerun: str | None) -> int:
     try:
         rv = fn()
         return int(rv) if rv is not None else int(ExitCode.SUCCESS)
     except NeedAgent as e:
+        then = f", then re-run: {rerun}" if rerun else ", then re-run the command with --resume"
         if json_output:
-            console.out_json(e.as_dict())
-        console.err(str(e))
+            console.out_json({**e.as_dict(), "resume": rerun})
+        console.err(str(e) + then)
         return int(ExitCode.NEED_AGENT)
+    except (Paused, UserCancelled) as e:
+        line = str(e)
+        if e.session is not None and e.plan is not None:
+            verb = "Continue" if isinstance(e, Paused) else "Start it again"
+            line += f" {verb} with: {resume_session_line(e.session, e.plan)}"
+        _stopped(e, line, json_output)
+        return int(e.exit_code)
     except RunStopped as e:
-        console.err(str(e))
+        _stopped(e, str(e), json_output)
         return int(e.exit_code)
     except UserError as e:
         if json_output:
@@ -48,12 +76,32 @@ def _run(fn: Callable[[], int | None], *, json_output: bool) -> int:
     except ExecutorError as e:
         _internal(e)
         return int(e.exit_code)
+    except BrokenPipeError:
+        return _closed_pipe()
     except OSError as e:
         console.err(f"error: storage I/O failed: {e}. Previous state is intact.")
         return int(ExitCode.STORAGE_ERROR)
     except Exception as e:  # the boundary: a bug must still never exit 0 or 42
         _internal(e)
         return int(ExitCode.INTERNAL_ERROR)
+
+
+def _stopped(e: ExecutorError, line: str, json_output: bool) -> None:
+    if json_output:
+        console.out_json(
+            {"exit_code": int(e.exit_code), "status": e.exit_code.name.lower(), "message": line}
+        )
+    console.err(line)
+
+
+def _closed_pipe() -> int:
+    """stdout was closed by the reader (`executor status --json | head -1`): not our
+    failure and not a storage error. Point stdout at /dev/null so the interpreter's
+    final flush does not fail again, and exit as a program killed by SIGPIPE would."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+    return int(ExitCode.OUTPUT_CLOSED)
 
 
 def _internal(e: BaseException) -> None:

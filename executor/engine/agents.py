@@ -1,203 +1,244 @@
-"""How the engine gets agent work and human decisions done.
+"""How a workflow step gets an agent's work done: the `Agents` seam.
 
-Agent steps go through the exit-42 bridge (the default) or run `--agent-command` in
-this process. Human decisions come from a terminal prompter, from `--yes`, or through
-the bridge as a request whose agent is `human`. Either way the engine sees one
-`Outcome`; binding, attempts and exactly-once consumption live in the bridge protocol.
+Two sides: `BridgeAgents` (the exit-42 files: the request is recorded in the caller's
+ledger, saved, then written, and the process exits 42; the answer arrives on a later
+run) and `CommandAgents` (`--agent-command CMD`, run here as a subprocess). Either way
+the step sees an `AgentResult` (or `WAITING`), and applies the one retry policy
+(`executor.retry.RetryPolicy`) to failures.
+
+Work that must wait for the durable save (removing an applied response's files,
+writing a new request and exiting 42) is handed to `Durable`, which the driver runs
+right after it saves.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import signal
 import subprocess
 import time
-import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn, Protocol
 
-from executor.bridge.protocol import BridgeChannel, Consumed, Reply
-from executor.engine.state import RunState, now
+from executor import fsutil
+from executor.bridge.models import AgentRequest, Ledger, PendingRequest, known_error_type, utc_now
+from executor.bridge.protocol import BridgeChannel, Reply
 from executor.errors import UserError
-from executor.fsutil import atomic_write_json, atomic_write_text
 
 DEFAULT_AGENT_TIMEOUT = 1200
-BRIEF_DIR = ".agent-briefs"
+#: The most of an agent's final message kept in state and shown at a checkpoint.
+MESSAGE_CHARS = 2000
+
+
+class Durable:
+    """Saves the state, then does what had to wait for the save (P2, P3, P8)."""
+
+    def __init__(self, save: Callable[[], None]) -> None:
+        self._save = save
+        self._after: list[Callable[[], None]] = []
+        self._emit: Callable[[], NoReturn] | None = None
+
+    def after_save(self, fn: Callable[[], None]) -> None:
+        self._after.append(fn)
+
+    def emit_after_save(self, fn: Callable[[], NoReturn]) -> None:
+        """Write a request file and exit 42, once the state recording it is saved."""
+        self._emit = fn
+
+    def save(self) -> None:
+        self._save()
+        while self._after:
+            self._after.pop(0)()
+
+    def release(self) -> None:
+        """Raise the pending NeedAgent, if a request is waiting to be written."""
+        emit, self._emit = self._emit, None
+        if emit is not None:
+            emit()
 
 
 @dataclass
-class Outcome:
-    """What an agent (or a person through the bridge) answered."""
+class AgentCall:
+    """One agent step's request: the same for the bridge and for a command."""
 
+    key: str
+    agent_name: str
+    prompt: str  # short: points at the brief
+    brief: Path
+    phase: int
+    phase_name: str
+    session: int
+    tdd_step: str
+    attempt: int
+    context: dict[str, Any] = field(default_factory=dict)
+    timeout: int = DEFAULT_AGENT_TIMEOUT
+
+
+@dataclass
+class AgentResult:
     status: str  # success | error | timeout | cancelled | invalid_request
     text: str = ""
     error_type: str | None = None
     error_message: str | None = None
-    #: Set for bridge replies: the engine records it with the step result, then finishes.
-    reply: Reply | None = None
+    seconds: float = 0.0
 
     @property
     def ok(self) -> bool:
         return self.status == "success"
 
+    @property
+    def retry_type(self) -> str | None:
+        """The error type as the retry policy reads it (unknown strings: UNKNOWN)."""
+        return known_error_type(self.error_type)
 
-@dataclass
-class AgentCall:
-    key: str
-    agent_name: str
-    prompt: str
-    context: dict[str, Any]
-    phase: int
-    phase_name: str
-    kind: str = "agent"  # agent | human
+
+class Waiting:
+    """The request is recorded in the ledger; the driver saves, writes it, exits 42."""
+
+
+WAITING = Waiting()
+
+
+class Agents(Protocol):
+    def call(self, call: AgentCall, ledger: Ledger) -> AgentResult | Waiting: ...
+
+
+def supersede(channel: BridgeChannel, ledger: Ledger, durable: Durable) -> None:
+    """A request pending in the bridge was answered another way: forget it, and remove
+    its request file once that is saved (it must never block a later step)."""
+    if ledger.pending is not None:
+        request_id = ledger.pending.request_id
+        ledger.pending = None
+        durable.after_save(lambda: channel.drop_request(request_id))
 
 
 class BridgeAgents:
-    """Agent and human requests through `.agent-request.json` / exit 42."""
+    """Agent requests through `.agent-request.json` and exit 42."""
 
-    def __init__(
-        self,
-        folder: Path,
-        *,
-        save: Callable[[], None],
-        state: Callable[[], RunState],
-        resume_hint: str,
-        max_attempts: int = 5,
-    ) -> None:
-        self.channel = BridgeChannel(folder, max_attempts=max_attempts)
-        self._save = save
-        self._state = state
-        self.resume_hint = resume_hint
-        self._to_finish: list[Reply] = []
+    def __init__(self, channel: BridgeChannel, durable: Durable) -> None:
+        self.channel = channel
+        self.durable = durable
 
-    def call(self, call: AgentCall) -> Outcome:
-        """A bound response for `call.key`, or record + emit the request (NeedAgent)."""
-        st = self._state()
-        pending = st.pending
-        if pending is not None and pending.key != call.key:
-            raise UserError(
-                f"state {self.channel.request_file.parent} has request {pending.request_id} "
-                f"pending for step {pending.key!r}, but this run is at step {call.key!r}; "
-                f"answer the pending request and re-run: {self.resume_hint}"
-            )
-        if pending is not None:
-            reply = self.channel.poll(pending, st.consumed)
-            if reply is not None:
-                return Outcome(
-                    status=reply.status,
-                    text=reply.text or "",
-                    error_type=reply.error_type,
-                    error_message=reply.error_message,
-                    reply=reply,
-                )
-            st.pending = self.channel.bump_attempt(pending)
-        else:
-            st.pending = self.channel.new_pending(
-                key=call.key, agent_name=call.agent_name, prompt=call.prompt, kind=call.kind
-            )
-        self._save()  # P3: the pending request is in state before the request file exists
-        self.channel.emit(
-            st.pending,
-            phase=call.phase,
-            phase_name=call.phase_name,
+    def call(self, call: AgentCall, ledger: Ledger) -> AgentResult | Waiting:
+        got = self.channel.exchange(
+            ledger,
+            key=call.key,
+            agent_name=call.agent_name,
             prompt=call.prompt,
-            context={**call.context, "attempt": st.pending.attempt},
-            timeout_seconds=DEFAULT_AGENT_TIMEOUT,
-            resume_hint=self.resume_hint,
+            attempt=call.attempt,
+        )
+        if isinstance(got, PendingRequest):
+            self.wait(got, call)
+            return WAITING
+        self.apply(got, ledger)
+        return AgentResult(
+            status=got.status,
+            text=got.text or "",
+            error_type=got.error_type,
+            error_message=got.error_message,
+            seconds=float(got.metadata.get("duration_seconds") or 0.0),
         )
 
-    def consumed(self, outcome: Outcome) -> None:
-        """Mark the reply consumed in state; its files go after the next durable save."""
-        if outcome.reply is None:
-            return
-        self._to_finish.append(outcome.reply)
-        st = self._state()
-        st.pending = None
-        st.consumed = [
-            *st.consumed[-49:],
-            Consumed(
-                request_id=outcome.reply.request_id, response_sha256=outcome.reply.response_sha256
-            ),
-        ]
+    def wait(self, pending: PendingRequest, call: AgentCall) -> None:
+        context = {
+            **call.context,
+            "session": call.session,
+            "phase": call.phase,
+            "tdd_step": call.tdd_step,
+            "prompt_file": str(call.brief),
+            "attempt": call.attempt,
+        }
+        self.durable.emit_after_save(
+            lambda: self.channel.emit(
+                pending,
+                phase=call.phase,
+                phase_name=call.phase_name,
+                prompt=call.prompt,
+                context=context,
+                timeout_seconds=call.timeout,
+            )
+        )
 
-    def supersede(self, key: str) -> None:
-        """A human question pending under `key` was answered another way (--yes, a
-        terminal): drop it, so neither its request file nor its pending entry lingers."""
-        st = self._state()
-        if st.pending is not None and st.pending.kind == "human" and st.pending.key == key:
-            request_id = st.pending.request_id
-            st.pending = None
-            self._save()
-            self.channel.drop_request(request_id)
-
-    def flush(self) -> None:
-        """Called after every durable save: remove the files of consumed replies."""
-        while self._to_finish:
-            self.channel.finish(self._to_finish.pop(0))
+    def apply(self, reply: Reply, ledger: Ledger) -> None:
+        """Record the reply consumed; its files go once that is saved."""
+        ledger.consume(reply.request_id, reply.response_sha256)
+        self.durable.after_save(lambda: self.channel.finish(reply))
 
 
-class CommandAgent:
+class CommandAgents:
     """Fulfil agent requests by running `--agent-command CMD` (docs/agent-command.md)."""
 
-    def __init__(self, command: str, *, repo_root: Path, folder: Path) -> None:
-        self.argv = shlex.split(command)
-        if not self.argv:
-            raise UserError("--agent-command is empty")
-        self.repo_root = repo_root
-        self.folder = folder
+    def __init__(
+        self, argv: Sequence[str], *, repo: Path, channel: BridgeChannel, durable: Durable
+    ) -> None:
+        self.argv = list(argv)
+        self.repo = repo
+        self.channel = channel
+        self.durable = durable
 
-    def call(self, call: AgentCall) -> Outcome:
-        briefs = self.folder / BRIEF_DIR
-        briefs.mkdir(exist_ok=True)
-        stem = call.key.replace("/", "_")
-        prompt_file = Path(call.context.get("prompt_file") or briefs / f"{stem}.md")
-        if not prompt_file.exists():
-            atomic_write_text(prompt_file, call.prompt, fault="brief")
-        request_file = briefs / f"{stem}.request.json"
-        atomic_write_json(
-            request_file,
-            {
-                "request_id": str(uuid.uuid4()),
-                "version": "1.0",
+    @staticmethod
+    def parse(command: str) -> list[str]:
+        """`--agent-command` split like a shell line; UserError (usage) when unusable."""
+        try:
+            argv = shlex.split(command)
+        except ValueError as e:
+            raise UserError(f"--agent-command {command!r} cannot be split: {e}") from None
+        if not argv:
+            raise UserError(
+                "--agent-command is empty; give a command, or leave it out to use "
+                "the exit-42 bridge"
+            )
+        return argv
+
+    def call(self, call: AgentCall, ledger: Ledger) -> AgentResult:
+        supersede(self.channel, ledger, self.durable)
+        request_file = call.brief.with_suffix(".request.json")
+        request = AgentRequest(
+            request_id=call.key,
+            phase=call.phase,
+            phase_name=call.phase_name,
+            agent_name=call.agent_name,
+            prompt=call.prompt,
+            timeout_seconds=call.timeout,
+            created_at=utc_now(),
+            context={
+                **call.context,
+                "session": call.session,
                 "phase": call.phase,
-                "phase_name": call.phase_name,
-                "agent_name": call.agent_name,
-                "prompt": call.prompt,
-                "timeout_seconds": DEFAULT_AGENT_TIMEOUT,
-                "created_at": now(),
-                "context": {**call.context, "prompt_file": str(prompt_file)},
+                "tdd_step": call.tdd_step,
+                "prompt_file": str(call.brief),
+                "attempt": call.attempt,
             },
-            fault="request",
+            attempt=call.attempt,
         )
+        fsutil.atomic_write_json(request_file, request.to_json(), fault="request")
         env = {
             **os.environ,
-            "EXECUTOR_PROMPT_FILE": str(prompt_file),
+            "EXECUTOR_PROMPT_FILE": str(call.brief),
             "EXECUTOR_REQUEST_FILE": str(request_file),
             "EXECUTOR_AGENT_NAME": call.agent_name,
-            "EXECUTOR_PHASE": str(call.context.get("phase", "")),
-            "EXECUTOR_SESSION": str(call.context.get("session", "")),
-            "EXECUTOR_TDD_STEP": str(call.context.get("tdd_step", "other")),
-            "EXECUTOR_ATTEMPT": str(call.context.get("attempt", 1)),
+            "EXECUTOR_PHASE": str(call.phase),
+            "EXECUTOR_SESSION": str(call.session),
+            "EXECUTOR_TDD_STEP": call.tdd_step,
+            "EXECUTOR_ATTEMPT": str(call.attempt),
         }
         return run_command(
-            self.argv,
-            cwd=self.repo_root,
-            env=env,
-            stdin_text=call.prompt,
-            timeout=DEFAULT_AGENT_TIMEOUT,
+            self.argv, cwd=self.repo, env=env, stdin_text=call.prompt, timeout=call.timeout
         )
-
-    def consumed(self, outcome: Outcome) -> None:
-        """Nothing to record: the command ran in this process."""
 
 
 def run_command(
     argv: Sequence[str], *, cwd: Path, env: dict[str, str], stdin_text: str, timeout: float
-) -> Outcome:
-    """Run an agent process: stdout is the answer, exit 0 success, past timeout killed."""
+) -> AgentResult:
+    """Run an agent process: stdout is the answer, exit 0 success, past timeout killed.
+
+    The agent runs in its own process group, and the whole group is killed on timeout,
+    Ctrl+C or SIGTERM, so no grandchild keeps the repository (or our pipes) busy.
+    """
     started = time.monotonic()
     try:
         proc = subprocess.Popen(
@@ -211,7 +252,7 @@ def run_command(
             start_new_session=True,
         )
     except OSError as e:
-        return Outcome(
+        return AgentResult(
             status="error",
             error_type="AGENT_NOT_FOUND",
             error_message=f"cannot run agent command {shlex.join(argv)}: {e}",
@@ -219,22 +260,30 @@ def run_command(
     try:
         out, err = proc.communicate(stdin_text, timeout=timeout)
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
+        _kill_group(proc)
         proc.communicate()
-        return Outcome(
+        return AgentResult(
             status="timeout",
             error_type="TIMEOUT",
             error_message=f"agent command ran past {timeout:.0f}s and was killed",
+            seconds=time.monotonic() - started,
         )
-    except KeyboardInterrupt:
-        os.killpg(proc.pid, signal.SIGKILL)
+    except BaseException:
+        _kill_group(proc)
         proc.wait()
         raise
+    seconds = time.monotonic() - started
     if proc.returncode != 0:
-        return Outcome(
+        return AgentResult(
             status="error",
             error_type="INVOCATION_FAILED",
-            error_message=(err.strip() or out.strip() or "no output")[-2000:]
-            + f" (exit {proc.returncode} after {time.monotonic() - started:.1f}s)",
+            error_message=(err.strip() or out.strip() or "no output")[-MESSAGE_CHARS:]
+            + f" (exit {proc.returncode} after {seconds:.1f}s)",
+            seconds=seconds,
         )
-    return Outcome(status="success", text=out.strip())
+    return AgentResult(status="success", text=out.strip(), seconds=seconds)
+
+
+def _kill_group(proc: subprocess.Popen[str]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)

@@ -14,7 +14,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from executor.engine.runner import Runner, RunOptions, RunResult
+from executor.engine.runner import Overrides, Runner, RunRequest, RunResult
+from executor.engine.scope import PlanScope
 from executor.resources import data_path
 
 GITIGNORE = "__pycache__/\n*.pyc\n.pytest_cache/\n"
@@ -45,7 +46,10 @@ def prepare_repo(target: Path) -> Path:
     return plan_dir
 
 
-def run_demo(target: Path | None, *, report: Callable[[str], None]) -> tuple[RunResult, Path]:
+def run_demo(
+    target: Path | None, *, report: Callable[[str], None]
+) -> tuple[RunResult, Path, list[str]]:
+    """Build the demo; the run's result, the repository, and its `git log --oneline`."""
     root = target or Path(tempfile.mkdtemp(prefix="executor-demo-")) / "ledger"
     plan_dir = prepare_repo(root)
     report(f"demo repository: {root}")
@@ -59,13 +63,14 @@ def run_demo(target: Path | None, *, report: Callable[[str], None]) -> tuple[Run
             str(data_path("plans", "replay", "ledger")),
         ]
     )
-    opts = RunOptions(
+    req = RunRequest(
         plan=plan_dir,
-        scope="plan",
+        scope=PlanScope(),
         repo=root,
         yes=True,
-        checkpoints="all",
-        agent_command=agent,
-        command_line=f"executor execute-plan --plan {plan_dir}",
+        overrides=Overrides(agent_command=agent, checkpoints="all"),
     )
-    return Runner(opts, report=report).execute(), root
+    result = Runner(req, report=report).execute()
+    from executor.vcs import GitRepo
+
+    return result, root, GitRepo(root).log_oneline()

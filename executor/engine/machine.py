@@ -1,80 +1,80 @@
-"""The session state machine, declared in one table.
+"""A workflow declared as one table, `(step, outcome) -> next step`, and its outcomes.
 
-`status` is what seed 004 calls the session state; `STEPS` is the finer cursor the
-runner persists so a resumed process re-enters exactly the step it stopped at.
-An event not allowed from the current status raises `TransitionNotAllowed`.
+Handlers do the work of a step and return an `Outcome`; only the driver
+(`executor.engine.driver`) looks the next step up here, records it and saves. Three
+outcomes are not transitions but stops, and never appear in a table: `WAIT` (a request
+went to the bridge: exit 42), `PAUSE` (a person paused: exit 20) and `NO_HUMAN` (a
+person must decide and none is available: exit 16). The step stays where it was, so a
+resumed process re-enters exactly that step.
+
+A workflow also names its `final` steps (the drive ends when a transition lands on one,
+with the reason given) and its `decisions`: steps whose only work is to take a human
+answer. The driver does not save after those (their answer is saved with the next
+step's work, so one resume makes one save; the answer's file is only removed after).
 """
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from executor.errors import TransitionNotAllowed
 
-Status = Literal[
-    "not_started",
-    "in_progress",
-    "red_phase",
-    "green_phase",
-    "refactor_phase",
-    "awaiting_approval",
-    "completed",
-    "blocked",
-    "skipped",
-    "error",
-]
-Checkpoint = Literal[
-    "before_start", "after_red", "after_green", "after_refactor", "session_complete"
-]
-Event = Literal[
-    "start", "block", "ask", "red", "green", "refactor", "complete", "fail", "skip", "reset"
-]
 
-STATUSES: tuple[str, ...] = get_args(Status)
-CHECKPOINTS: tuple[str, ...] = get_args(Checkpoint)
+class Outcome(str, enum.Enum):
+    """What a step handler reports."""
 
-_ACTIVE = {"in_progress", "red_phase", "green_phase", "refactor_phase", "awaiting_approval"}
-
-#: event -> (allowed source statuses, target status)
-TRANSITIONS: dict[str, tuple[frozenset[str], str]] = {
-    "start": (frozenset({"not_started", "blocked"}), "in_progress"),
-    "block": (frozenset({"not_started", "blocked"}), "blocked"),
-    "ask": (frozenset(_ACTIVE), "awaiting_approval"),
-    "red": (frozenset({"in_progress", "awaiting_approval", "red_phase", "error"}), "red_phase"),
-    "green": (frozenset({"awaiting_approval", "red_phase", "green_phase", "error"}), "green_phase"),
-    "refactor": (
-        frozenset({"awaiting_approval", "green_phase", "refactor_phase", "error"}),
-        "refactor_phase",
-    ),
-    "complete": (frozenset({"awaiting_approval", "refactor_phase", "green_phase"}), "completed"),
-    "fail": (frozenset(_ACTIVE | {"error"}), "error"),
-    "skip": (frozenset({"not_started", "blocked", "error"}), "skipped"),
-    "reset": (frozenset(_ACTIVE | {"error", "blocked"}), "not_started"),
-}
-
-#: The runner's cursor inside one session, in execution order.
-Step = Literal[
-    "before_start",
-    "red_agent",
-    "red_verify",
-    "after_red",
-    "green_agent",
-    "green_verify",
-    "after_green",
-    "refactor_agent",
-    "refactor_verify",
-    "after_refactor",
-    "evidence",
-    "commit",
-    "session_complete",
-    "done",
-]
-STEPS: tuple[str, ...] = get_args(Step)
+    OK = "ok"
+    FAILED = "failed"  # the step could not be verified; a person decides
+    RETRY = "retry"  # verification failed, automatic retry within budget
+    SKIP = "skip"  # nothing to do here (no such step in the plan), or a person skipped
+    APPROVE = "approve"
+    CHANGES = "request_changes"
+    ABORT = "abort"
+    BLOCKED = "blocked"
+    # stops (never in a table)
+    WAIT = "wait"
+    PAUSE = "pause"
+    NO_HUMAN = "no_human"
 
 
-def transition(status: str, event: str) -> str:
-    """The status after `event`, or TransitionNotAllowed."""
-    allowed = TRANSITIONS.get(event)
-    if allowed is None or status not in allowed[0]:
-        raise TransitionNotAllowed(event, status)
-    return allowed[1]
+STOPS = frozenset({Outcome.WAIT, Outcome.PAUSE, Outcome.NO_HUMAN})
+
+S = TypeVar("S", bound=str)
+
+
+@dataclass(frozen=True)
+class Workflow(Generic[S]):
+    """One workflow: its table, where it starts, where it ends, and its decision steps."""
+
+    name: str
+    start: S
+    table: Mapping[tuple[S, Outcome], S]
+    #: final step -> why the drive ended there ("done", "blocked", "rolled_back", ...)
+    final: Mapping[S, str]
+    decisions: frozenset[S]
+
+    def next(self, step: S, outcome: Outcome) -> S:
+        """The step after `step` on `outcome`, or TransitionNotAllowed."""
+        try:
+            return self.table[(step, outcome)]
+        except KeyError:
+            raise TransitionNotAllowed(self.name, step, outcome.value) from None
+
+    def steps(self) -> list[S]:
+        """Every step the table mentions, in first-mention order."""
+        seen: dict[S, None] = {self.start: None}
+        for (step, _), target in self.table.items():
+            seen.setdefault(step, None)
+            seen.setdefault(target, None)
+        return list(seen)
+
+    def outcomes(self, step: S) -> list[Outcome]:
+        return [o for (s, o) in self.table if s == step]
+
+    def fingerprint(self) -> str:
+        """A stable text of the table: part of the definition hash (P5)."""
+        rows = sorted(f"{s}|{o.value}|{t}" for (s, o), t in self.table.items())
+        return ";".join([self.name, *rows])

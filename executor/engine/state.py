@@ -1,116 +1,141 @@
-"""`.agent-state.json`: the single truth of a plan run's progress (seed 004's schema,
-extended with what resume needs). Pure models; persistence is `store.py`."""
+"""`.agent-state.json`: the single truth of a plan run's progress.
+
+One `SessionRecord` per session that has left `not_started` (a session with no record
+has not started: nothing about it is stored). Each record holds its own cursor (the
+workflow step), its own bridge ledger (pending request, consumed responses), the base
+commit it started from and the HEAD/branch it last saw, so two sessions could each wait
+on an agent at once. Status, checkpoint, current session and the seed-004 view are
+derived (`executor status --json` prints them), never stored beside the step.
+
+Persistence (atomic save, `.bak`, lock, checksum, generation) is `store.py`; the JSON
+Schema is `docs/schemas/agent-state.schema.json`, kept in sync by a test.
+"""
 
 from __future__ import annotations
 
-import hashlib
-import json
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from executor.bridge.models import Ledger
+from executor.engine.machine import Outcome
+from executor.records import Record
+from executor.workflows.tdd import Step
 
-from executor.bridge.protocol import Consumed, PendingRequest
-from executor.engine.machine import Checkpoint, Status, Step
+SCHEMA_VERSION = 2
 
-SCHEMA_VERSION = 1
+Checkpoints = Literal["all", "session", "none"]
 
 
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+@dataclass(kw_only=True)
+class RunOptions(Record):
+    """The options a run was started with; `--resume` and `resume-session` reuse them
+    unless the command line overrides one."""
+
+    agent_command: str | None = field(
+        default=None, metadata={"doc": "run agents with this command; null: the exit-42 bridge"}
+    )
+    checkpoints: Checkpoints = "all"
+    max_retries: int = field(default=2, metadata={"ge": 0})
+    test_command: str | None = None
 
 
-class SessionState(_Model):
-    number: int
-    title: str
-    phase: int
-    status: Status = "not_started"
-    checkpoint: Checkpoint | None = None
-    step: Step = "before_start"
+@dataclass(kw_only=True)
+class StepLog(Record):
+    """One transition: the step that ran, what it reported, when and for how long."""
+
+    step: Step
+    outcome: str
+    at: str
+    seconds: float
+    note: str = ""
+
+
+@dataclass(kw_only=True)
+class AgentCall(Record):
+    """One answer from an agent (bridge or command)."""
+
+    step: Step
+    attempt: int
+    status: str
+    seconds: float
+    message: str = field(default="", metadata={"doc": "the agent's final message (bounded)"})
+
+
+@dataclass(kw_only=True)
+class RedFacts(Record):
+    """What RED measured: the test files it wrote, their hashes, the ids that failed."""
+
+    files: list[str] = field(default_factory=list)
+    hashes: dict[str, str] = field(default_factory=dict)
+    failing: list[str] = field(default_factory=list)
+
+
+@dataclass(kw_only=True)
+class SessionRecord(Record):
+    step: Step = Step.NOT_STARTED
+    paused: bool = field(default=False, metadata={"doc": "the last stop was a pause"})
+    blocked_reason: str | None = None
     started_at: str | None = None
     completed_at: str | None = None
+    base_commit: str | None = field(
+        default=None, metadata={"doc": "HEAD when the session started: rollback target"}
+    )
+    head: str | None = field(default=None, metadata={"doc": "HEAD after the last step"})
+    branch: str | None = None
+    source_hash: str | None = field(
+        default=None, metadata={"doc": "the session's plan section when it started (drift)"}
+    )
     commit_hash: str | None = None
-    #: HEAD when the session started: rollback target, diff base, adoption search start.
-    base_commit: str | None = None
-    #: Plan-section hash when the session started (definition drift check).
-    source_hash: str | None = None
+    attempt: int = field(default=1, metadata={"ge": 1, "doc": "attempt of the current agent step"})
+    agent_failures: int = field(
+        default=0, metadata={"doc": "failed agent answers in a row at this step"}
+    )
+    retries: int = field(default=0, metadata={"doc": "automatic verify retries at this step"})
+    asks: int = field(default=0, metadata={"doc": "questions asked (each gets its own key)"})
+    feedback: list[str] = field(
+        default_factory=list, metadata={"doc": "the person's feedback for the next brief"}
+    )
+    last_failure: str = field(default="", metadata={"doc": "why the last attempt was rejected"})
+    last_summary: str = field(default="", metadata={"doc": "what the last check measured"})
+    problem: str = field(default="", metadata={"doc": "what the person decides about"})
+    after_rollback: Literal["restart", "skip"] = "restart"
+    red: RedFacts = field(default_factory=RedFacts)
+    green_passed: list[str] = field(default_factory=list)
     tests_written: int | None = None
     tests_passing: int | None = None
     coverage: float | None = None
-    files_modified: list[str] = Field(default_factory=list)
-    depends_on: list[int] = Field(default_factory=list)
-    errors: list[str] = Field(default_factory=list)
-    retry_count: int = 0
-    #: Consecutive agent error/timeout answers for the current step.
-    agent_failures: int = 0
-    #: Attempt number of the current agent step (1-based), for briefs and replay.
-    attempt: int = 1
-    #: What RED measured: the test files written and the ids that failed.
-    red_test_files: list[str] = Field(default_factory=list)
-    red_test_ids: list[str] = Field(default_factory=list)
-    red_file_hashes: dict[str, str] = Field(default_factory=dict)
-    green_test_ids: list[str] = Field(default_factory=list)
-    #: Human feedback and failure output waiting to go into the next brief.
-    feedback: list[str] = Field(default_factory=list)
-    last_failure: str = ""
-    #: Text to show at the next checkpoint (test summary of the last verify).
-    last_summary: str = ""
-    blocked_reason: str | None = None
-    #: Counts human questions asked at this step, so each gets a distinct request key.
-    asks: int = 0
+    files_modified: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    history: list[StepLog] = field(default_factory=list)
+    agent_calls: list[AgentCall] = field(default_factory=list)
+    bridge: Ledger = field(default_factory=Ledger)
+
+    def log(self, step: Step, outcome: Outcome, seconds: float, note: str) -> None:
+        """Record one transition (the driver calls this once per step it leaves)."""
+        self.history.append(
+            StepLog(step=step, outcome=outcome.value, at=now(), seconds=seconds, note=note)
+        )
 
 
-class PhaseState(_Model):
-    number: int
-    name: str
-    status: Literal["not_started", "in_progress", "completed", "blocked", "error"] = "not_started"
-    sessions: list[SessionState] = Field(default_factory=list)
-
-
-class RunState(_Model):
+@dataclass(kw_only=True)
+class RunState(Record):
     schema_version: int = SCHEMA_VERSION
     tool_version: str
-    definition_hash: str
+    definition_hash: str = field(
+        metadata={"doc": "hash of the workflow table and brief version (P5)"}
+    )
     run_id: str
-    #: Incremented by every save; a save must see the generation it loaded (fencing).
-    generation: int = 0
-    project_name: str
-    plan_version: str = "1.0"
-    plan_path: str
-    status: Literal["not_started", "in_progress", "completed", "paused", "error"] = "not_started"
-    current_phase: int | None = None
-    current_session: int | None = None
-    phases: list[PhaseState] = Field(default_factory=list)
-    pending: PendingRequest | None = None
-    consumed: list[Consumed] = Field(default_factory=list)
-    #: HEAD and branch after the last step (stale-workspace detection).
-    head: str | None = None
-    branch: str | None = None
-    blockers: list[str] = Field(default_factory=list)
-    notes: str = ""
-    created_at: str = Field(default_factory=now)
-    updated_at: str = Field(default_factory=now)
-    checksum: str = ""
-
-    def sessions(self) -> list[SessionState]:
-        return [s for p in self.phases for s in p.sessions]
-
-    def session(self, number: int) -> SessionState | None:
-        return next((s for s in self.sessions() if s.number == number), None)
-
-    def phase(self, number: int) -> PhaseState | None:
-        return next((p for p in self.phases if p.number == number), None)
-
-    def body_checksum(self) -> str:
-        return checksum_of(self.model_dump(mode="json"))
-
-
-def checksum_of(data: dict[str, Any]) -> str:
-    """sha256 of the canonical JSON body without the checksum field itself."""
-    body = {k: v for k, v in data.items() if k != "checksum"}
-    canon = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(canon.encode("utf-8")).hexdigest()
+    generation: int = field(
+        default=0, metadata={"doc": "incremented by every save; a save must see the one it loaded"}
+    )
+    repo: str = field(metadata={"doc": "the git repository's top folder"})
+    options: RunOptions = field(default_factory=RunOptions)
+    sessions: dict[int, SessionRecord] = field(default_factory=dict)
+    created_at: str = field(default_factory=now)
+    updated_at: str = field(default_factory=now)
+    checksum: str = field(default="", metadata={"doc": "sha256 of the canonical body"})

@@ -1,45 +1,88 @@
-"""`executor status`: phases, sessions, status, measured tests, commits (read-only)."""
+"""`executor status`: the plan's sessions with what the state recorded (read-only).
+
+The seed-004 view (run status, current session, per-session status and checkpoint) is
+derived here from each session's step; nothing of it is stored.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from executor.engine.state import RunState
-from executor.engine.store import StateStore
+from executor.engine.layout import Layout
+from executor.engine.runner import state_store
+from executor.engine.state import RunState, SessionRecord
 from executor.plan.models import Plan
+from executor.workflows.tdd import ACTIVE, Step, checkpoint_of, is_escalation, status_of
+
+
+def run_status(state: RunState | None, plan: Plan) -> str:
+    """not_started | in_progress | paused | error | completed, derived from the records."""
+    if state is None or not state.sessions:
+        return "not_started"
+    records = list(state.sessions.values())
+    if any(r.paused for r in records):
+        return "paused"
+    if any(is_escalation(r.step) for r in records):
+        return "error"
+    finished = {Step.DONE, Step.SKIPPED, Step.SESSION_COMPLETE}
+    numbers = [s.number for s in plan.sessions()]
+    if all((r := state.sessions.get(n)) is not None and r.step in finished for n in numbers):
+        return "completed"
+    return "in_progress"
+
+
+def _session(rec: SessionRecord | None) -> dict[str, Any]:
+    if rec is None:
+        return {"status": "not_started", "step": None, "checkpoint": None}
+    seconds = sum(h.seconds for h in rec.history)
+    return {
+        "status": status_of(rec.step),
+        "step": rec.step.value,
+        "checkpoint": checkpoint_of(rec.step),
+        "tests_written": rec.tests_written,
+        "tests_passing": rec.tests_passing,
+        "commit_hash": rec.commit_hash,
+        "started_at": rec.started_at,
+        "completed_at": rec.completed_at,
+        "duration_seconds": round(seconds, 1),
+        "attempt": rec.attempt,
+        "files_modified": rec.files_modified,
+        "errors": rec.errors,
+        "blocked_reason": rec.blocked_reason,
+        "pending_request": rec.bridge.pending.to_json() if rec.bridge.pending else None,
+    }
 
 
 def status_data(plan: Plan) -> dict[str, Any]:
     """Plan sessions merged with their saved state; no state means all not_started."""
-    state: RunState | None = StateStore(plan.folder).load()
+    layout = Layout(plan.folder)
+    state = state_store(layout).load()
+    sessions = state.sessions if state else {}
     phases = []
     for phase in plan.phases:
-        sessions = []
+        rows = []
         for s in phase.sessions:
-            ss = state.session(s.number) if state else None
-            sessions.append(
-                {
-                    "number": s.number,
-                    "title": s.title,
-                    "status": ss.status if ss else "not_started",
-                    "step": ss.step if ss else None,
-                    "checkpoint": ss.checkpoint if ss else None,
-                    "tests_written": ss.tests_written if ss else None,
-                    "tests_passing": ss.tests_passing if ss else None,
-                    "commit_hash": ss.commit_hash if ss else None,
-                    "dependencies": s.dependencies,
-                    "blocked_reason": ss.blocked_reason if ss else None,
-                }
-            )
-        phases.append({"number": phase.number, "name": phase.name, "sessions": sessions})
+            row = {"number": s.number, "title": s.title, "dependencies": s.dependencies}
+            row.update(_session(sessions.get(s.number)))
+            rows.append(row)
+        phases.append({"number": phase.number, "name": phase.name, "sessions": rows})
+    current = next((n for n, r in sorted(sessions.items()) if r.step in ACTIVE), None)
+    pending = next(
+        (
+            {"session": n, **r.bridge.pending.to_json()}
+            for n, r in sorted(sessions.items())
+            if r.bridge.pending
+        ),
+        None,
+    )
     return {
         "plan": str(plan.folder),
-        "state_file": str(plan.folder / ".agent-state.json"),
+        "state_file": str(layout.state),
         "run_id": state.run_id if state else None,
-        "status": state.status if state else "not_started",
-        "current_session": state.current_session if state else None,
-        "pending_request": state.pending.model_dump() if state and state.pending else None,
+        "status": run_status(state, plan),
+        "current_session": current,
+        "pending_request": pending,
         "phases": phases,
     }
 
@@ -61,7 +104,7 @@ def render_status(data: dict[str, Any], *, rich: bool) -> None:
                     s["title"],
                     _status(s),
                     _tests(s),
-                    (s["commit_hash"] or "")[:10],
+                    (s.get("commit_hash") or "")[:10],
                 )
         console.show(table)
     else:
@@ -71,13 +114,13 @@ def render_status(data: dict[str, Any], *, rich: bool) -> None:
             for s in p["sessions"]:
                 console.out(
                     f"  {s['number']:>3}  {_status(s):<28} tests {_tests(s):<8} "
-                    f"{(s['commit_hash'] or '-')[:10]:<10}  {s['title']}"
+                    f"{(s.get('commit_hash') or '-')[:10]:<10}  {s['title']}"
                 )
     if data["pending_request"]:
         pr = data["pending_request"]
         console.out(
             f"pending request {pr['request_id']} ({pr['kind']} {pr['agent_name']}, "
-            f"attempt {pr['attempt']}) in {Path(data['plan']) / '.agent-request.json'}"
+            f"session {pr['session']}) in {Path(data['plan']) / '.agent-request.json'}"
         )
 
 
@@ -88,6 +131,6 @@ def _status(s: dict[str, Any]) -> str:
 
 
 def _tests(s: dict[str, Any]) -> str:
-    if s["tests_written"] is None and s["tests_passing"] is None:
+    if s.get("tests_written") is None and s.get("tests_passing") is None:
         return "-"
     return f"{s['tests_passing'] or 0}/{s['tests_written'] or 0}"

@@ -1,41 +1,75 @@
-"""Persistence of `.agent-state.json`: one live writer, atomic saves, fencing, and
+"""Persistence of a run's state file: one live writer, atomic saves, fencing, and
 corruption that is detected and quarantined, never silently reset.
 
-Files beside the plan (all named `.agent-*` so one exclude pattern hides them from git):
-`.agent-state.json` (the state), `.agent-state.json.bak` (the previous good version),
-`.agent-state.lock` (flock; records pid@host), `.agent-state.json.corrupt-<ts>`
-(quarantined copies).
+Used for `.agent-state.json` (plan runs) and `.template-create-state.json`. Beside the
+state: `<state>.bak` (the previous good version, a hard link made at each save: no
+second rewrite), the lock file (flock; records pid@host) and `<state>.corrupt-<ts>`
+(quarantined copies). The file is canonical compact JSON (sorted keys) carrying a
+sha256 `checksum` of its own body, so a hand edit or a torn file is caught (P4).
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, Generic, Protocol, TypeVar
 
-from pydantic import ValidationError
+from executor.errors import (
+    CorruptStateError,
+    DefinitionDriftError,
+    LockedError,
+    StaleWorkspaceError,
+    StorageError,
+)
+from executor.fsutil import atomic_write_bytes, quote, sweep_orphans
+from executor.records import Record, RecordError
 
-from executor.engine.state import SCHEMA_VERSION, RunState, checksum_of, now
-from executor.errors import CorruptStateError, LockedError, StaleWorkspaceError, StorageError
-from executor.fsutil import atomic_write_bytes, dumps_json, sweep_orphans
 
-STATE_NAME = ".agent-state.json"
-LOCK_NAME = ".agent-state.lock"
+class Persisted(Protocol):
+    schema_version: int
+    generation: int
+    updated_at: str
+    checksum: str
+
+    def to_json(self) -> dict[str, Any]: ...
 
 
-class StateStore:
-    def __init__(self, folder: Path) -> None:
-        self.folder = Path(folder).resolve()
-        self.path = self.folder / STATE_NAME
-        self.backup = self.folder / (STATE_NAME + ".bak")
-        self.lock_path = self.folder / LOCK_NAME
-        self._lock_fd: int | None = None
-        self._loaded_generation: int | None = None
+P = TypeVar("P", bound=Persisted)
+
+
+def canonical(body: dict[str, Any]) -> str:
+    """The one byte form of a state body: compact, sorted keys, UTF-8."""
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def checksum_of(body: dict[str, Any]) -> str:
+    """sha256 of the canonical body without the checksum field itself."""
+    rest = {k: v for k, v in body.items() if k != "checksum"}
+    return "sha256:" + hashlib.sha256(canonical(rest).encode("utf-8")).hexdigest()
+
+
+def _stamp() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + "Z"
+
+
+class StateStore(Generic[P]):
+    """Load and save one state file of record type `model` (schema `version`)."""
+
+    def __init__(self, path: Path, *, model: type[Record], version: int, lock: Path) -> None:
+        self.path = Path(path).absolute()
+        self.folder = self.path.parent
+        self.backup = self.path.with_name(self.path.name + ".bak")
+        self.lock_path = Path(lock).absolute()
+        self.model = model
+        self.version = version
+        self._seen: tuple[int, int, int] | None = None  # (inode, size, mtime_ns) we know
 
     # -- locking (P16) -----------------------------------------------------------
     @contextlib.contextmanager
@@ -43,7 +77,8 @@ class StateStore:
         """Hold the single-writer lock; LockedError names the holder if taken.
 
         flock is released by the kernel when the holder dies, and Python fds are not
-        inherited by children (PEP 446), so a spawned agent cannot keep it.
+        inherited by children (PEP 446), so a spawned agent cannot keep it. Orphaned
+        temp files of dead writers are swept once the lock is ours (P6).
         """
         fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
@@ -60,25 +95,22 @@ class StateStore:
             ) from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}@{socket.gethostname()}".encode(), 0)
-        self._lock_fd = fd
         try:
+            sweep_orphans(self.folder)
             yield
         finally:
-            self._lock_fd = None
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, 0)
             os.close(fd)
 
     # -- loading (P4) -------------------------------------------------------------
-    def exists(self) -> bool:
-        return self.path.exists()
-
-    def load(self) -> RunState | None:
+    def load(self) -> P | None:
         """The saved state, None when there is none; CorruptStateError when unreadable."""
-        sweep_orphans(self.folder)
         try:
             raw = self.path.read_bytes()
+            self._seen = self._identity()
         except FileNotFoundError:
+            self._seen = None
             return None
         except OSError as e:
             raise StorageError(f"cannot read {self.path}: {e}", path=self.path) from e
@@ -89,33 +121,37 @@ class StateStore:
         except (ValueError, UnicodeDecodeError) as e:
             self._corrupt(raw, f"not valid JSON ({e})")
         version = data.get("schema_version")
-        if isinstance(version, int) and version > SCHEMA_VERSION:
+        if isinstance(version, int) and version > self.version:
             raise CorruptStateError(
-                f"{self.path} has schema_version {version}, newer than this executor "
-                f"understands ({SCHEMA_VERSION}); upgrade plan-executor. Nothing was changed.",
+                f"{self.path} has schema_version {version}, newer than this executor reads "
+                f"({self.version}); upgrade plan-executor to continue it. Nothing was changed.",
                 path=self.path,
             )
-        try:
-            state = RunState.model_validate(data)
-        except ValidationError as e:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in e.errors()[:5]
+        if isinstance(version, int) and version < self.version:
+            raise DefinitionDriftError(
+                f"{self.path} has schema_version {version}: it was written by an older "
+                f"executor. Finish the run with that version, or delete {quote(self.path)} "
+                f"to start the run afresh (completed sessions keep their commits). Nothing "
+                f"was changed."
             )
-            self._corrupt(raw, f"schema-invalid ({problems})")
-        if state.checksum != checksum_of(data):
+        if data.get("checksum") != checksum_of(data):
             self._corrupt(raw, "checksum mismatch (edited by hand or torn)")
-        self._loaded_generation = state.generation
-        return state
+        try:
+            state = self.model.from_json(data)
+        except RecordError as e:
+            self._corrupt(raw, "schema-invalid (" + "; ".join(e.problems[:5]) + ")")
+        return state  # type: ignore[return-value]
 
-    def _corrupt(self, raw: bytes, why: str) -> None:
-        quarantine = self.folder / f"{STATE_NAME}.corrupt-{time.strftime('%Y%m%dT%H%M%S')}"
+    def _corrupt(self, raw: bytes, why: str) -> Any:
+        quarantine = self.path.with_name(f"{self.path.name}.corrupt-{_stamp().replace(':', '')}")
         with contextlib.suppress(OSError):
             atomic_write_bytes(quarantine, raw, fault="quarantine")
         backup = self.backup if self.backup.exists() else None
         hint = (
-            f" A previous good version is {backup}; to restore it: cp '{backup}' '{self.path}'"
+            f" A previous good version is {backup}; to restore it: "
+            f"cp {quote(backup)} {quote(self.path)}"
             if backup
-            else " No backup exists; delete the state file to start the plan run afresh."
+            else f" No backup exists; delete {quote(self.path)} to start the run afresh."
         )
         raise CorruptStateError(
             f"state file {self.path} is corrupt: {why}. A copy was quarantined as "
@@ -126,38 +162,41 @@ class StateStore:
         )
 
     # -- saving (P1, P2, P17) -----------------------------------------------------
-    def save(self, state: RunState) -> None:
-        """Atomically save `state`, keeping the previous version as `.bak`.
+    def save(self, state: P) -> None:
+        """Atomically save `state`; the previous version becomes `.bak` (hard link).
 
-        Compare-and-swap on `generation`: the file on disk must still carry the
-        generation this process loaded (or last saved), else another writer advanced it.
+        Fencing: the file on disk must still be the one this process loaded or last
+        saved (same inode, size and mtime), else another writer advanced it.
         """
-        current = self._disk_generation()
-        if current != self._loaded_generation:
+        if self._identity() != self._seen:
             raise StaleWorkspaceError(
-                f"{self.path} was changed by another process (generation {current}, this "
-                f"process expected {self._loaded_generation}); not overwriting newer state."
+                f"{self.path} was changed by another process since this one read it; not "
+                f"overwriting newer state. Re-run the command."
             )
-        state.generation = (self._loaded_generation or 0) + 1
-        state.updated_at = now()
-        state.checksum = checksum_of(state.model_dump(mode="json"))
-        data = dumps_json(state.model_dump(mode="json")).encode("utf-8")
+        state.generation += 1
+        state.updated_at = _stamp()
+        body = state.to_json()
+        state.checksum = body["checksum"] = checksum_of(body)
+        data = canonical(body).encode("utf-8") + b"\n"
         try:
-            if self.path.exists():
-                atomic_write_bytes(self.backup, self.path.read_bytes(), fault="backup")
-            atomic_write_bytes(self.path, data, fault="state")
+            atomic_write_bytes(self.path, data, fault="state", backup=self.backup)
         except OSError as e:
+            state.generation -= 1
             raise StorageError(
                 f"could not save {self.path}: {e}. The previous state is intact.", path=self.path
             ) from e
-        self._loaded_generation = state.generation
+        self._seen = self._identity()
 
-    def _disk_generation(self) -> int | None:
+    def _identity(self) -> tuple[int, int, int] | None:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            st = os.stat(self.path)
         except FileNotFoundError:
             return None
-        except (OSError, ValueError):
-            return -1
-        gen = data.get("generation") if isinstance(data, dict) else None
-        return gen if isinstance(gen, int) else -1
+        return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def remove(self) -> None:
+        """Delete the state and its backup (a workflow that finished and keeps none)."""
+        for path in (self.path, self.backup):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        self._seen = None

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import executor.bridge
-from executor.bridge.schemas import render_schemas, write_schemas
+from executor.schemas import render_schemas, write_schemas
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -17,7 +17,7 @@ def test_docs_schemas_match_the_models() -> None:
     docs = REPO / "docs" / "schemas"
     fresh = render_schemas()
     on_disk = {p.name: p.read_text(encoding="utf-8") for p in docs.glob("*.schema.json")}
-    assert on_disk == fresh, "run: python -m executor.bridge.schemas docs/schemas"
+    assert on_disk == fresh, "run: python -m executor.schemas docs/schemas"
 
 
 def test_write_schemas_writes_valid_json(tmp_path: Path) -> None:
@@ -37,8 +37,8 @@ def test_public_api() -> None:
 
 def test_bridge_imports_no_heavy_library() -> None:
     code = (
-        "import sys, executor.bridge, executor.bridge.schemas;"
-        "heavy = [m for m in ('typer', 'rich', 'git', 'questionary', 'click', 'mistune')"
+        "import sys, executor.bridge, executor.schemas;"
+        "heavy = [m for m in ('typer', 'rich', 'git', 'questionary', 'mistune', 'pydantic')"
         " if m in sys.modules]; print(','.join(heavy))"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -63,7 +63,7 @@ def _wait_for_saves(state_file: Path, child: subprocess.Popen[bytes]) -> None:
 
 
 def _orphans(folder: Path) -> list[Path]:
-    return [p for p in folder.iterdir() if p.name.endswith(".tmp")]
+    return [p for p in folder.iterdir() if p.name.startswith(".agent-tmp-")]
 
 
 def test_fault_kill_after_tmp_written_leaves_old_state_and_sweeps_orphan(tmp_path: Path) -> None:
@@ -136,7 +136,7 @@ def test_kill_after_request_written_reemits_identical_request(tmp_path: Path) ->
     assert _py(REQUEST_ONCE, str(tmp_path)).returncode == 42
     second = read_json(tmp_path / ".agent-request.json")
     assert second["request_id"] == first["request_id"]
-    assert (first["attempt"], second["attempt"]) == (1, 2)
+    assert (first["emission"], second["emission"]) == (1, 2)
 
 
 def test_storage_error_on_request_write_keeps_pending_and_no_request(tmp_path: Path) -> None:
@@ -150,10 +150,15 @@ def test_storage_error_on_request_write_keeps_pending_and_no_request(tmp_path: P
 def test_sweep_removes_only_dead_writers_temp_files(tmp_path: Path) -> None:
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    live = tmp_path / f"..agent-request.json.{os.getpid()}.tmp"
-    orphan = tmp_path / f"..agent-request.json.{dead.pid}.tmp"
-    unrelated = tmp_path / "notes.tmp"
-    for p in (live, orphan, unrelated):
+    live = tmp_path / f".agent-tmp-{os.getpid()}-.agent-request.json"
+    orphan = tmp_path / f".agent-tmp-{dead.pid}-.agent-request.json"
+    # a person's files that merely look like temp files are never touched (9.13)
+    unrelated = [tmp_path / "notes.tmp", tmp_path / f".draft.{dead.pid}.tmp"]
+    briefs = tmp_path / ".agent-briefs"
+    briefs.mkdir()
+    brief_orphan = briefs / f".agent-tmp-{dead.pid}-s1.red.a1.f0.md"
+    for p in (live, orphan, *unrelated, brief_orphan):
         p.write_text("partial", encoding="utf-8")
     BridgeChannel(tmp_path).sweep()
-    assert live.exists() and unrelated.exists() and not orphan.exists()
+    assert live.exists() and all(p.exists() for p in unrelated)
+    assert not orphan.exists() and not brief_orphan.exists()

@@ -120,13 +120,14 @@ def test_request_format_validation(tmp_path: Path) -> None:
         "created_at",
         "context",
         "attempt",
+        "emission",
     }
     assert request["version"] == "1.0"
     assert request["phase"] == 6
     assert request["phase_name"] == "agent_generation"
     assert request["timeout_seconds"] == 90
     assert request["context"] == {"template_name": "t"}
-    assert request["attempt"] == 1
+    assert request["attempt"] == request["emission"] == 1
     assert request["created_at"].endswith("Z")
     import uuid
 

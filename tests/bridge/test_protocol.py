@@ -7,15 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from executor.bridge import BridgeChannel, Consumed, PendingRequest
+from executor.bridge import BridgeChannel, Consumed, Ledger, PendingRequest, Reply
 from executor.bridge.models import sha256_bytes
 from executor.errors import AgentUnavailableError, InvalidResponseError, NeedAgent
+from executor.retry import RetryPolicy
 from tests.bridge.helpers import read_json, write_response
 
 
 @pytest.fixture
 def channel(tmp_path: Path) -> BridgeChannel:
-    return BridgeChannel(tmp_path / "plan", max_attempts=3)
+    return BridgeChannel(tmp_path / "plan", policy=RetryPolicy(max_emissions=3))
 
 
 def _emit(
@@ -28,7 +29,6 @@ def _emit(
             phase_name="session",
             prompt=prompt,
             context=dict(ctx),
-            resume_hint="executor execute-session 3 --resume",
         )
     return exc_info.value
 
@@ -47,10 +47,11 @@ def test_emit_writes_request_and_raises_need_agent(channel: BridgeChannel) -> No
     pending = channel.new_pending(key="s1.red", agent_name="builder", prompt="do it")
     need = _emit(channel, pending)
     assert need.code == 42 and need.request_id == pending.request_id
-    assert "executor execute-session 3 --resume" in str(need)
+    assert "executor bridge respond --dir" in str(need) and "--status success" in str(need)
     assert str(channel.request_file) in str(need)
     req = read_json(channel.request_file)
-    assert req["request_id"] == pending.request_id and req["attempt"] == 1
+    assert req["request_id"] == pending.request_id
+    assert (req["attempt"], req["emission"]) == (1, 1)
 
 
 def test_poll_bound_reply_error_is_not_success(channel: BridgeChannel) -> None:
@@ -102,12 +103,12 @@ def test_foreign_id_rejected_and_moved_aside(channel: BridgeChannel) -> None:
     assert len(list(channel.folder.glob(".agent-response.json.rejected-*"))) == 1
 
 
-def test_bump_attempt_and_cap(channel: BridgeChannel) -> None:
-    pending = channel.new_pending(key="k", agent_name="builder", prompt="p")
-    pending = channel.bump_attempt(channel.bump_attempt(pending))
-    assert pending.attempt == 3
+def test_bump_emission_and_cap(channel: BridgeChannel) -> None:
+    pending = channel.new_pending(key="k", agent_name="builder", prompt="p", attempt=2)
+    pending = channel.bump(channel.bump(pending))
+    assert (pending.emissions, pending.attempt) == (3, 2)
     with pytest.raises(AgentUnavailableError) as exc_info:
-        channel.bump_attempt(pending)
+        channel.bump(pending)
     assert "after 3 attempts" in str(exc_info.value)
     assert str(channel.request_file) in str(exc_info.value)
 
@@ -148,3 +149,45 @@ def test_discard_unbound(channel: BridgeChannel) -> None:
     write_response(channel.response_file, "old")
     moved = channel.discard_unbound([])
     assert moved is not None and moved.exists() and not channel.response_file.exists()
+
+
+def test_exchange_same_call_polls_then_reemits_the_same_id(channel: BridgeChannel) -> None:
+    ledger = Ledger()
+    first = channel.exchange(ledger, key="s1.red.a1", agent_name="b", prompt="p")
+    assert isinstance(first, PendingRequest) and ledger.pending == first
+    again = channel.exchange(ledger, key="s1.red.a1", agent_name="b", prompt="p")
+    assert isinstance(again, PendingRequest)
+    assert (again.request_id, again.emissions) == (first.request_id, 2)
+    channel.folder.mkdir()
+    write_response(channel.response_file, first.request_id, response="done")
+    reply = channel.exchange(ledger, key="s1.red.a1", agent_name="b", prompt="p")
+    assert isinstance(reply, Reply) and reply.text == "done"
+
+
+def test_exchange_changed_prompt_obsoletes_the_old_request(channel: BridgeChannel) -> None:
+    """P15: a different brief for the same step is a new request; a late answer to the
+    old one is stale and never applied to the new one."""
+    ledger = Ledger()
+    old = channel.exchange(ledger, key="s1.red.a1", agent_name="b", prompt="p")
+    assert isinstance(old, PendingRequest)
+    channel.folder.mkdir()
+    write_response(channel.response_file, old.request_id, response="late")
+    new = channel.exchange(ledger, key="s1.red.a1", agent_name="b", prompt="p2")
+    assert isinstance(new, PendingRequest) and new.request_id != old.request_id
+    assert not channel.response_file.exists()
+    assert len(list(channel.folder.glob(".agent-response.json.rejected-*"))) == 1
+
+
+def test_oversized_or_special_response_is_rejected_unread(channel: BridgeChannel) -> None:
+    import os
+
+    pending = channel.new_pending(key="k", agent_name="b", prompt="p")
+    channel.folder.mkdir()
+    channel.response_file.write_bytes(b" " * 1_000_001)
+    with pytest.raises(InvalidResponseError, match="over the 1000000-byte limit"):
+        channel.poll(pending, [])
+    assert not channel.response_file.exists()
+    os.mkfifo(channel.response_file)
+    with pytest.raises(InvalidResponseError, match="not a regular file"):
+        channel.poll(pending, [])
+    assert not channel.response_file.exists()

@@ -71,8 +71,8 @@ def test_missing_response_reemits_same_id_with_attempt_count(tmp_path: Path) -> 
     second = emitted(tmp_path)
     third = emitted(tmp_path)
     assert first.request_id == second.request_id == third.request_id
-    assert (first.attempt, second.attempt, third.attempt) == (1, 2, 3)
-    assert read_json(tmp_path / ".agent-request.json")["attempt"] == 3
+    assert (first.emission, second.emission, third.emission) == (1, 2, 3)
+    assert read_json(tmp_path / ".agent-request.json")["emission"] == 3
 
 
 def test_attempt_cap_fails_with_clear_message(tmp_path: Path) -> None:

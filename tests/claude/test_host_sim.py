@@ -92,7 +92,7 @@ def test_a_person_who_pauses_ends_the_loop_with_exit_20(ledger_repo: Path) -> No
     base = git(ledger_repo, "rev-parse", "HEAD").strip()
 
     result = run_host(
-        ["execute-session", "--phase", "1", "--session", "1", "--plan", PLAN],
+        ["execute-session", "1", "--phase", "1", "--plan", PLAN],
         repo=ledger_repo,
         answer="pause",
     )

@@ -109,7 +109,7 @@ def test_phase_commands_name_the_phase_and_the_plan(ledger_repo: Path) -> None:
     assert fields["description"].startswith("Run phase 2 (")
     assert f"    executor execute-phase 2 --plan {PLAN} $ARGUMENTS\n" in body
     session = (ledger_repo / ".claude/commands/execute-session.md").read_text(encoding="utf-8")
-    assert f"executor execute-session --phase P --session S --plan {PLAN} OPTIONS" in session
+    assert f"executor execute-session S --phase P --plan {PLAN} OPTIONS" in session
     assert "PLAN is the plan folder" not in session
 
 

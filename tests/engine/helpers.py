@@ -50,11 +50,8 @@ def state(plan: Path) -> dict[str, Any]:
 
 
 def session_state(plan: Path, number: int) -> dict[str, Any]:
-    for phase in state(plan)["phases"]:
-        for s in phase["sessions"]:
-            if s["number"] == number:
-                return dict(s)
-    raise KeyError(number)
+    """The session's record in `.agent-state.json` (KeyError: it has not started)."""
+    return dict(state(plan)["sessions"][str(number)])
 
 
 def respond(plan: Path, repo: Path, text: str) -> subprocess.CompletedProcess[str]:

@@ -14,7 +14,7 @@ from tests.engine.helpers import commits, make_project, replay_cmd, respond, ses
 
 
 def _session1(plan: Path, *extra: str) -> list[str]:
-    return ["execute-session", "--session", "1", "--plan", str(plan), *extra]
+    return ["execute-session", "1", "--plan", str(plan), *extra]
 
 
 @pytest.mark.parametrize(
@@ -36,10 +36,7 @@ def test_sigkill_then_same_command_resumes_without_repeating(git_repo: Path, fau
     log = commits(git_repo)
     assert log.count("feat(ledger): Ledger Models") == 1 and len(log) == 3
     s1 = session_state(plan, 1)
-    assert (
-        s1["status"] == "completed"
-        and s1["commit_hash"] == git(git_repo, "rev-parse", "HEAD").strip()
-    )
+    assert s1["step"] == "done" and s1["commit_hash"] == git(git_repo, "rev-parse", "HEAD").strip()
     assert git(git_repo, "status", "--porcelain") == ""
     if fault == "git.committed:kill":
         assert "adopting commit" in again.stdout
@@ -76,7 +73,7 @@ def test_hand_edited_state_fails_checksum(git_repo: Path) -> None:
     assert run_cli(*_session1(plan), cwd=git_repo).returncode == 42
     state_file = plan / ".agent-state.json"
     data = json.loads(state_file.read_text("utf-8"))
-    data["phases"][0]["sessions"][0]["status"] = "completed"
+    data["sessions"]["1"]["step"] = "done"
     state_file.write_text(json.dumps(data), encoding="utf-8")
     proc = run_cli(*_session1(plan), cwd=git_repo)
     assert proc.returncode == 11 and "checksum mismatch" in proc.stderr
@@ -210,7 +207,7 @@ def test_abort_through_the_bridge_rolls_back_with_backup(git_repo: Path) -> None
     assert not (git_repo / "tests" / "test_models.py").exists()
     ref = proc.stderr.split("saved in ")[1].split(".")[0].strip()
     assert "test_models.py" in git(git_repo, "ls-tree", "-r", "--name-only", ref)
-    assert session_state(plan, 1)["status"] == "not_started"
+    assert "1" not in json.loads((plan / ".agent-state.json").read_text("utf-8"))["sessions"]
 
 
 def test_pause_exits_20_and_resume_session_continues(git_repo: Path) -> None:
@@ -240,5 +237,5 @@ def test_pending_human_question_is_superseded_by_yes(git_repo: Path) -> None:
     proc = run_cli(*_session1(plan, "--yes", "--agent-command", replay_cmd()), cwd=git_repo)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert not (plan / ".agent-request.json").exists()
-    assert json.loads((plan / ".agent-state.json").read_text("utf-8"))["pending"] is None
+    assert session_state(plan, 1)["bridge"]["pending"] is None
     assert commits(git_repo)[0] == "feat(ledger): Ledger Models"

@@ -11,8 +11,10 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.input.base import PipeInput
 from prompt_toolkit.output import DummyOutput
 
-from executor.engine.runner import Runner, RunOptions
-from executor.prompts import Decision, Option, TerminalPrompter
+from executor.engine.decisions import Decision, Option
+from executor.engine.runner import Overrides, Runner, RunRequest
+from executor.engine.scope import SessionScope
+from executor.prompts import TerminalPrompter
 from tests.engine.helpers import commits, make_project, replay_cmd, session_state
 
 DOWN, ENTER = "\x1b[B", "\r"
@@ -44,20 +46,19 @@ def test_terminal_checkpoints_with_request_changes(git_repo: Path, pipe: PipeInp
     # after_red again: approve; after_green: approve; after_refactor: approve.
     keys = Keyboard(pipe, [ENTER, DOWN + ENTER + "use pytest.raises\r", ENTER, ENTER, ENTER])
     lines: list[str] = []
-    opts = RunOptions(
+    req = RunRequest(
         plan=plan,
-        scope="session",
-        number=1,
+        scope=SessionScope(1),
         repo=git_repo,
-        agent_command=replay_cmd(),
+        overrides=Overrides(agent_command=replay_cmd()),
         prompter=keys,
         backoff=0,
     )
-    Runner(opts, report=lines.append).execute()
+    Runner(req, report=lines.append).execute()
     assert keys.questions[0].startswith("Start session 1")
     assert keys.questions[1] == keys.questions[2] == "Tests fail as expected. Implement (GREEN)?"
     assert keys.answers == []
     brief = next((plan / ".agent-briefs").glob("s1.red.a2*.md")).read_text("utf-8")
     assert "use pytest.raises" in brief
     assert commits(git_repo)[0] == "feat(ledger): Ledger Models"
-    assert session_state(plan, 1)["status"] == "completed"
+    assert session_state(plan, 1)["step"] == "done"

@@ -11,13 +11,8 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from executor import errors
-from executor.prompts import (
-    Decision,
-    Option,
-    ScriptedPrompter,
-    TerminalPrompter,
-    parse_decision,
-)
+from executor.engine.decisions import Decision, Option, parse_decision
+from executor.prompts import ScriptedPrompter, TerminalPrompter
 
 DOWN, ENTER, CTRL_C = "\x1b[B", "\r", "\x03"
 
@@ -134,9 +129,9 @@ def test_parse_decision_forms(text: str, expected: Decision) -> None:
         ("request_changes", "request_changes needs feedback"),
         ('{"decision": "request_changes"}', "request_changes needs feedback"),
         ('{"decision": "request_changes", "feedback": "  "}', "request_changes needs feedback"),
-        ('{"feedback": "x"}', "decision: Field required"),
-        ('{"decision": 3}', "decision: Input should be a valid string"),
-        ('{"decision": "approve"', "Invalid JSON"),
+        ('{"feedback": "x"}', "decision: required, a string"),
+        ('{"decision": 3}', "decision: required, a string"),
+        ('{"decision": "approve"', "not valid JSON"),
         ('{"decision": "merge"}', "'merge' is not one of the options"),
         ('"approve', "not valid JSON"),
     ],

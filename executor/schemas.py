@@ -1,33 +1,38 @@
-"""JSON Schemas for the bridge files, generated from the models into `docs/schemas/`.
+"""JSON Schemas for the files the executor writes and reads, into `docs/schemas/`.
 
 `write_schemas(dir)` is the generator; a test compares `docs/schemas/` with fresh output
-so the published contract never drifts from the code.
+so the published contract never drifts from the code:
+`python -m executor.schemas docs/schemas`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from executor import fsutil
-from executor.bridge.models import AgentRequest, AgentResponse, BridgeLedger, TemplateCreateState
+from executor.bridge.models import AgentRequest, AgentResponse, InvokerLedger, TemplateCreateState
+from executor.engine.state import RunState
+from executor.records import Record, json_schema
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
-#: file name -> (model, what the file is)
-SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
+#: file name -> (record, what the file is)
+SCHEMAS: dict[str, tuple[type[Record], str]] = {
     "agent-request.schema.json": (AgentRequest, "`.agent-request.json`, written by the executor"),
     "agent-response.schema.json": (
         AgentResponse,
         "`.agent-response.json`, written by the host (`executor bridge respond` writes it)",
+    ),
+    "agent-state.schema.json": (
+        RunState,
+        "`.agent-state.json`, a plan run's state (written by the executor only)",
     ),
     "template-create-state.schema.json": (
         TemplateCreateState,
         "`.template-create-state.json`, template-create's checkpoint",
     ),
     "agent-bridge-ledger.schema.json": (
-        BridgeLedger,
+        InvokerLedger,
         "`.agent-bridge-ledger.json`, AgentBridgeInvoker.request()'s bookkeeping",
     ),
 }
@@ -37,7 +42,7 @@ def render_schemas() -> dict[str, str]:
     """File name -> schema text, exactly as `write_schemas` writes it."""
     out: dict[str, str] = {}
     for name, (model, what) in SCHEMAS.items():
-        schema = {"$schema": SCHEMA_DIALECT, "$id": name, **model.model_json_schema()}
+        schema = {"$schema": SCHEMA_DIALECT, "$id": name, **json_schema(model)}
         schema.setdefault("description", f"Schema of {what}.")
         out[name] = fsutil.dumps_json(schema)
     return out
@@ -55,7 +60,7 @@ def write_schemas(directory: Path) -> list[Path]:
     return written
 
 
-if __name__ == "__main__":  # python -m executor.bridge.schemas [DIR]
+if __name__ == "__main__":  # python -m executor.schemas [DIR]
     import sys
 
     target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/schemas")

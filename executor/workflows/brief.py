@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from executor.engine.state import SessionState
+from executor.engine.state import SessionRecord
 from executor.plan.models import Session
 
 #: Bump when the wording below changes meaningfully: it is part of the definition hash.
@@ -39,7 +39,7 @@ _MAX_FAILURE_CHARS = 6000
 def render_brief(
     *,
     session: Session,
-    state: SessionState,
+    state: SessionRecord,
     role: str,
     test_command: str | None,
     suite_command: str | None,

@@ -1,0 +1,132 @@
+"""Host helpers for the exit-42 loop: what `executor bridge show|respond|validate` do.
+
+They take plain values and raise our errors; every message carries absolute paths, so
+a host (Claude Code, a CI script) never hand-writes JSON or guesses a path.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from executor import fsutil
+from executor.bridge.models import AgentRequest, AgentResponse
+from executor.bridge.protocol import MAX_RESPONSE_BYTES, REQUEST_NAME, RESPONSE_NAME
+from executor.bridge.reading import read_request, validate_file
+from executor.errors import NothingToResumeError, PathNotFoundError, UserError
+
+RESPOND_STATUSES = ("success", "error", "timeout", "cancelled")
+
+
+def load_pending(directory: Path) -> AgentRequest:
+    """The request waiting in `directory`; NothingToResumeError when there is none."""
+    path = directory.absolute() / REQUEST_NAME
+    try:
+        return read_request(path)
+    except FileNotFoundError:
+        raise NothingToResumeError(
+            f"No pending request: {path} does not exist (nothing to answer in "
+            f"{directory.absolute()})."
+        ) from None
+
+
+def show_pending(directory: Path) -> dict[str, Any]:
+    """What the host needs to answer the pending request in `directory`."""
+    directory = directory.absolute()
+    req = load_pending(directory)
+    prompt_file = req.context.get("prompt_file")
+    prompt_chars = len(req.prompt)
+    if prompt_file:
+        try:
+            prompt_chars = len(Path(prompt_file).read_text(encoding="utf-8"))
+        except OSError:
+            prompt_chars = len(req.prompt)
+    kind = "human" if req.agent_name == "human" else "agent"
+    answer = "--response CHOICE" if kind == "human" else "--response-file ANSWER.md"
+    return {
+        "request_id": req.request_id,
+        "agent_name": req.agent_name,
+        "kind": kind,
+        "attempt": req.attempt,
+        "emission": req.emission,
+        "prompt_chars": prompt_chars,
+        "prompt_file": str(Path(prompt_file).absolute()) if prompt_file else None,
+        "request_file": str(directory / REQUEST_NAME),
+        "response_file": str(directory / RESPONSE_NAME),
+        "dir": str(directory),
+        "context": req.context,
+        "respond_example": (
+            f"executor bridge respond --dir {fsutil.quote(directory)} --status success {answer}"
+        ),
+        "prompt": req.prompt,
+    }
+
+
+def _answer_text(response: str | None, response_file: Path | None) -> str | None:
+    if response is not None and response_file is not None:
+        raise UserError("Give either --response or --response-file, not both.")
+    if response_file is None:
+        return response
+    if str(response_file) == "-":
+        text = sys.stdin.read(MAX_RESPONSE_BYTES + 1)
+    else:
+        path = response_file.absolute()
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise PathNotFoundError(f"Response file not found: {path}", path=path) from None
+    if len(text.encode("utf-8")) > MAX_RESPONSE_BYTES:
+        raise UserError(
+            f"The answer is over {MAX_RESPONSE_BYTES} bytes; the executor would reject it. "
+            f"Write the long part to a file in the repository and answer with a summary."
+        )
+    return text
+
+
+def write_response(
+    directory: Path,
+    *,
+    status: str,
+    response: str | None,
+    response_file: Path | None,
+    error_message: str | None,
+    error_type: str | None,
+) -> Path:
+    """Write an atomic response bound to the pending request; return its absolute path.
+
+    `response_file` may be `-`: the answer is read from stdin (so a host never has to
+    write a file outside the project).
+    """
+    if status not in RESPOND_STATUSES:
+        raise UserError(f"--status must be one of {', '.join(RESPOND_STATUSES)}, got {status!r}.")
+    text = _answer_text(response, response_file)
+    if status == "success" and text is None:
+        raise UserError("--status success needs the answer: --response TEXT or --response-file F.")
+    if status == "success" and (error_message or error_type):
+        raise UserError("--error-message/--error-type go with --status error or timeout.")
+    directory = directory.absolute()
+    req = load_pending(directory)
+    if status != "success" and error_type is None:
+        error_type = "TIMEOUT" if status == "timeout" else "UNKNOWN"
+    resp = AgentResponse(
+        request_id=req.request_id,
+        status=status,  # type: ignore[arg-type]
+        response=text,
+        error_message=error_message,
+        error_type=error_type,
+        metadata={"agent_name": req.agent_name, "written_by": "executor bridge respond"},
+    )
+    target = directory / RESPONSE_NAME
+    fsutil.atomic_write_json(target, resp.to_json(), fault="response")
+    return target
+
+
+def validate(path: Path) -> tuple[str, Path]:
+    """Validate a request or response file; return (kind, absolute path)."""
+    path = path.absolute()
+    try:
+        kind, _ = validate_file(path)
+    except FileNotFoundError:
+        raise PathNotFoundError(f"File not found: {path}", path=path) from None
+    return kind, path

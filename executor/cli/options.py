@@ -1,0 +1,124 @@
+"""The run options, declared once.
+
+`execute-phase`, `execute-session`, `execute-plan` and `resume-session` share these.
+The typer commands get them through `with_run_options` (their signatures are built from
+this table); the light `--resume` path parses the same table with argparse
+(`executor.cli.fast`), so the two can never disagree.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+CHECKPOINT_CHOICES = ("all", "session", "none")
+
+
+@dataclass(frozen=True)
+class RunOpt:
+    name: str
+    flags: tuple[str, ...]
+    kind: type  # bool, int, str or Path; every non-bool option defaults to None
+    help: str
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+
+
+RUN_OPTIONS: tuple[RunOpt, ...] = (
+    RunOpt(
+        "plan",
+        ("--plan",),
+        Path,
+        "Plan folder (PHASE_*.md, PROJECT_PLAN.md, tasks.md, ...) or file. Default: the one "
+        "plan found in the current folder, project-plans/, docs/plans/ or specs/*/.",
+    ),
+    RunOpt(
+        "repo",
+        ("--repo",),
+        Path,
+        "Git repository (default: the one holding the plan).",
+    ),
+    RunOpt(
+        "resume",
+        ("--resume",),
+        bool,
+        "Continue after exit 42: apply the answer written for the pending request.",
+    ),
+    RunOpt(
+        "yes",
+        ("--yes", "-y"),
+        bool,
+        "Approve every checkpoint (CI). A failure that needs a person then stops with exit 16.",
+    ),
+    RunOpt(
+        "checkpoints",
+        ("--checkpoints",),
+        str,
+        "Where to stop for a person: all, session (only between sessions) or none. "
+        "Saved with the run.",
+        choices=CHECKPOINT_CHOICES,
+    ),
+    RunOpt(
+        "agent_command",
+        ("--agent-command",),
+        str,
+        "Run each agent request with this command instead of the exit-42 bridge "
+        "(docs/agent-command.md). Saved with the run.",
+    ),
+    RunOpt(
+        "test_command",
+        ("--test-command",),
+        str,
+        "Project test command: the fallback for sessions without one, and the whole-suite "
+        "check. Saved with the run.",
+    ),
+    RunOpt(
+        "max_retries",
+        ("--max-retries",),
+        int,
+        "Automatic GREEN/REFACTOR retries before asking a person (default 2). Saved with the run.",
+        minimum=0,
+    ),
+    RunOpt("json_output", ("--json",), bool, "Machine-readable output on stdout."),
+)
+
+
+def _typer_annotation(opt: RunOpt) -> Any:
+    import typer
+
+    kind: Any = opt.kind
+    if opt.choices:
+        kind = Literal[opt.choices]  # typer lists the choices and rejects anything else
+    if opt.kind is not bool:
+        kind = kind | None
+    extra: dict[str, Any] = {}
+    if opt.minimum is not None:
+        extra["min"] = opt.minimum
+    return Annotated[kind, typer.Option(*opt.flags, help=opt.help, show_default=False, **extra)]
+
+
+def with_run_options(
+    leading: list[inspect.Parameter],
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Give a command `leading` parameters plus every run option, as keyword arguments."""
+
+    def decorate(fn: Callable[..., None]) -> Callable[..., None]:
+        params = list(leading)
+        annotations = {p.name: p.annotation for p in leading}
+        for opt in RUN_OPTIONS:
+            ann = _typer_annotation(opt)
+            default = False if opt.kind is bool else None
+            params.append(
+                inspect.Parameter(
+                    opt.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=ann
+                )
+            )
+            annotations[opt.name] = ann
+        fn.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+        fn.__annotations__ = annotations
+        return fn
+
+    return decorate

@@ -1,0 +1,206 @@
+"""`executor` run commands: execute-phase, execute-session, execute-plan, resume-session,
+status, demo. Flags are parsed here (the run options once, in `options.py`); the work
+is in `executor.engine`."""
+
+from __future__ import annotations
+
+import inspect
+import shlex
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from executor import console
+from executor.cli import common
+from executor.cli.options import with_run_options
+
+if TYPE_CHECKING:
+    from executor.engine.runner import RunResult
+    from executor.engine.scope import Scope
+
+
+def report_fn(json_output: bool) -> Any:
+    if json_output:
+        return console.err
+    if console.is_tty():
+        return lambda m: console.rich_console().print(m, markup=False, highlight=False)
+    return console.out
+
+
+def resolve_plan(plan: Path | None) -> Path:
+    """`--plan`, else the one plan found from the current folder."""
+    if plan is not None:
+        return plan.absolute()
+    from executor.errors import UserError
+
+    raise UserError("give the plan with --plan FOLDER_OR_FILE")
+
+
+def run_scope(scope: Scope, values: dict[str, Any]) -> None:
+    """Run `scope` with the parsed run options (shared by typer and the fast path)."""
+    json_output = bool(values.get("json_output"))
+    argv = list(sys.argv[1:])
+    rerun = "executor " + " ".join(shlex.quote(a) for a in _with_abs_plan(argv, values))
+    if "--resume" not in argv:
+        rerun += " --resume"
+    common.run(lambda: _execute(scope, values), json_output=json_output, rerun=rerun)
+
+
+def _with_abs_plan(argv: list[str], values: dict[str, Any]) -> list[str]:
+    """This invocation's argv with --plan absolute (added when it was discovered)."""
+    plan = values.get("plan")
+    out = list(argv)
+    for i, a in enumerate(out):
+        if a == "--plan" and i + 1 < len(out):
+            out[i + 1] = str(Path(out[i + 1]).absolute())
+            return out
+        if a.startswith("--plan="):
+            out[i] = "--plan=" + str(Path(a.split("=", 1)[1]).absolute())
+            return out
+    if plan is not None:
+        out += ["--plan", str(Path(plan).absolute())]
+    return out
+
+
+def _execute(scope: Scope, values: dict[str, Any]) -> int:
+    from executor.engine.runner import Overrides, Runner, RunRequest
+    from executor.errors import UserError
+
+    agent_command = values.get("agent_command")
+    if agent_command is not None:
+        from executor.engine.agents import CommandAgents
+
+        CommandAgents.parse(agent_command)  # a usage error now, not mid-run
+    if values.get("repo") is not None and not Path(values["repo"]).is_dir():
+        raise UserError(f"--repo {values['repo']} is not a folder")
+    plan = resolve_plan(values.get("plan"))
+    values["plan"] = plan
+    req = RunRequest(
+        plan=plan,
+        scope=scope,
+        repo=Path(values["repo"]).absolute() if values.get("repo") else None,
+        resume=bool(values.get("resume")),
+        yes=bool(values.get("yes")),
+        overrides=Overrides(
+            agent_command=agent_command,
+            checkpoints=values.get("checkpoints"),
+            max_retries=values.get("max_retries"),
+            test_command=values.get("test_command"),
+        ),
+    )
+    json_output = bool(values.get("json_output"))
+    result = Runner(req, report=report_fn(json_output)).execute()
+    finish(result, json_output)
+    return 0
+
+
+def finish(result: RunResult, json_output: bool) -> None:
+    from executor.engine.status import render_status, status_data
+
+    data = status_data(result.plan)
+    if json_output:
+        console.out_json({"exit_code": 0, "sessions_run": result.sessions, **data})
+        return
+    render_status(data, rich=console.is_tty())
+
+
+def _number(name: str, help: str) -> inspect.Parameter:
+    return inspect.Parameter(
+        name,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        annotation=Annotated[int, typer.Argument(help=help, min=1)],
+    )
+
+
+def register(app: typer.Typer) -> None:
+    from executor.engine.scope import PhaseScope, PlanScope, SessionScope
+
+    @app.command("execute-phase")
+    @with_run_options([_number("phase", "Phase number.")])
+    def execute_phase(phase: int, **values: Any) -> None:
+        """Run every session of phase N in dependency order (/execute-phase-N)."""
+        run_scope(PhaseScope(phase), values)
+
+    phase_opt = inspect.Parameter(
+        "phase",
+        inspect.Parameter.KEYWORD_ONLY,
+        default=None,
+        annotation=Annotated[
+            int | None, typer.Option("--phase", help="The session's phase (checked).", min=1)
+        ],
+    )
+
+    @app.command("execute-session")
+    @with_run_options([_number("session", "Session number (numbered across the plan)."), phase_opt])
+    def execute_session(session: int, phase: int | None = None, **values: Any) -> None:
+        """Run one session (/execute-session S)."""
+        run_scope(SessionScope(session, phase), values)
+
+    @app.command("execute-plan")
+    @with_run_options([])
+    def execute_plan(**values: Any) -> None:
+        """Run every session of the plan in dependency order (/execute-plan)."""
+        run_scope(PlanScope(), values)
+
+    @app.command("resume-session")
+    @with_run_options([_number("session", "Session number.")])
+    def resume_session(session: int, **values: Any) -> None:
+        """Continue session S from where it stopped, with the run's saved options."""
+        run_scope(SessionScope(session), values)
+
+    @app.command("status")
+    def status(
+        plan: Annotated[
+            Path | None, typer.Option("--plan", help="Plan folder or file (default: found).")
+        ] = None,
+        json_output: Annotated[
+            bool, typer.Option("--json", help="Machine-readable output on stdout.")
+        ] = False,
+    ) -> None:
+        """Phases, sessions, status, measured tests and commits (/show-progress)."""
+
+        def body() -> int:
+            from executor.engine.status import render_status, status_data
+            from executor.plan import load_plan
+
+            data = status_data(load_plan(resolve_plan(plan)))
+            if json_output:
+                console.out_json(data)
+            else:
+                render_status(data, rich=console.is_tty())
+            return 0
+
+        common.run(body, json_output=json_output)
+
+    @app.command("demo")
+    def demo(
+        target: Annotated[
+            Path | None,
+            typer.Option(
+                "--dir", help="Where to create the demo repository (default: a new temp folder)."
+            ),
+        ] = None,
+    ) -> None:
+        """Run the example plan end to end with the replay agent (no LLM, no network)."""
+
+        def body() -> int:
+            from executor.engine.demo import run_demo
+            from executor.engine.status import render_status, status_data
+            from executor.errors import UserError
+
+            if target is not None and target.exists() and any(target.iterdir()):
+                raise UserError(f"--dir {target.absolute()} exists and is not empty")
+            result, root, log = run_demo(
+                target.absolute() if target else None, report=report_fn(False)
+            )
+            console.out("")
+            console.out("Commit log:")
+            console.out("\n".join(log))
+            console.out("")
+            render_status(status_data(result.plan), rich=console.is_tty())
+            console.out(f"\nThe demo repository is at {root}")
+            return 0
+
+        common.run(body)

@@ -1,0 +1,201 @@
+"""Who answers a question at a checkpoint or after a failure: `--yes`, a person at a
+terminal, or a person through the bridge (a request whose agent is `human`).
+
+`Decider.ask` returns a value, never raises to steer the step: a `Decision`, `WAITING`
+(a human request was recorded; the driver saves, writes it, exits 42) or `NO_HUMAN`
+(a person must decide and nobody can: the run stops with exit 16). A pending human
+request that was answered another way (`--yes`, the terminal) is dropped, so it never
+blocks a later step.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from executor import fsutil
+from executor.bridge.models import Ledger, PendingRequest
+from executor.engine.agents import WAITING, BridgeAgents, Waiting, supersede
+from executor.errors import InvalidResponseError
+
+if TYPE_CHECKING:
+    from executor.prompts import Prompter
+
+REQUEST_CHANGES = "request_changes"
+#: Feedback longer than this is refused (it goes into state, .bak and every brief).
+MAX_FEEDBACK = 64 * 1024
+#: Detail longer than this goes to a file the request names; the request stays small.
+INLINE_DETAIL = 600
+
+
+@dataclass(frozen=True)
+class Option:
+    value: str  # the stable identifier a step branches on ("approve", "show_diff", ...)
+    label: str  # what the person reads
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the person chose: `action` is one of the offered options' values."""
+
+    action: str
+    feedback: str = ""
+
+
+@dataclass(frozen=True)
+class Question:
+    key: str
+    text: str
+    options: tuple[Option, ...]
+    detail: str
+    checkpoint: str | None  # None: an escalation after a failure
+    session: int
+    phase: int
+    #: where the full detail is written when it is long (the bridge request names it)
+    detail_file: Path
+
+
+class NoHuman:
+    """A person must decide and none is available (`--yes` without a terminal)."""
+
+
+NO_HUMAN = NoHuman()
+
+
+class Decider:
+    def __init__(
+        self, *, yes: bool, prompter: Prompter | None, bridge: BridgeAgents, folder: Path
+    ) -> None:
+        self.yes = yes
+        self.prompter = prompter
+        self.bridge = bridge
+        self.folder = folder
+
+    @property
+    def interactive(self) -> bool:
+        return self.prompter is not None
+
+    def ask(self, q: Question, ledger: Ledger) -> Decision | Waiting | NoHuman:
+        if q.checkpoint and self.yes:
+            supersede(self.bridge.channel, ledger, self.bridge.durable)
+            return Decision("approve")
+        if self.prompter is not None:
+            try:
+                decision = self.prompter.ask(q.text, q.options, detail=q.detail)
+            except EOFError:
+                self.prompter = None  # the terminal went away: fall through
+            else:
+                supersede(self.bridge.channel, ledger, self.bridge.durable)
+                return decision
+        if self.yes:
+            return NO_HUMAN
+        return self._through_bridge(q, ledger)
+
+    def _through_bridge(self, q: Question, ledger: Ledger) -> Decision | Waiting:
+        detail = q.detail
+        context: dict[str, object] = {
+            "question": q.text,
+            "options": [{"value": o.value, "label": o.label} for o in q.options],
+            "checkpoint": q.checkpoint or "escalation",
+        }
+        if len(detail) > INLINE_DETAIL:
+            fsutil.ensure_private_dir(q.detail_file.parent, inside=self.folder)
+            fsutil.atomic_write_text(q.detail_file, detail + "\n", fault="detail")
+            context["detail_file"] = str(q.detail_file)
+            detail = detail[:INLINE_DETAIL].rstrip() + f"\n... (the rest is in {q.detail_file})"
+        context["detail"] = detail
+        values = ", ".join(o.value for o in q.options)
+        prompt = f"{q.text} Answer with one of: {values}."
+        channel = self.bridge.channel
+        got = channel.exchange(ledger, key=q.key, agent_name="human", prompt=prompt, kind="human")
+        if isinstance(got, PendingRequest):
+            self.bridge.durable.emit_after_save(
+                lambda: channel.emit(
+                    got,
+                    phase=q.phase,
+                    phase_name="checkpoint",
+                    prompt=prompt,
+                    context={**context, "session": q.session, "phase": q.phase},
+                )
+            )
+            return WAITING
+        pending = ledger.pending
+        assert pending is not None
+        if got.status != "success":
+            self.bridge.apply(got, ledger)
+            return Decision("pause")
+        try:
+            decision = parse_decision(got.text or "", q.options, path=channel.response_file)
+        except InvalidResponseError as e:
+            raise channel.reject(str(e), "; ".join(e.problems), pending) from None
+        self.bridge.apply(got, ledger)
+        return decision
+
+
+def parse_decision(text: str, options: Sequence[Option], *, path: Path) -> Decision:
+    """A person's answer relayed through the bridge, as a Decision.
+
+    Accepts an option value or label (case-insensitive, surrounding whitespace and JSON
+    string quotes ignored), or JSON `{"decision": ..., "feedback": ...}`.
+    "request_changes" must carry non-empty feedback (at most 64 KB). Anything else raises
+    InvalidResponseError naming `path` and the accepted answers.
+    """
+    accepted = (
+        ", ".join(o.value for o in options)
+        + ', or JSON {"decision": "<one of those>", "feedback": "..."}'
+    )
+    raw = text.strip()
+    feedback = ""
+    if not raw:
+        raise _invalid(path, "the answer is empty", accepted)
+    if raw.startswith(("{", '"')):
+        try:
+            loaded = json.loads(raw)
+        except json.JSONDecodeError as e:
+            raise _invalid(path, f"not valid JSON ({e.msg})", accepted) from None
+        if isinstance(loaded, dict):
+            word, feedback = loaded.get("decision"), loaded.get("feedback", "")
+            if not isinstance(word, str):
+                raise _invalid(path, "decision: required, a string", accepted)
+            if not isinstance(feedback, str):
+                raise _invalid(path, "feedback: must be a string", accepted)
+            word, feedback = word.strip(), feedback.strip()
+        else:
+            word = str(loaded).strip()
+    else:
+        word = raw
+    action = _match(word, options)
+    if action is None:
+        raise _invalid(path, f"{word[:80]!r} is not one of the options", accepted)
+    if action == REQUEST_CHANGES and not feedback:
+        raise _invalid(
+            path,
+            "request_changes needs feedback: answer with JSON "
+            '{"decision": "request_changes", "feedback": "what should change"}',
+            accepted,
+        )
+    if len(feedback.encode("utf-8")) > MAX_FEEDBACK:
+        raise _invalid(path, f"the feedback is over {MAX_FEEDBACK // 1024} KB", accepted)
+    return Decision(action=action, feedback=feedback)
+
+
+def _match(word: str, options: Sequence[Option]) -> str | None:
+    folded = word.casefold()
+    for option in options:
+        if option.value.casefold() == folded:
+            return option.value
+    for option in options:
+        if option.label.strip().casefold() == folded:
+            return option.value
+    return None
+
+
+def _invalid(path: Path, why: str, accepted: str) -> InvalidResponseError:
+    return InvalidResponseError(
+        f"invalid decision in {path}: {why}. Accepted answers: {accepted}",
+        path=path,
+        problems=[why],
+    )

@@ -1,0 +1,62 @@
+"""The driver: `handler -> record result -> save -> next step`, for any workflow table.
+
+It is the only caller of `save` in a drive. A handler does its step's work and returns
+an `Outcome`; the driver looks the next step up in the workflow's table, records the
+transition in the cursor's history, moves the cursor and saves. It does not save after a
+decision step (a checkpoint answer is saved with the next step's work: one save per
+resume), and always saves before it stops.
+
+Stops: `WAIT` saves, then writes the request and exits 42 (`Durable.release` raises
+NeedAgent); `PAUSE` and `NO_HUMAN` save and end the drive with that reason. Reaching a
+final step ends the drive with the reason the workflow gives it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Protocol, TypeVar
+
+from executor.engine.agents import Durable
+from executor.engine.machine import STOPS, Outcome, Workflow
+
+S = TypeVar("S", bound=str)
+
+
+class Cursor(Protocol[S]):
+    """What the driver moves: the persisted step, and a place to log transitions."""
+
+    step: S
+
+    def log(self, step: S, outcome: Outcome, seconds: float, note: str) -> None: ...
+
+
+def drive(
+    workflow: Workflow[S],
+    handlers: Mapping[S, Callable[[], Outcome]],
+    cursor: Cursor[S],
+    durable: Durable,
+    *,
+    note: Callable[[], str] = lambda: "",
+) -> str:
+    """Run `cursor` through `workflow` until a final step or a stop; return why it ended.
+
+    `note` gives a short text to log with each transition (e.g. what a check measured).
+    """
+    while True:
+        step = cursor.step
+        started = time.monotonic()
+        outcome = handlers[step]()
+        if outcome in STOPS:
+            durable.save()
+            if outcome is Outcome.WAIT:
+                durable.release()
+            return outcome.value
+        target = workflow.next(step, outcome)
+        cursor.log(step, outcome, round(time.monotonic() - started, 3), note())
+        cursor.step = target
+        if target in workflow.final:
+            durable.save()
+            return workflow.final[target]
+        if step not in workflow.decisions:
+            durable.save()

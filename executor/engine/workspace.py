@@ -1,0 +1,88 @@
+"""Checks a plan run makes before it touches anything: the plan did not drift under a
+started session (P5), the workspace did not move under it (P12, P19), and no other
+session is waiting on the bridge's one request file."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from executor.engine.layout import Layout
+from executor.engine.state import RunState
+from executor.errors import DefinitionDriftError, StaleWorkspaceError, UserError
+from executor.fsutil import quote
+from executor.plan.models import Plan
+from executor.workflows.tdd import ACTIVE, Step
+
+if TYPE_CHECKING:
+    from executor.vcs import GitRepo
+
+
+def reconcile(plan: Plan, state: RunState, definition_hash: str) -> None:
+    """Refuse to continue a started session whose plan section or workflow changed."""
+    active = {n: r for n, r in state.sessions.items() if r.step in ACTIVE}
+    for number, rec in active.items():
+        s = plan.session(number)
+        if s is not None and rec.source_hash and rec.source_hash != s.source_hash:
+            raise DefinitionDriftError(
+                f"session {number}'s section ({s.source_file}:{s.line_start}) changed since "
+                f"the session started; its steps so far were verified against the old text. "
+                f"Restore the section, or abort the session (resume-session {number}, then "
+                f"abort) to start it again from the new text."
+            )
+    if active and state.definition_hash != definition_hash:
+        number = min(active)
+        raise DefinitionDriftError(
+            f"session {number} was started by executor {state.tool_version} whose workflow "
+            f"definition differs from this version's ({state.definition_hash} vs "
+            f"{definition_hash}); finish it with that version or abort it."
+        )
+    state.definition_hash = definition_hash
+
+
+def check_workspace(
+    state: RunState, repo: GitRepo, sessions: Sequence[int], layout: Layout
+) -> None:
+    """P12/P19: completed commits must still be in history; HEAD must not move while a
+    session is in progress; a request pending for a session outside this run blocks it."""
+    for number, rec in sorted(state.sessions.items()):
+        if rec.bridge.pending is not None and number not in sessions:
+            raise UserError(
+                f"request {rec.bridge.pending.request_id} is pending for session {number} "
+                f"({layout.request}); answer it and continue that session first "
+                f"(resume-session {number} --resume), or abort it."
+            )
+    head, branch = repo.head_and_branch()
+    done = [r for r in state.sessions.values() if r.commit_hash and r.step not in ACTIVE]
+    latest = max(done, key=lambda r: r.completed_at or "", default=None)
+    if latest is not None and latest.commit_hash != head:
+        assert latest.commit_hash is not None
+        if not repo.is_ancestor(latest.commit_hash):
+            number = next(n for n, r in state.sessions.items() if r is latest)
+            raise StaleWorkspaceError(
+                f"session {number}'s commit {latest.commit_hash[:12]} is no longer in the "
+                f"history of HEAD (reset, rebase or branch switch?). Nothing was changed. "
+                f"Restore that history, or delete {quote(layout.state)} to start the plan "
+                f"run afresh."
+            )
+    for number, rec in sorted(state.sessions.items()):
+        if rec.step not in ACTIVE or not rec.head:
+            continue
+        moved = head != rec.head or (rec.branch is not None and branch != rec.branch)
+        if moved and not _our_commit(state, repo, number, rec.head, head, rec.step):
+            raise StaleWorkspaceError(
+                f"session {number} is in progress from HEAD {rec.head[:12]} on {rec.branch}, "
+                f"but HEAD is now {head[:12]} on {branch}. Someone committed, reset or "
+                f"switched branches mid-session; nothing was overwritten. Go back "
+                f"(`git switch {rec.branch}` / `git reset {rec.head[:12]}`) and re-run."
+            )
+
+
+def _our_commit(
+    state: RunState, repo: GitRepo, number: int, since: str, head: str, step: Step
+) -> bool:
+    """HEAD is the session's own commit, made just before a crash (P20)."""
+    if step is not Step.COMMIT:
+        return False
+    marks = {"Agent-Run": state.run_id, "Agent-Step": f"session-{number}"}
+    return repo.find_commit_by_trailers(marks, since=since) == head

@@ -1,0 +1,45 @@
+"""The session commit: its subject, message and the trailers that identify it (P20)."""
+
+from __future__ import annotations
+
+from executor.engine.state import SessionRecord
+from executor.plan.models import Plan, Session
+from executor.workflows.checks import is_test_file
+
+
+def trailers(plan: Plan, session: Session, run_id: str) -> dict[str, str]:
+    """`Agent-Run` + `Agent-Step` find the commit again after a crash (adoption)."""
+    return {
+        "Plan": plan.name,
+        "Session": str(session.number),
+        "Agent-Run": run_id,
+        "Agent-Step": f"session-{session.number}",
+    }
+
+
+def _scope(plan: Plan, session: Session) -> str:
+    for f in session.files:
+        first = f.path.strip("/").split("/")[0]
+        if "/" in f.path and not is_test_file(f.path) and first not in {"tests", "test", "src"}:
+            return first
+    slug = "".join(ch if ch.isalnum() else "-" for ch in plan.name.lower()).strip("-")
+    return slug or "plan"
+
+
+def commit_subject(plan: Plan, session: Session) -> str:
+    return f"feat({_scope(plan, session)}): {session.title}"
+
+
+def commit_message(
+    plan: Plan, session: Session, rec: SessionRecord, test_command: str | None
+) -> str:
+    body = [commit_subject(plan, session), ""]
+    body += [f"- {o.text}" for o in session.objectives]
+    body += [
+        "",
+        f"Tests (measured by the executor): {rec.tests_passing or 0} passing of "
+        f"{rec.tests_written or 0} in `{test_command or ''}`.",
+        "",
+        f"Session {session.number} complete.",
+    ]
+    return "\n".join(body)
