@@ -325,6 +325,8 @@ def _aider(agent: str, stdout: str, stderr: str, exit_code: int, duration_s: flo
     error = None
     if exit_code != 0:
         error = f"exit {exit_code}: {_excerpt(stderr, stdout)}"
+    elif not any(ln.startswith("Aider v") for ln in lines):  # aider always prints its banner
+        error = f"no aider banner in the output: {_excerpt(stdout, stderr)}"
     elif api_errors and not reports:  # aider exits 0 even when no model call succeeded
         error = api_errors[-1]
     body = [ln for ln in lines if not ln.strip().startswith(_BANNER)]
