@@ -143,6 +143,11 @@ def test_aider_failed_model_call_is_an_error_although_aider_exits_0() -> None:
     assert (report.error_message or "").startswith("aider: litellm.AuthenticationError:")
 
 
+def test_aider_output_without_its_banner_is_not_aider_output() -> None:
+    report = parse_agent_output("aider", "Segmentation fault\n", "", 0, 0.1)
+    assert report.error_message == "aider: no aider banner in the output: Segmentation fault"
+
+
 def test_aider_nonzero_exit_is_an_error() -> None:
     report = parse_agent_output("aider", "", "aider: error: unrecognized arguments: --x", 2, 0.5)
     assert report.error_message == "aider: exit 2: aider: error: unrecognized arguments: --x"
@@ -155,7 +160,7 @@ def test_plain_command_is_stdout_and_exit_code() -> None:
     assert (bad.ok, bad.error_message) == (False, "exit 64: boom")
 
 
-@pytest.mark.parametrize("name", ["claude", "codex", "gemini"])
+@pytest.mark.parametrize("name", ["claude", "codex", "gemini", "aider"])
 def test_garbage_is_an_error_quoting_its_first_lines(name: str) -> None:
     garbage = "\n".join(f"line {i}" for i in range(9))
     report = parse_agent_output(name, garbage, "", 0, 1.0)
