@@ -166,7 +166,9 @@ def _claude(agent: str, stdout: str, stderr: str, exit_code: int, duration_s: fl
     subtype = _str(res.get("subtype")) or "?"
     ok = res.get("is_error") is False and subtype == "success" and exit_code == 0
     error = None
-    if not ok:
+    if not ok and res.get("is_error") is False and subtype == "success":
+        error = f"claude exited {exit_code} after a successful result: {_excerpt(stderr)}"
+    elif not ok:
         errors = res.get("errors")
         listed = [str(e) for e in errors] if isinstance(errors, list) else []
         detail = text or "; ".join(listed) or _excerpt(stderr)

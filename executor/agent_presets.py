@@ -115,7 +115,10 @@ def register(preset: Preset, *, replace: bool = False) -> None:
 def preset_argv(
     name: str, *, prompt_file: Path, prompt: str, repo: Path, test_command: str | None
 ) -> PresetCommand:
-    """The command that runs preset `name` for one step (see `PresetRequest`)."""
+    """The command that runs preset `name` for one step (see `PresetRequest`).
+
+    The gemini preset also writes its policy file next to `prompt_file`.
+    """
     preset = PRESETS.get(name)
     if preset is None:
         raise PresetError(f"unknown agent preset {name!r}; known: {', '.join(sorted(PRESETS))}")

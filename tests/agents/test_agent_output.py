@@ -66,7 +66,8 @@ def test_claude_result_after_stray_lines_and_in_stream_json_is_found() -> None:
 
 def test_claude_nonzero_exit_with_a_success_result_is_still_an_error() -> None:
     report = parse_agent_output("claude", sample("claude_success.json"), "killed", 137, 3.0)
-    assert not report.ok and "exit 137" in (report.error_message or "")
+    assert not report.ok
+    assert report.error_message == "claude exited 137 after a successful result: killed"
 
 
 def test_codex_events_give_last_message_usage_and_turns() -> None:
