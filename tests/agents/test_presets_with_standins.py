@@ -83,10 +83,8 @@ def assert_shaped_like_the_samples(name: str, stdout: str) -> None:
         got, want = json.loads(stdout), _sample("claude_success.json")
         assert set(got) == set(want) and set(got["usage"]) == set(want["usage"])
     elif name == "codex":
-        events, documented = (
-            [json.loads(ln) for ln in stdout.splitlines()],
-            _sample("codex_success.jsonl"),
-        )
+        events = [json.loads(line) for line in stdout.splitlines()]
+        documented = _sample("codex_success.jsonl")
         assert [e["type"] for e in events[:2]] == ["thread.started", "turn.started"]
         assert {e["type"] for e in events} <= {e["type"] for e in documented}
         items = {e["item"]["type"] for e in events if "item" in e}
