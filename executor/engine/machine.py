@@ -61,7 +61,8 @@ class Workflow(Generic[S]):
         try:
             return self.table[(step, outcome)]
         except KeyError:
-            raise TransitionNotAllowed(self.name, step, outcome.value) from None
+            name = step.value if isinstance(step, enum.Enum) else str(step)
+            raise TransitionNotAllowed(self.name, name, outcome.value) from None
 
     def steps(self) -> list[S]:
         """Every step the table mentions, in first-mention order."""

@@ -89,6 +89,10 @@ class RunRequest:
     prompter: Prompter | None = None
     #: Multiplier for retry backoff sleeps (0 in tests).
     backoff: float = 1.0
+    #: Seams for the engine's own unit tests: an agent and a test runner to use instead
+    #: of the bridge/command and real test runs.
+    agents: Agents | None = None
+    run_tests: Callable[[str, Path], TestRun] | None = None
 
 
 @dataclass
@@ -194,8 +198,8 @@ class Runner:
         policy = RetryPolicy()
         channel = BridgeChannel(layout.folder, policy=policy)
         bridge = BridgeAgents(channel, durable)
-        agents: Agents = bridge
-        if options.agent_command:
+        agents: Agents = req.agents or bridge
+        if options.agent_command and req.agents is None:
             argv = CommandAgents.parse(options.agent_command)
             agents = CommandAgents(argv, repo=repo.root, channel=channel, durable=durable)
         prompter = req.prompter if req.prompter is not None else _terminal_prompter()
@@ -207,6 +211,8 @@ class Runner:
         )
 
         def run_tests(command: str) -> TestRun:
+            if req.run_tests is not None:
+                return req.run_tests(command, repo.root)
             from executor.testrun import run_tests as _run_tests
 
             return _run_tests(command, cwd=repo.root)

@@ -1,0 +1,446 @@
+"""The TDD workflow in-process: every edge of its table, through the real driver, runner,
+state store and git, with a fake agent, a fake test runner and scripted people.
+
+Each test declares the edges it drives with `@covers(...)` and checks it really went
+through them; `test_every_edge_of_the_table_is_covered` checks the declarations cover
+the whole table, so an edge added without a test fails here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+from executor.engine.decisions import Decision
+from executor.engine.machine import Outcome, Workflow
+from executor.engine.scope import PlanScope, SessionScope
+from executor.errors import (
+    BlockedError,
+    Paused,
+    TransitionNotAllowed,
+    UserCancelled,
+    VerificationFailedError,
+)
+from executor.workflows.tdd import TDD, Step
+from tests.conftest import git
+from tests.engine.conftest import CALL_PASSED
+from tests.engine.harness import PLAN, World, write
+
+F = TypeVar("F", bound=Callable[..., Any])
+CLAIMED: set[tuple[str, str]] = set()
+_EDGES: dict[str, set[tuple[str, str]]] = {}
+
+
+def covers(*edges: tuple[str, str]) -> Callable[[F], F]:
+    def mark(fn: F) -> F:
+        CLAIMED.update(edges)
+        _EDGES[fn.__name__] = set(edges)
+        return fn
+
+    return mark
+
+
+@pytest.fixture
+def world(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> Iterator[World]:
+    """A World whose test, once passed, is checked to have driven the edges it claims
+    (a parametrized test: at least one of them per case)."""
+    w = World(tmp_path).watch(monkeypatch)
+    yield w
+    claimed = _EDGES.get(request.node.originalname)
+    if claimed is None or not request.node.stash.get(CALL_PASSED, False):
+        return
+    if hasattr(request.node, "callspec"):
+        assert claimed & w.seen, f"{request.node.name} drove none of {sorted(claimed)}"
+    else:
+        missing = claimed - w.seen
+        assert not missing, f"{request.node.name} claims edges it did not drive: {missing}"
+
+
+HAPPY = [
+    ("not_started", "ok"),
+    ("before_start", "approve"),
+    ("red_agent", "ok"),
+    ("red_verify", "ok"),
+    ("after_red", "approve"),
+    ("green_agent", "ok"),
+    ("green_verify", "ok"),
+    ("after_green", "approve"),
+    ("refactor_agent", "ok"),
+    ("refactor_verify", "ok"),
+    ("after_refactor", "approve"),
+    ("evidence", "ok"),
+    ("commit", "ok"),
+    ("session_complete", "approve"),
+]
+
+
+@covers(*HAPPY)
+def test_happy_path_with_yes_commits_once_and_logs_every_step(world: World) -> None:
+    result = world.run(yes=True)
+    assert result.sessions == [1]
+    rec = world.record(1)
+    assert rec["step"] == "done"
+    assert [(h["step"], h["outcome"]) for h in rec["history"]] == HAPPY
+    assert rec["commit_hash"] == git(world.repo, "rev-parse", "HEAD").strip()
+    assert world.commits() == ["feat(pkg): First Thing", "plan"]
+    assert rec["red"]["files"] == ["tests/test_s1.py"]
+    assert (rec["tests_written"], rec["tests_passing"]) == (1, 1)
+    assert [c["step"] for c in rec["agent_calls"]] == ["red_agent", "green_agent", "refactor_agent"]
+    assert git(world.repo, "status", "--porcelain") == ""
+
+
+def test_a_person_approves_each_checkpoint_on_a_terminal(world: World) -> None:
+    world.run(answers=["approve"] * 4)
+    assert world.prompter is not None and world.prompter.remaining == 0
+    assert [q for q, _, _ in world.prompter.asked] == [
+        "Start session 1: First Thing?",
+        "Tests fail as expected. Implement (GREEN)?",
+        "All tests pass. Refactor?",
+        "Tests still pass. Commit?",
+    ]
+    assert world.record(1)["step"] == "done"
+
+
+@covers(
+    ("before_start", "request_changes"),
+    ("after_red", "request_changes"),
+    ("after_green", "request_changes"),
+    ("after_refactor", "request_changes"),
+)
+def test_requested_changes_send_the_same_step_back_with_the_feedback(world: World) -> None:
+    def change(text: str) -> Decision:
+        return Decision("request_changes", text)
+
+    answers = [
+        change("start small"),
+        change("name tests well"),
+        "approve",
+        change("simpler please"),
+        "approve",
+        change("more docstrings"),
+        "approve",
+    ]
+    world.run(answers=answers)
+    attempts = [(c.tdd_step, c.attempt) for c in world.agent.calls]
+    assert attempts == [
+        ("red", 1),
+        ("red", 2),
+        ("green", 1),
+        ("green", 2),
+        ("refactor", 1),
+        ("refactor", 2),
+    ]
+    briefs = world.plan / ".agent-briefs"
+    assert "start small" in (briefs / "s1.red.a1.f0.md").read_text("utf-8")
+    assert "name tests well" in (briefs / "s1.red.a2.f0.md").read_text("utf-8")
+    assert "more docstrings" in (briefs / "s1.refactor.a2.f0.md").read_text("utf-8")
+    assert world.record(1)["feedback"] == []
+
+
+@covers(("after_green", "skip"))
+def test_skip_refactor_still_asks_before_the_commit(world: World) -> None:
+    world.run(answers=["approve", "approve", "skip_refactor", "approve"])
+    assert [c.tdd_step for c in world.agent.calls] == ["red", "green"]
+    assert world.prompter is not None
+    assert world.prompter.asked[-1][0] == "Tests still pass. Commit?"
+    assert world.record(1)["step"] == "done"
+
+
+def test_show_tests_and_show_diff_return_to_the_same_checkpoint(world: World) -> None:
+    world.run(answers=["approve", "show_tests", "approve", "show_diff", "approve", "approve"])
+    assert world.prompter is not None
+    questions = [q for q, _, _ in world.prompter.asked]
+    assert questions.count("Tests fail as expected. Implement (GREEN)?") == 2
+    assert questions.count("All tests pass. Refactor?") == 2
+    shown = "\n".join(world.lines)
+    assert shown.count("--- tests/test_s1.py") == 1
+    assert "+OK = 1" in shown  # the diff, new untracked files included
+
+
+@pytest.mark.parametrize(
+    ("answers", "edge"),
+    [
+        (["abort"], ("before_start", "abort")),
+        (["approve", "abort"], ("after_red", "abort")),
+        (["approve", "approve", "abort"], ("after_green", "abort")),
+        (["approve", "approve", "approve", "abort"], ("after_refactor", "abort")),
+    ],
+)
+@covers(
+    ("before_start", "abort"),
+    ("after_red", "abort"),
+    ("after_green", "abort"),
+    ("after_refactor", "abort"),
+    ("rollback", "ok"),
+)
+def test_abort_rolls_back_with_a_backup_and_forgets_the_session(
+    world: World, answers: list[str], edge: tuple[str, str]
+) -> None:
+    with pytest.raises(UserCancelled) as caught:
+        world.run(answers=answers)
+    assert edge in world.seen and ("rollback", "ok") in world.seen
+    assert "1" not in world.state()["sessions"]
+    assert not (world.repo / "tests" / "test_s1.py").exists()
+    assert git(world.repo, "status", "--porcelain") == ""
+    if caught.value.backup_ref and len(answers) > 1:
+        files = git(world.repo, "ls-tree", "-r", "--name-only", caught.value.backup_ref)
+        assert "tests/test_s1.py" in files
+
+
+@covers(("session_complete", "abort"))
+def test_abort_after_the_commit_drops_our_own_commit(world: World) -> None:
+    answers = ["approve"] * 4 + ["abort"]
+    with pytest.raises(UserCancelled):
+        world.run(PlanScope(), answers=answers)
+    assert world.commits() == ["plan"]
+    assert "1" not in world.state()["sessions"]
+
+
+def test_pause_saves_and_the_same_question_is_asked_again(world: World) -> None:
+    with pytest.raises(Paused) as caught:
+        world.run(answers=["approve", "approve", "pause"])
+    assert (caught.value.session, caught.value.plan) == (1, world.plan)
+    rec = world.record(1)
+    assert rec["step"] == "after_green" and rec["paused"] is True
+    world.run(answers=["approve", "approve"])
+    rec = world.record(1)
+    assert rec["step"] == "done" and rec["paused"] is False
+
+
+def _commit_s1_implementation(world: World) -> None:
+    write(world.repo / "pkg" / "__init__.py", "")
+    write(world.repo / "pkg" / "s1.py", "OK = 1\n")
+    git(world.repo, "add", "-A")
+    git(world.repo, "commit", "-q", "-m", "already there")
+
+
+@covers(("red_verify", "failed"))
+def test_red_that_passes_stops_without_a_person(world: World) -> None:
+    _commit_s1_implementation(world)
+    with pytest.raises(VerificationFailedError, match="not RED"):
+        world.run(yes=True)
+    rec = world.record(1)
+    assert rec["step"] == "red_escalated"
+    assert "RED check failed" in rec["problem"]
+
+
+@covers(("red_escalated", "retry"), ("red_escalated", "skip"), ("rollback", "skip"))
+def test_escalation_retry_then_skip(world: World) -> None:
+    _commit_s1_implementation(world)
+    world.run(answers=["approve", "retry", "skip"])
+    assert [(c.tdd_step, c.attempt) for c in world.agent.calls] == [("red", 1), ("red", 2)]
+    rec = world.record(1)
+    assert rec["step"] == "skipped"
+    assert not (world.repo / "tests" / "test_s1.py").exists()
+
+
+@covers(("red_agent", "failed"), ("red_escalated", "abort"))
+def test_a_failure_retrying_cannot_fix_is_not_retried(world: World) -> None:
+    world.agent.plan(1, "red", "error:AGENT_NOT_FOUND")
+    with pytest.raises(UserCancelled):
+        world.run(answers=["approve", "rollback"])
+    assert len(world.agent.calls) == 1
+
+
+def test_agent_errors_follow_the_one_retry_policy(world: World) -> None:
+    # two transient failures (one with an exception name as error_type), then success
+    world.agent.plan(1, "green", "error:INVOCATION_FAILED", "error:TimeoutError")
+    world.run(yes=True)
+    assert [c.tdd_step for c in world.agent.calls] == ["red", "green", "green", "green", "refactor"]
+    rec = world.record(1)
+    assert [c["status"] for c in rec["agent_calls"]][1:4] == ["error", "error", "success"]
+
+
+@covers(("green_agent", "failed"))
+def test_after_three_failed_answers_a_person_decides(world: World) -> None:
+    world.agent.plan(1, "green", "timeout", "timeout", "timeout")
+    with pytest.raises(VerificationFailedError, match="The agent failed for the GREEN step"):
+        world.run(yes=True)
+    assert [c.tdd_step for c in world.agent.calls] == ["red", "green", "green", "green"]
+    assert world.record(1)["step"] == "green_escalated"
+
+
+@covers(("green_verify", "retry"), ("green_verify", "failed"), ("green_escalated", "retry"))
+def test_failing_green_is_retried_with_the_output_then_a_person_decides(world: World) -> None:
+    world.agent.plan(1, "green", "broken", "broken", "broken")
+    world.run(answers=["approve", "approve", "retry", "approve", "approve"], max_retries=2)
+    green = [c.attempt for c in world.agent.calls if c.tdd_step == "green"]
+    assert green == [1, 2, 3, 4]
+    brief = (world.plan / ".agent-briefs" / "s1.green.a2.f0.md").read_text("utf-8")
+    assert "Why the previous attempt was rejected" in brief
+    assert world.record(1)["step"] == "done"
+
+
+@pytest.mark.parametrize("role", ["green", "refactor"])
+@covers(
+    ("green_escalated", "abort"),
+    ("green_escalated", "skip"),
+    ("refactor_escalated", "abort"),
+    ("refactor_escalated", "skip"),
+)
+def test_escalated_roll_back_or_skip(world: World, role: str) -> None:
+    world.agent.plan(1, role, "error:PARSE_ERROR", "error:PARSE_ERROR")
+    prefix = ["approve", "approve"] + (["approve"] if role == "refactor" else [])
+    with pytest.raises(UserCancelled):
+        world.run(answers=[*prefix, "rollback"])
+    world.run(answers=[*prefix, "skip"])
+    assert world.record(1)["step"] == "skipped"
+
+
+@covers(
+    ("refactor_agent", "failed"),
+    ("refactor_verify", "retry"),
+    ("refactor_verify", "failed"),
+    ("refactor_escalated", "retry"),
+)
+def test_refactor_that_breaks_the_tests_is_retried_then_escalated(world: World) -> None:
+    def breaks(repo: Path) -> None:
+        write(repo / "pkg" / "s1.py", "BROKEN\n")
+
+    def mends(repo: Path) -> None:
+        write(repo / "pkg" / "s1.py", "OK = 2\n")
+
+    world.agent.plan(1, "refactor", "error:VALIDATION_ERROR", breaks, breaks, mends)
+    world.run(answers=["approve", "approve", "approve", "retry", "retry", "approve"], max_retries=1)
+    assert world.record(1)["step"] == "done"
+
+
+@pytest.mark.parametrize(
+    ("tamper", "problem"),
+    [
+        (lambda repo: (repo / "tests" / "test_s1.py").unlink(), "was deleted"),
+        (lambda repo: write(repo / "tests" / "test_s1.py", "import os\n"), "was modified"),
+    ],
+)
+def test_green_may_not_delete_or_edit_the_red_tests(
+    world: World, tamper: Callable[[Path], None], problem: str
+) -> None:
+    def green(repo: Path) -> None:
+        write(repo / "pkg" / "__init__.py", "")
+        write(repo / "pkg" / "s1.py", "OK = 1\n")
+        tamper(repo)
+
+    world.agent.plan(1, "green", green)
+    with pytest.raises(VerificationFailedError, match=problem):
+        world.run(yes=True, max_retries=0)
+    assert world.commits() == ["plan"]
+
+
+@covers(("evidence", "failed"), ("evidence_escalated", "retry"))
+def test_evidence_wants_every_listed_file(world: World) -> None:
+    plan = PLAN.replace("- `pkg/s1.py`\n", "- `pkg/s1.py`\n- `pkg/extra.py`\n", 1)
+    (world.plan / "PHASE_1_CORE.md").write_text(plan, encoding="utf-8")
+    git(world.repo, "commit", "-qam", "list an extra file")
+
+    def green(repo: Path) -> None:
+        write(repo / "pkg" / "__init__.py", "")
+        write(repo / "pkg" / "s1.py", "OK = 1\n")
+        write(repo / "pkg" / "extra.py", "X = 1\n")
+
+    world.agent.plan(1, "green", "ok", green)
+    world.run(
+        answers=["approve", "approve", "approve", "approve", "retry", "approve"] + ["approve"]
+    )
+    rec = world.record(1)
+    assert rec["step"] == "done"
+    assert "pkg/extra.py" in rec["files_modified"]
+
+
+@pytest.mark.parametrize("choice", ["abort", "skip"])
+@covers(("evidence_escalated", "abort"), ("evidence_escalated", "skip"))
+def test_evidence_failure_can_be_rolled_back_or_skipped(world: World, choice: str) -> None:
+    plan = PLAN.replace("- `pkg/s1.py`\n", "- `pkg/s1.py`\n- `pkg/extra.py`\n", 1)
+    (world.plan / "PHASE_1_CORE.md").write_text(plan, encoding="utf-8")
+    git(world.repo, "commit", "-qam", "list an extra file")
+    answer = "rollback" if choice == "abort" else "skip"
+    if choice == "abort":
+        with pytest.raises(UserCancelled):
+            world.run(answers=["approve"] * 4 + [answer])
+    else:
+        world.run(answers=["approve"] * 4 + [answer])
+        assert world.record(1)["step"] == "skipped"
+
+
+@covers(("not_started", "blocked"), ("blocked", "blocked"), ("blocked", "ok"))
+def test_a_session_waits_for_its_dependencies(world: World) -> None:
+    for _ in range(2):
+        with pytest.raises(BlockedError, match="waiting for session"):
+            world.run(SessionScope(2), yes=True)
+    assert world.record(2)["step"] == "blocked"
+    world.run(SessionScope(1), yes=True)
+    world.run(SessionScope(2), yes=True)
+    assert world.record(2)["step"] == "done"
+
+
+@covers(("refactor_agent", "skip"))
+def test_execute_plan_runs_in_order_and_asks_between_sessions(world: World) -> None:
+    world.run(PlanScope(), answers=["approve"] * 5 + ["approve"] * 4)
+    assert world.prompter is not None
+    asked = [q for q, _, _ in world.prompter.asked]
+    assert "Session 1 complete. Continue to the next session?" in asked
+    assert not any("Session 2 complete" in q for q in asked)  # the last one is not asked
+    assert world.commits()[:2] == ["feat(pkg): Second Thing", "feat(pkg): First Thing"]
+    assert [c.tdd_step for c in world.agent.calls if c.session == 2] == ["red", "green"]
+
+
+NON_TDD = """# Phase 1: Setup
+
+## Session 1: Configure
+
+### Objectives
+- [ ] Configure things
+
+**Run tests**: `pytest`
+
+### Files to Create/Modify
+- `pkg/s1.py`
+"""
+
+
+@covers(("red_agent", "skip"))
+def test_a_session_without_tdd_steps_is_one_implement_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world = World(tmp_path, NON_TDD).watch(monkeypatch)
+    write(world.repo / "tests" / "test_s1.py", "from pkg import s1\n")
+    git(world.repo, "add", "-A")
+    git(world.repo, "commit", "-q", "-m", "a test exists")
+    world.run(yes=True)
+    assert [c.tdd_step for c in world.agent.calls] == ["green"]
+    assert world.record(1)["step"] == "done"
+    assert ("red_agent", "skip") in world.seen
+
+
+def test_the_driver_refuses_an_edge_the_table_does_not_have() -> None:
+    with pytest.raises(TransitionNotAllowed, match="no transition from step 'done'"):
+        TDD.next(Step.DONE, Outcome.OK)
+    tiny: Workflow[str] = Workflow(
+        name="tiny",
+        start="a",
+        table={("a", Outcome.OK): "b"},
+        final={"b": "done"},
+        decisions=frozenset(),
+    )
+    assert tiny.steps() == ["a", "b"] and tiny.outcomes("a") == [Outcome.OK]
+
+
+def test_every_edge_of_the_table_is_covered() -> None:
+    table = {(step.value, outcome.value) for (step, outcome) in TDD.table}
+    assert sorted(table - CLAIMED) == []
+    assert sorted(CLAIMED - table) == []
+
+
+def test_refactor_may_not_skip_a_session_test(world: World) -> None:
+    def skips(repo: Path) -> None:
+        test = repo / "tests" / "test_s1.py"
+        write(test, test.read_text("utf-8") + "# skip\n")
+
+    world.agent.plan(1, "refactor", skips)
+    with pytest.raises(VerificationFailedError, match="session test\\(s\\) are skipped or xfail"):
+        world.run(yes=True, max_retries=0)
+    assert world.record(1)["step"] == "refactor_escalated"
