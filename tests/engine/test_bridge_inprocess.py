@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,19 +24,28 @@ def world(tmp_path: Path) -> World:
     return World(tmp_path)
 
 
-Answer = Callable[[dict[str, object]], tuple[str, str | None]]
+Request = dict[str, Any]
+Answer = Callable[[Request], tuple[str, str | None]]
+ONE = SessionScope(1)
 
 
-def approve(request: dict[str, object]) -> tuple[str, str | None]:
+def approve(request: Request) -> tuple[str, str | None]:
     return "success", "approve"
 
 
-def host(world: World, answer: Answer = approve, *, scope: SessionScope | PlanScope = SessionScope(1),
-         limit: int = 40) -> list[dict[str, object]]:  # fmt: skip
+def what(request: Request) -> tuple[str, str]:
+    """(kind, checkpoint) for a person, (kind, tdd_step) for an agent."""
+    ctx = request["context"]
+    return request["kind"], ctx["checkpoint"] if request["kind"] == "human" else ctx["tdd_step"]
+
+
+def host(
+    world: World, answer: Answer = approve, *, scope: SessionScope | PlanScope = ONE
+) -> list[Request]:
     """Run until the run ends; answer people with `answer`, agents by doing the work."""
-    seen: list[dict[str, object]] = []
+    seen: list[Request] = []
     resume = False
-    for _ in range(limit):
+    for _ in range(40):
         try:
             world.run(scope, bridge=True, resume=resume)
             return seen
@@ -68,14 +78,7 @@ def host(world: World, answer: Answer = approve, *, scope: SessionScope | PlanSc
 
 def test_a_session_through_the_bridge(world: World) -> None:
     asked = host(world)
-    kinds = [
-        (
-            r["kind"],
-            r["context"]["checkpoint"] if r["kind"] == "human" else r["context"]["tdd_step"],
-        )
-        for r in asked
-    ]  # type: ignore[index]  # noqa: E501
-    assert kinds == [
+    assert [what(r) for r in asked] == [
         ("human", "before_start"),
         ("agent", "red"),
         ("human", "after_red"),
@@ -95,20 +98,13 @@ def test_every_escalation_choice_can_be_answered_through_the_bridge(world: World
     answers = iter(["approve", "retry", "approve", "approve", "approve"])
     failures = iter(["error:INVOCATION_FAILED"] * 3)
 
-    def answer(request: dict[str, object]) -> tuple[str, str | None]:
+    def answer(request: Request) -> tuple[str, str | None]:
         return "success", next(answers)
 
     world.agent.plan(1, "red", *failures)
     asked = host(world, answer)
-    escalations = [
-        r for r in asked if r["kind"] == "human" and r["context"]["checkpoint"] == "escalation"
-    ]  # type: ignore[index]  # noqa: E501
-    assert len(escalations) == 1
-    red = [
-        r["context"]["attempt"]
-        for r in asked
-        if r["kind"] == "agent" and r["context"]["tdd_step"] == "red"
-    ]  # type: ignore[index]  # noqa: E501
+    assert [what(r) for r in asked].count(("human", "escalation")) == 1
+    red = [r["context"]["attempt"] for r in asked if what(r) == ("agent", "red")]
     assert red == [1, 1, 1, 2]  # three failed answers at attempt 1, then the retry
     assert world.record(1)["step"] == "done"
 
@@ -140,7 +136,7 @@ def test_an_answer_that_is_not_an_option_is_rejected_and_moved_aside(world: Worl
     for bad in ("", "rm -rf /"):
         write_response(world.plan, status="success", response=bad, response_file=None,
                        error_message=None, error_type=None)  # fmt: skip
-        with pytest.raises(InvalidResponseError, match="not one of the options|empty"):
+        with pytest.raises(InvalidResponseError, match=r"not one of the options|empty"):
             world.run(bridge=True, resume=True)
         assert not (world.plan / ".agent-response.json").exists()
     with pytest.raises(NeedAgent):

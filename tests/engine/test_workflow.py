@@ -343,9 +343,7 @@ def test_evidence_wants_every_listed_file(world: World) -> None:
         write(repo / "pkg" / "extra.py", "X = 1\n")
 
     world.agent.plan(1, "green", "ok", green)
-    world.run(
-        answers=["approve", "approve", "approve", "approve", "retry", "approve"] + ["approve"]
-    )
+    world.run(answers=["approve"] * 4 + ["retry", "approve", "approve"])
     rec = world.record(1)
     assert rec["step"] == "done"
     assert "pkg/extra.py" in rec["files_modified"]
