@@ -16,10 +16,10 @@ import tempfile
 from pathlib import Path
 
 from executor.bridge.protocol import BridgeChannel
-from executor.engine.brief import render_brief
-from executor.engine.state import SessionState
+from executor.engine.state import SessionRecord
 from executor.errors import NeedAgent
 from executor.plan import load_plan
+from executor.workflows.brief import render_brief
 
 _spec = importlib.util.spec_from_file_location(
     "parse_plan", Path(__file__).with_name("parse_plan.py")
@@ -36,7 +36,7 @@ def measure(n: int) -> tuple[int, int, int]:
         plan = load_plan(folder)
         sizes = []
         for session in (plan.sessions()[0], plan.sessions()[-1]):
-            ss = SessionState(number=session.number, title=session.title, phase=session.phase)
+            ss = SessionRecord()
             deps = {
                 d: [f"app/feature_{d}.py", f"tests/test_feature_{d}.py"]
                 for d in session.dependencies
@@ -71,7 +71,6 @@ def measure(n: int) -> tuple[int, int, int]:
                     "tdd_step": "green",
                     "prompt_file": f"{folder}/.agent-briefs/x.md",
                 },
-                resume_hint="executor execute-plan --plan P --resume",
             )
         return sizes[0], sizes[1], channel.request_file.stat().st_size
 

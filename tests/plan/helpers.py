@@ -29,7 +29,7 @@ def messages(diags: list[Diagnostic], severity: str | None = None) -> list[tuple
 
 
 def lint_messages(plan: Plan, severity: str | None = None, **kw: str) -> list[tuple[str, int, str]]:
-    return messages(lint(plan, **kw), severity)  # type: ignore[arg-type]
+    return messages(lint(plan, **kw), severity)
 
 
 SESSION = """

@@ -91,7 +91,7 @@ def test_format_a_session_is_read_completely(tmp_path: Path) -> None:
     assert s1.green.files == ["ledger/models.py"]
     assert s1.refactor.inherits
     for role in ("red", "green", "refactor"):
-        assert s1.test_command(role) == "pytest ledger/tests/test_models.py"  # type: ignore[arg-type]
+        assert s1.test_command(role) == "pytest ledger/tests/test_models.py"
     assert [(f.path, f.note, f.line) for f in s1.files] == [
         ("ledger/__init__.py", "", 31),
         ("config/settings.py", "add app to INSTALLED_APPS", 32),

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from executor.replay import ReplayError, ReplayTarget, target_from_request
+from executor.errors import ReplayError
+from executor.replay import ReplayTarget, target_from_request
 from tests.conftest import run_cli
 
 
