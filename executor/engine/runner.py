@@ -32,7 +32,8 @@ from executor.errors import (
 from executor.plan.models import Plan
 from executor.retry import RetryPolicy
 from executor.workflows.brief import BRIEF_VERSION
-from executor.workflows.session import SessionRun, TddSteps
+from executor.workflows.context import SessionRun
+from executor.workflows.session import TddSteps
 from executor.workflows.tdd import TDD, Step
 
 if TYPE_CHECKING:

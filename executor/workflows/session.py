@@ -1,4 +1,5 @@
-"""The handlers of the TDD session workflow (`executor.workflows.tdd` is its table).
+"""The work handlers of the TDD session workflow (`executor.workflows.tdd` is its table;
+the human gates are `executor.workflows.gates`).
 
 Each handler does one step's work on the session's record and returns an `Outcome`;
 it never picks the next step and never saves (the driver does both). Test results are
@@ -8,82 +9,34 @@ measured by running the tests here; nothing an agent reports is trusted.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from executor import faults, fsutil
-from executor.engine.agents import AgentCall, Agents, Durable, Waiting
-from executor.engine.decisions import Decider, Decision, NoHuman, Option, Question
-from executor.engine.layout import Layout
+from executor.engine.agents import AgentCall, Waiting
 from executor.engine.machine import Outcome
 from executor.engine.state import AgentCall as AgentCallLog
-from executor.engine.state import RunState, SessionRecord, now
+from executor.engine.state import now
 from executor.errors import DirtyWorktreeError
-from executor.plan.models import Plan, Session
-from executor.retry import RetryPolicy
-from executor.workflows import checks, detail
+from executor.workflows import checks
 from executor.workflows.brief import render_brief
 from executor.workflows.commit import commit_message, commit_subject, trailers
-from executor.workflows.tdd import Step, checkpoint_of
+from executor.workflows.context import SessionPart, SessionRun, agent_for
+from executor.workflows.gates import Gates
+from executor.workflows.tdd import Step
 
 if TYPE_CHECKING:
     from executor.testrun import TestRun
-    from executor.vcs import GitRepo
 
-O = Outcome  # noqa: E741 - the table and handlers read better with one letter
-
-
-def agent_for(phase_name: str) -> str:
-    name = phase_name.lower()
-    for word, agent in (
-        ("frontend", "frontend-builder"),
-        ("mobile", "mobile-builder"),
-        ("integration", "integration-tester"),
-        ("e2e", "integration-tester"),
-    ):
-        if word in name:
-            return agent
-    return "backend-builder"
+O = Outcome  # noqa: E741 - the handlers read better with one letter
 
 
-@dataclass
-class SessionRun:
-    """Everything the handlers of one session need; built by the plan runner."""
-
-    plan: Plan
-    session: Session
-    rec: SessionRecord
-    state: RunState
-    repo: GitRepo
-    layout: Layout
-    agents: Agents
-    decider: Decider
-    durable: Durable
-    report: Callable[[str], None]
-    run_tests: Callable[[str], TestRun]
-    suite_command: str | None
-    project_test_command: str | None
-    max_retries: int
-    stops: frozenset[str]
-    is_last: bool
-    policy: RetryPolicy
-    #: Multiplier for retry backoff sleeps (0 in tests).
-    backoff: float = 1.0
-
-
-def _opt(value: str, label: str) -> Option:
-    return Option(value=value, label=label)
-
-
-class TddSteps:
+class TddSteps(SessionPart):
     """The handlers, keyed by step (`handlers()`), for one session."""
 
     def __init__(self, run: SessionRun) -> None:
-        self.r = run
-        self.s = run.session
-        self.rec = run.rec
+        super().__init__(run)
+        self.gates = Gates(run)
         #: (backup ref, base commit) after a rollback, for the runner's message
         self.rolled_back: tuple[str, str | None] | None = None
 
@@ -91,37 +44,27 @@ class TddSteps:
         return {
             Step.NOT_STARTED: self.start,
             Step.BLOCKED: self.start,
-            Step.BEFORE_START: self.before_start,
+            Step.BEFORE_START: self.gates.before_start,
             Step.RED_AGENT: lambda: self.agent_step("red"),
             Step.RED_VERIFY: self.red_verify,
-            Step.RED_ESCALATED: self.escalated,
-            Step.AFTER_RED: self.after_red,
+            Step.RED_ESCALATED: self.gates.escalated,
+            Step.AFTER_RED: self.gates.after_red,
             Step.GREEN_AGENT: lambda: self.agent_step("green"),
             Step.GREEN_VERIFY: lambda: self.pass_verify("green"),
-            Step.GREEN_ESCALATED: self.escalated,
-            Step.AFTER_GREEN: self.after_green,
+            Step.GREEN_ESCALATED: self.gates.escalated,
+            Step.AFTER_GREEN: self.gates.after_green,
             Step.REFACTOR_AGENT: lambda: self.agent_step("refactor"),
             Step.REFACTOR_VERIFY: lambda: self.pass_verify("refactor"),
-            Step.REFACTOR_ESCALATED: self.escalated,
-            Step.AFTER_REFACTOR: self.after_refactor,
+            Step.REFACTOR_ESCALATED: self.gates.escalated,
+            Step.AFTER_REFACTOR: self.gates.after_refactor,
             Step.EVIDENCE: self.evidence,
-            Step.EVIDENCE_ESCALATED: self.escalated,
+            Step.EVIDENCE_ESCALATED: self.gates.escalated,
             Step.COMMIT: self.commit,
-            Step.SESSION_COMPLETE: self.session_complete,
+            Step.SESSION_COMPLETE: self.gates.session_complete,
             Step.ROLLBACK: self.rollback,
         }
 
     # -- helpers ------------------------------------------------------------------------
-    def _say(self, msg: str) -> None:
-        self.r.report(f"[session {self.s.number}] {msg}")
-
-    def _cmd(self, role: str) -> str | None:
-        return self.s.test_command(role, self.r.project_test_command)  # type: ignore[arg-type]
-
-    def _ignore(self) -> list[Path]:
-        return self.r.layout.owned()
-
-    # -- start --------------------------------------------------------------------------
     def start(self) -> Outcome:
         """Dependencies complete and a clean worktree; record where the session starts."""
         missing = [
@@ -153,135 +96,6 @@ class TddSteps:
         return O.OK
 
     # -- checkpoints --------------------------------------------------------------------
-    def _ask(self, step: Step, text: str, options: Sequence[Option], info: str) -> Outcome | str:
-        """Ask a person (or approve for them); an option value, or a stop outcome."""
-        name = checkpoint_of(step)
-        what = name or step.value
-        while True:
-            question = Question(
-                key=f"s{self.s.number}.{what}.q{self.rec.asks}",
-                text=text,
-                options=tuple(options),
-                detail=info,
-                checkpoint=name,
-                session=self.s.number,
-                phase=self.s.phase,
-                detail_file=self.r.layout.logs / f"s{self.s.number}.{what}.q{self.rec.asks}.md",
-            )
-            got = self.r.decider.ask(question, self.rec.bridge)
-            if isinstance(got, Waiting):
-                return O.WAIT
-            if isinstance(got, NoHuman):
-                return O.NO_HUMAN
-            assert isinstance(got, Decision)
-            self.rec.asks += 1
-            if got.action in {"show_diff", "show_tests"}:
-                info = self.show(got.action) + "\n\n" + info
-                continue
-            if got.action == "pause":
-                self.rec.paused = True
-                return O.PAUSE
-            if got.feedback:
-                self.rec.feedback.append(got.feedback)
-            return got.action
-
-    def checkpoint(self, step: Step, text: str, extra: Sequence[Option], info: str) -> Outcome:
-        name = checkpoint_of(step)
-        assert name is not None
-        if name not in self.r.stops:
-            return O.APPROVE
-        options = [
-            _opt("approve", "Approve"),
-            *extra,
-            _opt("pause", "Pause (save and stop)"),
-            _opt("abort", "Abort session (roll back)"),
-        ]
-        got = self._ask(step, text, options, info)
-        if isinstance(got, Outcome):
-            return got
-        return {
-            "approve": O.APPROVE,
-            "request_changes": O.CHANGES,
-            "skip_refactor": O.SKIP,
-            "abort": O.ABORT,
-        }[got]
-
-    def show(self, what: str) -> str:
-        if what == "show_tests":
-            text = detail.test_files_text(self.r.repo.root, self.rec.red.files)
-        else:
-            base = self.rec.base_commit or "HEAD"
-            text = self.r.repo.diff_text(base, ignore=self._ignore()) or "(no changes)"
-        self.r.report(text)
-        return text
-
-    def before_start(self) -> Outcome:
-        outcome = self.checkpoint(
-            Step.BEFORE_START,
-            f"Start session {self.s.number}: {self.s.title}?",
-            [_opt("request_changes", "Request changes (feedback for the agent)")],
-            detail.before_start(self.s, self._cmd, self.r.suite_command),
-        )
-        if outcome in {O.APPROVE, O.CHANGES}:
-            self.rec.attempt = 1
-        return outcome
-
-    def after_red(self) -> Outcome:
-        outcome = self.checkpoint(
-            Step.AFTER_RED,
-            "Tests fail as expected. Implement (GREEN)?",
-            [
-                _opt("request_changes", "Request changes to the tests"),
-                _opt("show_tests", "Show tests"),
-            ],
-            self.rec.last_summary,
-        )
-        self._next_attempt(outcome)
-        return outcome
-
-    def after_green(self) -> Outcome:
-        outcome = self.checkpoint(
-            Step.AFTER_GREEN,
-            "All tests pass. Refactor?",
-            [
-                _opt("request_changes", "Request changes to the implementation"),
-                _opt("skip_refactor", "Skip refactor"),
-                _opt("show_diff", "Show diff"),
-            ],
-            self.rec.last_summary,
-        )
-        self._next_attempt(outcome)
-        return outcome
-
-    def after_refactor(self) -> Outcome:
-        outcome = self.checkpoint(
-            Step.AFTER_REFACTOR,
-            "Tests still pass. Commit?",
-            [_opt("request_changes", "Request changes"), _opt("show_diff", "Show diff")],
-            self.rec.last_summary,
-        )
-        self._next_attempt(outcome)
-        return outcome
-
-    def _next_attempt(self, outcome: Outcome) -> None:
-        """Requested changes are the same agent step again; approval starts the next one."""
-        if outcome is O.CHANGES:
-            self.rec.attempt += 1
-        elif outcome in {O.APPROVE, O.SKIP}:
-            self.rec.attempt = 1
-            self.rec.retries = 0
-
-    def session_complete(self) -> Outcome:
-        if self.r.is_last:
-            return O.APPROVE
-        return self.checkpoint(
-            Step.SESSION_COMPLETE,
-            f"Session {self.s.number} complete. Continue to the next session?",
-            [_opt("show_diff", "Review (show the commit)")],
-            f"Commit {self.rec.commit_hash}: {commit_subject(self.r.plan, self.s)}",
-        )
-
-    # -- agent steps ----------------------------------------------------------------------
     def agent_step(self, role: str) -> Outcome:
         if role in {"red", "refactor"} and self.s.step(role) is None:  # type: ignore[arg-type]
             self._say(f"{role.upper()}: the plan has no {role.upper()} step; skipped")
@@ -464,30 +278,6 @@ class TddSteps:
         return O.OK
 
     # -- when something failed --------------------------------------------------------------
-    def escalated(self) -> Outcome:
-        """A person decides after a failure; with nobody to ask, the run stops (exit 16)."""
-        self._say(self.rec.problem)
-        options = [
-            _opt("retry", "Retry (the agent gets the failure output)"),
-            _opt("show_diff", "Show code"),
-            _opt("rollback", "Roll back the session"),
-            _opt("skip", "Skip the session (roll back, mark it skipped)"),
-            _opt("pause", "Pause"),
-        ]
-        got = self._ask(
-            self.rec.step, self.rec.problem + " What now?", options, self.rec.last_failure[-3000:]
-        )
-        if isinstance(got, Outcome):
-            return got
-        if got == "retry":
-            self.rec.retries = 0
-            self.rec.attempt += 1
-            return O.RETRY
-        if got == "skip":
-            self.rec.after_rollback = "skip"
-            return O.SKIP
-        return O.ABORT
-
     def rollback(self) -> Outcome:
         base = self.rec.base_commit
         backup = self.r.repo.reset_hard(base, keep=self._ignore()) if base else ""

@@ -1,0 +1,79 @@
+"""What the handlers of one TDD session share: the run's context and small helpers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from executor.engine.agents import Agents, Durable
+from executor.engine.decisions import Decider, Option
+from executor.engine.layout import Layout
+from executor.engine.state import RunState, SessionRecord
+from executor.plan.models import Plan, Session
+from executor.retry import RetryPolicy
+
+if TYPE_CHECKING:
+    from executor.testrun import TestRun
+    from executor.vcs import GitRepo
+
+
+def agent_for(phase_name: str) -> str:
+    name = phase_name.lower()
+    for word, agent in (
+        ("frontend", "frontend-builder"),
+        ("mobile", "mobile-builder"),
+        ("integration", "integration-tester"),
+        ("e2e", "integration-tester"),
+    ):
+        if word in name:
+            return agent
+    return "backend-builder"
+
+
+@dataclass
+class SessionRun:
+    """Everything the handlers of one session need; built by the plan runner."""
+
+    plan: Plan
+    session: Session
+    rec: SessionRecord
+    state: RunState
+    repo: GitRepo
+    layout: Layout
+    agents: Agents
+    decider: Decider
+    durable: Durable
+    report: Callable[[str], None]
+    run_tests: Callable[[str], TestRun]
+    suite_command: str | None
+    project_test_command: str | None
+    max_retries: int
+    stops: frozenset[str]
+    is_last: bool
+    policy: RetryPolicy
+    #: Multiplier for retry backoff sleeps (0 in tests).
+    backoff: float = 1.0
+
+
+def opt(value: str, label: str) -> Option:
+    return Option(value=value, label=label)
+
+
+class SessionPart:
+    """Base of the handler groups: the run, the plan's session and its record."""
+
+    def __init__(self, run: SessionRun) -> None:
+        self.r = run
+        self.s = run.session
+        self.rec = run.rec
+
+    def _say(self, msg: str) -> None:
+        self.r.report(f"[session {self.s.number}] {msg}")
+
+    def _cmd(self, role: str) -> str | None:
+        return self.s.test_command(role, self.r.project_test_command)  # type: ignore[arg-type]
+
+    def _ignore(self) -> list[Path]:
+        return self.r.layout.owned()

@@ -1,0 +1,175 @@
+"""The human gates of the TDD workflow: checkpoints and escalations.
+
+Each asks a person through the `Decider` (or approves when `--checkpoints` leaves the
+checkpoint out) and returns the table's outcome for the answer. "Show tests" and
+"show diff" return to the same question with the content; "pause" stops the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from executor.engine.agents import Waiting
+from executor.engine.decisions import Decision, NoHuman, Option, Question
+from executor.engine.machine import Outcome
+from executor.workflows import detail
+from executor.workflows.commit import commit_subject
+from executor.workflows.context import SessionPart, opt
+from executor.workflows.tdd import Step, checkpoint_of
+
+O = Outcome  # noqa: E741 - the handlers read better with one letter
+
+
+class Gates(SessionPart):
+    def _ask(self, step: Step, text: str, options: Sequence[Option], info: str) -> Outcome | str:
+        """Ask a person (or approve for them); an option value, or a stop outcome."""
+        name = checkpoint_of(step)
+        what = name or step.value
+        while True:
+            question = Question(
+                key=f"s{self.s.number}.{what}.q{self.rec.asks}",
+                text=text,
+                options=tuple(options),
+                detail=info,
+                checkpoint=name,
+                session=self.s.number,
+                phase=self.s.phase,
+                detail_file=self.r.layout.logs / f"s{self.s.number}.{what}.q{self.rec.asks}.md",
+            )
+            got = self.r.decider.ask(question, self.rec.bridge)
+            if isinstance(got, Waiting):
+                return O.WAIT
+            if isinstance(got, NoHuman):
+                return O.NO_HUMAN
+            assert isinstance(got, Decision)
+            self.rec.asks += 1
+            if got.action in {"show_diff", "show_tests"}:
+                info = self.show(got.action) + "\n\n" + info
+                continue
+            if got.action == "pause":
+                self.rec.paused = True
+                return O.PAUSE
+            if got.feedback:
+                self.rec.feedback.append(got.feedback)
+            return got.action
+
+    def checkpoint(self, step: Step, text: str, extra: Sequence[Option], info: str) -> Outcome:
+        name = checkpoint_of(step)
+        assert name is not None
+        if name not in self.r.stops:
+            return O.APPROVE
+        options = [
+            opt("approve", "Approve"),
+            *extra,
+            opt("pause", "Pause (save and stop)"),
+            opt("abort", "Abort session (roll back)"),
+        ]
+        got = self._ask(step, text, options, info)
+        if isinstance(got, Outcome):
+            return got
+        return {
+            "approve": O.APPROVE,
+            "request_changes": O.CHANGES,
+            "skip_refactor": O.SKIP,
+            "abort": O.ABORT,
+        }[got]
+
+    def show(self, what: str) -> str:
+        if what == "show_tests":
+            text = detail.test_files_text(self.r.repo.root, self.rec.red.files)
+        else:
+            base = self.rec.base_commit or "HEAD"
+            text = self.r.repo.diff_text(base, ignore=self._ignore()) or "(no changes)"
+        self.r.report(text)
+        return text
+
+    def before_start(self) -> Outcome:
+        outcome = self.checkpoint(
+            Step.BEFORE_START,
+            f"Start session {self.s.number}: {self.s.title}?",
+            [opt("request_changes", "Request changes (feedback for the agent)")],
+            detail.before_start(self.s, self._cmd, self.r.suite_command),
+        )
+        if outcome in {O.APPROVE, O.CHANGES}:
+            self.rec.attempt = 1
+        return outcome
+
+    def after_red(self) -> Outcome:
+        outcome = self.checkpoint(
+            Step.AFTER_RED,
+            "Tests fail as expected. Implement (GREEN)?",
+            [
+                opt("request_changes", "Request changes to the tests"),
+                opt("show_tests", "Show tests"),
+            ],
+            self.rec.last_summary,
+        )
+        self._next_attempt(outcome)
+        return outcome
+
+    def after_green(self) -> Outcome:
+        outcome = self.checkpoint(
+            Step.AFTER_GREEN,
+            "All tests pass. Refactor?",
+            [
+                opt("request_changes", "Request changes to the implementation"),
+                opt("skip_refactor", "Skip refactor"),
+                opt("show_diff", "Show diff"),
+            ],
+            self.rec.last_summary,
+        )
+        self._next_attempt(outcome)
+        return outcome
+
+    def after_refactor(self) -> Outcome:
+        outcome = self.checkpoint(
+            Step.AFTER_REFACTOR,
+            "Tests still pass. Commit?",
+            [opt("request_changes", "Request changes"), opt("show_diff", "Show diff")],
+            self.rec.last_summary,
+        )
+        self._next_attempt(outcome)
+        return outcome
+
+    def _next_attempt(self, outcome: Outcome) -> None:
+        """Requested changes are the same agent step again; approval starts the next one."""
+        if outcome is O.CHANGES:
+            self.rec.attempt += 1
+        elif outcome in {O.APPROVE, O.SKIP}:
+            self.rec.attempt = 1
+            self.rec.retries = 0
+
+    def session_complete(self) -> Outcome:
+        if self.r.is_last:
+            return O.APPROVE
+        return self.checkpoint(
+            Step.SESSION_COMPLETE,
+            f"Session {self.s.number} complete. Continue to the next session?",
+            [opt("show_diff", "Review (show the commit)")],
+            f"Commit {self.rec.commit_hash}: {commit_subject(self.r.plan, self.s)}",
+        )
+
+    # -- agent steps ----------------------------------------------------------------------
+    def escalated(self) -> Outcome:
+        """A person decides after a failure; with nobody to ask, the run stops (exit 16)."""
+        self._say(self.rec.problem)
+        options = [
+            opt("retry", "Retry (the agent gets the failure output)"),
+            opt("show_diff", "Show code"),
+            opt("rollback", "Roll back the session"),
+            opt("skip", "Skip the session (roll back, mark it skipped)"),
+            opt("pause", "Pause"),
+        ]
+        got = self._ask(
+            self.rec.step, self.rec.problem + " What now?", options, self.rec.last_failure[-3000:]
+        )
+        if isinstance(got, Outcome):
+            return got
+        if got == "retry":
+            self.rec.retries = 0
+            self.rec.attempt += 1
+            return O.RETRY
+        if got == "skip":
+            self.rec.after_rollback = "skip"
+            return O.SKIP
+        return O.ABORT
