@@ -63,6 +63,11 @@ def atomic_write_bytes(path: Path, data: bytes, *, fault: str = "file") -> None:
     faults.hit(f"{fault}.synced")
 
 
+def fsync_dir(folder: Path) -> None:
+    """Make a rename or creation inside `folder` durable (no-op where unsupported)."""
+    _fsync_dir(Path(folder))
+
+
 def atomic_write_text(path: Path, text: str, *, fault: str = "file") -> None:
     atomic_write_bytes(path, text.encode("utf-8"), fault=fault)
 
