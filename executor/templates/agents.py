@@ -52,7 +52,7 @@ ARCHITECTURE_RULES: dict[str, str] = {
 def slug(text: str) -> str:
     text = text.replace(".NET", "dotnet").replace("C#", "csharp").replace("F#", "fsharp")
     text = text.replace("C++", "cpp")
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "general"
 
 
 def agents_prompt(analysis: Analysis, *, template_name: str = "") -> str:
@@ -114,6 +114,8 @@ def _spec(item: Any) -> AgentSpec | None:
         return None
     name, description = item.get("name"), item.get("description")
     if not isinstance(name, str) or not isinstance(description, str) or not description.strip():
+        return None
+    if not re.search(r"[A-Za-z0-9]", name):
         return None
     name = slug(name)
     if not AGENT_NAME.match(name) or len(name) > 64 or name in SHIPPED_AGENTS:

@@ -2,8 +2,9 @@
 and merging it over the heuristic analysis.
 
 The prompt is bounded (`MAX_PROMPT_BYTES`, far under the agent's 25k-token read limit):
-the folder tree (cut at `TREE_LINES`) and at most `SAMPLED_FILES` representative files,
-each cut at `FILE_CHARS`. The agent can open anything else itself.
+the folder tree (cut at `TREE_LINES` lines and `TREE_CHARS` characters) and at most
+`SAMPLED_FILES` representative files, each cut at `FILE_CHARS` / `FILE_LINES`. The agent
+can open anything else itself.
 
 Merging: each field of the answer that is valid replaces the heuristic one and is
 recorded as `sources[field] = "agent"`; an invalid field is ignored with a note. One
@@ -28,6 +29,7 @@ SAMPLED_FILES = 10
 FILE_CHARS = 4_000
 FILE_LINES = 120
 TREE_LINES = 300
+TREE_CHARS = 24_000
 
 ANSWER_SHAPE = {
     "language": "Python",
@@ -87,7 +89,7 @@ def analysis_prompt(codebase: Codebase, heuristic: Analysis | None = None) -> st
             "",
             f"## Folder tree ({len(codebase.files)} files)",
             "",
-            fence(tree((f.path for f in codebase.files), limit=TREE_LINES), "text"),
+            fence(tree((f.path for f in codebase.files), limit=TREE_LINES)[:TREE_CHARS], "text"),
             "",
             "## Sampled files",
         ]
@@ -150,7 +152,9 @@ def _layers(value: Any, heuristic: Analysis) -> list[Layer] | None:
             item = {"name": item}
         if not isinstance(item, dict) or not isinstance(item.get("name"), str):
             return None
-        name = item["name"].strip().lower()
+        if not _NAME.match(item["name"].strip()):
+            return None
+        name = re.sub(r"[^a-z0-9]+", "-", item["name"].strip().lower()).strip("-")
         raw = item.get("folders", item.get("folder", []))
         folders = [f for f in map(_folder, raw if isinstance(raw, list) else [raw]) if f]
         same = known.get(name)

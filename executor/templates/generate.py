@@ -8,7 +8,7 @@ name), and whatever the scan skips (see `scan`).
 
 Template paths: `templates/<layer>/<path inside the layer's folder>.template`; files in
 no layer go under `templates/project/<path>.template`; a clash falls back to the
-file's full path under its layer folder.
+file's full path under its layer folder (then to a numbered name).
 """
 
 from __future__ import annotations
@@ -56,9 +56,12 @@ def assign_layer(f: SourceFile, layers: Sequence[Layer]) -> tuple[str, str]:
 
 def _template_path(f: SourceFile, layer: str, folder: str, taken: set[str]) -> str:
     inner = f.path[len(folder) + 1 :] if folder else f.path
-    path = f"templates/{layer}/{inner}.template"
+    path, n = f"templates/{layer}/{inner}.template", 1
     if path in taken:
         path = f"templates/{layer}/{f.path}.template"
+    while path in taken:
+        n += 1
+        path = f"templates/{layer}/{f.path}.{n}.template"
     taken.add(path)
     return path
 

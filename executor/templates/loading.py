@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import TypeVar
 
@@ -20,10 +21,18 @@ def read_json_record(path: Path, cls: type[R]) -> R:
 
 def load_manifest(template_dir: Path) -> Manifest:
     """The folder's manifest; TemplateValidationError (naming the file) when it is
-    missing or invalid."""
+    missing or invalid, including a placeholder pattern that is not a regex."""
     path = Path(template_dir) / "manifest.json"
     try:
-        return read_json_record(path, Manifest)
+        manifest = read_json_record(path, Manifest)
+        for name, placeholder in manifest.placeholders.items():
+            try:
+                re.compile(placeholder.pattern)
+            except re.error as e:
+                raise TemplateValidationError(
+                    f"{path}: placeholder {name} has an invalid pattern ({e})", path=path
+                ) from None
+        return manifest
     except FileNotFoundError:
         raise TemplateValidationError(f"not a template: {path} does not exist", path=path) from None
     except RecordError as e:

@@ -28,12 +28,10 @@ IGNORED_DIRS = frozenset(
 )  # fmt: skip
 #: Hidden folders that are part of a project (others, like .git and caches, are not).
 KEPT_HIDDEN_DIRS = frozenset({".github", ".devcontainer"})
-IGNORED_FILES = frozenset(
-    {
-        ".DS_Store", "Thumbs.db", ".template-create-state.json", ".agent-request.json",
-        ".agent-response.json", ".agent-bridge-ledger.json",
-    }
-)  # fmt: skip
+IGNORED_FILES = frozenset({".DS_Store", "Thumbs.db"})
+#: The executor's own files in the analysed folder: bridge request/response/ledger, the
+#: template-create state and its backup, rejected responses.
+BRIDGE_PREFIXES = (".agent-", ".template-create-state")
 KEPT_ENV_FILES = frozenset({".env.example", ".env.sample", ".env.template"})
 _DOTNET_PROJECTS = (".csproj", ".fsproj", ".vbproj", ".sln")
 
@@ -117,7 +115,9 @@ def _skip_dir(name: str, siblings: Iterable[str], folder: Path) -> bool:
 
 
 def _skip_file(name: str) -> bool:
-    if name in IGNORED_FILES or name.endswith((".pyc", ".pyo", ".tmp")):
+    if name in IGNORED_FILES or name.startswith(BRIDGE_PREFIXES):
+        return True
+    if name.endswith((".pyc", ".pyo", ".tmp")):
         return True
     return (name == ".env" or name.startswith(".env.")) and name not in KEPT_ENV_FILES
 

@@ -53,12 +53,16 @@ class _Checks:
         (self.report.warnings if warning else self.report.problems).extend(problems)
 
 
-def _check_templates(root: Path, manifest: Manifest, source: Path | None, checks: _Checks) -> None:
+def _check_templates(
+    root: Path, manifest: Manifest, source: Path | None, checks: _Checks
+) -> set[str]:
+    """Run the per-template checks; return the placeholder names the templates use."""
     declared = set(manifest.placeholders)
     defaults = {name: p.default for name, p in manifest.placeholders.items()}
     missing, undeclared, stray, round_trip, paths = [], [], [], [], []
     outputs: dict[str, str] = {}
     texts = []
+    used: set[str] = set()
     for t in manifest.templates:
         where = root / t.template_path
         if not safe_relative(t.template_path) or not where.is_file():
@@ -70,12 +74,12 @@ def _check_templates(root: Path, manifest: Manifest, source: Path | None, checks
             missing.append(f"{t.template_path}: unreadable ({e})")
             continue
         texts.append((t, text))
-        unknown = [
-            n for n in placeholders_in(t.output_path) + placeholders_in(text) if n not in declared
-        ]
+        names = placeholders_in(t.output_path) + placeholders_in(text)
+        used.update(names)
+        unknown = [n for n in names if n not in declared]
         if unknown:
-            names = ", ".join("{{" + n + "}}" for n in dict.fromkeys(unknown))
-            undeclared.append(f"{t.template_path}: uses {names}, not declared in manifest.json")
+            listed = ", ".join("{{" + n + "}}" for n in dict.fromkeys(unknown))
+            undeclared.append(f"{t.template_path}: uses {listed}, not declared in manifest.json")
             continue
         stray += [f"{t.template_path}:{line}: unescaped '{{{{'" for line in stray_braces(text)]
         rendered = render(text, defaults).encode("utf-8")
@@ -109,19 +113,37 @@ def _check_templates(root: Path, manifest: Manifest, source: Path | None, checks
     if "EntityName" in manifest.placeholders:
         crud = completeness.crud_gaps(manifest.placeholders["EntityName"].default, texts)
     checks.record("CRUD operations are symmetric", crud, warning=True)
+    return used
 
 
-def _check_placeholders(manifest: Manifest, checks: _Checks) -> None:
+def _derivation_problem(manifest: Manifest, name: str) -> str | None:
+    seen = [name]
+    while (base := manifest.placeholders[seen[-1]].derived_from) is not None:
+        if base not in manifest.placeholders:
+            return f"placeholder {name}: derived from undeclared {base}"
+        if base in seen:
+            return f"placeholder {name}: derivation cycle {' -> '.join([*seen, base])}"
+        seen.append(base)
+    return None
+
+
+def _check_placeholders(manifest: Manifest, used: set[str], checks: _Checks) -> None:
     problems, unused = [], []
-    used = {n for t in manifest.templates for n in t.placeholders}
     bases = {p.derived_from for p in manifest.placeholders.values() if p.derived_from}
     for name, p in manifest.placeholders.items():
         if p.name != "{{" + name + "}}":
             problems.append(f"placeholder {name}: name is {p.name!r}, expected '{{{{{name}}}}}'")
-        if not re.fullmatch(p.pattern, p.default):
-            problems.append(f"placeholder {name}: default {p.default!r} does not match {p.pattern}")
-        if p.derived_from and p.derived_from not in manifest.placeholders:
-            problems.append(f"placeholder {name}: derived from undeclared {p.derived_from}")
+        try:
+            fits = re.fullmatch(p.pattern, p.default) is not None
+        except re.error as e:
+            problems.append(f"placeholder {name}: pattern {p.pattern!r} is not a regex ({e})")
+        else:
+            if not fits:
+                problems.append(
+                    f"placeholder {name}: default {p.default!r} does not match {p.pattern}"
+                )
+        if problem := _derivation_problem(manifest, name):
+            problems.append(problem)
         if name not in used and name not in bases and name != "ProjectName":
             unused.append(f"placeholder {name} is declared but no template uses it")
     checks.record("placeholders are well formed", problems)
@@ -164,8 +186,8 @@ def verify_template(
     except (OSError, ValueError, RecordError) as e:
         checks.record("settings.json is valid", [f"settings.json: {e}"])
     if manifest is not None:
-        _check_templates(root, manifest, source, checks)
-        _check_placeholders(manifest, checks)
+        used = _check_templates(root, manifest, source, checks)
+        _check_placeholders(manifest, used, checks)
         layers = [Layer(name=n) for n in manifest.layers]
         checks.record(
             "every layer has a template",

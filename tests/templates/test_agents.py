@@ -38,6 +38,7 @@ RECOMMENDED = [
     },
     {"name": "architectural-reviewer", "description": "already shipped"},
     {"name": "no-description"},
+    {"name": "!!!", "description": "a name with no letters"},
     "not an object",
 ]
 

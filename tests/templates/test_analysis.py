@@ -98,7 +98,8 @@ def test_csharp_mvvm_app(csharp_app: Path) -> None:
 
 def test_scan_skips_what_is_not_the_project(python_service: Path) -> None:
     for rel in (".git/HEAD", "node_modules/x/index.js", ".venv/pyvenv.cfg", "env2/pyvenv.cfg",
-                ".env", "__pycache__/a.pyc", ".agent-request.json", "bin/x.sh"):  # fmt: skip
+                ".env", "__pycache__/a.pyc", ".agent-request.json", "bin/x.sh",
+                ".template-create-state.json.bak", ".agent-response.json.rejected-1"):  # fmt: skip
         (python_service / rel).parent.mkdir(parents=True, exist_ok=True)
         (python_service / rel).write_text("x", "utf-8")
     (python_service / ".env.example").write_text("KEY=\n", "utf-8")
@@ -175,11 +176,14 @@ def test_merge_uses_the_agent_answer_and_records_the_source(python_service: Path
     assert merged.sources["build_tools"] == "heuristic"
     assert merged.agent_answer == AGENT_ANSWER
     assert heuristic.architecture == "Layered"  # the input is not modified
+    renamed = merge_analysis(heuristic, {"layers": [{"name": "Data Access", "folder": "./db/"}]})
+    first = renamed.layers[0]
+    assert (first.name, first.folders) == ("data-access", ["db"])
 
 
 def test_merge_ignores_invalid_fields_with_a_note(python_service: Path) -> None:
     heuristic = heuristic_analysis(scan_codebase(python_service))
-    bad = {"language": 3, "frameworks": "Flask", "layers": [{"folders": ["x"]}],
+    bad = {"language": 3, "frameworks": "Flask", "layers": [{"name": "../up", "folders": ["x"]}],
            "confidence": 7, "entities": ["../etc"], "architecture": "Layered"}  # fmt: skip
     merged = merge_analysis(heuristic, bad)
     assert merged.language == "Python" and merged.frameworks == ["Flask"]

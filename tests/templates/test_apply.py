@@ -125,3 +125,11 @@ def test_broken_templates_and_lookup(template: Path, tmp_path: Path) -> None:
     assert str(missing.value).startswith(
         f"template not found: nope (looked in {tmp_path / 'nope'}, "
     )
+
+
+def test_a_manifest_with_a_broken_pattern_is_refused(template: Path, tmp_path: Path) -> None:
+    path = template / "manifest.json"
+    path.write_text(path.read_text("utf-8").replace('"^[A-Z][A-Za-z0-9]*$"', '"["', 1), "utf-8")
+    with pytest.raises(TemplateValidationError) as e:
+        apply_template(template, tmp_path / "new", {})
+    assert str(e.value).startswith(f"{path}: placeholder ProjectName has an invalid pattern (")

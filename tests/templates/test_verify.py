@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -89,3 +90,19 @@ def test_report_without_raising_lists_checks_and_warnings(react_app: Path, tmp_p
     failed = [c.name for c in report.checks if not c.passed]
     assert failed == ["round trip reproduces every source file", "CRUD operations are symmetric"]
     assert report.score == round(10 * 11 / 13, 1)
+
+
+def test_placeholder_declarations_are_checked(template: Path) -> None:
+    path = template / "manifest.json"
+    manifest = json.loads(path.read_text("utf-8"))
+    manifest["placeholders"]["ProjectName"]["derived_from"] = "ProjectNameSnake"
+    manifest["placeholders"]["EntityNameSnake"]["pattern"] = "["
+    path.write_text(json.dumps(manifest), "utf-8")
+    problems = _problems(template)
+    assert (
+        "placeholder ProjectName: derivation cycle ProjectName -> ProjectNameSnake -> "
+        "ProjectName" in problems
+    )
+    assert any(
+        p.startswith("placeholder EntityNameSnake: pattern '[' is not a regex") for p in problems
+    )
