@@ -74,15 +74,25 @@ class Concept:
     derived_from: str | None = None  # EntityNamePlural <- EntityName
 
 
+def _name_words(name: str) -> tuple[str, ...]:
+    """Words of a name that can start an identifier (`2048-game` -> game)."""
+    words = split_words(name)
+    while words and words[0][0].isdigit():
+        words.pop(0)
+    return tuple(words)
+
+
 def concepts(project_name: str, entity: str | None) -> list[Concept]:
-    """ProjectName, and EntityName/EntityNamePlural when an entity is known and distinct."""
-    out = [Concept("ProjectName", tuple(split_words(project_name)), "Project name")]
-    words = tuple(split_words(entity or ""))
+    """ProjectName (`Project` when the name has no usable word), and EntityName /
+    EntityNamePlural when an entity is known and distinct from it."""
+    project = _name_words(project_name) or ("project",)
+    out = [Concept("ProjectName", project, "Project name")]
+    words = _name_words(entity or "")
     plural = (*words[:-1], pluralize(words[-1])) if words else ()
     if words and out[0].words not in (words, plural):
         out.append(Concept("EntityName", words, "Main domain entity"))
         out.append(Concept("EntityNamePlural", plural, "Plural of the entity", "EntityName"))
-    return [c for c in out if c.words]
+    return out
 
 
 def _bounded(literal: str) -> str:
@@ -156,11 +166,12 @@ class Substitution:
 
 def occurs(name: str, texts: Iterable[str]) -> bool:
     """Whether `name` appears, in any of its spellings, in one of `texts`."""
-    words = split_words(name)
-    spellings = sorted({spell(words, case) for case in CASES if words}, key=lambda s: -len(s))
+    words = list(_name_words(name))
+    spellings = {spell(words, case) for case in CASES} if words else set()
+    spellings = {s for s in spellings if len(s) >= MIN_LENGTH}
     if not spellings:
         return False
-    regex = re.compile("|".join(_bounded(s) for s in spellings))
+    regex = re.compile("|".join(_bounded(s) for s in sorted(spellings, key=lambda s: -len(s))))
     return any(regex.search(text) for text in texts)
 
 

@@ -133,3 +133,24 @@ def test_a_manifest_with_a_broken_pattern_is_refused(template: Path, tmp_path: P
     with pytest.raises(TemplateValidationError) as e:
         apply_template(template, tmp_path / "new", {})
     assert str(e.value).startswith(f"{path}: placeholder ProjectName has an invalid pattern (")
+
+
+def test_bytes_survive_exactly(tmp_path: Path) -> None:
+    """CRLF, a BOM, no final newline, braces, non-ASCII text, a name starting with digits."""
+    source = tmp_path / "2048-game"
+    source.mkdir()
+    (source / "game.py").write_bytes(
+        "\ufeffGAME_TITLE = '2048 Game — {{score}}'\r\nclass Game:\r\n    pass".encode()
+    )
+    (source / "notes.txt").write_bytes(b"game {{{game}}} game_\n")
+    template = Path(create_template(source, tmp_path / "t").path)
+    manifest = load_manifest(template)
+    assert manifest.placeholders["ProjectName"].default == "Game"
+    apply_template(template, tmp_path / "copy", {})
+    assert tree_bytes(tmp_path / "copy") == tree_bytes(source)
+    apply_template(template, tmp_path / "other", {"ProjectName": "TileRush"})
+    assert tree_bytes(tmp_path / "other") == {
+        "notes.txt": b"tile-rush {{{tile-rush}}} tile_rush_\n",
+        "tile_rush.py": "\ufeffTILE_RUSH_TITLE = '2048 TileRush — {{score}}'\r\n"
+        "class TileRush:\r\n    pass".encode(),
+    }

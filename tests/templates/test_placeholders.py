@@ -133,3 +133,10 @@ def test_round_trip_holds_for_any_text(parts: list[str]) -> None:
         assert render(text, defaults) == source
         assert stray_braces(text) == []
         assert text.count(ESCAPED_BRACES) >= source.count("{{")
+
+
+def test_names_start_with_a_letter() -> None:
+    assert [c.words for c in concepts("2048-game", "2Model")] == [
+        ("game",), ("model",), ("models",),
+    ]  # fmt: skip
+    assert concepts("2048", None)[0].words == ("project",)
