@@ -25,7 +25,13 @@ ExecutorError                      internal error unless a subclass says otherwi
     ├── NothingToResumeError
     ├── BlockedError
     ├── ReplayError
-    └── FrontmatterError
+    ├── FrontmatterError
+    ├── AnalysisFailedError        template-create: nothing to analyse (exit 3)
+    ├── TemplateGenerationError    template-create: a component could not be made (exit 4)
+    ├── TemplateValidationError    a template fails its checks, e.g. the round trip (exit 5)
+    ├── TemplateSaveError          writing a template or a rendered project failed (exit 6)
+    │   └── OverwriteRefusedError  the destination exists and overwriting was not asked for
+    └── TemplateValueError         a placeholder value given by the user is not valid
 """
 
 from __future__ import annotations
@@ -305,3 +311,55 @@ class FrontmatterError(UserError):
         super().__init__(f"{source}:{line}: {message}")
         self.source = source
         self.line = line
+
+
+class AnalysisFailedError(UserError):
+    exit_code = ExitCode.ANALYSIS_FAILED
+
+    def __init__(self, message: str, *, path: Path) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class TemplateGenerationError(UserError):
+    exit_code = ExitCode.GENERATION_FAILED
+
+    def __init__(self, message: str, *, path: Path, problems: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.path = path
+        self.problems = list(problems)
+
+
+class TemplateValidationError(UserError):
+    """`problems` lists every failed check; the message shows the first few."""
+
+    exit_code = ExitCode.VALIDATION_FAILED
+
+    def __init__(self, message: str, *, path: Path, problems: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.path = path
+        self.problems = list(problems)
+
+
+class TemplateSaveError(UserError):
+    exit_code = ExitCode.SAVE_FAILED
+
+    def __init__(self, message: str, *, path: Path) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class OverwriteRefusedError(TemplateSaveError):
+    """`conflicts`: the existing files (or the folder itself) that would be overwritten."""
+
+    def __init__(self, message: str, *, path: Path, conflicts: Sequence[str] = ()) -> None:
+        super().__init__(message, path=path)
+        self.conflicts = list(conflicts)
+
+
+class TemplateValueError(UserError):
+    """A `--set NAME=VALUE` names no placeholder, or its value does not fit the pattern."""
+
+    def __init__(self, message: str, *, name: str) -> None:
+        super().__init__(message)
+        self.name = name

@@ -95,6 +95,11 @@ def _link_backup(path: Path, backup: Path) -> None:
     os.replace(staged, backup)
 
 
+def fsync_dir(folder: Path) -> None:
+    """Make a rename or creation inside `folder` durable (no-op where unsupported)."""
+    _fsync_dir(Path(folder))
+
+
 def atomic_write_text(path: Path, text: str, *, fault: str = "file") -> None:
     atomic_write_bytes(path, text.encode("utf-8"), fault=fault)
 

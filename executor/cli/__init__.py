@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from executor import __version__
-from executor.cli import bridge, claude, common, plan, replay, run
+from executor.cli import bridge, claude, common, plan, replay, run, templates
 from executor.exitcodes import DESCRIPTIONS, ExitCode
 
 _EPILOG = (
@@ -66,6 +66,7 @@ def build_app() -> typer.Typer:
     run.register(app)
     claude.register(app)
     replay.register(app)
+    templates.register(app)
     return app
 
 

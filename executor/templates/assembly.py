@@ -1,0 +1,136 @@
+"""Phase 8: write the template folder, verify it, and move it into place in one step.
+
+Everything is written into a hidden sibling of the destination
+(`.<name>.<pid>.partial`), verified there (`verify_template`: a template that does not
+reproduce its source is never installed), and renamed onto the destination. Replacing
+an existing template (`force`) moves the old one aside first and puts it back if the
+rename fails. Where templates go by default: `default_destination`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Literal
+
+from executor import fsutil
+from executor.errors import OverwriteRefusedError, TemplateSaveError
+from executor.templates.models import Manifest, Settings, TemplateSet, Written
+from executor.templates.verify import safe_relative, validation_report, verify_template
+
+Location = Literal["global", "repo"]
+
+
+def default_destination(
+    name: str,
+    *,
+    location: Location = "global",
+    output: Path | None = None,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Path:
+    """`output` if given; `repo`: ./templates/<name>; `global`: the per-user data
+    folder, `$XDG_DATA_HOME/plan-executor/templates/<name>` (XDG_DATA_HOME defaults
+    to ~/.local/share)."""
+    cwd = Path(cwd) if cwd is not None else Path.cwd()
+    if output is not None:
+        return cwd / Path(output).expanduser()
+    if location == "repo":
+        return cwd / "templates" / name
+    env = os.environ if env is None else env
+    xdg = env.get("XDG_DATA_HOME", "")
+    base = (
+        Path(xdg)
+        if xdg and Path(xdg).is_absolute()
+        else Path(env.get("HOME") or Path.home()) / ".local" / "share"
+    )
+    return base / "plan-executor" / "templates" / name
+
+
+def template_files(
+    *,
+    manifest: Manifest,
+    settings: Settings,
+    templates: TemplateSet,
+    agent_files: Mapping[str, str],
+    claude_md: str,
+) -> dict[str, str]:
+    """Relative path -> content of every file of the template folder."""
+    files = {
+        "manifest.json": fsutil.dumps_json(manifest.to_json()),
+        "settings.json": fsutil.dumps_json(settings.to_json()),
+        "CLAUDE.md": claude_md,
+        **{e.file.template_path: e.text for e in templates.entries},
+        **agent_files,
+    }
+    for rel in files:
+        if not safe_relative(rel):
+            raise TemplateSaveError(
+                f"refusing to write outside the template: {rel!r}", path=Path(rel)
+            )
+    return files
+
+
+def _write_all(folder: Path, files: Mapping[str, str]) -> None:
+    for rel, text in files.items():
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fsutil.atomic_write_bytes(path, text.encode("utf-8"), fault="template")
+
+
+def _swap_into_place(partial: Path, dest: Path) -> None:
+    if dest.exists():
+        old = dest.parent / f".{dest.name}.{os.getpid()}.old"
+        shutil.rmtree(old, ignore_errors=True)
+        os.replace(dest, old)
+        try:
+            os.replace(partial, dest)
+        except OSError:
+            os.replace(old, dest)
+            raise
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(partial, dest)
+    fsutil.fsync_dir(dest.parent)
+
+
+def assemble_template(
+    dest: Path,
+    files: Mapping[str, str],
+    *,
+    source: Path | None = None,
+    force: bool = False,
+    validate: bool = False,
+) -> Written:
+    """Write `files` (see `template_files`) as the template folder `dest`.
+
+    Raises OverwriteRefusedError when `dest` exists and `force` is False,
+    TemplateValidationError when the round trip fails (nothing is installed), and
+    TemplateSaveError when writing fails. `validate` adds validation-report.md.
+    """
+    dest = Path(dest).absolute()
+    if dest.exists() and (not force or not dest.is_dir()):
+        what = "a file is in the way" if not dest.is_dir() else "use --force to replace it"
+        raise OverwriteRefusedError(
+            f"template already exists: {dest} ({what})", path=dest, conflicts=[str(dest)]
+        )
+    partial = dest.parent / f".{dest.name}.{os.getpid()}.partial"
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir()
+        _write_all(partial, files)
+        report = verify_template(partial, source=source)
+        written = dict(files)
+        if validate:
+            written["validation-report.md"] = validation_report(report, name=dest.name)
+            _write_all(partial, {"validation-report.md": written["validation-report.md"]})
+        _swap_into_place(partial, dest)
+    except OSError as e:
+        raise TemplateSaveError(f"cannot write the template to {dest}: {e}", path=dest) from e
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+    report.template_dir = str(dest)
+    return Written(path=str(dest), files=sorted(written), report=report)

@@ -1,0 +1,43 @@
+"""Reading a template folder's JSON files back into records."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import TypeVar
+
+from executor.errors import TemplateValidationError
+from executor.records import Record, RecordError
+from executor.templates.models import Manifest
+
+R = TypeVar("R", bound=Record)
+
+
+def read_json_record(path: Path, cls: type[R]) -> R:
+    """Raises OSError (unreadable), ValueError (not JSON) or RecordError (wrong fields)."""
+    return cls.from_json(json.loads(Path(path).read_text("utf-8")))
+
+
+def load_manifest(template_dir: Path) -> Manifest:
+    """The folder's manifest; TemplateValidationError (naming the file) when it is
+    missing or invalid, including a placeholder pattern that is not a regex."""
+    path = Path(template_dir) / "manifest.json"
+    try:
+        manifest = read_json_record(path, Manifest)
+        for name, placeholder in manifest.placeholders.items():
+            try:
+                re.compile(placeholder.pattern)
+            except re.error as e:
+                raise TemplateValidationError(
+                    f"{path}: placeholder {name} has an invalid pattern ({e})", path=path
+                ) from None
+        return manifest
+    except FileNotFoundError:
+        raise TemplateValidationError(f"not a template: {path} does not exist", path=path) from None
+    except RecordError as e:
+        raise TemplateValidationError(
+            f"{path} is not a valid manifest: {e}", path=path, problems=e.problems
+        ) from None
+    except (OSError, ValueError) as e:
+        raise TemplateValidationError(f"cannot read {path}: {e}", path=path) from None

@@ -1,0 +1,224 @@
+"""Source text -> template text: names become placeholders, `{{` is escaped.
+
+A *concept* is a name with words (`ProjectName`: library, service). Each case of it that
+occurs in the code is one placeholder: `ProjectName` (PascalCase), `ProjectNameCamel`,
+`ProjectNameSnake`, `ProjectNameKebab`, `ProjectNameUpper` (UPPER_SNAKE),
+`ProjectNameLower` (all lower, no separator) and `ProjectNameTitle` ("Library Service").
+`EntityNamePlural` is a concept derived from `EntityName`.
+
+Matching is case-sensitive and bounded like identifiers: a lower-case spelling does not
+match inside a longer word (`book` not in `Facebook`), a PascalCase one may follow a
+lower-case letter (`getBook`) or a C# interface `I` (`IBook`). Longer spellings are
+tried first, so `library_service` wins over `library`. A one-word name spells the same
+in several cases (`book` is snake, camel, kebab and lower); its neighbours decide (`_`
+after it -> snake, `-` -> kebab, a capital after it -> camel; `_` before it -> snake, in
+files that are not code), else the file type does (Python: snake, C-like languages:
+camel, anything else: kebab). The choice only matters when the template is applied with
+a multi-word name; the round trip holds either way, because every default is the exact
+text it replaced.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from executor.templates.models import Placeholder
+from executor.templates.naming import CASES, pluralize, spell, split_words
+from executor.templates.render import ESCAPED_BRACES
+
+#: case -> placeholder name suffix
+SUFFIXES: dict[str, str] = {
+    "pascal": "",
+    "camel": "Camel",
+    "snake": "Snake",
+    "kebab": "Kebab",
+    "upper": "Upper",
+    "lower": "Lower",
+    "title": "Title",
+}
+#: ambiguous spellings resolve to the first of these present
+_PREFERENCE = ("pascal", "upper", "snake", "camel", "kebab", "lower", "title")
+_SNAKE_FILES = frozenset({".py", ".pyi", ".rs", ".rb", ".ex", ".exs", ".sql"})
+_CAMEL_FILES = frozenset(
+    {
+        ".js",
+        ".jsx",
+        ".ts",
+        ".tsx",
+        ".mjs",
+        ".cjs",
+        ".vue",
+        ".cs",
+        ".java",
+        ".kt",
+        ".go",
+        ".swift",
+        ".dart",
+        ".scala",
+        ".xaml",
+    }
+)
+MIN_LENGTH = 3
+
+
+@dataclass(frozen=True)
+class Concept:
+    """A name the template leaves open, spelled from `words`."""
+
+    base: str
+    words: tuple[str, ...]
+    description: str
+    derived_from: str | None = None  # EntityNamePlural <- EntityName
+
+
+def _name_words(name: str) -> tuple[str, ...]:
+    """Words of a name that can start an identifier (`2048-game` -> game)."""
+    words = split_words(name)
+    while words and words[0][0].isdigit():
+        words.pop(0)
+    return tuple(words)
+
+
+def concepts(project_name: str, entity: str | None) -> list[Concept]:
+    """ProjectName (`Project` when the name has no usable word), and EntityName /
+    EntityNamePlural when an entity is known and distinct from it."""
+    project = _name_words(project_name) or ("project",)
+    out = [Concept("ProjectName", project, "Project name")]
+    words = _name_words(entity or "")
+    plural = (*words[:-1], pluralize(words[-1])) if words else ()
+    if words and out[0].words not in (words, plural):
+        out.append(Concept("EntityName", words, "Main domain entity"))
+        out.append(Concept("EntityNamePlural", plural, "Plural of the entity", "EntityName"))
+    return out
+
+
+def _bounded(literal: str) -> str:
+    first, last = literal[0], literal[-1]
+    if first.isupper() and literal[1:2].islower():  # PascalCase: also after an interface `I`
+        before = r"(?:(?<![A-Z0-9])|(?<=(?<![A-Za-z0-9_])I))"
+    elif first.isupper():
+        before = r"(?<![A-Z0-9])"
+    else:
+        before = r"(?<![A-Za-z0-9])"
+    if last.islower():
+        after = r"(?![a-z0-9])"
+    elif last.isupper():
+        after = r"(?![A-Z0-9])"
+    else:
+        after = r"(?![0-9])"
+    return before + re.escape(literal) + after
+
+
+@dataclass
+class Substitution:
+    """The spellings to look for, compiled once for a whole project."""
+
+    concepts: list[Concept]
+    spellings: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    regex: re.Pattern[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        for concept in self.concepts:
+            for case in CASES:
+                literal = spell(list(concept.words), case)
+                if len(literal) >= MIN_LENGTH:
+                    self.spellings.setdefault(literal, []).append((concept.base, case))
+        ordered = sorted(self.spellings, key=lambda s: (-len(s), s))
+        self.regex = re.compile("|".join([r"\{\{", *(_bounded(s) for s in ordered)]))
+
+    def _choose(self, literal: str, text: str, start: int, end: int, default: str) -> str:
+        options = dict((case, base) for base, case in reversed(self.spellings[literal]))
+        before, after = text[start - 1 : start] if start else "", text[end : end + 1]
+        for case, hit in (
+            ("snake", after == "_"),
+            ("kebab", "-" in (before, after)),
+            ("camel", after.isupper()),
+            ("snake", before == "_" and default == "kebab"),
+            (default, True),
+        ):
+            if hit and case in options:
+                return options[case] + SUFFIXES[case]
+        case = next(c for c in _PREFERENCE if c in options)
+        return options[case] + SUFFIXES[case]
+
+    def apply(self, text: str, path: str) -> tuple[str, list[str]]:
+        """(template text, placeholder names used) for the source `text` of file `path`."""
+        suffix = PurePosixPath(path).suffix.lower()
+        default = (
+            "snake" if suffix in _SNAKE_FILES else "camel" if suffix in _CAMEL_FILES else "kebab"
+        )
+        used: list[str] = []
+
+        def replace(m: re.Match[str]) -> str:
+            literal = m.group(0)
+            if literal == "{{":
+                return ESCAPED_BRACES
+            name = self._choose(literal, m.string, m.start(), m.end(), default)
+            if name not in used:
+                used.append(name)
+            return "{{" + name + "}}"
+
+        return self.regex.sub(replace, text), used
+
+
+def occurs(name: str, texts: Iterable[str]) -> bool:
+    """Whether `name` appears, in any of its spellings, in one of `texts`."""
+    words = list(_name_words(name))
+    spellings = {spell(words, case) for case in CASES} if words else set()
+    spellings = {s for s in spellings if len(s) >= MIN_LENGTH}
+    if not spellings:
+        return False
+    regex = re.compile("|".join(_bounded(s) for s in sorted(spellings, key=lambda s: -len(s))))
+    return any(regex.search(text) for text in texts)
+
+
+def declare(subst: Substitution, used: set[str]) -> dict[str, Placeholder]:
+    """Manifest entries for the placeholders used, the bases they derive from, and
+    ProjectName (always: it is what a user sets first)."""
+    wanted = set(used) | {"ProjectName"}
+    by_name: dict[str, tuple[Concept, str]] = {
+        c.base + SUFFIXES[case]: (c, case) for c in subst.concepts for case in CASES
+    }
+    concepts_by_base = {c.base: c for c in subst.concepts}
+    for name in list(wanted):
+        concept = by_name[name][0]
+        wanted.add(concept.base)
+        if concept.derived_from:
+            wanted.add(concept.derived_from)
+    out: dict[str, Placeholder] = {}
+    for name in sorted(wanted, key=lambda n: (list(concepts_by_base).index(by_name[n][0].base), n)):
+        concept, case = by_name[name]
+        value = spell(list(concept.words), case)
+        if case == "pascal" and concept.derived_from is None:
+            derived, how = None, None
+            text = f"{concept.description} in PascalCase (e.g. {value})"
+        elif case == "pascal":
+            derived, how = concept.derived_from, "plural"
+            text = f"{concept.description}; computed from {{{{{derived}}}}} unless set"
+        else:
+            derived, how = concept.base, case
+            text = (
+                f"{concept.description} spelled {case} ({value}); computed from "
+                f"{{{{{concept.base}}}}} unless set"
+            )
+        out[name] = Placeholder(
+            name="{{" + name + "}}",
+            description=text,
+            required=derived is None,
+            pattern=CASES[case][1],
+            default=value,
+            derived_from=derived,
+            case=how,
+        )
+    return out
+
+
+def derive(placeholder: Placeholder, base_value: str) -> str:
+    """The value of a derived placeholder computed from its base's (valid) value."""
+    words = split_words(base_value)
+    if placeholder.case == "plural":
+        return spell([*words[:-1], pluralize(words[-1])], "pascal")
+    return spell(words, placeholder.case or "pascal")

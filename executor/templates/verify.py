@@ -1,0 +1,237 @@
+"""The verified round trip: a template folder is valid only if it gives back its source.
+
+`verify_template(dir)` fails (TemplateValidationError, exit 5) unless
+  (a) rendering every template with every placeholder's default reproduces its source
+      file byte for byte: the sha256 recorded at creation, and the file itself when
+      `source` (the project folder) is given; and its output path renders to the
+      source path;
+  (b) every placeholder a template or output path uses is declared in manifest.json;
+and the folder is otherwise sound (valid manifest and settings, no unescaped `{{`,
+defaults that fit their patterns, unique relative output paths, agent files Claude
+Code can read). Completeness findings (CRUD symmetry, layers without a template) are
+warnings. Each check is listed in the report; the score is the share that passed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path, PurePosixPath
+
+from executor.claude.frontmatter import parse_frontmatter
+from executor.errors import FrontmatterError, TemplateValidationError
+from executor.records import RecordError
+from executor.templates import completeness
+from executor.templates.loading import read_json_record
+from executor.templates.models import Check, Layer, Manifest, Settings, VerifyReport
+from executor.templates.render import placeholders_in, render, stray_braces
+
+SHOWN_PROBLEMS = 5
+
+
+def _first_difference(got: bytes, want: bytes) -> str:
+    a, b = got.splitlines(keepends=True), want.splitlines(keepends=True)
+    for i, (x, y) in enumerate(zip(a, b, strict=False), start=1):
+        if x != y:
+            shown = (x[:60].decode("utf-8", "replace"), y[:60].decode("utf-8", "replace"))
+            return f"line {i}: rendered {shown[0]!r}, source has {shown[1]!r}"
+    return f"rendered {len(a)} lines, source has {len(b)}"
+
+
+def safe_relative(path: str) -> bool:
+    p = PurePosixPath(path)
+    return bool(path) and not p.is_absolute() and ".." not in p.parts and "\\" not in path
+
+
+class _Checks:
+    def __init__(self, report: VerifyReport) -> None:
+        self.report = report
+
+    def record(self, name: str, problems: list[str], *, warning: bool = False) -> None:
+        detail = f"{len(problems)} finding(s)" if problems else ""
+        self.report.checks.append(Check(name=name, passed=not problems, detail=detail))
+        (self.report.warnings if warning else self.report.problems).extend(problems)
+
+
+def _check_templates(
+    root: Path, manifest: Manifest, source: Path | None, checks: _Checks
+) -> set[str]:
+    """Run the per-template checks; return the placeholder names the templates use."""
+    declared = set(manifest.placeholders)
+    defaults = {name: p.default for name, p in manifest.placeholders.items()}
+    missing, undeclared, stray, round_trip, paths = [], [], [], [], []
+    outputs: dict[str, str] = {}
+    texts = []
+    used: set[str] = set()
+    for t in manifest.templates:
+        where = root / t.template_path
+        if not safe_relative(t.template_path) or not where.is_file():
+            missing.append(f"{t.template_path}: template file missing")
+            continue
+        try:
+            text = where.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            missing.append(f"{t.template_path}: unreadable ({e})")
+            continue
+        texts.append((t, text))
+        names = placeholders_in(t.output_path) + placeholders_in(text)
+        used.update(names)
+        unknown = [n for n in names if n not in declared]
+        if unknown:
+            listed = ", ".join("{{" + n + "}}" for n in dict.fromkeys(unknown))
+            undeclared.append(f"{t.template_path}: uses {listed}, not declared in manifest.json")
+            continue
+        stray += [f"{t.template_path}:{line}: unescaped '{{{{'" for line in stray_braces(text)]
+        rendered = render(text, defaults).encode("utf-8")
+        out_path = render(t.output_path, defaults)
+        if hashlib.sha256(rendered).hexdigest() != t.sha256:
+            round_trip.append(
+                f"{t.template_path}: rendered with the defaults it does not reproduce "
+                f"{t.source_path} (sha256 differs)"
+            )
+        elif source is not None and (source / t.source_path).is_file():
+            original = (source / t.source_path).read_bytes()
+            if original != rendered:
+                round_trip.append(
+                    f"{t.template_path}: differs from {source / t.source_path} "
+                    f"({_first_difference(rendered, original)})"
+                )
+        if out_path != t.source_path:
+            round_trip.append(
+                f"{t.template_path}: output path renders to {out_path!r}, not {t.source_path!r}"
+            )
+        if not safe_relative(t.output_path):
+            paths.append(f"{t.template_path}: output path {t.output_path!r} is not relative")
+        if outputs.setdefault(out_path, t.template_path) != t.template_path:
+            paths.append(f"{t.template_path}: renders to {out_path}, like {outputs[out_path]}")
+    checks.record("every template file exists", missing)
+    checks.record("every placeholder used is declared", undeclared)
+    checks.record("round trip reproduces every source file", round_trip)
+    checks.record("no unescaped '{{'", stray)
+    checks.record("output paths are relative and unique", paths)
+    crud = []
+    if "EntityName" in manifest.placeholders:
+        crud = completeness.crud_gaps(manifest.placeholders["EntityName"].default, texts)
+    checks.record("CRUD operations are symmetric", crud, warning=True)
+    return used
+
+
+def _derivation_problem(manifest: Manifest, name: str) -> str | None:
+    seen = [name]
+    while (base := manifest.placeholders[seen[-1]].derived_from) is not None:
+        if base not in manifest.placeholders:
+            return f"placeholder {name}: derived from undeclared {base}"
+        if base in seen:
+            return f"placeholder {name}: derivation cycle {' -> '.join([*seen, base])}"
+        seen.append(base)
+    return None
+
+
+def _check_placeholders(manifest: Manifest, used: set[str], checks: _Checks) -> None:
+    problems, unused = [], []
+    bases = {p.derived_from for p in manifest.placeholders.values() if p.derived_from}
+    for name, p in manifest.placeholders.items():
+        if p.name != "{{" + name + "}}":
+            problems.append(f"placeholder {name}: name is {p.name!r}, expected '{{{{{name}}}}}'")
+        try:
+            fits = re.fullmatch(p.pattern, p.default) is not None
+        except re.error as e:
+            problems.append(f"placeholder {name}: pattern {p.pattern!r} is not a regex ({e})")
+        else:
+            if not fits:
+                problems.append(
+                    f"placeholder {name}: default {p.default!r} does not match {p.pattern}"
+                )
+        if problem := _derivation_problem(manifest, name):
+            problems.append(problem)
+        if name not in used and name not in bases and name != "ProjectName":
+            unused.append(f"placeholder {name} is declared but no template uses it")
+    checks.record("placeholders are well formed", problems)
+    checks.record("every declared placeholder is used", unused, warning=True)
+
+
+def _check_agents(root: Path, checks: _Checks) -> None:
+    problems = []
+    for path in sorted((root / "agents").glob("*.md")) if (root / "agents").is_dir() else []:
+        try:
+            fields, _ = parse_frontmatter(path.read_text("utf-8"), source=str(path))
+        except (FrontmatterError, OSError, UnicodeDecodeError) as e:
+            problems.append(f"agents/{path.name}: {e}")
+            continue
+        if fields.get("name") != path.stem or not fields.get("description"):
+            problems.append(
+                f"agents/{path.name}: frontmatter needs name: {path.stem} and a description"
+            )
+    checks.record("agent files have valid frontmatter", problems)
+
+
+def verify_template(
+    template_dir: Path, *, source: Path | None = None, raise_on_failure: bool = True
+) -> VerifyReport:
+    """Check `template_dir` (see the module docstring). Returns the report; raises
+    TemplateValidationError listing the problems unless `raise_on_failure` is False."""
+    root = Path(template_dir)
+    report = VerifyReport(template_dir=str(root))
+    checks = _Checks(report)
+    try:
+        manifest = read_json_record(root / "manifest.json", Manifest)
+    except (OSError, ValueError, RecordError) as e:
+        checks.record("manifest.json is valid", [f"manifest.json: {e}"])
+        manifest = None
+    else:
+        checks.record("manifest.json is valid", [])
+    try:
+        read_json_record(root / "settings.json", Settings)
+        checks.record("settings.json is valid", [])
+    except (OSError, ValueError, RecordError) as e:
+        checks.record("settings.json is valid", [f"settings.json: {e}"])
+    if manifest is not None:
+        used = _check_templates(root, manifest, source, checks)
+        _check_placeholders(manifest, used, checks)
+        layers = [Layer(name=n) for n in manifest.layers]
+        checks.record(
+            "every layer has a template",
+            completeness.empty_layers(layers, manifest.templates),
+            warning=True,
+        )
+    _check_agents(root, checks)
+    missing_guide = [] if (root / "CLAUDE.md").is_file() else ["CLAUDE.md is missing"]
+    checks.record("CLAUDE.md present", missing_guide, warning=True)
+    if raise_on_failure and report.problems:
+        shown = "\n  ".join(report.problems[:SHOWN_PROBLEMS])
+        more = len(report.problems) - SHOWN_PROBLEMS
+        raise TemplateValidationError(
+            f"template {root} failed validation ({len(report.problems)} problem(s)):\n  {shown}"
+            + (f"\n  ... and {more} more" if more > 0 else ""),
+            path=root,
+            problems=report.problems,
+        )
+    return report
+
+
+def validation_report(report: VerifyReport, *, name: str) -> str:
+    """`validation-report.md`: the score, every check, problems and warnings."""
+    passed = sum(c.passed for c in report.checks)
+    rows = [
+        f"| {c.name} | {'pass' if c.passed else 'FAIL'} | {c.detail or '-'} |"
+        for c in report.checks
+    ]
+    lines = [
+        f"# Validation report: {name}",
+        "",
+        f"Score: {report.score}/10 ({passed} of {len(report.checks)} checks passed)",
+        "",
+        "| Check | Result | Detail |",
+        "|---|---|---|",
+        *rows,
+        "",
+        "## Problems",
+        "",
+        *([f"- {p}" for p in report.problems] or ["None."]),
+        "",
+        "## Warnings",
+        "",
+        *([f"- {w}" for w in report.warnings] or ["None."]),
+        "",
+    ]
+    return "\n".join(lines)
