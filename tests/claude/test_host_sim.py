@@ -22,6 +22,8 @@ from tests.conftest import git, run_cli
 
 PLAN = "project-plans/ledger"
 
+pytestmark = pytest.mark.slow
+
 
 def _sessions(node: Any) -> Iterator[dict[str, Any]]:
     """Every object in the status JSON that looks like a session (number + status)."""

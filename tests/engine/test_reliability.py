@@ -12,6 +12,8 @@ import pytest
 from tests.conftest import git, run_cli
 from tests.engine.helpers import commits, make_project, replay_cmd, respond, session_state
 
+pytestmark = pytest.mark.slow
+
 
 def _session1(plan: Path, *extra: str) -> list[str]:
     return ["execute-session", "1", "--plan", str(plan), *extra]

@@ -442,3 +442,12 @@ def test_refactor_may_not_skip_a_session_test(world: World) -> None:
     with pytest.raises(VerificationFailedError, match="session test\\(s\\) are skipped or xfail"):
         world.run(yes=True, max_retries=0)
     assert world.record(1)["step"] == "refactor_escalated"
+
+
+def test_an_agent_that_claims_success_without_work_gets_no_commit(world: World) -> None:
+    world.agent.plan(1, "green", "nothing")
+    with pytest.raises(VerificationFailedError, match=r"not green|has failures"):
+        world.run(yes=True, max_retries=0)
+    assert world.commits() == ["plan"]
+    rec = world.record(1)
+    assert rec["step"] == "green_escalated" and rec["commit_hash"] is None

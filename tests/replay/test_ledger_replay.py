@@ -30,6 +30,8 @@ SESSION_TESTS = {
     4: "tests/test_cli.py",
 }
 
+pytestmark = pytest.mark.slow
+
 
 @dataclass
 class Run:
