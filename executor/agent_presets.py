@@ -24,6 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from executor.errors import PresetError
+
 #: Linux refuses a single argument longer than this (MAX_ARG_STRLEN is 128 KiB); a brief
 #: passed as an argument must stay below it, with room for the rest of the command line.
 MAX_ARG_BYTES = 120_000
@@ -54,10 +56,6 @@ _WRAPPERS = frozenset(
         *("python", "python3", "node", "ruby", "perl", "npx", "uv", "poetry", "pipenv"),
     }
 )
-
-
-class PresetError(ValueError):
-    """A preset cannot be built (unknown name, prompt too long to pass as an argument)."""
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 ExecutorError                      internal error unless a subclass says otherwise
 ├── TransitionNotAllowed           a workflow table has no edge for (step, outcome): a bug
 ├── GitCommandError                a git command failed unexpectedly
+├── RecordError (also ValueError)  data did not fit a record; lists `location: problem`
 ├── AgentInvocationError           error/timeout/cancelled response (seed 000 API)
 ├── RunStopped                     a controlled stop that is not a failure of ours
 │   ├── NeedAgent  (also SystemExit(42): scripts that don't catch it exit 42)
@@ -25,6 +26,7 @@ ExecutorError                      internal error unless a subclass says otherwi
     ├── NothingToResumeError
     ├── BlockedError
     ├── ReplayError
+    ├── PresetError                an agent preset cannot be built (unknown, prompt too long)
     ├── FrontmatterError
     ├── AnalysisFailedError        template-create: nothing to analyse (exit 3)
     ├── TemplateGenerationError    template-create: a component could not be made (exit 4)
@@ -66,6 +68,18 @@ class GitCommandError(ExecutorError):
         self.git_args = list(args)
         self.returncode = returncode
         self.stderr = stderr
+
+
+class RecordError(ExecutorError, ValueError):
+    """What was wrong with the data, one `location: problem` line per fault.
+
+    Internal until a boundary turns it into the error of the file it came from
+    (corrupt state, invalid response, invalid request...).
+    """
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
 
 
 class AgentInvocationError(ExecutorError):
@@ -296,6 +310,10 @@ class NothingToResumeError(UserError):
 
 class BlockedError(UserError):
     exit_code = ExitCode.BLOCKED
+
+
+class PresetError(UserError):
+    """An agent preset cannot be built (unknown name, prompt too long for an argument)."""
 
 
 class ReplayError(UserError):

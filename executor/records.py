@@ -27,18 +27,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
+from executor.errors import RecordError
+
+__all__ = ["Record", "RecordError", "decoder", "encode", "json_schema"]
+
 R = TypeVar("R", bound="Record")
 
 #: decode(value, location, problems) -> the typed value (None after recording a problem)
 Decoder = Callable[[Any, str, list[str]], Any]
-
-
-class RecordError(ValueError):
-    """What was wrong with the data, one `location: problem` line per fault."""
-
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("; ".join(problems))
-        self.problems = problems
 
 
 class Record:

@@ -340,16 +340,6 @@ class GitRepo:
         ignored = set(_split_z(proc.stdout))
         return [r for r in rels if r not in ignored]
 
-    def is_ignored(self, path: Path) -> bool:
-        """True when .gitignore (or info/exclude) excludes `path`."""
-        rel = self._rel(path)
-        if rel is None:
-            return False
-        proc = self._run("check-ignore", "--quiet", "--no-index", "--", rel, check=False)
-        if proc.returncode not in (0, 1):
-            _raise_for(["check-ignore", rel], proc.returncode, proc.stderr, self._git_dir)
-        return proc.returncode == 0
-
     # ------------------------------------------------------------------ writes
 
     def commit_all(

@@ -13,13 +13,13 @@ from executor.agent_presets import (
     PRESETS,
     Preset,
     PresetCommand,
-    PresetError,
     describe,
     on_path,
     preset_argv,
     register,
     runner_prefix,
 )
+from executor.errors import PresetError
 
 TEST_CMD = "python -m pytest tests/test_models.py -q"
 

@@ -110,12 +110,19 @@ def test_is_ancestor(git_repo: Path) -> None:
     assert not repo.is_ancestor("0" * 40)
 
 
-def test_is_ignored(git_repo: Path) -> None:
-    write(git_repo / ".gitignore", "build/\n*.pyc\n")
+def test_diff_and_commit_with_ignored_executor_files(git_repo: Path) -> None:
+    """Naming an ignored path to git add, even to exclude it, fails ("paths are ignored
+    by one of your .gitignore files"): show diff crashed on it at every checkpoint."""
+    write(git_repo / ".git" / "info" / "exclude", "/plan/.agent-*\n")
+    write(git_repo / "plan" / ".agent-state.json", "{}\n")
+    write(git_repo / "src" / "m.py", "x = 1\n")
     repo = GitRepo(git_repo)
-    assert repo.is_ignored(Path("build/out.txt"))
-    assert repo.is_ignored(git_repo / "m.pyc")
-    assert not repo.is_ignored(Path("src/m.py"))
+    base = repo.head()
+    keep = [git_repo / "plan" / ".agent-state.json", git_repo / "plan" / ".agent-briefs"]
+    text = repo.diff_text(base, ignore=keep)
+    assert "+x = 1" in text and ".agent-state" not in text
+    repo.commit_all("add m", trailers={}, ignore=keep)
+    assert git(git_repo, "show", "--name-only", "--format=").split() == ["src/m.py"]
 
 
 def test_diff_text_includes_new_files_and_truncates(git_repo: Path) -> None:
