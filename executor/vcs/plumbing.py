@@ -1,0 +1,175 @@
+"""git plumbing shared by the repository classes: running git, its errors, paths.
+
+Cheap reads run the `git` CLI through `subprocess` (the exit-42 resume path must not
+pay GitPython's import); writes go through GitPython, imported inside `_repo`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from executor import errors
+
+if TYPE_CHECKING:
+    import git
+
+_TRAILER_LINE_RE = re.compile(r"^(?P<key>[A-Za-z0-9][A-Za-z0-9-]*):\s*(?P<value>.*?)\s*$")
+
+#: Environment for every git call: stable messages, and no opportunistic index
+#: refresh by `git status` (it would take index.lock behind the user's back).
+_BASE_ENV = {"LC_ALL": "C", "LANGUAGE": "C", "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
+
+
+def _raise_for(args: Sequence[str], returncode: int, stderr: str, git_dir: Path | None) -> None:
+    if "index.lock" in stderr:
+        lock = (git_dir / "index.lock") if git_dir else Path("index.lock")
+        raise errors.GitBusyError(_busy_message(lock))
+    raise errors.GitCommandError(args, returncode, stderr)
+
+
+def _busy_message(lock: Path) -> str:
+    return (
+        f"git is busy: {lock} exists (another git command is running, or one crashed). "
+        "Retry when it has finished; if no git process is running, remove that file yourself."
+    )
+
+
+def _under(path: str, prefixes: Sequence[str]) -> bool:
+    return any(path == p or path.startswith(p + "/") for p in prefixes)
+
+
+def _split_z(out: str) -> list[str]:
+    return [p for p in out.split("\0") if p]
+
+
+def _trailers_of(message: str) -> dict[str, str]:
+    """`Key: value` lines of the message's last paragraph (git's trailer block)."""
+    paragraphs = [p for p in re.split(r"\n\s*\n", message.strip()) if p.strip()]
+    if len(paragraphs) < 2:
+        return {}
+    found: dict[str, str] = {}
+    for line in paragraphs[-1].splitlines():
+        m = _TRAILER_LINE_RE.match(line)
+        if m is None:
+            return {}
+        found.setdefault(m["key"].lower(), m["value"])
+    return found
+
+
+def _git_subprocess(
+    args: list[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    input_text: str | None = None,
+) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="surrogateescape",
+            env={**os.environ, **_BASE_ENV, **(env or {})},
+            input=input_text,
+            stdin=None if input_text is not None else subprocess.DEVNULL,
+        )
+    except FileNotFoundError as e:
+        raise errors.PathNotFoundError(
+            "git is not installed (no `git` on PATH); the executor needs it", path=Path("git")
+        ) from e
+
+
+class GitBase:
+    """A git working tree, addressed by its top-level folder: the plumbing."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).resolve()
+        self._git_dir: Path | None = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self.root)!r})"
+
+    def _run(
+        self,
+        *args: str,
+        check: bool = True,
+        env: Mapping[str, str] | None = None,
+    ) -> subprocess.CompletedProcess[str]:
+        proc = _git_subprocess(list(args), cwd=self.root, env=env)
+        if check and proc.returncode != 0:
+            _raise_for(args, proc.returncode, proc.stderr, self._git_dir)
+        return proc
+
+    def _out(self, *args: str, env: Mapping[str, str] | None = None) -> str:
+        return self._run(*args, env=env).stdout
+
+    @contextlib.contextmanager
+    def _repo(self) -> Iterator[git.Repo]:
+        import git  # GitPython: only for the operations that write
+
+        repo = git.Repo(self.root)
+        try:
+            yield repo
+        finally:
+            repo.close()
+
+    def _write(self, repo: git.Repo, *args: str, env: Mapping[str, str] | None = None) -> str:
+        """Run a git command through GitPython; map its failures to our errors."""
+        import git
+
+        try:
+            out = repo.git.execute(["git", *args], env={**_BASE_ENV, **(env or {})})
+        except git.GitCommandError as e:
+            stderr = e.stderr if isinstance(e.stderr, str) else str(e.stderr)
+            status = e.status if isinstance(e.status, int) else -1
+            _raise_for(args, status, stderr, self.git_dir)
+            raise  # pragma: no cover - _raise_for always raises
+        return out if isinstance(out, str) else str(out)
+
+    @property
+    def git_dir(self) -> Path:
+        """This worktree's git directory (where index and index.lock live)."""
+        if self._git_dir is None:
+            self._git_dir = Path(self._out("rev-parse", "--absolute-git-dir").strip())
+        return self._git_dir
+
+    def _rel(self, path: Path) -> str | None:
+        """`path` as a repo-relative posix string, or None when it is outside the repo."""
+        p = Path(path)
+        if p.is_absolute():
+            try:
+                p = p.resolve().relative_to(self.root)
+            except ValueError:
+                return None
+        rel = p.as_posix().strip("/")
+        return None if rel in ("", ".") else rel
+
+    def _rels(self, paths: Sequence[Path]) -> list[str]:
+        return [r for r in (self._rel(p) for p in paths) if r is not None]
+
+    @staticmethod
+    def _exclude_specs(rels: Sequence[str]) -> list[str]:
+        return [":/", *(f":(top,exclude,literal){r}" for r in rels)]
+
+    @contextlib.contextmanager
+    def _temp_index(self) -> Iterator[dict[str, str]]:
+        """Env for a throwaway copy of the index, so the real index is never touched."""
+        tmp = self.git_dir / f"executor-tmp-{os.getpid()}.index"
+        real = self.git_dir / "index"
+        try:
+            if real.exists():
+                shutil.copyfile(real, tmp)
+            yield {"GIT_INDEX_FILE": str(tmp)}
+        finally:
+            for leftover in (tmp, tmp.with_name(tmp.name + ".lock")):
+                with contextlib.suppress(FileNotFoundError):
+                    leftover.unlink()

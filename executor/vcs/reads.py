@@ -1,0 +1,177 @@
+"""Reads of a git working tree, through the `git` CLI (no GitPython import: the resume
+path is measured). Paths the executor owns are passed as `ignore`: they never count as
+changes. Such a path may be absolute or relative to the repository root; a directory
+covers everything under it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from executor import errors, fsutil
+from executor.vcs.plumbing import (
+    GitBase,
+    _busy_message,
+    _git_subprocess,
+    _raise_for,
+    _split_z,
+    _trailers_of,
+    _under,
+)
+
+
+class GitReads(GitBase):
+    def head(self) -> str:
+        """Full SHA of HEAD."""
+        sha = self.resolve("HEAD")
+        if sha is None:
+            raise errors.UserError(
+                f"the repository {self.root} has no commits yet; make an initial commit first"
+            )
+        return sha
+
+    def resolve(self, rev: str) -> str | None:
+        """Full SHA of the commit `rev` names, or None when there is no such commit."""
+        proc = self._run("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False)
+        if proc.returncode != 0:
+            return None
+        return proc.stdout.strip() or None
+
+    def _require_commit(self, rev: str) -> str:
+        sha = self.resolve(rev)
+        if sha is None:
+            raise errors.StaleWorkspaceError(
+                f"commit {rev} is not in the repository {self.root} any more "
+                "(history was rewritten?); nothing was changed"
+            )
+        return sha
+
+    def head_and_branch(self) -> tuple[str, str | None]:
+        """HEAD's full SHA and the current branch (None when detached), in one git call."""
+        proc = self._run("rev-parse", "HEAD", "--symbolic-full-name", "HEAD", check=False)
+        lines = proc.stdout.split()
+        if proc.returncode != 0 or not lines:
+            return self.head(), self.branch()
+        ref = lines[1] if len(lines) > 1 else ""
+        return lines[0], ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None
+
+    def exclude_run_folder(self, folder: Path) -> None:
+        """Hide the executor's files in `folder` via .git/info/exclude (local, never
+        committed), so they never show in `git status` or enter a commit."""
+        rel = self._rel(folder.resolve())
+        prefix = "" if rel is None else rel + "/"
+        if rel is None and folder.resolve() != self.root:
+            return  # the folder is outside this repository
+        path = Path(self._out("rev-parse", "--git-path", "info/exclude").strip())
+        path = path if path.is_absolute() else self.root / path
+        lines = [f"/{prefix}.agent-*"]
+        existing = path.read_text("utf-8") if path.exists() else ""
+        missing = [ln for ln in lines if ln not in existing.splitlines()]
+        if missing:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            sep = "" if not existing or existing.endswith("\n") else "\n"
+            fsutil.atomic_write_text(
+                path,
+                existing + sep + "# plan-executor's own files\n" + "\n".join(missing) + "\n",
+                fault="exclude",
+            )
+
+    def branch(self) -> str | None:
+        """Current branch name; None when HEAD is detached."""
+        proc = self._run("symbolic-ref", "--quiet", "--short", "HEAD", check=False)
+        if proc.returncode != 0:
+            return None
+        return proc.stdout.strip() or None
+
+    def ensure_not_busy(self) -> None:
+        """Raise GitBusyError while `.git/index.lock` exists. Never deletes it (P21)."""
+        lock = self.git_dir / "index.lock"
+        if lock.exists():
+            raise errors.GitBusyError(_busy_message(lock))
+
+    def dirty_files(self, ignore: Sequence[Path] = ()) -> list[str]:
+        """Changed tracked files and untracked files (not .gitignored), sorted, repo-relative."""
+        out = self._out("status", "--porcelain=v1", "-z", "-uall", "--no-renames")
+        skip = self._rels(ignore)
+        files = {entry[3:] for entry in _split_z(out) if len(entry) > 3}
+        return sorted(f for f in files if not _under(f, skip))
+
+    def untracked_files(self, ignore: Sequence[Path] = ()) -> list[str]:
+        """Untracked files that .gitignore does not exclude, sorted, repo-relative."""
+        out = self._out("ls-files", "--others", "--exclude-standard", "-z", "--full-name", ":/")
+        skip = self._rels(ignore)
+        return sorted(f for f in _split_z(out) if not f.endswith("/") and not _under(f, skip))
+
+    def changed_since(self, base: str, ignore: Sequence[Path] = ()) -> list[str]:
+        """Files that differ between commit `base` and the working tree, incl. untracked."""
+        base = self._require_commit(base)
+        out = self._out("diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", base, "--")
+        skip = self._rels(ignore)
+        changed = {f for f in _split_z(out) if not _under(f, skip)}
+        changed.update(self.untracked_files(ignore))
+        return sorted(changed)
+
+    def find_commit_by_trailers(self, trailers: dict[str, str], *, since: str) -> str | None:
+        """Newest commit in `since..HEAD` carrying ALL these trailers (P20 adoption)."""
+        since = self._require_commit(since)
+        out = self._out("log", "--format=%H%x1f%B%x1e", f"{since}..HEAD", "--")
+        wanted = {k.lower(): v for k, v in trailers.items()}
+        for record in out.split("\x1e"):
+            sha, sep, message = record.strip("\n").partition("\x1f")
+            if not sep:
+                continue
+            found = _trailers_of(message)
+            if all(found.get(k) == v for k, v in wanted.items()):
+                return sha.strip()
+        return None
+
+    def is_ancestor(self, commit: str, of: str = "HEAD") -> bool:
+        """True when `commit` is reachable from `of` (equal counts); False if unknown."""
+        proc = self._run("merge-base", "--is-ancestor", commit, of, check=False)
+        return proc.returncode == 0
+
+    def is_merge(self, commit: str) -> bool:
+        """True when `commit` has more than one parent (P18: never roll one back)."""
+        sha = self._require_commit(commit)
+        return len(self._out("rev-list", "--parents", "-n1", sha).split()) > 2
+
+    def is_pushed(self, commit: str) -> bool:
+        """True when a remote-tracking branch already contains `commit` (P18)."""
+        sha = self._require_commit(commit)
+        return bool(self._out("branch", "-r", "--contains", sha, "--format=%(refname)").strip())
+
+    def diff_text(self, base: str, ignore: Sequence[Path] = (), max_chars: int = 20000) -> str:
+        """Unified diff from `base` to the working tree, new untracked files included."""
+        base = self._require_commit(base)
+        specs = self._exclude_specs(self._visible(self._rels(ignore)))
+        with self._temp_index() as env:
+            self._run("add", "-A", "--", *specs, env=env)
+            text = self._out(
+                "diff", "--cached", "--no-color", "--no-ext-diff", base, "--", *specs, env=env
+            )
+        if len(text) > max_chars:
+            rest = len(text) - max_chars
+            text = text[:max_chars] + f"\n... [diff truncated: {rest} more characters]\n"
+        return text
+
+    def log_oneline(self, n: int = 20) -> list[str]:
+        """`git log --oneline -n N` lines, newest first; [] in a repository without commits."""
+        if self.resolve("HEAD") is None:
+            return []
+        return self._out("log", "--oneline", "--no-decorate", f"-n{n}").splitlines()
+
+    def _visible(self, rels: Sequence[str]) -> list[str]:
+        """The paths git does not ignore: naming an ignored path in `git add`, even to
+        exclude it, makes the command fail ("paths are ignored by one of your .gitignore
+        files"). One `git check-ignore` call for all of them."""
+        if not rels:
+            return []
+        proc = _git_subprocess(
+            ["check-ignore", "--no-index", "-z", "--stdin"],
+            cwd=self.root,
+            input_text="\0".join(rels) + "\0",
+        )
+        if proc.returncode not in (0, 1):
+            _raise_for(["check-ignore"], proc.returncode, proc.stderr, self._git_dir)
+        ignored = set(_split_z(proc.stdout))
+        return [r for r in rels if r not in ignored]

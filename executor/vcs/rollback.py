@@ -1,0 +1,117 @@
+"""Rollback that never loses work (RELIABILITY P18): snapshot everything under a backup
+ref first, refuse to drop a commit that is not safe to drop, keep the executor's files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+
+from executor import errors, fsutil
+from executor.vcs.reads import GitReads
+
+#: Backup refs made before any destructive operation (RELIABILITY P18).
+BACKUP_REF_PREFIX = "refs/executor/backup/"
+
+_LABEL_UNSAFE_RE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+class GitRollback(GitReads):
+    def snapshot(self, label: str) -> str:
+        """Back up the whole worktree (tracked + untracked) under a ref; return the ref.
+
+        Built through a temporary index (GIT_INDEX_FILE) whose parent is HEAD, so the
+        worktree and the real index are untouched (P18). Files .gitignore excludes are
+        not included.
+        """
+        self.ensure_not_busy()
+        head = self.resolve("HEAD")
+        parents = ["-p", head] if head else []
+        msg = f"executor backup: {label}\n\nWorktree snapshot taken before a destructive step."
+        safe = _LABEL_UNSAFE_RE.sub("-", label).strip(".-") or "snapshot"
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+        ref = f"{BACKUP_REF_PREFIX}{safe}-{stamp}"
+        n = 1
+        while self.resolve(ref) is not None:
+            n += 1
+            ref = f"{BACKUP_REF_PREFIX}{safe}-{stamp}-{n}"
+        with self._repo() as repo, self._temp_index() as env:
+            self._write(repo, "add", "-A", "--", ":/", env=env)
+            tree = self._write(repo, "write-tree", env=env).strip()
+            sha = self._write(repo, "commit-tree", tree, *parents, "-m", msg).strip()
+            # zero old value: create only, never move an existing backup
+            self._write(repo, "update-ref", "-m", msg.splitlines()[0], ref, sha, "0" * 40)
+        return ref
+
+    def reset_hard(self, commit: str, *, keep: Sequence[Path] = ()) -> str:
+        """Return the worktree to `commit`, after a snapshot; return the backup ref.
+
+        Tracked files are reset and untracked (not ignored) files removed, except the
+        `keep` paths, which end exactly as they were before. Refuses with
+        StaleWorkspaceError when `commit` is not an ancestor of HEAD.
+        """
+        self.ensure_not_busy()
+        target = self.resolve(commit)
+        if target is None or not self.is_ancestor(target, "HEAD"):
+            raise errors.StaleWorkspaceError(
+                f"refusing to roll back to {commit}: it is not a commit on the current "
+                f"history of {self.root} (HEAD moved, or the commit is unknown)"
+            )
+        kept = self._read_keep(keep)
+        ref = self.snapshot(f"reset-to-{target[:12]}")
+        with self._repo() as repo:
+            self._write(repo, "reset", "-q", "--hard", target)
+        for rel in self.untracked_files(ignore=keep):
+            path = self.root / rel
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+            self._prune_empty_parents(path.parent)
+        self._restore_keep(keep, kept)
+        return ref
+
+    # ------------------------------------------------------------------ keep helpers
+
+    def _keep_files(self, keep: Sequence[Path]) -> list[str]:
+        files: list[str] = []
+        for rel in self._rels(keep):
+            path = self.root / rel
+            if path.is_file() and not path.is_symlink():
+                files.append(rel)
+            elif path.is_dir():
+                files += [
+                    p.relative_to(self.root).as_posix()
+                    for p in sorted(path.rglob("*"))
+                    if p.is_file() and not p.is_symlink()
+                ]
+        return files
+
+    def _read_keep(self, keep: Sequence[Path]) -> dict[str, tuple[bytes, int]]:
+        saved: dict[str, tuple[bytes, int]] = {}
+        for rel in self._keep_files(keep):
+            path = self.root / rel
+            saved[rel] = (path.read_bytes(), path.stat().st_mode & 0o7777)
+        return saved
+
+    def _restore_keep(self, keep: Sequence[Path], saved: dict[str, tuple[bytes, int]]) -> None:
+        for rel in self._keep_files(keep):
+            if rel not in saved:  # the reset brought back a file that was not there
+                (self.root / rel).unlink()
+        for rel, (data, mode) in saved.items():
+            path = self.root / rel
+            if path.is_file() and path.read_bytes() == data:
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fsutil.atomic_write_bytes(path, data, fault="vcs.keep")
+            os.chmod(path, mode)
+
+    def _prune_empty_parents(self, folder: Path) -> None:
+        while folder != self.root and self.root in folder.parents:
+            try:
+                folder.rmdir()
+            except OSError:
+                return
+            folder = folder.parent
