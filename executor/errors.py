@@ -17,7 +17,8 @@ ExecutorError                      internal error unless a subclass says otherwi
     ├── CorruptStateError
     ├── LockedError
     ├── StaleWorkspaceError
-    │   └── DefinitionDriftError
+    │   ├── DefinitionDriftError
+    │   └── RollbackRefused        a reset would drop a pushed, merge or foreign commit
     ├── StorageError
     ├── VerificationFailedError
     ├── AgentUnavailableError
@@ -274,6 +275,14 @@ class StaleWorkspaceError(UserError):
 
 class DefinitionDriftError(StaleWorkspaceError):
     pass
+
+
+class RollbackRefused(StaleWorkspaceError):
+    """A rollback would drop commits that are not safe to drop (`commits` says why)."""
+
+    def __init__(self, message: str, *, commits: Sequence[str]) -> None:
+        super().__init__(message)
+        self.commits = list(commits)
 
 
 class StorageError(UserError):

@@ -33,8 +33,8 @@ from executor.plan.models import Plan
 from executor.retry import RetryPolicy
 from executor.workflows.brief import BRIEF_VERSION
 from executor.workflows.context import SessionRun
-from executor.workflows.session import TddSteps
-from executor.workflows.tdd import TDD, Step
+from executor.workflows.session import TddSteps, restore_plan
+from executor.workflows.tdd import AGENT_STEPS, TDD, Step
 
 if TYPE_CHECKING:
     from executor.prompts import Prompter
@@ -158,9 +158,10 @@ class Runner:
                     + "; nothing to apply. Run the command without --resume."
                 )
             options = req.overrides.apply(state.options if state else RunOptions())
-            plan = load_valid_plan(req.plan, options.test_command)
             repo = _repo(state, req, layout.folder)
             repo.ensure_not_busy()
+            restored = self._restore_plan(state, repo, layout)
+            plan = load_valid_plan(req.plan, options.test_command)
             if state is None:
                 state = RunState(
                     tool_version=__version__,
@@ -174,7 +175,21 @@ class Runner:
             self._clear_stale_requests(state, layout)
             check_workspace(state, repo, sessions, layout)
             state.tool_version = __version__
-            return self._run(plan, state, store, repo, layout, sessions)
+            return self._run(plan, state, store, repo, layout, sessions, restored)
+
+    def _restore_plan(
+        self, state: RunState | None, repo: GitRepo, layout: Layout
+    ) -> dict[int, list[str]]:
+        """Before the plan is read: an agent answering over the bridge may have changed
+        it during its step. Put it back first (so a broken plan cannot stop the run
+        that reports it); the agent step then fails as tampering."""
+        restored: dict[int, list[str]] = {}
+        for number, rec in (state.sessions if state else {}).items():
+            if rec.step in AGENT_STEPS and rec.bridge.pending is not None:
+                touched = restore_plan(repo, layout, rec)
+                if touched:
+                    restored[number] = touched
+        return restored
 
     def _clear_stale_requests(self, state: RunState, layout: Layout) -> None:
         """A request left pending by a session that has finished never blocks (9.2)."""
@@ -193,6 +208,7 @@ class Runner:
         repo: GitRepo,
         layout: Layout,
         sessions: Sequence[int],
+        restored: dict[int, list[str]],
     ) -> RunResult:
         req, options = self.req, state.options
         durable = Durable(lambda: store.save(state))
@@ -245,10 +261,13 @@ class Runner:
                     stops=CHECKPOINT_SETS[options.checkpoints],
                     is_last=i == len(sessions) - 1,
                     policy=policy,
+                    reload_plan=lambda: load_valid_plan(req.plan, options.test_command),
                     backoff=req.backoff,
+                    restored_plan=restored.get(number, []),
                 )
             )
             ended = drive(TDD, steps.handlers(), rec, durable)
+            plan = steps.r.plan  # re-read if a plan file was put back
             if ended in {"done", "skipped"}:
                 ran.append(number)
                 continue

@@ -73,6 +73,10 @@ class RedFacts(Record):
     files: list[str] = field(default_factory=list)
     hashes: dict[str, str] = field(default_factory=dict)
     failing: list[str] = field(default_factory=list)
+    infra: dict[str, str] = field(
+        default_factory=dict,
+        metadata={"doc": "test infrastructure as RED left it (GREEN/REFACTOR may not touch it)"},
+    )
 
 
 @dataclass(kw_only=True)
@@ -104,6 +108,16 @@ class SessionRecord(Record):
     last_summary: str = field(default="", metadata={"doc": "what the last check measured"})
     problem: str = field(default="", metadata={"doc": "what the person decides about"})
     after_rollback: Literal["restart", "skip"] = "restart"
+    tree: dict[str, str] = field(
+        default_factory=dict,
+        metadata={"doc": "every changed file's sha256 as the last work step left it"},
+    )
+    excluded: list[str] = field(
+        default_factory=list, metadata={"doc": "a person's files kept out of the commit"}
+    )
+    held_action: str | None = field(
+        default=None, metadata={"doc": "an answer waiting while edits made meanwhile are settled"}
+    )
     red: RedFacts = field(default_factory=RedFacts)
     green_passed: list[str] = field(default_factory=list)
     tests_written: int | None = None

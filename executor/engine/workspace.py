@@ -12,24 +12,19 @@ from executor.engine.state import RunState
 from executor.errors import DefinitionDriftError, StaleWorkspaceError, UserError
 from executor.fsutil import quote
 from executor.plan.models import Plan
-from executor.workflows.tdd import ACTIVE, Step
+from executor.workflows.tdd import ACTIVE, AGENT_STEPS, Step
 
 if TYPE_CHECKING:
     from executor.vcs import GitRepo
 
 
 def reconcile(plan: Plan, state: RunState, definition_hash: str) -> None:
-    """Refuse to continue a started session whose plan section or workflow changed."""
+    """Refuse to continue a started session under a different workflow definition.
+
+    (An edit of a started session's own plan section is not refused here: the person
+    decides at the session's next gate: use the new text, put the old back, or skip.)
+    """
     active = {n: r for n, r in state.sessions.items() if r.step in ACTIVE}
-    for number, rec in active.items():
-        s = plan.session(number)
-        if s is not None and rec.source_hash and rec.source_hash != s.source_hash:
-            raise DefinitionDriftError(
-                f"session {number}'s section ({s.source_file}:{s.line_start}) changed since "
-                f"the session started; its steps so far were verified against the old text. "
-                f"Restore the section, or abort the session (resume-session {number}, then "
-                f"abort) to start it again from the new text."
-            )
     if active and state.definition_hash != definition_hash:
         number = min(active)
         raise DefinitionDriftError(
@@ -69,6 +64,9 @@ def check_workspace(
         if rec.step not in ACTIVE or not rec.head:
             continue
         moved = head != rec.head or (rec.branch is not None and branch != rec.branch)
+        agent_committed = rec.step in AGENT_STEPS and branch == rec.branch
+        if moved and agent_committed and repo.is_ancestor(rec.head, head):
+            continue  # the agent committed during its step: the step folds it back
         if moved and not _our_commit(state, repo, number, rec.head, head, rec.step):
             raise StaleWorkspaceError(
                 f"session {number} is in progress from HEAD {rec.head[:12]} on {rec.branch}, "

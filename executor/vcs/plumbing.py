@@ -28,6 +28,13 @@ _BASE_ENV = {"LC_ALL": "C", "LANGUAGE": "C", "GIT_OPTIONAL_LOCKS": "0", "GIT_TER
 
 
 def _raise_for(args: Sequence[str], returncode: int, stderr: str, git_dir: Path | None) -> None:
+    if "No space left on device" in stderr or "Input/output error" in stderr:
+        where = git_dir or Path(".")
+        raise errors.StorageError(
+            f"git could not write ({stderr.strip().splitlines()[-1]}): the disk is full or "
+            f"failing. Nothing was committed; the state is intact. Free space and re-run.",
+            path=where,
+        )
     if "index.lock" in stderr:
         lock = (git_dir / "index.lock") if git_dir else Path("index.lock")
         raise errors.GitBusyError(_busy_message(lock))

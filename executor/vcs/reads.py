@@ -6,6 +6,7 @@ covers everything under it."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from executor import errors, fsutil
@@ -18,6 +19,22 @@ from executor.vcs.plumbing import (
     _trailers_of,
     _under,
 )
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What one `git status` says: HEAD, the branch (None: detached), changed files."""
+
+    head: str
+    branch: str | None
+    changed: list[str]
+
+
+@dataclass(frozen=True)
+class Commit:
+    sha: str
+    parents: list[str]
+    trailers: dict[str, str]  # keys lower-cased
 
 
 class GitReads(GitBase):
@@ -89,6 +106,25 @@ class GitReads(GitBase):
         if lock.exists():
             raise errors.GitBusyError(_busy_message(lock))
 
+    def facts(self, ignore: Sequence[Path] = ()) -> Facts:
+        """HEAD, branch and the changed files (tracked and untracked), in ONE git call."""
+        out = self._out("status", "--porcelain=v2", "--branch", "-z", "-uall", "--no-renames")
+        head, branch, files = "", None, set()
+        for entry in _split_z(out):
+            if entry.startswith("# branch.oid "):
+                head = entry.removeprefix("# branch.oid ")
+            elif entry.startswith("# branch.head "):
+                name = entry.removeprefix("# branch.head ")
+                branch = None if name == "(detached)" else name
+            elif entry.startswith("? "):
+                files.add(entry[2:])
+            elif entry[:2] in {"1 ", "u "}:
+                files.add(entry.split(" ", 8 if entry[0] == "1" else 10)[-1])
+        if not head or head == "(initial)":
+            head = self.head()  # raises the clear "no commits yet" error
+        skip = self._rels(ignore)
+        return Facts(head, branch, sorted(f for f in files if not _under(f, skip)))
+
     def dirty_files(self, ignore: Sequence[Path] = ()) -> list[str]:
         """Changed tracked files and untracked files (not .gitignored), sorted, repo-relative."""
         out = self._out("status", "--porcelain=v1", "-z", "-uall", "--no-renames")
@@ -140,10 +176,19 @@ class GitReads(GitBase):
         sha = self._require_commit(commit)
         return bool(self._out("branch", "-r", "--contains", sha, "--format=%(refname)").strip())
 
-    def diff_text(self, base: str, ignore: Sequence[Path] = (), max_chars: int = 20000) -> str:
-        """Unified diff from `base` to the working tree, new untracked files included."""
+    def diff_text(
+        self,
+        base: str,
+        ignore: Sequence[Path] = (),
+        max_chars: int = 20000,
+        paths: Sequence[Path] = (),
+    ) -> str:
+        """Unified diff from `base` to the working tree, new untracked files included
+        (only `paths` when given)."""
         base = self._require_commit(base)
         specs = self._exclude_specs(self._visible(self._rels(ignore)))
+        if paths:
+            specs = [f":(top,literal){r}" for r in self._rels(paths)]
         with self._temp_index() as env:
             self._run("add", "-A", "--", *specs, env=env)
             text = self._out(
@@ -153,6 +198,24 @@ class GitReads(GitBase):
             rest = len(text) - max_chars
             text = text[:max_chars] + f"\n... [diff truncated: {rest} more characters]\n"
         return text
+
+    def tracked_at(self, commit: str, path: Path) -> bool:
+        """True when `path` is a file in `commit`'s tree."""
+        rel = self._rel(path)
+        if rel is None:
+            return False
+        proc = self._run("cat-file", "-e", f"{commit}:{rel}", check=False)
+        return proc.returncode == 0
+
+    def commits_since(self, base: str) -> list[Commit]:
+        """The commits in `base..HEAD`, newest first, with their parents and trailers."""
+        out = self._out("log", "--format=%H%x1f%P%x1f%B%x1e", f"{base}..HEAD", "--")
+        found = []
+        for record in out.split("\x1e"):
+            fields = record.strip("\n").split("\x1f")
+            if len(fields) == 3:
+                found.append(Commit(fields[0], fields[1].split(), _trailers_of(fields[2])))
+        return found
 
     def log_oneline(self, n: int = 20) -> list[str]:
         """`git log --oneline -n N` lines, newest first; [] in a repository without commits."""

@@ -73,6 +73,43 @@ class GitRollback(GitReads):
         self._restore_keep(keep, kept)
         return ref
 
+    def droppable(self, base: str, ours: dict[str, str]) -> list[str]:
+        """Why a reset to `base` would be unsafe: one line per commit in `base..HEAD` that
+        is a merge, is on a remote-tracking branch, or lacks our trailers `ours`.
+        Empty: every commit it would drop is our own, local and linear."""
+        problems = []
+        wanted = {k.lower(): v for k, v in ours.items()}
+        for c in self.commits_since(base):
+            if len(c.parents) > 1:
+                problems.append(f"{c.sha[:12]} is a merge commit")
+            elif any(c.trailers.get(k) != v for k, v in wanted.items()):
+                problems.append(f"{c.sha[:12]} is not this session's commit")
+            elif self.is_pushed(c.sha):
+                problems.append(f"{c.sha[:12]} is already on a remote branch (pushed)")
+        return problems
+
+    def fold_commits(self, base: str) -> list[str]:
+        """Undo commits made since `base` but keep their changes in the worktree (a soft
+        reset, after a backup); return the folded SHAs. `base` must be an ancestor."""
+        folded = [c.sha for c in self.commits_since(base)]
+        if folded:
+            self.snapshot(f"fold-{folded[0][:12]}")
+            with self._repo() as repo:
+                self._write(repo, "reset", "-q", "--soft", base)
+        return folded
+
+    def restore_paths(self, commit: str, paths: Sequence[Path]) -> None:
+        """Put `paths` back as they are in `commit` (removed when `commit` lacks them);
+        the index is left as it was."""
+        rels = self._rels(paths)
+        present = [r for r in rels if self.tracked_at(commit, self.root / r)]
+        with self._repo() as repo:
+            if present:
+                self._write(repo, "restore", f"--source={commit}", "--worktree", "--", *present)
+        for rel in set(rels) - set(present):
+            with contextlib.suppress(FileNotFoundError):
+                (self.root / rel).unlink()
+
     # ------------------------------------------------------------------ keep helpers
 
     def _keep_files(self, keep: Sequence[Path]) -> list[str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -53,8 +53,19 @@ class SessionRun:
     stops: frozenset[str]
     is_last: bool
     policy: RetryPolicy
+    #: Parse the plan again (after the executor put a plan file back); returns it.
+    reload_plan: Callable[[], Plan]
     #: Multiplier for retry backoff sleeps (0 in tests).
     backoff: float = 1.0
+    #: Plan files the runner put back before parsing (an agent changed them over the
+    #: bridge); the agent step reports them as tampering.
+    restored_plan: list[str] = field(default_factory=list)
+
+    def reload(self) -> None:
+        self.plan = self.reload_plan()
+        session = self.plan.session(self.session.number)
+        assert session is not None, "the restored plan lost the session"
+        self.session = session
 
 
 def opt(value: str, label: str) -> Option:
@@ -66,8 +77,12 @@ class SessionPart:
 
     def __init__(self, run: SessionRun) -> None:
         self.r = run
-        self.s = run.session
         self.rec = run.rec
+
+    @property
+    def s(self) -> Session:
+        """The plan's session (re-read when the executor restored a plan file)."""
+        return self.r.session
 
     def _say(self, msg: str) -> None:
         self.r.report(f"[session {self.s.number}] {msg}")

@@ -15,28 +15,34 @@ from executor.engine.machine import Outcome
 from executor.workflows import detail
 from executor.workflows.commit import commit_subject
 from executor.workflows.context import SessionPart, opt
+from executor.workflows.settle import changed_meanwhile, settle
 from executor.workflows.tdd import Step, checkpoint_of
 
 O = Outcome  # noqa: E741 - the handlers read better with one letter
 
 
 class Gates(SessionPart):
-    def _ask(self, step: Step, text: str, options: Sequence[Option], info: str) -> Outcome | str:
-        """Ask a person (or approve for them); an option value, or a stop outcome."""
-        name = checkpoint_of(step)
-        what = name or step.value
+    # -- one question -----------------------------------------------------------------
+    def _question(
+        self, what: str, text: str, options: Sequence[Option], info: str, checkpoint: str | None
+    ) -> Decision | Outcome:
+        """Ask until the person answers something other than "show ..."; a stop outcome
+        (WAIT, NO_HUMAN, PAUSE) or the decision."""
         while True:
-            question = Question(
-                key=f"s{self.s.number}.{what}.q{self.rec.asks}",
-                text=text,
-                options=tuple(options),
-                detail=info,
-                checkpoint=name,
-                session=self.s.number,
-                phase=self.s.phase,
-                detail_file=self.r.layout.logs / f"s{self.s.number}.{what}.q{self.rec.asks}.md",
+            key = f"s{self.s.number}.{what}.q{self.rec.asks}"
+            got = self.r.decider.ask(
+                Question(
+                    key=key,
+                    text=text,
+                    options=tuple(options),
+                    detail=info,
+                    checkpoint=checkpoint,
+                    session=self.s.number,
+                    phase=self.s.phase,
+                    detail_file=self.r.layout.logs / f"{key}.md",
+                ),
+                self.rec.bridge,
             )
-            got = self.r.decider.ask(question, self.rec.bridge)
             if isinstance(got, Waiting):
                 return O.WAIT
             if isinstance(got, NoHuman):
@@ -49,22 +55,43 @@ class Gates(SessionPart):
             if got.action == "pause":
                 self.rec.paused = True
                 return O.PAUSE
+            return got
+
+    def _ask(
+        self, step: Step, text: str, options: Sequence[Option], info: str, *, asking: bool = True
+    ) -> Outcome | str:
+        """A gate's question, after settling what changed while the session waited (the
+        plan's text, a person's edits), also when the answer took a while. `asking`
+        False: approve without asking (a checkpoint `--checkpoints` leaves out)."""
+        name = checkpoint_of(step)
+        while True:
+            settled = settle(self)
+            if settled is not None:
+                return settled
+            if self.rec.held_action is not None:
+                action, self.rec.held_action = self.rec.held_action, None
+                return action
+            if not asking:
+                return "approve"
+            got = self._question(name or step.value, text, options, info, name)
+            if isinstance(got, Outcome):
+                return got
             if got.feedback:
                 self.rec.feedback.append(got.feedback)
-            return got.action
+            if not changed_meanwhile(self):
+                return got.action
+            self.rec.held_action = got.action  # asked again after the edits are settled
 
     def checkpoint(self, step: Step, text: str, extra: Sequence[Option], info: str) -> Outcome:
         name = checkpoint_of(step)
         assert name is not None
-        if name not in self.r.stops:
-            return O.APPROVE
         options = [
             opt("approve", "Approve"),
             *extra,
             opt("pause", "Pause (save and stop)"),
             opt("abort", "Abort session (roll back)"),
         ]
-        got = self._ask(step, text, options, info)
+        got = self._ask(step, text, options, info, asking=name in self.r.stops)
         if isinstance(got, Outcome):
             return got
         return {
@@ -140,14 +167,25 @@ class Gates(SessionPart):
             self.rec.retries = 0
 
     def session_complete(self) -> Outcome:
-        if self.r.is_last:
+        """Committed: nothing of the session is left to protect, so no settling."""
+        if self.r.is_last or "session_complete" not in self.r.stops:
             return O.APPROVE
-        return self.checkpoint(
-            Step.SESSION_COMPLETE,
+        options = [
+            opt("approve", "Continue"),
+            opt("show_diff", "Review (show the commit)"),
+            opt("pause", "Pause (save and stop)"),
+            opt("abort", "Abort session (roll back its commit)"),
+        ]
+        got = self._question(
+            "session_complete",
             f"Session {self.s.number} complete. Continue to the next session?",
-            [opt("show_diff", "Review (show the commit)")],
+            options,
             f"Commit {self.rec.commit_hash}: {commit_subject(self.r.plan, self.s)}",
+            "session_complete",
         )
+        if isinstance(got, Outcome):
+            return got
+        return O.ABORT if got.action == "abort" else O.APPROVE
 
     # -- agent steps ----------------------------------------------------------------------
     def escalated(self) -> Outcome:

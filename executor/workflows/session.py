@@ -17,18 +17,31 @@ from executor.engine.agents import AgentCall, Waiting
 from executor.engine.machine import Outcome
 from executor.engine.state import AgentCall as AgentCallLog
 from executor.engine.state import now
-from executor.errors import DirtyWorktreeError
-from executor.workflows import checks
+from executor.errors import DirtyWorktreeError, RollbackRefused
+from executor.workflows import checks, guards
 from executor.workflows.brief import render_brief
 from executor.workflows.commit import commit_message, commit_subject, trailers
 from executor.workflows.context import SessionPart, SessionRun, agent_for
 from executor.workflows.gates import Gates
+from executor.workflows.settle import take_snapshot
 from executor.workflows.tdd import Step
 
 if TYPE_CHECKING:
+    from executor.engine.layout import Layout
+    from executor.engine.state import SessionRecord
     from executor.testrun import TestRun
+    from executor.vcs import GitRepo
 
 O = Outcome  # noqa: E741 - the handlers read better with one letter
+_WORK = (
+    Step.RED_AGENT,
+    Step.RED_VERIFY,
+    Step.GREEN_AGENT,
+    Step.GREEN_VERIFY,
+    Step.REFACTOR_AGENT,
+    Step.REFACTOR_VERIFY,
+    Step.EVIDENCE,
+)
 
 
 class TddSteps(SessionPart):
@@ -41,6 +54,23 @@ class TddSteps(SessionPart):
         self.rolled_back: tuple[str, str | None] | None = None
 
     def handlers(self) -> dict[Step, Callable[[], Outcome]]:
+        """Every step's handler; a work step's also records the tree it leaves (the
+        baseline for what a person or an agent changes next)."""
+        table = self._handlers()
+        for step in (*_WORK, Step.NOT_STARTED, Step.BLOCKED):
+            table[step] = self._snapshotting(table[step])
+        return table
+
+    def _snapshotting(self, handler: Callable[[], Outcome]) -> Callable[[], Outcome]:
+        def run() -> Outcome:
+            outcome = handler()
+            if outcome not in {O.WAIT, O.BLOCKED}:
+                take_snapshot(self)
+            return outcome
+
+        return run
+
+    def _handlers(self) -> dict[Step, Callable[[], Outcome]]:
         return {
             Step.NOT_STARTED: self.start,
             Step.BLOCKED: self.start,
@@ -117,6 +147,13 @@ class TddSteps(SessionPart):
                     message=message,
                 )
             )
+            tampered = self._guard(role)
+            if tampered:
+                self.rec.problem = f"Session {self.s.number} {role.upper()}: {tampered}"
+                self.rec.last_failure = self.rec.problem
+                self.rec.errors.append(tampered)
+                self.rec.feedback.append(tampered + " Do not do that again.")
+                return O.FAILED
             if result.ok:
                 self.rec.feedback = []
                 self.rec.agent_failures = 0
@@ -134,6 +171,26 @@ class TddSteps(SessionPart):
             self.rec.problem = f"The agent failed for the {role.upper()} step: {msg}"
             self.rec.last_failure = msg
             return O.FAILED
+
+    def _guard(self, role: str) -> str:
+        """After an agent step: fold its commits back; put back any plan file it changed
+        (the plan is read-only to agents). The problem, "" when there is none."""
+        head = self.r.repo.head()
+        if self.rec.head and head != self.rec.head:
+            folded = self.r.repo.fold_commits(self.rec.head)
+            self._say(
+                f"{role.upper()}: the agent committed {len(folded)} time(s) during its step; "
+                f"folded back into the worktree (the executor makes the one session commit)"
+            )
+        restored = self.r.restored_plan or restore_plan(self.r.repo, self.r.layout, self.rec)
+        self.r.restored_plan = []
+        if not restored:
+            return ""
+        self.r.reload()
+        return (
+            f"the agent changed the plan ({guards.describe(restored)}); the plan is read-only "
+            f"to agents, so the executor put it back and this step failed as tampering."
+        )
 
     def _agent_call(self, role: str) -> AgentCall:
         deps: dict[int, list[str]] = {}
@@ -188,6 +245,7 @@ class TddSteps(SessionPart):
                 self.rec.base_commit or "HEAD", ignore=self._ignore()
             )
             self.rec.red = checks.red_facts(run, changed, self.r.repo.root)
+            self.rec.red.infra = guards.infra_fingerprint(self.r.repo.root, changed)
             self.rec.tests_written = run.collected or None
             self.rec.tests_passing = run.passed
             self.rec.last_summary = f"RED verified: {run.summary()}"
@@ -216,6 +274,15 @@ class TddSteps(SessionPart):
             green_passed=self.rec.green_passed,
             root=self.r.repo.root,
         )
+        changed = self.r.repo.changed_since(self.rec.base_commit or "HEAD", ignore=self._ignore())
+        infra = guards.infra_changes(
+            self.rec.red.infra, guards.infra_fingerprint(self.r.repo.root, changed)
+        )
+        if infra:
+            verdict.problems.append(
+                f"test infrastructure changed during {role.upper()} (tampering: it decides "
+                f"what passes): {guards.describe(infra)}"
+            )
         if not verdict.problems:
             passed = [c.id for c in verdict.cases if c.outcome == "passed"]
             if role == "green":
@@ -269,7 +336,10 @@ class TddSteps(SessionPart):
             self._say(f"adopting commit {sha[:12]} made before an interruption")
         else:
             message = commit_message(self.r.plan, self.s, self.rec, self._cmd("green"))
-            sha = self.r.repo.commit_all(message, trailers=marks, ignore=self._ignore())
+            keep_out = [self.r.repo.root / f for f in self.rec.excluded]
+            sha = self.r.repo.commit_all(
+                message, trailers=marks, ignore=[*self._ignore(), *keep_out]
+            )
             faults.hit("git.committed")
         self.rec.commit_hash = self.rec.head = sha
         self.rec.branch = self.r.repo.branch()
@@ -279,7 +349,42 @@ class TddSteps(SessionPart):
 
     # -- when something failed --------------------------------------------------------------
     def rollback(self) -> Outcome:
+        """Back to the session's base commit, after a backup of everything. Refused when
+        it would drop a commit that is pushed, a merge, or not this session's own."""
         base = self.rec.base_commit
-        backup = self.r.repo.reset_hard(base, keep=self._ignore()) if base else ""
+        if base is None:
+            return O.SKIP if self.rec.after_rollback == "skip" else O.OK
+        ours = {"Agent-Run": self.r.state.run_id, "Agent-Step": f"session-{self.s.number}"}
+        unsafe = self.r.repo.droppable(base, ours)
+        if unsafe:
+            pushed = [self.rec.commit_hash] if "pushed" in " ".join(unsafe) else []
+            raise RollbackRefused(
+                f"refusing to roll session {self.s.number} back to {base[:12]}: "
+                + "; ".join(unsafe)
+                + ". Nothing was changed."
+                + (
+                    f" To undo a pushed session commit, revert it: git revert {pushed[0]}"
+                    if pushed and pushed[0]
+                    else ""
+                ),
+                commits=unsafe,
+            )
+        backup = self.r.repo.reset_hard(base, keep=self._ignore())
         self.rolled_back = (backup, base)
         return O.SKIP if self.rec.after_rollback == "skip" else O.OK
+
+
+def restore_plan(repo: GitRepo, layout: Layout, rec: SessionRecord) -> list[str]:
+    """Plan files that differ from the session's last snapshot are put back as at the
+    session's base commit; returns them (repo-relative). The plan is read-only to agents.
+    """
+    if rec.base_commit is None:
+        return []
+    changed = repo.facts(ignore=layout.owned()).changed
+    plan_now = guards.plan_paths(layout.folder, repo.root, changed)
+    plan_before = guards.plan_paths(layout.folder, repo.root, rec.tree)
+    before = {p: rec.tree[p] for p in plan_before}
+    touched = guards.differences(before, guards.snapshot(repo.root, plan_now))
+    if touched:
+        repo.restore_paths(rec.base_commit, [repo.root / p for p in touched])
+    return touched

@@ -177,3 +177,5 @@ def role_of(step: Step) -> str | None:
 
 #: Steps of a session that has started and not yet committed: HEAD must not move.
 ACTIVE = frozenset(Step) - {S.NOT_STARTED, S.BLOCKED, S.SESSION_COMPLETE, S.DONE, S.SKIPPED}
+
+AGENT_STEPS = frozenset({S.RED_AGENT, S.GREEN_AGENT, S.REFACTOR_AGENT})

@@ -1,0 +1,125 @@
+"""What nobody gets past unseen: what an agent did to the plan, to the test
+infrastructure and to git history during its step, and what a person changed while
+the session waited for them.
+
+The tree snapshot (`SessionRecord.tree`: path -> sha256, or "-" for a deleted file) is
+taken of every file the session has changed when each work step ends. A later
+difference that no step of ours made is someone else's: the person's at a checkpoint,
+the agent's during its step.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from executor.engine.layout import HIDDEN_PATTERN
+
+#: Files that change how tests run, whatever the tests say (pytest, jest, vitest, node).
+_INFRA_NAMES = frozenset(
+    {"conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "package.json"}
+)
+_INFRA_PREFIXES = ("jest.config.", "vitest.config.", "vitest.workspace.", ".mocharc")
+#: The part of a shared config file that configures the test runner.
+_SECTIONS = {
+    "pyproject.toml": re.compile(r"^\[tool\.pytest[^\]]*\]", re.M),
+    "setup.cfg": re.compile(r"^\[tool:pytest\]", re.M),
+    "tox.ini": re.compile(r"^\[pytest\]", re.M),
+}
+_PACKAGE_KEYS = re.compile(r'"(jest|vitest|mocha|ava)"\s*:')
+
+
+def file_sha(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except FileNotFoundError:
+        return "-"
+    except OSError:
+        return "?"
+
+
+def snapshot(root: Path, files: Iterable[str]) -> dict[str, str]:
+    """path -> sha256 of each file (or "-" when it does not exist)."""
+    return {f: file_sha(root / f) for f in sorted(files)}
+
+
+def differences(before: dict[str, str], now: dict[str, str]) -> list[str]:
+    """Paths whose content differs between two snapshots (absent means unchanged from
+    the base commit, so a path in one snapshot only is a difference)."""
+    return sorted(p for p in set(before) | set(now) if before.get(p) != now.get(p))
+
+
+def plan_paths(plan_folder: Path, repo_root: Path, files: Iterable[str]) -> list[str]:
+    """Those of `files` (repo-relative) that belong to the plan, not to the executor."""
+    try:
+        rel = plan_folder.resolve().relative_to(repo_root.resolve()).as_posix()
+    except ValueError:
+        return []
+    prefix = "" if rel == "." else rel + "/"
+    hidden = HIDDEN_PATTERN.rstrip("*")
+    return [
+        f
+        for f in files
+        if f.startswith(prefix) and not f[len(prefix) :].split("/", 1)[0].startswith(hidden)
+    ]
+
+
+def is_infra(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return name in _INFRA_NAMES or name.startswith(_INFRA_PREFIXES)
+
+
+def infra_fingerprint(root: Path, files: Iterable[str]) -> dict[str, str]:
+    """Test infrastructure among `files`: path -> sha256 of the part that configures
+    tests (a whole conftest.py or jest.config.js; only the pytest section of
+    pyproject.toml, setup.cfg or tox.ini; only the runner keys of package.json)."""
+    out: dict[str, str] = {}
+    for f in files:
+        if not is_infra(f):
+            continue
+        path = root / f
+        try:
+            text = path.read_text("utf-8", errors="replace")
+        except FileNotFoundError:
+            out[f] = "-"
+            continue
+        except OSError:
+            continue
+        name = f.rsplit("/", 1)[-1]
+        if name in _SECTIONS:
+            text = _section(text, _SECTIONS[name])
+            if not text:
+                continue
+        elif name == "package.json" and not _PACKAGE_KEYS.search(text):
+            continue
+        out[f] = hashlib.sha256(text.encode()).hexdigest()
+    return out
+
+
+def _section(text: str, header: re.Pattern[str]) -> str:
+    """The test-runner sections of an ini/toml file ("" when there is none)."""
+    parts: list[str] = []
+    for m in header.finditer(text):
+        end = re.compile(r"^\[", re.M).search(text, m.end())
+        parts.append(text[m.start() : end.start() if end else len(text)])
+    return "".join(parts)
+
+
+def infra_changes(before: dict[str, str], now: dict[str, str]) -> list[str]:
+    """Test infrastructure added, changed or removed since `before`, as `path (what)`."""
+    out = []
+    for path in differences(before, now):
+        if path not in before:
+            out.append(f"{path} (added)")
+        elif now.get(path, "-") == "-":
+            out.append(f"{path} (removed)")
+        else:
+            out.append(f"{path} (changed)")
+    return out
+
+
+def describe(paths: Sequence[str], limit: int = 10) -> str:
+    shown = ", ".join(paths[:limit])
+    return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
