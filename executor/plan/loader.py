@@ -8,7 +8,6 @@ file covers. Content problems never raise: they become `plan.diagnostics`.
 
 from __future__ import annotations
 
-import gc
 import re
 from pathlib import Path
 
@@ -38,18 +37,6 @@ def load_plan(path: Path) -> Plan:
 
 
 def _read(path: Path) -> FileResult:
-    # The token tree is many small dicts and lists with no cycles: pausing the cyclic
-    # GC while one file is parsed saves about a third of the time on large plans.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _parse(path)
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _parse(path: Path) -> FileResult:
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as e:

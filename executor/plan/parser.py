@@ -1,7 +1,7 @@
 """One markdown file -> phases, sessions, Mermaid edges and diagnostics.
 
-A single pass over the file's top-level blocks (parsed once by mistune, stamped with
-lines by `executor.plan.markdown`). Headings open phases, sessions, steps and sections;
+A single pass over the file's blocks (`executor.plan.markdown.scan`, each with its
+source line). Headings open phases, sessions, steps and sections;
 paragraph lines and list items are routed to the section they sit in. Nothing here
 raises for content: what cannot be understood becomes a `Diagnostic` with file:line.
 """
@@ -15,17 +15,7 @@ from itertools import pairwise
 from pathlib import Path
 
 from executor.plan import vocabulary as voc
-from executor.plan.markdown import (
-    LINE,
-    Item,
-    Token,
-    code_spans,
-    inline_text,
-    list_items,
-    parse_blocks,
-    read_label,
-    split_lines,
-)
+from executor.plan.markdown import Block, code_spans, plain, read_label, scan
 from executor.plan.models import (
     ChecklistItem,
     Diagnostic,
@@ -127,32 +117,29 @@ class _FileParser:
     # --- driver --------------------------------------------------------------------
 
     def run(self) -> FileResult:
-        tokens = parse_blocks(self.text)
-        for i, tok in enumerate(tokens):
-            next_line = tokens[i + 1][LINE] if i + 1 < len(tokens) else len(self.lines) + 1
-            kind = tok["type"]
+        for block in scan(self.text):
+            kind = block.kind
             if kind == "heading":
-                self.on_heading(tok, next_line)
-            elif kind == "block_code":
-                self.on_code(tok)
-            elif self.session is None:
+                self.on_heading(block)
+            elif kind == "code":
+                if not block.item:
+                    self.on_code(block)
+            elif self.session is None or block.item:
                 continue
-            elif kind == "paragraph":
-                for j, line in enumerate(split_lines(tok.get("children", []))):
-                    self.on_line(line, tok[LINE] + j)
-            elif kind == "list":
-                for item in list_items(tok, self.stripped, next_line):
-                    self.on_item(item)
+            elif kind == "text":
+                self.on_line(block.text, block.line)
+            elif kind == "item":
+                self.on_item(block)
         self.close_session(len(self.lines) + 1)
         self.result.phases = sorted(self.phases.values(), key=lambda p: p.number)
         return self.result
 
     # --- headings ------------------------------------------------------------------
 
-    def on_heading(self, tok: Token, next_line: int) -> None:
-        level: int = tok["attrs"]["level"]
-        text = inline_text(tok.get("children", []), ticks=False)
-        line: int = tok[LINE]
+    def on_heading(self, block: Block) -> None:
+        level = block.level
+        text = plain(block.text, ticks=False)
+        line = block.line
         if level == 1 and self.h1 is None:
             self.h1 = text
         if m := voc.PHASE_HEADING.match(text):
@@ -315,21 +302,18 @@ class _FileParser:
 
     # --- content -------------------------------------------------------------------
 
-    def on_code(self, tok: Token) -> None:
-        info = (tok.get("attrs") or {}).get("info") or ""
-        if info.strip().lower().startswith("mermaid"):
-            self.read_mermaid(tok["raw"], tok[LINE] + 1)
+    def on_code(self, block: Block) -> None:
+        if block.info.lower().startswith("mermaid"):
+            self.read_mermaid(block.text, block.line + 1)
             return
         if self.awaiting_command and self.step is not None:
-            command = next((ln.strip() for ln in tok["raw"].splitlines() if ln.strip()), "")
+            command = next((ln.strip() for ln in block.text.splitlines() if ln.strip()), "")
             if command:
                 self.step.step.test_command = command.lstrip("$ ").strip()
                 self.step.step.inherits = False
         self.awaiting_command = False
 
-    def on_line(self, line: list[Token], number: int) -> None:
-        if not line:
-            return
+    def on_line(self, line: str, number: int) -> None:
         labelled = read_label(line)
         if labelled is not None:
             kind = voc.section_kind(labelled.label)
@@ -338,27 +322,27 @@ class _FileParser:
                 return
         self.on_text(line, number, checked=None)
 
-    def on_item(self, item: Item) -> None:
-        labelled = read_label(item.children)
+    def on_item(self, item: Block) -> None:
+        labelled = read_label(item.text)
         if labelled is not None:
             kind = voc.section_kind(labelled.label)
             if kind is not None and kind != "container":
                 self.on_label(kind, labelled.rest, item.line, in_item=True)
                 return
-        self.on_text(item.children, item.line, checked=item.checked, in_item=True)
+        self.on_text(item.text, item.line, checked=item.checked, in_item=True)
 
-    def on_label(self, kind: str, rest: list[Token], line: int, *, in_item: bool = False) -> None:
+    def on_label(self, kind: str, rest: str, line: int, *, in_item: bool = False) -> None:
         """`**Label**: rest`: a one-line value, or the start of a section (list follows)."""
         session = self.session
         assert session is not None
         self.awaiting_command = False
-        value = inline_text(rest)
+        value = plain(rest)
         if kind == "run":
             self.read_command(rest)
             return
         if kind == "expected":
             if self.step is not None:
-                self.step.step.expected = inline_text(rest, ticks=False)
+                self.step.step.expected = plain(rest, ticks=False)
             return
         self.section = kind
         if kind not in ("test_cases", "tasks"):
@@ -370,11 +354,11 @@ class _FileParser:
         if value:
             self.on_text(rest, line, checked=None, in_item=in_item)
 
-    def read_command(self, rest: list[Token]) -> None:
+    def read_command(self, rest: str) -> None:
         session = self.session
         assert session is not None
         spans = code_spans(rest)
-        prose = inline_text(rest, ticks=False)
+        prose = plain(rest, ticks=False)
         if self.step is None:
             if spans:
                 session.default_command = spans[0]
@@ -387,10 +371,10 @@ class _FileParser:
         else:
             self.awaiting_command = True  # the command follows in a fenced block
 
-    def read_value(self, kind: str, rest: list[Token], line: int) -> None:
+    def read_value(self, kind: str, rest: str, line: int) -> None:
         session = self.session
         assert session is not None
-        text = inline_text(rest, ticks=False)
+        text = plain(rest, ticks=False)
         if kind == "time":
             hours = voc.parse_hours(text)
             if hours is None:
@@ -426,13 +410,13 @@ class _FileParser:
         session.dependencies.extend(r for r in refs if r not in session.dependencies)
 
     def on_text(
-        self, children: list[Token], line: int, *, checked: bool | None, in_item: bool = False
+        self, children: str, line: int, *, checked: bool | None, in_item: bool = False
     ) -> None:
         """A paragraph line or list item inside the current section."""
         session = self.session
         assert session is not None
         section = self.section
-        text = inline_text(children)
+        text = plain(children)
         if not text:
             return
         if self.step is not None and section in ("tasks", "test_cases", "files"):
@@ -455,22 +439,22 @@ class _FileParser:
         elif section == "test_cases":
             session.test_cases.append(text)
         elif section == "coverage":
-            session.coverage.append(inline_text(children, ticks=False))
+            session.coverage.append(plain(children, ticks=False))
         elif section in _VALUE_KINDS:
             self.read_value(section, children, line)
 
-    def read_file_spec(self, children: list[Token], line: int) -> None:
+    def read_file_spec(self, children: str, line: int) -> None:
         session = self.session
         assert session is not None
         spans = code_spans(children)
-        text = inline_text(children, ticks=False)
+        text = plain(children, ticks=False)
         if len(spans) > 1 and all(voc.looks_like_path(s) for s in spans):
             for span in spans:
                 session.files.append(FileSpec(path=span, line=line))
             return
         if spans:
             path = spans[0]
-            after = inline_text(children)
+            after = plain(children)
             note = after.split(f"`{path}`", 1)[1] if f"`{path}`" in after else ""
         else:
             body = _FILE_PREFIX.sub("", text)
