@@ -8,7 +8,6 @@ raises for content: what cannot be understood becomes a `Diagnostic` with file:l
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -25,6 +24,7 @@ from executor.plan.models import (
     Step,
     StepRole,
 )
+from executor.plan.sessiontext import brief_text, source_hash, split_source
 
 _SEPARATOR = re.compile(r"^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$")
 _VALUE_KINDS = ("time", "tests_count", "context", "next", "dependencies")
@@ -77,6 +77,10 @@ class _SessionDraft:
     context_tokens: int | None = None
     next_session: int | None = None
     default_command: str | None = None
+    #: (line, ticked) of every checkbox item in the session
+    boxes: list[tuple[int, bool]] = field(default_factory=list)
+    subheadings: int = 0
+    bare_items: int = 0
 
 
 def parse_file(path: Path, text: str) -> FileResult:
@@ -88,7 +92,7 @@ class _FileParser:
     def __init__(self, path: Path, text: str) -> None:
         self.path = path
         self.text = text
-        self.lines = text.splitlines(keepends=True)
+        self.lines = split_source(text)
         self.stripped = [ln.rstrip("\r\n") for ln in self.lines]
         self.result = FileResult(path)
         m = voc.PHASE_FILE.match(path.name)
@@ -164,6 +168,7 @@ class _FileParser:
         if level <= session.level:
             self.close_session(line)
             return
+        session.subheadings += 1
         if self.step is not None and level <= self.step.level:
             self.step = None
         self.awaiting_command = False
@@ -272,11 +277,14 @@ class _FileParser:
         source = "".join(self.lines[d.line - 1 : end])
         if d.dependencies is not None:
             self.result.stated_dependencies.add(d.number)
+        derived = not d.steps and not d.subheadings and d.bare_items > 0
+        if derived:
+            _derive_steps(d)
         session = Session(
             number=d.number,
             title=d.title,
             phase=d.phase,
-            tdd=d.tdd,
+            tdd=d.tdd or derived,
             objectives=d.objectives,
             red=d.steps.get("red"),
             green=d.steps.get("green"),
@@ -295,8 +303,12 @@ class _FileParser:
             source_file=self.path,
             line_start=d.line,
             line_end=end,
-            source_hash=hashlib.sha256(source.encode("utf-8")).hexdigest(),
+            source_hash=source_hash(source),
             source_text=source,
+            brief_text=brief_text(self.lines, d.line, end),
+            box_lines=[line for line, _ in d.boxes],
+            claimed_done=bool(d.boxes) and all(ticked for _, ticked in d.boxes),
+            derived=derived,
         )
         self.phases[d.phase].sessions.append(session)
 
@@ -323,6 +335,12 @@ class _FileParser:
         self.on_text(line, number, checked=None)
 
     def on_item(self, item: Block) -> None:
+        session = self.session
+        assert session is not None
+        if item.checked is not None:
+            session.boxes.append((item.line, item.checked))
+        if self.section is None and self.step is None and item.level == 0:
+            session.bare_items += 1
         labelled = read_label(item.text)
         if labelled is not None:
             kind = voc.section_kind(labelled.label)
@@ -486,6 +504,22 @@ class _FileParser:
                 for b in before:
                     for a in after:
                         self.result.edges.append(Edge(b, a, first_line + offset))
+
+
+def _derive_steps(d: _SessionDraft) -> None:
+    """A bullet-summary session (format B) runs as a standard TDD session: failing tests
+    for its bullets, then the implementation, then a refactor, with the project's
+    test command (lint says so once per plan)."""
+    bullets = [o.text for o in d.objectives]
+    d.steps = {
+        "red": Step(
+            role="red", heading="Write failing tests for the summary", tasks=bullets, line=d.line
+        ),
+        "green": Step(
+            role="green", heading="Implement the summary", tasks=list(bullets), line=d.line
+        ),
+        "refactor": Step(role="refactor", heading="Refactor", line=d.line),
+    }
 
 
 _NODE_ID = re.compile(r"^\s*(?:s|session)[_\-]?(\d+)\b", re.I)
