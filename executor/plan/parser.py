@@ -81,6 +81,8 @@ class _SessionDraft:
     boxes: list[tuple[int, bool]] = field(default_factory=list)
     subheadings: int = 0
     bare_items: int = 0
+    #: dependency lines naming no session: (line, text)
+    dependency_prose: list[tuple[int, str]] = field(default_factory=list)
 
 
 def parse_file(path: Path, text: str) -> FileResult:
@@ -105,6 +107,8 @@ class _FileParser:
         self.step: _StepDraft | None = None
         self.section: str | None = None
         self.awaiting_command = False
+        #: Level of the `TDD Workflow` heading whose list items open steps (None: not in one)
+        self.workflow: int | None = None
 
     # --- diagnostics ---------------------------------------------------------------
 
@@ -172,6 +176,7 @@ class _FileParser:
         if self.step is not None and level <= self.step.level:
             self.step = None
         self.awaiting_command = False
+        self.workflow = None
         role = voc.step_role(text)
         if role.role is not None:
             self.open_step(role.role, text, level, line)
@@ -179,6 +184,7 @@ class _FileParser:
         if role.container:
             session.tdd = True
             self.section = "ignore"
+            self.workflow = level
             return
         if role.unrecognised_step:
             self.warn(
@@ -193,6 +199,7 @@ class _FileParser:
         if kind == "container":
             session.tdd = True
             self.section = "ignore"
+            self.workflow = level
             return
         if self.step is not None and kind in (None, "test_cases", "files", "run", "expected"):
             self.section = "tasks" if kind is None else kind
@@ -275,6 +282,7 @@ class _FileParser:
         ):
             end -= 1
         source = "".join(self.lines[d.line - 1 : end])
+        self.judge_dependency_prose(d)
         if d.dependencies is not None:
             self.result.stated_dependencies.add(d.number)
         derived = not d.steps and not d.subheadings and d.bare_items > 0
@@ -312,11 +320,27 @@ class _FileParser:
         )
         self.phases[d.phase].sessions.append(session)
 
+    def judge_dependency_prose(self, d: _SessionDraft) -> None:
+        """Dependency lines that name no session: a list of them (libraries, decisions)
+        is prose and says nothing about sessions; a lone one, or one beside session
+        references, is probably a reference we cannot read: warn."""
+        prose = d.dependency_prose
+        if len(prose) == 1 or (prose and d.dependencies is not None):
+            for line, text in prose:
+                self.warn(
+                    line,
+                    f"cannot read the dependency '{text}'; expected 'None', "
+                    "'Session N' or 'Sessions N, M'",
+                )
+
     # --- content -------------------------------------------------------------------
 
     def on_code(self, block: Block) -> None:
         if block.info.lower().startswith("mermaid"):
             self.read_mermaid(block.text, block.line + 1)
+            return
+        if self.session is not None and self.section == "files":
+            self.read_file_tree(block)
             return
         if self.awaiting_command and self.step is not None:
             command = next((ln.strip() for ln in block.text.splitlines() if ln.strip()), "")
@@ -326,6 +350,8 @@ class _FileParser:
         self.awaiting_command = False
 
     def on_line(self, line: str, number: int) -> None:
+        if self.workflow is not None and self.workflow_step(line, number):
+            return
         labelled = read_label(line)
         if labelled is not None:
             kind = voc.section_kind(labelled.label)
@@ -341,6 +367,12 @@ class _FileParser:
             session.boxes.append((item.line, item.checked))
         if self.section is None and self.step is None and item.level == 0:
             session.bare_items += 1
+        if (
+            self.workflow is not None
+            and item.level == 0
+            and self.workflow_step(item.text, item.line)
+        ):
+            return
         labelled = read_label(item.text)
         if labelled is not None:
             kind = voc.section_kind(labelled.label)
@@ -348,6 +380,43 @@ class _FileParser:
                 self.on_label(kind, labelled.rest, item.line, in_item=True)
                 return
         self.on_text(item.text, item.line, checked=item.checked, in_item=True)
+
+    def workflow_step(self, text: str, line: int) -> bool:
+        """`1. **Test First**: ...` / `**Implement**: ...` under a `TDD Workflow` heading
+        opens a step; its rest and the nested bullets are the step's tasks."""
+        labelled = read_label(text)
+        if labelled is None or voc.section_kind(labelled.label) is not None:
+            return False
+        role = voc.step_role(labelled.label).role or voc.MEANING_ROLE.get(
+            voc.step_meaning(labelled.label)
+        )
+        if role is None or self.workflow is None:
+            return False
+        self.open_step(role, plain(text, ticks=False), self.workflow + 1, line)
+        assert self.step is not None
+        if rest := plain(labelled.rest):
+            self.step.step.tasks.append(rest)
+            self.collect_paths(labelled.rest)
+        return True
+
+    def collect_paths(self, text: str) -> None:
+        if self.step is None:
+            return
+        step = self.step.step
+        for span in code_spans(text):
+            if voc.looks_like_path(span) and span not in step.files:
+                step.files.append(span)
+
+    def read_file_tree(self, block: Block) -> None:
+        """A `Files to Create` directory tree in a fenced block -> file paths."""
+        session = self.session
+        assert session is not None
+        for path, note, offset in voc.tree_paths(block.text):
+            if self.step is not None:
+                if path not in self.step.step.files:
+                    self.step.step.files.append(path)
+            else:
+                session.files.append(FileSpec(path=path, note=note, line=block.line + 1 + offset))
 
     def on_label(self, kind: str, rest: str, line: int, *, in_item: bool = False) -> None:
         """`**Label**: rest`: a one-line value, or the start of a section (list follows)."""
@@ -415,16 +484,12 @@ class _FileParser:
         session = self.session
         assert session is not None
         refs = voc.parse_session_refs(text)
+        if refs is None:
+            session.dependency_prose.append((line, text))
+            return
         if session.dependencies is None:
             session.dependencies = []
             session.dependencies_line = line
-        if refs is None:
-            self.warn(
-                line,
-                f"cannot read the dependency '{text}'; expected 'None', "
-                "'Session N' or 'Sessions N, M'",
-            )
-            return
         session.dependencies.extend(r for r in refs if r not in session.dependencies)
 
     def on_text(
@@ -438,12 +503,9 @@ class _FileParser:
         if not text:
             return
         if self.step is not None and section in ("tasks", "test_cases", "files"):
-            step = self.step.step
-            for span in code_spans(children):
-                if voc.looks_like_path(span) and span not in step.files:
-                    step.files.append(span)
+            self.collect_paths(children)
             if in_item or section == "test_cases":
-                step.tasks.append(text)
+                self.step.step.tasks.append(text)
             return
         if section is None:
             if in_item and self.step is None:

@@ -50,6 +50,7 @@ _FILE_ITEM = re.compile(
     r"\s*:\s*(.*)$",
     re.I,
 )
+_MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?")
 _SEPARATOR = re.compile(r"^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$")
 _LINE_SUFFIX = re.compile(r":\d[\d,\-– ]*$")
 _DEPENDS = re.compile(r"^(?:depends on|dependencies|requires|prerequisites?|blocked by)$", re.I)
@@ -222,7 +223,10 @@ class _TaskPlan:
                     continue
             elif block.kind != "heading":
                 continue
-            m = voc.STEP_LINE.match(plain(block.text, ticks=False))
+            first_line = _MARKER.sub("", self.stripped[block.line - 1]).strip()
+            if block.kind == "heading":
+                first_line = block.text
+            m = voc.STEP_LINE.match(plain(first_line, ticks=False))
             if m is None:
                 continue
             title = m.group(2).strip().strip("*_").strip()
