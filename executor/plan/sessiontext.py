@@ -27,6 +27,7 @@ _COMMIT_LINE = re.compile(
 )
 _GIT_COMMIT = re.compile(r"^\s*(?:\S+=\S+\s+)*git\s+(?:-C\s+\S+\s+)?commit\b", re.MULTILINE)
 _FENCE = re.compile(r"^ *(`{3,}|~{3,})")
+_MENTIONS_COMMIT = re.compile(r"commit", re.IGNORECASE)
 
 
 def split_source(text: str) -> list[str]:
@@ -37,7 +38,9 @@ def split_source(text: str) -> list[str]:
 
 def source_hash(text: str) -> str:
     """sha256 of `text` with every checkbox read as unticked."""
-    return hashlib.sha256(BOX.sub(r"\1[ ]", text).encode("utf-8")).hexdigest()
+    if "[x]" in text or "[X]" in text:
+        text = BOX.sub(r"\1[ ]", text)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def brief_text(lines: list[str], start: int, end: int, drop: Iterable[range] = ()) -> str:
@@ -47,24 +50,35 @@ def brief_text(lines: list[str], start: int, end: int, drop: Iterable[range] = (
     run `git commit`, and lines that tell the reader to commit or not to commit.
     """
     dropped = {n for r in drop for n in r}
+    text = "".join(lines[start - 1 : end])
+    if not dropped and not _MENTIONS_COMMIT.search(text):
+        return text.rstrip() + "\n"
     out: list[str] = []
+    cut = False
     n = start
     while n <= end:
         line = lines[n - 1]
         if n in dropped:
+            cut = True
             n += 1
             continue
         fence = _FENCE.match(line)
         if fence:
             close = _closing(lines, n, end, fence.group(1))
             block = "".join(lines[n - 1 : close])
-            if not _GIT_COMMIT.search(block):
+            if _GIT_COMMIT.search(block):
+                cut = True
+            else:
                 out.append(block)
             n = close + 1
             continue
-        if not _COMMIT_LINE.match(line):
+        if _COMMIT_LINE.match(line):
+            cut = True
+        else:
             out.append(line)
         n += 1
+    if not cut:
+        return text.rstrip() + "\n"
     return _squeeze("".join(out))
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from executor.plan.models import StepRole
@@ -57,6 +58,7 @@ _SECTIONS: list[tuple[re.Pattern[str], SectionKind]] = [
 ]
 
 
+@lru_cache(maxsize=1024)  # plans repeat the same few labels in every session
 def section_kind(text: str) -> SectionKind | None:
     """What a session sub-heading or bold label introduces, or None if unknown."""
     text = text.strip().rstrip(":").strip()
@@ -88,6 +90,7 @@ class HeadingRole:
     unrecognised_step: bool = False
 
 
+@lru_cache(maxsize=1024)  # plans repeat the same few labels in every session
 def step_role(text: str) -> HeadingRole:
     """Recognise RED / GREEN / REFACTOR from a heading's words.
 
@@ -292,6 +295,7 @@ _STEP_MEANINGS: list[tuple[StepMeaning, re.Pattern[str]]] = [
 ]
 
 
+@lru_cache(maxsize=1024)  # plans repeat the same few labels in every session
 def step_meaning(title: str) -> StepMeaning:
     """What a step of a task plan does, from its title (`Write the failing test`,
     `Run tests and verify GREEN`, `Commit`); anything else is implementation work."""
