@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from itertools import pairwise
 from pathlib import Path
 
 from executor.plan import vocabulary as voc
+from executor.plan.files import list_item_files, tree_paths
 from executor.plan.markdown import Block, code_spans, plain, read_label, scan
+from executor.plan.mermaid import Edge, mermaid_edges
 from executor.plan.models import (
     ChecklistItem,
     Diagnostic,
@@ -28,16 +29,6 @@ from executor.plan.sessiontext import brief_text, source_hash, split_source
 
 _SEPARATOR = re.compile(r"^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$")
 _VALUE_KINDS = ("time", "tests_count", "context", "next", "dependencies")
-_FILE_PREFIX = re.compile(r"^(?:create|modify|update|test|add|edit|new)\s*:\s*", re.I)
-
-
-@dataclass
-class Edge:
-    """`S1 --> S2` in a Mermaid block: `after` depends on `before`."""
-
-    before: int
-    after: int
-    line: int
 
 
 @dataclass
@@ -337,7 +328,7 @@ class _FileParser:
 
     def on_code(self, block: Block) -> None:
         if block.info.lower().startswith("mermaid"):
-            self.read_mermaid(block.text, block.line + 1)
+            self.result.edges.extend(mermaid_edges(block.text, block.line + 1))
             return
         if self.session is not None and self.section == "files":
             self.read_file_tree(block)
@@ -411,7 +402,7 @@ class _FileParser:
         """A `Files to Create` directory tree in a fenced block -> file paths."""
         session = self.session
         assert session is not None
-        for path, note, offset in voc.tree_paths(block.text):
+        for path, note, offset in tree_paths(block.text):
             if self.step is not None:
                 if path not in self.step.step.files:
                     self.step.step.files.append(path)
@@ -526,46 +517,11 @@ class _FileParser:
     def read_file_spec(self, children: str, line: int) -> None:
         session = self.session
         assert session is not None
-        spans = code_spans(children)
-        text = plain(children, ticks=False)
-        if len(spans) > 1 and all(voc.looks_like_path(s) for s in spans):
-            for span in spans:
-                session.files.append(FileSpec(path=span, line=line))
-            return
-        if spans:
-            path = spans[0]
-            after = plain(children)
-            note = after.split(f"`{path}`", 1)[1] if f"`{path}`" in after else ""
-        else:
-            body = _FILE_PREFIX.sub("", text)
-            path, _, note = body.partition(" ")
-        path = _FILE_PREFIX.sub("", path).strip().strip("*")
-        note = note.strip().strip("-–—:").strip()
-        if note.startswith("(") and note.endswith(")"):
-            note = note[1:-1].strip()
-        if not path:
+        specs = list_item_files(children, line)
+        if not specs:
+            text = plain(children, ticks=False)
             self.warn(line, f"cannot read a file path in '{text}'; expected '- `path/to/file`'")
-            return
-        session.files.append(FileSpec(path=path, note=note, line=line))
-
-    # --- mermaid -------------------------------------------------------------------
-
-    def read_mermaid(self, raw: str, first_line: int) -> None:
-        for offset, text in enumerate(raw.splitlines()):
-            text = re.sub(r"%%.*$", "", text)
-            text = re.sub(r"\|[^|]*\|", "", text)
-            text = re.sub(r"--\s[^->]*?-->", "-->", text)
-            parts = re.split(r"\s*(?:-{2,}>|={2,}>|-\.+->|-{3,}|~~~)\s*", text.strip())
-            if len(parts) < 2:
-                continue
-            groups = [
-                [n for n in (_mermaid_node(p) for p in part.split("&")) if n is not None]
-                for part in parts
-            ]
-            for before, after in pairwise(groups):
-                for b in before:
-                    for a in after:
-                        self.result.edges.append(Edge(b, a, first_line + offset))
+        session.files.extend(specs)
 
 
 def _derive_steps(d: _SessionDraft) -> None:
@@ -582,17 +538,3 @@ def _derive_steps(d: _SessionDraft) -> None:
         ),
         "refactor": Step(role="refactor", heading="Refactor", line=d.line),
     }
-
-
-_NODE_ID = re.compile(r"^\s*(?:s|session)[_\-]?(\d+)\b", re.I)
-_NODE_LABEL = re.compile(r"session\s+#?(\d+)", re.I)
-
-
-def _mermaid_node(text: str) -> int | None:
-    """Session number of a Mermaid node (`S1`, `S1[Models]`, `A[Session 1]`), else None."""
-    text = text.strip()
-    if m := _NODE_ID.match(text):
-        return int(m.group(1))
-    if m := _NODE_LABEL.search(text):
-        return int(m.group(1))
-    return None

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from executor.plan import vocabulary as voc
+from executor.plan.files import task_file_spec
 from executor.plan.markdown import Block, code_spans, plain, read_label, scan
 from executor.plan.models import (
     Diagnostic,
@@ -45,14 +46,8 @@ _EXPECTED = re.compile(
     r"(?:\*\*|__)?\s*(.*)$",
     re.I,
 )
-_FILE_ITEM = re.compile(
-    r"^(create|creates|modify|modifies|update|test|tests|delete|remove|read|add|edit|new)"
-    r"\s*:\s*(.*)$",
-    re.I,
-)
 _MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?")
 _SEPARATOR = re.compile(r"^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$")
-_LINE_SUFFIX = re.compile(r":\d[\d,\-– ]*$")
 _DEPENDS = re.compile(r"^(?:depends on|dependencies|requires|prerequisites?|blocked by)$", re.I)
 _TEST_KINDS = {"test", "tests"}
 
@@ -265,7 +260,7 @@ class _TaskPlan:
         in_files = False
         for block in task.blocks:
             if block.kind == "item" and in_files and block.level == 0:
-                spec = _file_spec(block)
+                spec = task_file_spec(block.text, block.line)
                 if spec is not None:
                     files.append(spec)
                 continue
@@ -343,22 +338,6 @@ def _make_step(role: StepRole, steps: list[_Step], files: list[FileSpec]) -> Ste
         expected=chosen.expected if chosen else None,
         line=first.line,
     )
-
-
-def _file_spec(block: Block) -> FileSpec | None:
-    text = plain(block.text)
-    m = _FILE_ITEM.match(text.lstrip("*_ "))
-    if m is None:
-        return None
-    kind, rest = m.group(1).lower(), m.group(2).strip()
-    if kind == "read":
-        return None
-    spans = code_spans(rest)
-    path = spans[0] if spans else rest.split(" ")[0]
-    note = rest.split(f"`{path}`", 1)[1] if spans else rest[len(path) :]
-    path = _LINE_SUFFIX.sub("", path.strip())
-    note = " ".join(p for p in (kind, note.strip(" -–—:")) if p)
-    return FileSpec(path=path, note=note, line=block.line) if path else None
 
 
 def _first_line(fences: list[Block], line: int) -> str | None:

@@ -313,36 +313,3 @@ _IMPL_SECTION = re.compile(r"\bimplement", re.I)
 def is_test_section(heading: str) -> bool:
     """A spec-kit sub-heading holding test tasks (`Tests for User Story 1 (OPTIONAL)`)."""
     return bool(_TEST_SECTION.search(heading)) and not _IMPL_SECTION.search(heading)
-
-
-_TREE_MARKS = re.compile(r"[│├└┣┗┃|`]|──|--|─")
-_TREE_COMMENT = re.compile(r"\s+(?:#|//|<--|←)\s*(.*)$")
-
-
-def tree_paths(text: str) -> list[tuple[str, str, int]]:
-    """File paths drawn as a directory tree (indentation and/or `├──` marks, `# notes`)
-    -> `(path, note, line offset)`; folders end with `/` or hold deeper lines."""
-    rows: list[tuple[int, str, str, int]] = []
-    for offset, raw in enumerate(text.splitlines()):
-        comment = _TREE_COMMENT.search(raw)
-        body = raw[: comment.start()] if comment else raw
-        if body.lstrip().startswith("#"):
-            continue
-        flat = _TREE_MARKS.sub(lambda m: " " * len(m.group(0)), body)
-        name = flat.strip()
-        if not name or " " in name:
-            continue
-        rows.append(
-            (len(flat) - len(flat.lstrip()), name, comment.group(1) if comment else "", offset)
-        )
-    out: list[tuple[str, str, int]] = []
-    stack: list[tuple[int, str]] = []
-    for i, (depth, name, note, offset) in enumerate(rows):
-        while stack and stack[-1][0] >= depth:
-            stack.pop()
-        deeper = i + 1 < len(rows) and rows[i + 1][0] > depth
-        if name.endswith("/") or deeper:
-            stack.append((depth, name.rstrip("/")))
-            continue
-        out.append(("/".join([*(d for _, d in stack), name]), note.strip(), offset))
-    return out

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from executor.errors import UserError
 from executor.plan import lint, load_plan
@@ -183,3 +186,53 @@ def test_forcing_a_format_and_an_unknown_format(tmp_path: Path) -> None:
     ]
     with pytest.raises(UserError, match=r"unknown plan format 'e'; choose one of A \(phase\)"):
         load_plan(SPECKIT, "e")
+
+
+PIECES = [
+    "# Phase 1: X",
+    "## Phase 2",
+    "## Session 1: A",
+    "### Session 2: B (2-3 hours)",
+    "### Task 1: T",
+    "## Task",
+    "- [ ] **Step 1: Write the failing test**",
+    "- [x] **Step 2: Run test to verify it fails**",
+    "  Run: `pytest -q`",
+    "Run:",
+    "Expected: FAIL",
+    "**Files:**",
+    "- Create: `a/b.py`",
+    "- Read:",
+    "**Depends on:** Task 9",
+    "- [ ] T001 [P] [US1] Do x in src/x.py",
+    "### Tests for User Story 1",
+    "**Checkpoint**: ok",
+    "**Dependencies**: Phase 7",
+    "#### TDD Workflow",
+    "1. **Test First**: x",
+    "   - nested",
+    "```",
+    "```mermaid",
+    "S1 --> S2",
+    "---",
+    "",
+    "**Run tests**: Should now PASS",
+    "#### Step 1: (RED)",
+    "#### Files to Create",
+    "src/",
+    "  ├── a.py  # note",
+    "> quote",
+    "**Estimated Time**: lots",
+    "Session 3a",
+]
+
+
+@given(st.lists(st.sampled_from(PIECES), max_size=40), st.sampled_from(["a", "b", "c", "d"]))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_no_text_makes_a_reader_raise(lines: list[str], fmt: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "plan.md"
+        path.write_text("\n".join(lines), encoding="utf-8")
+        plan = load_plan(path, fmt)
+        for d in lint(plan):
+            assert d.line >= 1 and d.path.name in ("plan.md", tmp.rsplit("/", 1)[-1])

@@ -182,7 +182,9 @@ src/
     └── Login.vue    // login form
 Makefile
 """
-    assert voc.tree_paths(tree) == [
+    from executor.plan.files import tree_paths
+
+    assert tree_paths(tree) == [
         ("backend/apps/users/models.py", "the model", 2),
         ("backend/apps/users/tests/test_models.py", "", 4),
         ("src/App.vue", "", 7),

@@ -124,7 +124,7 @@ def test_vitest_red_then_green_with_files_per_case(tmp_path: Path, node_modules:
         "tests/other.test.js": "import { test, expect } from 'vitest';\n" + OTHER_TEST,
     }
     root = _project(tmp_path, files, node_modules)
-    red = run_tests("npx vitest tests/add.test.js", cwd=root)
+    red = run_tests("node_modules/.bin/vitest tests/add.test.js", cwd=root)
     assert (red.runner, red.verdict, red.collection_error) == ("vitest", "red", True)
     assert "Cannot find module '../src/add.js'" in red.cases[0].message
     (root / "src").mkdir()
