@@ -227,8 +227,9 @@ class _TaskPlan:
             title = m.group(2).strip().strip("*_").strip()
             checked = block.checked if block.kind == "item" else None
             found.append(_Step(m.group(1), title, block.line, checked))
-        for step, after in zip(found, [*found[1:], None], strict=True):
-            step.end = self.trimmed_end((after.line - 1) if after else task.end, step.line)
+        for i, step in enumerate(found):
+            end = found[i + 1].line - 1 if i + 1 < len(found) else task.end
+            step.end = self.trimmed_end(end, step.line)
             self.read_run_lines(step, task)
         return found
 
