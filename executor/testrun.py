@@ -1,24 +1,28 @@
 """Run a test command and measure the result ourselves: never trust an agent's numbers.
 
-pytest commands (`pytest ...`, `py.test ...`, `python -m pytest ...`, also behind a
-runner such as `uv run pytest ...`) get `--junitxml=<tmp>` and `-p no:cacheprovider`
-appended; counts and test ids come from that XML, never from the console text. A bare
-`pytest` / `python` / `python3` in front runs as `sys.executable -m pytest`, so the tests
-run in the executor's own environment. Tests run with PYTHONDONTWRITEBYTECODE=1 (unless
-the caller's env says otherwise) so no `__pycache__` appears in the repository.
+Test runners that can write a report are asked for one (`executor.testreports`: pytest's
+junit XML, `node --test`'s junit reporter, vitest's junit reporter, jest's JSON results)
+and counts, test ids and each test's file come from it, never from the console text. A
+bare `pytest` / `python` / `python3` in front runs as `sys.executable -m pytest`, so the
+tests run in the executor's own environment. Tests run with PYTHONDONTWRITEBYTECODE=1
+(unless the caller's env says otherwise) so no `__pycache__` appears in the repository.
 
-Any other command is measured by its exit code only: `collected` stays 0, `structured`
-is False and the verdict is green on exit 0, red otherwise.
+Any other command is measured by its exit code only: `structured` is False, `runner` is
+None, `collected` stays 0 and the verdict is green on exit 0, red otherwise.
 
-Verdicts for pytest (see `TestRun.verdict`):
+Verdicts for structured runs (see `TestRun.verdict`):
   red    something that exists fails: failed or erroring tests, or a collection error
-         (e.g. `ModuleNotFoundError` for the module the tests import), or a timeout;
+         (e.g. `ModuleNotFoundError` for the module the tests import, a test file that
+         cannot load), or a timeout;
   green  exit 0, at least one test passed, nothing failed or errored;
-  empty  nothing ran: no tests collected, the test file does not exist (pytest exit 4/5),
-         or everything was skipped.
+  empty  nothing ran: no tests collected, the test file does not exist (pytest exit 4/5,
+         "no test files found" elsewhere), or everything was skipped.
 A strict-xfail test that passes (XPASS(strict)) fails the run, as pytest says: its case
 is "xpassed" and counted in `failed`. A non-strict XPASS is reported by pytest's junit
 XML as a plain pass and is counted as passed.
+
+`TestRun` and `TestCase` are `executor.records` dataclasses (no pydantic: the engine
+reads them on the resume path).
 """
 
 from __future__ import annotations
@@ -29,50 +33,49 @@ import re
 import shlex
 import signal
 import subprocess
-import sys
 import tempfile
 import time
-import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from executor import errors
+from executor.records import Record
+from executor.testreports import Case, Outcome, RunnerName, prepare, read_report
 
-Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed"]
 Verdict = Literal["red", "green", "empty"]
 
 TAIL_CHARS = 4000
 
-_PYTEST_NAMES = {"pytest", "py.test"}
-_PYTHON_RE = re.compile(r"^python(\d+(\.\d+)*)?(\.exe)?$")
 _COLLECTION_RE = re.compile(
     r"ERROR collecting|ImportError while (?:importing test module|loading conftest)"
 )
 _IMPORT_ERROR_RE = re.compile(r"(?:ModuleNotFoundError|ImportError): (?P<msg>[^\n]+)")
 _EXC_PREFIX_RE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception): ")
-#: How pytest's junit XML marks an XPASS(strict): pytest 8/9 as a failure whose message
-#: starts with "[XPASS(strict)]", older ones as a skip with this message.
-_XPASS_STRICT = "xfail-marked test passes unexpectedly"
 
 
-class TestCase(BaseModel):
-    """One test as pytest's junit XML reported it."""
+@dataclass(kw_only=True)
+class TestCase(Record):
+    """One test as the runner's report gave it."""
 
     __test__: ClassVar[bool] = False  # not a pytest test class
-    model_config = ConfigDict(extra="forbid")
 
-    id: str  # "<classname>::<name>", e.g. "tests.test_ledger::test_add[1-2]"
+    #: pytest: "<classname>::<name>" ("tests.test_ledger::test_add[1-2]"); JS runners:
+    #: "<file>::<suite > name>" (the name alone when the report gives no file).
+    id: str
     outcome: Outcome
     message: str = ""
+    #: The test's file relative to the run's folder (`tests/test_ledger.py`), when the
+    #: report gives it or it can be derived: how the engine picks a session's tests out
+    #: of a whole-suite run.
+    file: str | None = None
 
 
-class TestRun(BaseModel):
+@dataclass(kw_only=True)
+class TestRun(Record):
     """What the executor measured when it ran a test command."""
 
     __test__: ClassVar[bool] = False
-    model_config = ConfigDict(extra="forbid")
 
     command: str
     exit_code: int
@@ -84,10 +87,12 @@ class TestRun(BaseModel):
     skipped: int = 0
     xfailed: int = 0
     collection_error: bool = False
-    #: True when counts come from pytest's junit XML; False: exit code only.
+    #: True when counts come from the runner's report; False: exit code only.
     structured: bool = False
+    #: The runner whose report was read (None: not a runner we read reports from).
+    runner: RunnerName | None = None
     timed_out: bool = False
-    cases: list[TestCase] = []
+    cases: list[TestCase] = field(default_factory=list)
     output_tail: str = ""
 
     @property
@@ -100,8 +105,10 @@ class TestRun(BaseModel):
             return "red"
         if self.exit_code == 0:
             return "green" if self.passed >= 1 else "empty"
-        if self.exit_code in (4, 5):  # usage error (file not found) / no tests collected
-            return "empty"
+        if self.runner == "pytest" and self.exit_code in (4, 5):
+            return "empty"  # usage error (file not found) / no tests collected
+        if self.runner != "pytest" and not self.cases:
+            return "empty"  # no test files found / nothing ran
         return "red"
 
     def summary(self) -> str:
@@ -161,16 +168,24 @@ def run_tests(
     cwd = Path(cwd)
     if not cwd.is_dir():
         raise errors.PathNotFoundError(f"test folder {cwd} does not exist", path=cwd)
-    pytest_argv = _as_pytest(argv)
     full_env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
-    with tempfile.TemporaryDirectory(prefix="executor-junit-") as tmp:
-        junit = Path(tmp) / "junit.xml"
-        if pytest_argv is not None:
-            argv = [*pytest_argv, f"--junitxml={junit}", "-p", "no:cacheprovider"]
+    with tempfile.TemporaryDirectory(prefix="executor-report-") as tmp:
+        runner = prepare(argv, Path(tmp) / "report")
         started = time.monotonic()
-        code, output, timed_out = _execute(argv, command, cwd=cwd, env=full_env, timeout=timeout_s)
+        code, output, timed_out = _execute(
+            runner.argv if runner else argv,
+            command,
+            cwd=cwd,
+            env={**full_env, **(runner.env if runner else {})},
+            timeout=timeout_s,
+        )
         duration = round(time.monotonic() - started, 3)
-        xml_text = junit.read_text(encoding="utf-8") if junit.is_file() else ""
+        report = runner.report if runner else None
+        text = (
+            report.read_text(encoding="utf-8", errors="replace")
+            if report and report.is_file()
+            else ""
+        )
     tail = output[-TAIL_CHARS:]
     if timed_out:
         tail = (tail + f"\n[executor: timed out after {timeout_s:g} s; process killed]")[
@@ -180,13 +195,15 @@ def run_tests(
         command=command,
         exit_code=code,
         duration_s=duration,
-        structured=pytest_argv is not None,
+        structured=runner is not None,
+        runner=runner.name if runner else None,
         timed_out=timed_out,
         output_tail=tail,
     )
-    if pytest_argv is not None:
-        _apply_junit(run, xml_text)
-        if code != 0 and (_COLLECTION_RE.search(output) or "ModuleNotFoundError" in output):
+    if runner is not None:
+        _count(run, read_report(runner, text, cwd=cwd, argv=argv))
+        pytest_collection = _COLLECTION_RE.search(output) or "ModuleNotFoundError" in output
+        if runner.name == "pytest" and code != 0 and pytest_collection:
             run.collection_error = True
     return run
 
@@ -199,21 +216,6 @@ def _split(command: str) -> list[str]:
     if not argv:
         raise errors.UserError("the test command is empty")
     return argv
-
-
-def _as_pytest(argv: list[str]) -> list[str] | None:
-    """The argv to run when `argv` runs pytest (bare names resolved), else None."""
-    for i, token in enumerate(argv):
-        name = Path(token).name
-        is_module = token == "-m" and i + 1 < len(argv) and argv[i + 1] == "pytest"
-        if name not in _PYTEST_NAMES and not is_module:
-            continue
-        if i == 0 and token in _PYTEST_NAMES:
-            return [sys.executable, "-m", "pytest", *argv[1:]]
-        if i == 1 and is_module and _PYTHON_RE.match(argv[0]):
-            return [sys.executable, *argv[1:]]
-        return list(argv)
-    return None
 
 
 def _execute(
@@ -254,68 +256,22 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
-def _apply_junit(run: TestRun, xml_text: str) -> None:
-    """Fill counts and cases from pytest's junit XML (absent or unreadable: all zero)."""
-    if not xml_text.strip():
-        return
-    try:
-        root = ET.fromstring(xml_text)
-    except ET.ParseError:
-        return
-    for element in root.iter("testcase"):
-        case = _case(element)
-        run.cases.append(case)
+def _count(run: TestRun, cases: list[Case]) -> None:
+    """Fill the run's counts and cases from a report's cases."""
+    for case in cases:
+        run.cases.append(
+            TestCase(id=case.id, outcome=case.outcome, message=case.message, file=case.file)
+        )
         if case.outcome == "passed":
             run.passed += 1
         elif case.outcome in ("failed", "xpassed"):
             run.failed += 1
         elif case.outcome == "error":
             run.errors += 1
-            if _is_collection_error(element):
-                run.collection_error = True
         elif case.outcome == "skipped":
             run.skipped += 1
         else:
             run.xfailed += 1
-    run.collected = sum(1 for c in run.cases if not _is_collection_id(c))
-
-
-def _case(element: ET.Element) -> TestCase:
-    classname = element.get("classname", "")
-    name = element.get("name", "")
-    case_id = f"{classname}::{name}" if classname else name
-    outcome: Outcome = "passed"
-    detail: ET.Element | None = None
-    if (detail := element.find("failure")) is not None:
-        xpass = (detail.get("message") or "").startswith("[XPASS(strict)]")
-        outcome = "xpassed" if xpass else "failed"
-    elif (detail := element.find("error")) is not None:
-        outcome = "error"
-    elif (detail := element.find("skipped")) is not None:
-        if detail.get("type") == "pytest.xfail":
-            outcome = "xfailed"
-        elif detail.get("message") == _XPASS_STRICT:
-            outcome = "xpassed"
-        else:
-            outcome = "skipped"
-    return TestCase(id=case_id, outcome=outcome, message=_message(detail))
-
-
-def _message(detail: ET.Element | None) -> str:
-    """pytest's crash message; for a collection failure, the traceback's last `E` line."""
-    if detail is None:
-        return ""
-    message = (detail.get("message") or "").strip()
-    if message and message != "collection failure":
-        return message[:500]
-    e_lines = [ln[1:].strip() for ln in (detail.text or "").splitlines() if ln.startswith("E ")]
-    return (e_lines[-1] if e_lines else message)[:500]
-
-
-def _is_collection_error(element: ET.Element) -> bool:
-    error = element.find("error")
-    return error is not None and error.get("message") == "collection failure"
-
-
-def _is_collection_id(case: TestCase) -> bool:
-    return "::" not in case.id and case.outcome == "error"
+        if case.collection:
+            run.collection_error = True
+    run.collected = sum(1 for c in cases if not c.collection)

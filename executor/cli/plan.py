@@ -7,7 +7,7 @@ lint live in `executor.plan`; the JSON contract and the view in `executor.plan.r
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -15,16 +15,36 @@ from executor import console
 from executor.cli import common
 from executor.exitcodes import ExitCode
 
+if TYPE_CHECKING:
+    from executor.project_config import ProjectConfig
 
-def validate(plan_path: Path, *, json_output: bool, test_command: str | None) -> int:
+
+def _config(plan_path: Path, test_command: str | None) -> ProjectConfig:
+    """The project's settings (repository root above the plan); `--test-command` wins."""
+    from executor.project_config import ProjectConfig, find_root, load_project_config
+
+    config = load_project_config(find_root(plan_path))
+    if test_command:
+        return ProjectConfig(
+            test_command=test_command,
+            test_command_map=config.test_command_map,
+            source=config.source,
+        )
+    return config
+
+
+def validate(
+    plan_path: Path, *, json_output: bool, test_command: str | None, format: str | None = None
+) -> int:
     """Print diagnostics (or the JSON contract); PLAN_INVALID when there are errors."""
     from executor.plan import lint, load_plan
     from executor.plan.report import contract, format_diagnostic, summary
 
-    plan = load_plan(plan_path)
-    diagnostics = lint(plan, project_test_command=test_command)
+    plan = load_plan(plan_path, format)
+    config = _config(plan_path, test_command)
+    diagnostics = lint(plan, project_test_command=config.test_command)
     if json_output:
-        console.out_json(contract(plan, diagnostics, project_test_command=test_command))
+        console.out_json(contract(plan, diagnostics, config=config))
     else:
         for d in diagnostics:
             console.out(format_diagnostic(d))
@@ -33,21 +53,30 @@ def validate(plan_path: Path, *, json_output: bool, test_command: str | None) ->
     return int(ExitCode.PLAN_INVALID if has_errors else ExitCode.SUCCESS)
 
 
-def show(plan_path: Path, *, phase: int | None) -> int:
+def show(plan_path: Path, *, phase: int | None, format: str | None = None) -> int:
     """Draw the plan; errors are listed after the view and make the exit PLAN_INVALID."""
     from executor.errors import UserError
     from executor.plan import lint, load_plan
     from executor.plan.report import format_diagnostic, overview
 
-    plan = load_plan(plan_path)
+    plan = load_plan(plan_path, format)
     if phase is not None and plan.phase(phase) is None:
         known = ", ".join(str(p.number) for p in plan.phases) or "none"
         raise UserError(f"plan {plan.folder} has no phase {phase} (phases: {known})")
     console.show(overview(plan, phase=phase))
-    errors = [d for d in lint(plan) if d.severity == "error"]
+    config = _config(plan_path, None)
+    errors = [
+        d for d in lint(plan, project_test_command=config.test_command) if d.severity == "error"
+    ]
     for d in errors:
         console.err(format_diagnostic(d))
     return int(ExitCode.PLAN_INVALID if errors else ExitCode.SUCCESS)
+
+
+_FORMAT_HELP = (
+    "Read the plan as this format instead of detecting it: a|phase, b|overview, "
+    "c|superpowers, d|speckit."
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -62,12 +91,18 @@ def register(app: typer.Typer) -> None:
         ] = False,
         test_command: Annotated[
             str | None,
-            typer.Option("--test-command", help="Project-level test command (fallback)."),
+            typer.Option(
+                "--test-command",
+                help="Project-level test command (overrides test_command in [tool.executor]).",
+            ),
         ] = None,
+        format: Annotated[str | None, typer.Option("--format", help=_FORMAT_HELP)] = None,
     ) -> None:
         """Lint a plan: `FILE:LINE: error|warning: message`; exit 15 on errors."""
         common.run(
-            lambda: validate(plan, json_output=json_output, test_command=test_command),
+            lambda: validate(
+                plan, json_output=json_output, test_command=test_command, format=format
+            ),
             json_output=json_output,
         )
 
@@ -75,8 +110,9 @@ def register(app: typer.Typer) -> None:
     def _show(
         plan: Annotated[Path, typer.Argument(help="Plan folder or markdown file.")],
         phase: Annotated[int | None, typer.Option("--phase", help="Only this phase.")] = None,
+        format: Annotated[str | None, typer.Option("--format", help=_FORMAT_HELP)] = None,
     ) -> None:
         """Phases, sessions, dependencies, estimates, critical path, parallel sessions."""
-        common.run(lambda: show(plan, phase=phase))
+        common.run(lambda: show(plan, phase=phase, format=format))
 
     app.add_typer(plan_app)

@@ -2,9 +2,11 @@
 
 Errors (the plan cannot be executed as written): duplicate session numbers, a
 dependency on a missing session, dependency cycles, a TDD session without a RED or
-GREEN step, a TDD session with no test command anywhere (unless the project configures
-one), file paths that leave the repository. Warnings: gaps in the numbering, no exit
-criteria, no files list.
+GREEN step, a step that says "run the tests" when no step names a command (unless the
+project configures one), file paths that leave the repository. Warnings: gaps in the
+numbering; no exit criteria or files list (formats A and B, where plans carry them);
+once per plan: the sessions whose steps were derived from a bullet summary, and the
+sessions that name no test command while the project configures none.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from itertools import pairwise
 from pathlib import Path
 
 from executor.plan.graph import find_cycles, graph_of
-from executor.plan.models import Diagnostic, Plan, Session, Severity
+from executor.plan.models import Diagnostic, Plan, PlanFormat, Session, Severity, Step
 from executor.plan.vocabulary import path_problem
 
 
@@ -24,7 +26,8 @@ def lint(plan: Plan, *, project_test_command: str | None = None) -> list[Diagnos
     found += _dependencies(plan)
     found += _numbering(plan)
     for session in plan.sessions():
-        found += _session_rules(session, project_test_command)
+        found += _session_rules(session, project_test_command, plan.format)
+    found += _plan_rules(plan, project_test_command)
     unique = {(d.severity, str(d.path), d.line, d.message): d for d in found}
     return sorted(unique.values(), key=lambda d: (str(d.path), d.line, d.severity != "error"))
 
@@ -103,7 +106,18 @@ def _numbering(plan: Plan) -> list[Diagnostic]:
     return out
 
 
-def _session_rules(s: Session, project_test_command: str | None) -> list[Diagnostic]:
+_STEP_HINT: dict[PlanFormat, str] = {
+    "phase": "expected a heading naming it, e.g. '#### Step: ... ({role})'",
+    "overview": "expected a heading naming it, e.g. '#### Step: ... ({role})'",
+    "superpowers": "expected a step such as '- [ ] **Step 1: Write the failing test**' "
+    "(RED) or '- [ ] **Step 3: Write minimal implementation**' (GREEN)",
+    "speckit": "expected a '### Tests for ...' section (RED) and implementation tasks (GREEN)",
+}
+
+
+def _session_rules(
+    s: Session, project_test_command: str | None, fmt: PlanFormat
+) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     path, line = s.source_file, s.line_start
     if s.tdd:
@@ -115,11 +129,10 @@ def _session_rules(s: Session, project_test_command: str | None) -> list[Diagnos
                         path,
                         line,
                         f"Session {s.number} is a TDD session but has no {role} step; "
-                        f"expected a heading naming it, e.g. '#### Step: ... ({role})'",
+                        + _STEP_HINT[fmt].format(role=role),
                     )
                 )
-        has_steps = s.red is not None or s.green is not None
-        if has_steps and s.test_command("green", project_test_command) is None:
+        if _says_run_without_command(s, project_test_command):
             out.append(
                 _diag(
                     "error",
@@ -145,8 +158,73 @@ def _session_rules(s: Session, project_test_command: str | None) -> list[Diagnos
                     f"file path '{file_path}' leaves the repository: it {problem}",
                 )
             )
-    if not s.exit_criteria:
-        out.append(_diag("warning", path, line, f"Session {s.number} has no exit criteria"))
-    if not s.files:
-        out.append(_diag("warning", path, line, f"Session {s.number} has no files list"))
+    if fmt in ("phase", "overview") and not s.derived:
+        if not s.exit_criteria:
+            out.append(_diag("warning", path, line, f"Session {s.number} has no exit criteria"))
+        if not s.files:
+            out.append(_diag("warning", path, line, f"Session {s.number} has no files list"))
     return out
+
+
+def _steps(s: Session) -> list[Step]:
+    return [step for step in (s.red, s.green, s.refactor) if step is not None]
+
+
+def _says_run_without_command(s: Session, project_test_command: str | None) -> bool:
+    """A step says "run the tests" (`Should now PASS`) but no step names the command."""
+    return s.test_command("green", project_test_command) is None and any(
+        step.inherits for step in _steps(s)
+    )
+
+
+def _plan_rules(plan: Plan, project_test_command: str | None) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    derived = [s for s in plan.sessions() if s.derived]
+    if derived:
+        first = derived[0]
+        out.append(
+            _diag(
+                "warning",
+                first.source_file,
+                first.line_start,
+                f"{_sessions(derived)}: steps derived from the bullet summary: each runs "
+                "as RED (failing tests for its bullets), GREEN and REFACTOR with the "
+                "project's test command",
+            )
+        )
+    unnamed = [
+        s
+        for s in plan.sessions()
+        if s.green is not None
+        and s.test_command("green", project_test_command) is None
+        and not _says_run_without_command(s, project_test_command)
+    ]
+    if unnamed:
+        first = unnamed[0]
+        out.append(
+            _diag(
+                "warning",
+                first.source_file,
+                first.line_start,
+                f"{_sessions(unnamed)}: no test command in the plan and none configured "
+                "for the project: set test_command under [tool.executor] in "
+                "pyproject.toml (or in .executor.toml), or pass --test-command",
+            )
+        )
+    return out
+
+
+def _sessions(sessions: list[Session]) -> str:
+    """`Session 4` / `Sessions 1-3, 7`."""
+    numbers = sorted({s.number for s in sessions})
+    parts: list[str] = []
+    start = prev = numbers[0]
+    for n in [*numbers[1:], None]:
+        if n is not None and n == prev + 1:
+            prev = n
+            continue
+        parts.append(str(start) if start == prev else f"{start}-{prev}")
+        if n is not None:
+            start = prev = n
+    word = "Session" if len(numbers) == 1 else "Sessions"
+    return f"{word} {', '.join(parts)}"

@@ -1,220 +1,64 @@
-"""`load_plan(path)`: a plan folder or a single markdown file -> `Plan`.
+"""`load_plan(path, format=None)`: a plan folder or file, in any format, -> `Plan`.
 
-A folder holds PHASE_*.md files and/or PROJECT_PLAN.md. PHASE files win for every
-session they describe; PROJECT_PLAN.md (the overview) supplies dependencies (prose or
-its Mermaid graph) and estimates the PHASE files leave out, and the sessions no PHASE
-file covers. Content problems never raise: they become `plan.diagnostics`.
+One seam, one reader per format (`PlanReader`): A `phase` and B `overview`
+(`executor.plan.phases`), C `superpowers` (`executor.plan.superpowers`), D `speckit`
+(`executor.plan.speckit`). The format is detected (`executor.plan.formats`) unless the
+caller forces one. Content problems never raise: they become `plan.diagnostics`.
 """
 
 from __future__ import annotations
 
-import gc
-import re
 from pathlib import Path
+from typing import Protocol
 
 from executor.errors import PathNotFoundError
-from executor.plan.models import Diagnostic, Phase, Plan, Session
-from executor.plan.parser import Edge, FileResult, parse_file
-from executor.plan.vocabulary import PHASE_FILE
-
-OVERVIEW_NAMES = ("PROJECT_PLAN.md", "project_plan.md", "Project_Plan.md")
+from executor.plan.formats import detect, format_named, plan_file
+from executor.plan.models import Diagnostic, Plan, PlanFormat
 
 
-def load_plan(path: Path) -> Plan:
-    """Parse the plan at `path` (folder or .md file); missing path -> PathNotFoundError."""
+class PlanReader(Protocol):
+    """Reads one plan format into the format-neutral models."""
+
+    format: PlanFormat
+
+    def read(self, path: Path) -> Plan:
+        """The plan at `path` (a folder or file the format accepts); never raises for
+        content: problems go to `plan.diagnostics` with file:line."""
+        ...
+
+
+def reader_for(fmt: PlanFormat) -> PlanReader:
+    """The reader for `fmt` (each imported only when needed)."""
+    if fmt in ("phase", "overview"):
+        from executor.plan.phases import PhaseReader
+
+        return PhaseReader(fmt)
+    if fmt == "superpowers":
+        from executor.plan.superpowers import SuperpowersReader
+
+        return SuperpowersReader()
+    from executor.plan.speckit import SpeckitReader
+
+    return SpeckitReader()
+
+
+def load_plan(path: Path, format: str | None = None) -> Plan:
+    """Parse the plan at `path` (folder or .md file); missing path -> PathNotFoundError,
+    an unknown `format` name -> UserError."""
     path = Path(path).expanduser().absolute()
     if not path.exists():
         raise PathNotFoundError(f"plan not found: {path}", path=path)
-    if path.is_dir():
-        return _load_folder(path)
-    folder = path.parent
-    result = _read(path)
-    plan = Plan(name=_plan_name(folder, [result]), folder=folder)
-    plan.diagnostics.extend(result.diagnostics)
-    plan.phases = result.phases
-    _apply_edges(plan, result)
-    _finish(plan, path)
+    if format is None:
+        fmt, target = detect(path)
+    else:
+        fmt = format_named(format)
+        target = (
+            plan_file(path, fmt) if path.is_dir() and fmt in ("superpowers", "speckit") else path
+        )
+    plan = reader_for(fmt).read(target)
+    plan.format = fmt
+    _finish(plan, target)
     return plan
-
-
-def _read(path: Path) -> FileResult:
-    # The token tree is many small dicts and lists with no cycles: pausing the cyclic
-    # GC while one file is parsed saves about a third of the time on large plans.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _parse(path)
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _parse(path: Path) -> FileResult:
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as e:
-        result = FileResult(path)
-        line = path.read_bytes()[: e.start].count(b"\n") + 1
-        result.diagnostics.append(
-            Diagnostic(
-                severity="error",
-                path=path,
-                line=line,
-                message=f"not UTF-8 text (byte {e.start}); save the plan as UTF-8",
-            )
-        )
-        return result
-    return parse_file(path, text)
-
-
-def _phase_key(p: Path) -> tuple[int, str]:
-    m = PHASE_FILE.match(p.name)
-    return (int(m.group(1)) if m else 0, p.name)
-
-
-def _load_folder(folder: Path) -> Plan:
-    phase_files = sorted(
-        (p for p in folder.iterdir() if p.is_file() and PHASE_FILE.match(p.name)), key=_phase_key
-    )
-    overview_path = next((folder / n for n in OVERVIEW_NAMES if (folder / n).is_file()), None)
-    results = [_read(p) for p in phase_files]
-    overview = _read(overview_path) if overview_path else None
-    plan = Plan(name=_plan_name(folder, results + ([overview] if overview else [])), folder=folder)
-    for r in results:
-        plan.diagnostics.extend(r.diagnostics)
-    plan.phases = _merge_phases([p for r in results for p in r.phases])
-    explicit = {n for r in results for n in r.stated_dependencies}
-    for r in results:
-        _apply_edges(plan, r)
-    if overview is not None:
-        plan.diagnostics.extend(overview.diagnostics)
-        _merge_overview(plan, overview, explicit)
-    if not phase_files and overview is None:
-        plan.diagnostics.append(
-            Diagnostic(
-                severity="error",
-                path=folder,
-                line=1,
-                message="no plan files here; expected PHASE_<n>_<NAME>.md files "
-                "and/or PROJECT_PLAN.md",
-            )
-        )
-    _finish(plan, folder)
-    return plan
-
-
-def _merge_phases(phases: list[Phase]) -> list[Phase]:
-    """Phases of the same number from several files become one (sessions in file order)."""
-    merged: dict[int, Phase] = {}
-    for phase in phases:
-        if phase.number in merged:
-            merged[phase.number].sessions.extend(phase.sessions)
-        else:
-            merged[phase.number] = phase
-    return [merged[n] for n in sorted(merged)]
-
-
-def _merge_overview(plan: Plan, overview: FileResult, explicit: set[int]) -> None:
-    """Fill what PHASE files leave out from PROJECT_PLAN.md (see module docstring)."""
-    by_number = {s.number: s for s in plan.sessions()}
-    only_overview: set[int] = set()
-    for ophase in overview.phases:
-        for osession in ophase.sessions:
-            session = by_number.get(osession.number)
-            if session is None:
-                only_overview.add(osession.number)
-                phase = plan.phase(ophase.number)
-                if phase is None:
-                    phase = Phase(
-                        number=ophase.number,
-                        name=ophase.name,
-                        source_file=ophase.source_file,
-                        line=ophase.line,
-                    )
-                    plan.phases.append(phase)
-                    plan.phases.sort(key=lambda p: p.number)
-                phase.sessions.append(osession)
-                continue
-            phase = plan.phase(session.phase)
-            if phase is not None and not phase.name:
-                phase.name = ophase.name
-            if session.number not in explicit and osession.number in overview.stated_dependencies:
-                session.dependencies = list(osession.dependencies)
-                session.dependencies_line = None
-                explicit.add(session.number)
-            elif (
-                session.number in explicit
-                and osession.number in overview.stated_dependencies
-                and sorted(osession.dependencies) != sorted(session.dependencies)
-            ):
-                _disagree(
-                    plan,
-                    session,
-                    osession.dependencies,
-                    overview.path,
-                    osession.dependencies_line or osession.line_start,
-                )
-            if session.estimated_hours is None:
-                session.estimated_hours = osession.estimated_hours
-            if session.estimated_tests is None:
-                session.estimated_tests = osession.estimated_tests
-    graph = _edges_by_target(overview.edges)
-    for number, edges in graph.items():
-        session = plan.session(number)
-        if session is None:
-            continue
-        deps = [e.before for e in edges]
-        if number not in explicit:
-            session.dependencies = list(dict.fromkeys(deps))
-            explicit.add(number)
-        elif sorted(set(deps)) != sorted(session.dependencies) and number not in only_overview:
-            _disagree(plan, session, deps, overview.path, edges[0].line)
-    for phase in plan.phases:
-        phase.sessions.sort(key=lambda s: s.number)
-
-
-def _disagree(plan: Plan, session: Session, other: list[int], path: Path, line: int) -> None:
-    mine = ", ".join(map(str, sorted(session.dependencies))) or "none"
-    theirs = ", ".join(map(str, sorted(set(other)))) or "none"
-    plan.diagnostics.append(
-        Diagnostic(
-            severity="warning",
-            path=path,
-            line=line,
-            message=f"Session {session.number} dependencies differ: {session.source_file.name} "
-            f"says {mine}, this file says {theirs}; using {session.source_file.name}",
-        )
-    )
-
-
-def _edges_by_target(edges: list[Edge]) -> dict[int, list[Edge]]:
-    graph: dict[int, list[Edge]] = {}
-    for edge in edges:
-        graph.setdefault(edge.after, []).append(edge)
-    return graph
-
-
-def _apply_edges(plan: Plan, result: FileResult) -> None:
-    """Mermaid edges in the same file add to the sessions' stated dependencies."""
-    for number, edges in _edges_by_target(result.edges).items():
-        session = plan.session(number)
-        if session is None:
-            continue
-        for edge in edges:
-            if edge.before not in session.dependencies:
-                session.dependencies.append(edge.before)
-
-
-def _plan_name(folder: Path, results: list[FileResult]) -> str:
-    for r in results:
-        if r.path.name.lower() == "project_plan.md":
-            try:
-                first = r.path.read_text(encoding="utf-8").lstrip().splitlines()[0]
-            except (OSError, UnicodeDecodeError, IndexError):
-                break
-            if first.startswith("# "):
-                return re.sub(r"\s*[-–—:]\s*project plan$", "", first[2:].strip(), flags=re.I)
-    return folder.name
 
 
 def _finish(plan: Plan, where: Path) -> None:
@@ -224,7 +68,16 @@ def _finish(plan: Plan, where: Path) -> None:
                 severity="error",
                 path=where,
                 line=1,
-                message="no sessions found; expected headings like '## Session 1: Title'",
+                message=_NO_SESSIONS[plan.format],
             )
         )
     plan.diagnostics.sort(key=lambda d: (str(d.path), d.line))
+
+
+_NO_SESSIONS: dict[PlanFormat, str] = {
+    "phase": "no sessions found; expected headings like '## Session 1: Title'",
+    "overview": "no sessions found; expected headings like '#### Session 1: Title'",
+    "superpowers": "no tasks found; expected headings like '### Task 1: Title'",
+    "speckit": "no phases with tasks found; expected '## Phase 1: Setup' and "
+    "'- [ ] T001 ...' task lines",
+}

@@ -13,6 +13,9 @@ from executor.records import Record
 
 StepRole = Literal["red", "green", "refactor"]
 Severity = Literal["error", "warning"]
+#: The shape a plan was written in (docs/plan-format.md): A `phase` (PHASE files),
+#: B `overview` (PROJECT_PLAN.md), C `superpowers` (task plans), D `speckit` (tasks.md).
+PlanFormat = Literal["phase", "overview", "superpowers", "speckit"]
 
 
 @dataclass(kw_only=True)
@@ -49,6 +52,14 @@ class Step(Record):
 
 @dataclass(kw_only=True)
 class Session(Record):
+    """One unit of work the executor runs and commits.
+
+    `tdd=False` sessions have `red=None` and `refactor=None`: their `green` step holds the
+    work, verified by the test command (the whole suite when the plan names none).
+    `refactor=None` in a TDD session means the plan has no refactor step: the engine
+    skips REFACTOR and says so.
+    """
+
     number: int
     title: str
     phase: int
@@ -76,8 +87,22 @@ class Session(Record):
     line_end: int
     #: sha256 of the session's exact source lines; detects plan edits on resume.
     source_hash: str
-    #: The session's exact markdown (the agent brief quotes it).
+    #: The session's exact markdown.
     source_text: str = ""
+    #: The markdown the agent is given: `source_text` without the plan's commit steps,
+    #: `git commit` blocks and commit / "do not commit" lines (committing is ours).
+    brief_text: str = ""
+    #: Every box in `box_lines` is ticked: the plan (or a tool) claims the session done.
+    #: A claim only: the engine re-proves it with a test run.
+    claimed_done: bool = False
+    #: Source lines (in `source_file`) of the checkboxes that claim this session done:
+    #: the steps (format C), the tasks (D), every box of the session (A, B).
+    box_lines: list[int] = field(default_factory=list)
+    #: Human checkpoints to hold at the end of the session (`**Checkpoint**:` text).
+    checkpoints: list[str] = field(default_factory=list)
+    #: True when the plan gives only a bullet summary and the steps were derived from it
+    #: (RED: failing tests for the bullets; GREEN; REFACTOR) with the project's command.
+    derived: bool = False
 
     def step(self, role: StepRole) -> Step | None:
         return {"red": self.red, "green": self.green, "refactor": self.refactor}[role]
@@ -126,6 +151,10 @@ class Plan(Record):
     name: str
     #: The plan folder (for a single-file plan: the file's folder).
     folder: Path
+    #: The format the plan was read as (detected, or forced with `--format`).
+    format: PlanFormat = "phase"
+    #: The file read for a single-file plan (None for a folder).
+    source_file: Path | None = None
     phases: list[Phase] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 

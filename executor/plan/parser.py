@@ -1,31 +1,21 @@
 """One markdown file -> phases, sessions, Mermaid edges and diagnostics.
 
-A single pass over the file's top-level blocks (parsed once by mistune, stamped with
-lines by `executor.plan.markdown`). Headings open phases, sessions, steps and sections;
+A single pass over the file's blocks (`executor.plan.markdown.scan`, each with its
+source line). Headings open phases, sessions, steps and sections;
 paragraph lines and list items are routed to the section they sit in. Nothing here
 raises for content: what cannot be understood becomes a `Diagnostic` with file:line.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
-from itertools import pairwise
 from pathlib import Path
 
 from executor.plan import vocabulary as voc
-from executor.plan.markdown import (
-    LINE,
-    Item,
-    Token,
-    code_spans,
-    inline_text,
-    list_items,
-    parse_blocks,
-    read_label,
-    split_lines,
-)
+from executor.plan.files import list_item_files, tree_paths
+from executor.plan.markdown import Block, code_spans, plain, read_label, scan
+from executor.plan.mermaid import Edge, mermaid_edges
 from executor.plan.models import (
     ChecklistItem,
     Diagnostic,
@@ -35,19 +25,10 @@ from executor.plan.models import (
     Step,
     StepRole,
 )
+from executor.plan.sessiontext import brief_text, source_hash, split_source
 
 _SEPARATOR = re.compile(r"^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$")
 _VALUE_KINDS = ("time", "tests_count", "context", "next", "dependencies")
-_FILE_PREFIX = re.compile(r"^(?:create|modify|update|test|add|edit|new)\s*:\s*", re.I)
-
-
-@dataclass
-class Edge:
-    """`S1 --> S2` in a Mermaid block: `after` depends on `before`."""
-
-    before: int
-    after: int
-    line: int
 
 
 @dataclass
@@ -87,6 +68,12 @@ class _SessionDraft:
     context_tokens: int | None = None
     next_session: int | None = None
     default_command: str | None = None
+    #: (line, ticked) of every checkbox item in the session
+    boxes: list[tuple[int, bool]] = field(default_factory=list)
+    subheadings: int = 0
+    bare_items: int = 0
+    #: dependency lines naming no session: (line, text)
+    dependency_prose: list[tuple[int, str]] = field(default_factory=list)
 
 
 def parse_file(path: Path, text: str) -> FileResult:
@@ -98,7 +85,7 @@ class _FileParser:
     def __init__(self, path: Path, text: str) -> None:
         self.path = path
         self.text = text
-        self.lines = text.splitlines(keepends=True)
+        self.lines = split_source(text)
         self.stripped = [ln.rstrip("\r\n") for ln in self.lines]
         self.result = FileResult(path)
         m = voc.PHASE_FILE.match(path.name)
@@ -111,6 +98,8 @@ class _FileParser:
         self.step: _StepDraft | None = None
         self.section: str | None = None
         self.awaiting_command = False
+        #: Level of the `TDD Workflow` heading whose list items open steps (None: not in one)
+        self.workflow: int | None = None
 
     # --- diagnostics ---------------------------------------------------------------
 
@@ -127,32 +116,29 @@ class _FileParser:
     # --- driver --------------------------------------------------------------------
 
     def run(self) -> FileResult:
-        tokens = parse_blocks(self.text)
-        for i, tok in enumerate(tokens):
-            next_line = tokens[i + 1][LINE] if i + 1 < len(tokens) else len(self.lines) + 1
-            kind = tok["type"]
+        for block in scan(self.text):
+            kind = block.kind
             if kind == "heading":
-                self.on_heading(tok, next_line)
-            elif kind == "block_code":
-                self.on_code(tok)
-            elif self.session is None:
+                self.on_heading(block)
+            elif kind == "code":
+                if not block.item:
+                    self.on_code(block)
+            elif self.session is None or block.item:
                 continue
-            elif kind == "paragraph":
-                for j, line in enumerate(split_lines(tok.get("children", []))):
-                    self.on_line(line, tok[LINE] + j)
-            elif kind == "list":
-                for item in list_items(tok, self.stripped, next_line):
-                    self.on_item(item)
+            elif kind == "text":
+                self.on_line(block.text, block.line)
+            elif kind == "item":
+                self.on_item(block)
         self.close_session(len(self.lines) + 1)
         self.result.phases = sorted(self.phases.values(), key=lambda p: p.number)
         return self.result
 
     # --- headings ------------------------------------------------------------------
 
-    def on_heading(self, tok: Token, next_line: int) -> None:
-        level: int = tok["attrs"]["level"]
-        text = inline_text(tok.get("children", []), ticks=False)
-        line: int = tok[LINE]
+    def on_heading(self, block: Block) -> None:
+        level = block.level
+        text = plain(block.text, ticks=False)
+        line = block.line
         if level == 1 and self.h1 is None:
             self.h1 = text
         if m := voc.PHASE_HEADING.match(text):
@@ -177,9 +163,11 @@ class _FileParser:
         if level <= session.level:
             self.close_session(line)
             return
+        session.subheadings += 1
         if self.step is not None and level <= self.step.level:
             self.step = None
         self.awaiting_command = False
+        self.workflow = None
         role = voc.step_role(text)
         if role.role is not None:
             self.open_step(role.role, text, level, line)
@@ -187,6 +175,7 @@ class _FileParser:
         if role.container:
             session.tdd = True
             self.section = "ignore"
+            self.workflow = level
             return
         if role.unrecognised_step:
             self.warn(
@@ -201,6 +190,7 @@ class _FileParser:
         if kind == "container":
             session.tdd = True
             self.section = "ignore"
+            self.workflow = level
             return
         if self.step is not None and kind in (None, "test_cases", "files", "run", "expected"):
             self.section = "tasks" if kind is None else kind
@@ -283,13 +273,17 @@ class _FileParser:
         ):
             end -= 1
         source = "".join(self.lines[d.line - 1 : end])
+        self.judge_dependency_prose(d)
         if d.dependencies is not None:
             self.result.stated_dependencies.add(d.number)
+        derived = not d.steps and not d.subheadings and d.bare_items > 0
+        if derived:
+            _derive_steps(d)
         session = Session(
             number=d.number,
             title=d.title,
             phase=d.phase,
-            tdd=d.tdd,
+            tdd=d.tdd or derived,
             objectives=d.objectives,
             red=d.steps.get("red"),
             green=d.steps.get("green"),
@@ -308,27 +302,46 @@ class _FileParser:
             source_file=self.path,
             line_start=d.line,
             line_end=end,
-            source_hash=hashlib.sha256(source.encode("utf-8")).hexdigest(),
+            source_hash=source_hash(source),
             source_text=source,
+            brief_text=brief_text(self.lines, d.line, end),
+            box_lines=[line for line, _ in d.boxes],
+            claimed_done=bool(d.boxes) and all(ticked for _, ticked in d.boxes),
+            derived=derived,
         )
         self.phases[d.phase].sessions.append(session)
 
+    def judge_dependency_prose(self, d: _SessionDraft) -> None:
+        """Dependency lines that name no session: a list of them (libraries, decisions)
+        is prose and says nothing about sessions; a lone one, or one beside session
+        references, is probably a reference we cannot read: warn."""
+        prose = d.dependency_prose
+        if len(prose) == 1 or (prose and d.dependencies is not None):
+            for line, text in prose:
+                self.warn(
+                    line,
+                    f"cannot read the dependency '{text}'; expected 'None', "
+                    "'Session N' or 'Sessions N, M'",
+                )
+
     # --- content -------------------------------------------------------------------
 
-    def on_code(self, tok: Token) -> None:
-        info = (tok.get("attrs") or {}).get("info") or ""
-        if info.strip().lower().startswith("mermaid"):
-            self.read_mermaid(tok["raw"], tok[LINE] + 1)
+    def on_code(self, block: Block) -> None:
+        if block.info.lower().startswith("mermaid"):
+            self.result.edges.extend(mermaid_edges(block.text, block.line + 1))
+            return
+        if self.session is not None and self.section == "files":
+            self.read_file_tree(block)
             return
         if self.awaiting_command and self.step is not None:
-            command = next((ln.strip() for ln in tok["raw"].splitlines() if ln.strip()), "")
+            command = next((ln.strip() for ln in block.text.splitlines() if ln.strip()), "")
             if command:
                 self.step.step.test_command = command.lstrip("$ ").strip()
                 self.step.step.inherits = False
         self.awaiting_command = False
 
-    def on_line(self, line: list[Token], number: int) -> None:
-        if not line:
+    def on_line(self, line: str, number: int) -> None:
+        if self.workflow is not None and self.workflow_step(line, number):
             return
         labelled = read_label(line)
         if labelled is not None:
@@ -338,27 +351,76 @@ class _FileParser:
                 return
         self.on_text(line, number, checked=None)
 
-    def on_item(self, item: Item) -> None:
-        labelled = read_label(item.children)
+    def on_item(self, item: Block) -> None:
+        session = self.session
+        assert session is not None
+        if item.checked is not None:
+            session.boxes.append((item.line, item.checked))
+        if self.section is None and self.step is None and item.level == 0:
+            session.bare_items += 1
+        if (
+            self.workflow is not None
+            and item.level == 0
+            and self.workflow_step(item.text, item.line)
+        ):
+            return
+        labelled = read_label(item.text)
         if labelled is not None:
             kind = voc.section_kind(labelled.label)
             if kind is not None and kind != "container":
                 self.on_label(kind, labelled.rest, item.line, in_item=True)
                 return
-        self.on_text(item.children, item.line, checked=item.checked, in_item=True)
+        self.on_text(item.text, item.line, checked=item.checked, in_item=True)
 
-    def on_label(self, kind: str, rest: list[Token], line: int, *, in_item: bool = False) -> None:
+    def workflow_step(self, text: str, line: int) -> bool:
+        """`1. **Test First**: ...` / `**Implement**: ...` under a `TDD Workflow` heading
+        opens a step; its rest and the nested bullets are the step's tasks."""
+        labelled = read_label(text)
+        if labelled is None or voc.section_kind(labelled.label) is not None:
+            return False
+        role = voc.step_role(labelled.label).role or voc.MEANING_ROLE.get(
+            voc.step_meaning(labelled.label)
+        )
+        if role is None or self.workflow is None:
+            return False
+        self.open_step(role, plain(text, ticks=False), self.workflow + 1, line)
+        assert self.step is not None
+        if rest := plain(labelled.rest):
+            self.step.step.tasks.append(rest)
+            self.collect_paths(labelled.rest)
+        return True
+
+    def collect_paths(self, text: str) -> None:
+        if self.step is None:
+            return
+        step = self.step.step
+        for span in code_spans(text):
+            if voc.looks_like_path(span) and span not in step.files:
+                step.files.append(span)
+
+    def read_file_tree(self, block: Block) -> None:
+        """A `Files to Create` directory tree in a fenced block -> file paths."""
+        session = self.session
+        assert session is not None
+        for path, note, offset in tree_paths(block.text):
+            if self.step is not None:
+                if path not in self.step.step.files:
+                    self.step.step.files.append(path)
+            else:
+                session.files.append(FileSpec(path=path, note=note, line=block.line + 1 + offset))
+
+    def on_label(self, kind: str, rest: str, line: int, *, in_item: bool = False) -> None:
         """`**Label**: rest`: a one-line value, or the start of a section (list follows)."""
         session = self.session
         assert session is not None
         self.awaiting_command = False
-        value = inline_text(rest)
+        value = plain(rest)
         if kind == "run":
             self.read_command(rest)
             return
         if kind == "expected":
             if self.step is not None:
-                self.step.step.expected = inline_text(rest, ticks=False)
+                self.step.step.expected = plain(rest, ticks=False)
             return
         self.section = kind
         if kind not in ("test_cases", "tasks"):
@@ -370,11 +432,11 @@ class _FileParser:
         if value:
             self.on_text(rest, line, checked=None, in_item=in_item)
 
-    def read_command(self, rest: list[Token]) -> None:
+    def read_command(self, rest: str) -> None:
         session = self.session
         assert session is not None
         spans = code_spans(rest)
-        prose = inline_text(rest, ticks=False)
+        prose = plain(rest, ticks=False)
         if self.step is None:
             if spans:
                 session.default_command = spans[0]
@@ -387,10 +449,10 @@ class _FileParser:
         else:
             self.awaiting_command = True  # the command follows in a fenced block
 
-    def read_value(self, kind: str, rest: list[Token], line: int) -> None:
+    def read_value(self, kind: str, rest: str, line: int) -> None:
         session = self.session
         assert session is not None
-        text = inline_text(rest, ticks=False)
+        text = plain(rest, ticks=False)
         if kind == "time":
             hours = voc.parse_hours(text)
             if hours is None:
@@ -413,35 +475,28 @@ class _FileParser:
         session = self.session
         assert session is not None
         refs = voc.parse_session_refs(text)
+        if refs is None:
+            session.dependency_prose.append((line, text))
+            return
         if session.dependencies is None:
             session.dependencies = []
             session.dependencies_line = line
-        if refs is None:
-            self.warn(
-                line,
-                f"cannot read the dependency '{text}'; expected 'None', "
-                "'Session N' or 'Sessions N, M'",
-            )
-            return
         session.dependencies.extend(r for r in refs if r not in session.dependencies)
 
     def on_text(
-        self, children: list[Token], line: int, *, checked: bool | None, in_item: bool = False
+        self, children: str, line: int, *, checked: bool | None, in_item: bool = False
     ) -> None:
         """A paragraph line or list item inside the current section."""
         session = self.session
         assert session is not None
         section = self.section
-        text = inline_text(children)
+        text = plain(children)
         if not text:
             return
         if self.step is not None and section in ("tasks", "test_cases", "files"):
-            step = self.step.step
-            for span in code_spans(children):
-                if voc.looks_like_path(span) and span not in step.files:
-                    step.files.append(span)
+            self.collect_paths(children)
             if in_item or section == "test_cases":
-                step.tasks.append(text)
+                self.step.step.tasks.append(text)
             return
         if section is None:
             if in_item and self.step is None:
@@ -455,64 +510,31 @@ class _FileParser:
         elif section == "test_cases":
             session.test_cases.append(text)
         elif section == "coverage":
-            session.coverage.append(inline_text(children, ticks=False))
+            session.coverage.append(plain(children, ticks=False))
         elif section in _VALUE_KINDS:
             self.read_value(section, children, line)
 
-    def read_file_spec(self, children: list[Token], line: int) -> None:
+    def read_file_spec(self, children: str, line: int) -> None:
         session = self.session
         assert session is not None
-        spans = code_spans(children)
-        text = inline_text(children, ticks=False)
-        if len(spans) > 1 and all(voc.looks_like_path(s) for s in spans):
-            for span in spans:
-                session.files.append(FileSpec(path=span, line=line))
-            return
-        if spans:
-            path = spans[0]
-            after = inline_text(children)
-            note = after.split(f"`{path}`", 1)[1] if f"`{path}`" in after else ""
-        else:
-            body = _FILE_PREFIX.sub("", text)
-            path, _, note = body.partition(" ")
-        path = _FILE_PREFIX.sub("", path).strip().strip("*")
-        note = note.strip().strip("-–—:").strip()
-        if note.startswith("(") and note.endswith(")"):
-            note = note[1:-1].strip()
-        if not path:
+        specs = list_item_files(children, line)
+        if not specs:
+            text = plain(children, ticks=False)
             self.warn(line, f"cannot read a file path in '{text}'; expected '- `path/to/file`'")
-            return
-        session.files.append(FileSpec(path=path, note=note, line=line))
-
-    # --- mermaid -------------------------------------------------------------------
-
-    def read_mermaid(self, raw: str, first_line: int) -> None:
-        for offset, text in enumerate(raw.splitlines()):
-            text = re.sub(r"%%.*$", "", text)
-            text = re.sub(r"\|[^|]*\|", "", text)
-            text = re.sub(r"--\s[^->]*?-->", "-->", text)
-            parts = re.split(r"\s*(?:-{2,}>|={2,}>|-\.+->|-{3,}|~~~)\s*", text.strip())
-            if len(parts) < 2:
-                continue
-            groups = [
-                [n for n in (_mermaid_node(p) for p in part.split("&")) if n is not None]
-                for part in parts
-            ]
-            for before, after in pairwise(groups):
-                for b in before:
-                    for a in after:
-                        self.result.edges.append(Edge(b, a, first_line + offset))
+        session.files.extend(specs)
 
 
-_NODE_ID = re.compile(r"^\s*(?:s|session)[_\-]?(\d+)\b", re.I)
-_NODE_LABEL = re.compile(r"session\s+#?(\d+)", re.I)
-
-
-def _mermaid_node(text: str) -> int | None:
-    """Session number of a Mermaid node (`S1`, `S1[Models]`, `A[Session 1]`), else None."""
-    text = text.strip()
-    if m := _NODE_ID.match(text):
-        return int(m.group(1))
-    if m := _NODE_LABEL.search(text):
-        return int(m.group(1))
-    return None
+def _derive_steps(d: _SessionDraft) -> None:
+    """A bullet-summary session (format B) runs as a standard TDD session: failing tests
+    for its bullets, then the implementation, then a refactor, with the project's
+    test command (lint says so once per plan)."""
+    bullets = [o.text for o in d.objectives]
+    d.steps = {
+        "red": Step(
+            role="red", heading="Write failing tests for the summary", tasks=bullets, line=d.line
+        ),
+        "green": Step(
+            role="green", heading="Implement the summary", tasks=list(bullets), line=d.line
+        ),
+        "refactor": Step(role="refactor", heading="Refactor", line=d.line),
+    }

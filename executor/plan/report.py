@@ -9,8 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from executor.plan.formats import describe
 from executor.plan.graph import critical_path, find_cycles, graph_of, parallel_groups
 from executor.plan.models import Diagnostic, Plan, Session
+from executor.project_config import ProjectConfig, map_test_command
 
 
 def display_path(path: Path, cwd: Path | None = None) -> str:
@@ -32,12 +34,12 @@ def summary(plan: Plan, diagnostics: list[Diagnostic]) -> str:
     warnings = len(diagnostics) - errors
     verdict = "invalid" if errors else "valid"
     return (
-        f"{plan.name}: {verdict}: {len(plan.phases)} phase(s), {len(plan.sessions())} "
-        f"session(s), {errors} error(s), {warnings} warning(s)"
+        f"{plan.name}: {verdict}: format {describe(plan.format)}, {len(plan.phases)} phase(s), "
+        f"{len(plan.sessions())} session(s), {errors} error(s), {warnings} warning(s)"
     )
 
 
-def _session_json(s: Session, project_test_command: str | None) -> dict[str, Any]:
+def _session_json(s: Session, config: ProjectConfig) -> dict[str, Any]:
     return {
         "number": s.number,
         "title": s.title,
@@ -48,7 +50,9 @@ def _session_json(s: Session, project_test_command: str | None) -> dict[str, Any
         "dependencies": list(s.dependencies),
         "exit_criteria": [c.text for c in s.exit_criteria],
         "test_commands": {
-            role: s.test_command(role, project_test_command)
+            role: None
+            if (cmd := s.test_command(role, config.test_command)) is None
+            else map_test_command(cmd, config)
             for role in ("red", "green", "refactor")
         },
         "steps": {
@@ -73,6 +77,10 @@ def _session_json(s: Session, project_test_command: str | None) -> dict[str, Any
         "line_start": s.line_start,
         "line_end": s.line_end,
         "source_hash": s.source_hash,
+        "claimed_done": s.claimed_done,
+        "box_lines": s.box_lines,
+        "checkpoints": s.checkpoints,
+        "derived": s.derived,
     }
 
 
@@ -81,11 +89,14 @@ def _diag_json(d: Diagnostic) -> dict[str, Any]:
 
 
 def contract(
-    plan: Plan, diagnostics: list[Diagnostic], *, project_test_command: str | None = None
+    plan: Plan, diagnostics: list[Diagnostic], *, config: ProjectConfig | None = None
 ) -> dict[str, Any]:
-    """The `plan validate --json` document: phases -> sessions, errors, warnings."""
+    """The `plan validate --json` document: phases -> sessions, errors, warnings.
+    Test commands are effective ones: inherited, the project's default, then mapped."""
+    config = config or ProjectConfig()
     return {
         "name": plan.name,
+        "format": plan.format,
         "folder": str(plan.folder),
         "valid": not any(d.severity == "error" for d in diagnostics),
         "phases": [
@@ -93,7 +104,7 @@ def contract(
                 "number": p.number,
                 "name": p.name,
                 "source_file": str(p.source_file) if p.source_file else None,
-                "sessions": [_session_json(s, project_test_command) for s in p.sessions],
+                "sessions": [_session_json(s, config) for s in p.sessions],
             }
             for p in plan.phases
         ],
@@ -127,7 +138,10 @@ def overview(plan: Plan, *, phase: int | None = None) -> Any:
 
     path, groups, weighed = schedule(plan)
     on_path = set(path)
-    parts: list[Any] = [Text(f"Plan: {plan.name}  ({display_path(plan.folder)})", style="bold")]
+    where = display_path(plan.source_file or plan.folder)
+    parts: list[Any] = [
+        Text(f"Plan: {plan.name}  ({where}; format {describe(plan.format)})", style="bold")
+    ]
     for p in plan.phases:
         if phase is not None and p.number != phase:
             continue

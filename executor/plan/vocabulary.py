@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
 
 from executor.plan.models import StepRole
 
@@ -56,6 +58,7 @@ _SECTIONS: list[tuple[re.Pattern[str], SectionKind]] = [
 ]
 
 
+@lru_cache(maxsize=1024)  # plans repeat the same few labels in every session
 def section_kind(text: str) -> SectionKind | None:
     """What a session sub-heading or bold label introduces, or None if unknown."""
     text = text.strip().rstrip(":").strip()
@@ -87,6 +90,7 @@ class HeadingRole:
     unrecognised_step: bool = False
 
 
+@lru_cache(maxsize=1024)  # plans repeat the same few labels in every session
 def step_role(text: str) -> HeadingRole:
     """Recognise RED / GREEN / REFACTOR from a heading's words.
 
@@ -171,24 +175,31 @@ def parse_count(text: str) -> int | None:
     return int(value * 1000) if m.group(2) else int(value)
 
 
-_NONE = re.compile(
-    r"^\s*[(*_]*\s*(?:none|n/?a|nothing|no dependencies|no prior sessions?|-+)\b", re.I
-)
-_SESSION_REFS = re.compile(
-    r"\bsessions?\s+#?\d+(?:\s*(?:,|&|\band\b|\bor\b|-|–|—|\bto\b)\s*(?:sessions?\s+)?#?\d+)*",
-    re.IGNORECASE,
-)
+_NONE = re.compile(r"^\s*[(*_]*\s*(?:none|n/?a|nothing|no dependencies|no prior \w+|-+)\b", re.I)
+_REF_CACHE: dict[str, re.Pattern[str]] = {}
 
 
-def parse_session_refs(text: str) -> list[int] | None:
-    """Session numbers named in `text`; [] for `None (first session)`; None if unreadable.
+def _refs_pattern(word: str) -> re.Pattern[str]:
+    found = _REF_CACHE.get(word)
+    if found is None:
+        found = re.compile(
+            rf"\b{word}s?\s+#?\d+(?:\s*(?:,|&|\band\b|\bor\b|-|–|—|\bto\b)\s*(?:{word}s?\s+)?#?\d+)*",
+            re.IGNORECASE,
+        )
+        _REF_CACHE[word] = found
+    return found
+
+
+def parse_session_refs(text: str, word: str = "session") -> list[int] | None:
+    """Numbers of the `word`s (sessions, tasks, phases) named in `text`; [] for
+    `None (first session)`; None if unreadable.
 
     Accepts `Session 1`, `Sessions 1, 2`, `Session 1, Session 2`, `Sessions 1-3`,
-    `Session 1 (models)`; prose without a session number is unreadable.
+    `Session 1 (models)`; prose without a number is unreadable.
     """
     refs: list[int] = []
-    for m in _SESSION_REFS.finditer(text):
-        body = re.sub(r"(?i)sessions?\s+", "", m.group(0))
+    for m in _refs_pattern(word).finditer(text):
+        body = re.sub(rf"(?i){word}s?\s+", "", m.group(0))
         for part in re.split(r"\s*(?:,|&|\band\b|\bor\b)\s*", body):
             part = part.strip().lstrip("#")
             rng = re.fullmatch(r"(\d+)\s*(?:-|–|—|to)\s*#?(\d+)", part)
@@ -226,3 +237,79 @@ def path_problem(path: str) -> str | None:
     if ".." in p.split("/"):
         return "climbs out with '..'"
     return None
+
+
+# --- task plans (format C) and checklist task files (format D) ------------------------
+
+TASK_HEADING = re.compile(r"^task\s+#?(\d+)(?![\w.])\s*(?:[:\-–—.]\s*)?(.*)$", re.IGNORECASE)
+#: Headings that group tasks into phases in a task plan (`## Phase 2`, `## Chunk 1: X`).
+GROUP_HEADING = re.compile(
+    r"^(?:phase|chunk|part|milestone|stage)\s+(\d+)(?![\w])\s*(?:[:\-–—.]\s*(.*))?$", re.I
+)
+#: A step: `**Step 3: Write minimal implementation**` (bold optional, `Step 3.` too).
+STEP_LINE = re.compile(r"^(?:\*\*|__)?step\s+(\d+[a-z]?)\s*[:.)\-–—]\s*(.*)$", re.IGNORECASE)
+#: A spec-kit task: `T012 [P] [US1] Contract test for ... in tests/contract/x.py`.
+SPECKIT_TASK = re.compile(r"^(T\d{2,})\b\s*(.*)$")
+SPECKIT_PHASE = re.compile(r"^phase\s+(\d+(?:\.\d+)*)\s*(?:[:\-–—.]\s*(.*))?$", re.IGNORECASE)
+
+StepMeaning = Literal["commit", "refactor", "write_test", "verify_fail", "verify_pass", "implement"]
+
+#: The TDD step a step meaning belongs to (commit: none, the executor commits).
+MEANING_ROLE: dict[StepMeaning, StepRole] = {
+    "write_test": "red",
+    "verify_fail": "red",
+    "implement": "green",
+    "verify_pass": "green",
+    "refactor": "refactor",
+}
+
+_LEADING_CONDITION = re.compile(r"^if\b[^.]*\.\s*(?:(?:then\s+)?proceed\.\s*)?", re.I)
+#: Ordered: the first match names the step. Each row is grown from a real plan's wording
+#: (tests/plan/test_vocabulary.py has one case per phrasing).
+_STEP_MEANINGS: list[tuple[StepMeaning, re.Pattern[str]]] = [
+    ("commit", re.compile(r"^(?:final\s+)?commit\b", re.I)),
+    ("refactor", re.compile(r"\brefactor\w*|^(?:clean\s*up|tidy|simplify|polish)\b", re.I)),
+    (
+        "write_test",
+        re.compile(
+            r"\b(?:write|add|create|author)\b[^.]*\b(?:failing|tests?|specs?)\b|^tests?\s+first\b",
+            re.I,
+        ),
+    ),
+    (
+        "verify_fail",
+        re.compile(
+            r"^(?:red\b|(?:run|re-?run|verify|confirm|check|watch|see|observe|expect)\b"
+            r".*\b(?:fail\w*|red)\b)",
+            re.I,
+        ),
+    ),
+    (
+        "verify_pass",
+        re.compile(
+            r"^(?:green\b|regression\b|(?:run|re-?run|verify|confirm|check|validate|test|"
+            r"watch|see|ensure|make\s+sure)\b)|\bgreen\b|\bpass(?:es|ing)?\b",
+            re.I,
+        ),
+    ),
+]
+
+
+@lru_cache(maxsize=1024)  # plans repeat the same few labels in every session
+def step_meaning(title: str) -> StepMeaning:
+    """What a step of a task plan does, from its title (`Write the failing test`,
+    `Run tests and verify GREEN`, `Commit`); anything else is implementation work."""
+    text = _LEADING_CONDITION.sub("", title.strip().strip("*_ ").strip())
+    for meaning, pattern in _STEP_MEANINGS:
+        if pattern.search(text):
+            return meaning
+    return "implement"
+
+
+_TEST_SECTION = re.compile(r"\btests?\b|\btdd\b", re.I)
+_IMPL_SECTION = re.compile(r"\bimplement", re.I)
+
+
+def is_test_section(heading: str) -> bool:
+    """A spec-kit sub-heading holding test tasks (`Tests for User Story 1 (OPTIONAL)`)."""
+    return bool(_TEST_SECTION.search(heading)) and not _IMPL_SECTION.search(heading)

@@ -15,7 +15,8 @@ def test_validate_clean_plan_exits_0_with_summary() -> None:
     r = run_cli("plan", "validate", "plans/examples/blog-platform", cwd=REPO_ROOT)
     assert r.returncode == 0, r.stderr
     assert r.stdout == (
-        "Blog Platform: valid: 4 phase(s), 11 session(s), 0 error(s), 0 warning(s)\n"
+        "Blog Platform: valid: format A (phase), 4 phase(s), 11 session(s), 0 error(s), "
+        "0 warning(s)\n"
     )
 
 
@@ -25,7 +26,7 @@ def test_validate_broken_plan_prints_file_line_and_exits_15(tmp_path: Path) -> N
     assert r.returncode == 15
     assert r.stdout.splitlines() == [
         "plan/PHASE_1_CORE.md:49: error: Session 2 depends on Session 9, which does not exist",
-        "plan: invalid: 1 phase(s), 2 session(s), 1 error(s), 0 warning(s)",
+        "plan: invalid: format A (phase), 1 phase(s), 2 session(s), 1 error(s), 0 warning(s)",
     ]
 
 
@@ -114,3 +115,58 @@ def test_show_one_phase_and_an_unknown_phase() -> None:
     r = run_cli("plan", "show", str(BLOG), "--phase", "9")
     assert r.returncode == 64
     assert r.stderr.strip() == f"error: plan {BLOG} has no phase 9 (phases: 1, 2, 3, 4)"
+
+
+FIXTURES = REPO_ROOT / "tests" / "plan" / "fixtures"
+
+
+def test_validate_prints_the_detected_or_forced_format() -> None:
+    tasks = FIXTURES / "speckit" / "specs" / "001-notes" / "tasks.md"
+    r = run_cli("plan", "validate", str(tasks))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == (
+        "Sticky Notes: valid: format D (speckit), 3 phase(s), 3 session(s), 0 error(s), "
+        "0 warning(s)\n"
+    )
+    r = run_cli("plan", "validate", str(tasks), "--format", "c")
+    assert r.returncode == 15
+    assert r.stdout.splitlines()[-1].startswith(
+        "Tasks: Sticky Notes: invalid: format C (superpowers), "
+    )
+    r = run_cli("plan", "validate", str(tasks), "--format", "z")
+    assert r.returncode == 64
+    assert r.stderr.strip() == (
+        "error: unknown plan format 'z'; choose one of A (phase), B (overview), "
+        "C (superpowers), D (speckit)"
+    )
+
+
+def test_validate_reads_the_project_test_command_and_map(tmp_path: Path) -> None:
+    plan = tmp_path / "project-plans" / "recipes"
+    plan.mkdir(parents=True)
+    (plan / "PROJECT_PLAN.md").write_text(
+        (FIXTURES / "overview" / "PROJECT_PLAN.md").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.executor]\ntest_command = "docker compose run --rm web pytest"\n'
+        '[tool.executor.test_command_map]\n"docker compose run --rm web" = "python -m"\n',
+        encoding="utf-8",
+    )
+    r = run_cli("plan", "validate", "project-plans/recipes", "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["format"] == "overview"
+    assert [w["message"][:40] for w in data["warnings"]] == [
+        "Sessions 1-3: steps derived from the bul"
+    ]
+    s1 = data["phases"][0]["sessions"][0]
+    assert s1["test_commands"]["red"] == "python -m pytest"
+    assert (s1["derived"], s1["claimed_done"], s1["box_lines"]) == (True, False, [])
+
+
+def test_show_names_the_format() -> None:
+    plan = FIXTURES / "superpowers" / "docs" / "plans"
+    r = run_cli("plan", "show", str(plan), env={"COLUMNS": "200"})
+    assert r.returncode == 0, r.stderr
+    assert "format C (superpowers)" in r.stdout and "Count lines" in r.stdout

@@ -86,3 +86,16 @@ def test_parsing_is_fast_and_linear(tmp_path: Path) -> None:
     big = timed(1000, tmp_path / "b")
     assert big < 3.0
     assert big < small * 10 * 3
+
+
+def test_importing_the_models_loads_no_parser() -> None:
+    """The resume path loads a cached plan: models only, no readers, no regex tables."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, executor.plan.models, executor.plan;"
+        "print(sorted(m for m in sys.modules if m.startswith('executor.plan.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['executor.plan.models']"

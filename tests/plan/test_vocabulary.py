@@ -119,3 +119,82 @@ def test_paths_in_steps(span: str, is_path: bool) -> None:
 )
 def test_paths_leaving_the_repository(path: str, problem: str | None) -> None:
     assert voc.path_problem(path) == problem
+
+
+#: Step titles from real task plans (format C), each with the meaning it must get.
+STEP_PHRASES = [
+    ("Write the failing test", "write_test"),
+    ("Write the failing tests", "write_test"),
+    ("Write the RED baseline test script", "write_test"),
+    ("Add the failing test for `lines`", "write_test"),
+    ("RED Phase - Write Failing Tests", "write_test"),
+    ("Run test to verify it fails", "verify_fail"),
+    ("Run tests to verify they fail", "verify_fail"),
+    ("Run tests and verify RED", "verify_fail"),
+    ("Run RED phase — confirm agent uses git worktree add today", "verify_fail"),
+    ("RED — run the three new scenarios against dev", "verify_fail"),
+    ("Write minimal implementation", "implement"),
+    ("Implement the helpers", "implement"),
+    ("If RED confirmed, proceed. Write the Step 1a skill text.", "implement"),
+    ("Write checks.sh (no executable bit)", "implement"),
+    ("Create the evals branch", "implement"),
+    ("Stop server with Ctrl-C, clean up", "implement"),
+    ("Run test to verify it passes", "verify_pass"),
+    ("Run tests and verify GREEN", "verify_pass"),
+    ("Run GREEN phase — confirm agent now uses EnterWorktree", "verify_pass"),
+    ("Re-run Step 1a GREEN test", "verify_pass"),
+    ("Run the whole suite", "verify_pass"),
+    ("Run both test suites", "verify_pass"),
+    ("Verify the file reads correctly", "verify_pass"),
+    ("Validate and commit (evals repo)", "verify_pass"),
+    ("Regression — run the existing SDD scenarios against the redesign", "verify_pass"),
+    ("Refactor the shared splitting into a helper", "refactor"),
+    ("Clean up duplication", "refactor"),
+    ("Commit", "commit"),
+    ("Commit test script", "commit"),
+    ("Commit (evals repo) and clean up", "commit"),
+    ("Final commit if any fixups needed", "commit"),
+]
+
+
+@pytest.mark.parametrize(("title", "meaning"), STEP_PHRASES)
+def test_step_meaning_by_phrasing(title: str, meaning: str) -> None:
+    assert voc.step_meaning(title) == meaning
+
+
+def test_refs_by_word() -> None:
+    assert voc.parse_session_refs("Task 1 GREEN passing.", word="task") == [1]
+    assert voc.parse_session_refs("Phases 3, 4, 5 must be complete", word="phase") == [3, 4, 5]
+    assert voc.parse_session_refs("None (foundational layer)", word="phase") == []
+
+
+def test_directory_trees_become_paths() -> None:
+    tree = """\
+backend/
+  apps/users/
+    models.py        # the model
+    tests/
+      test_models.py
+# a comment line
+src/
+├── App.vue
+└── components
+    └── Login.vue    // login form
+Makefile
+"""
+    from executor.plan.files import tree_paths
+
+    assert tree_paths(tree) == [
+        ("backend/apps/users/models.py", "the model", 2),
+        ("backend/apps/users/tests/test_models.py", "", 4),
+        ("src/App.vue", "", 7),
+        ("src/components/Login.vue", "login form", 9),
+        ("Makefile", "", 10),
+    ]
+
+
+def test_spec_kit_test_sections() -> None:
+    assert voc.is_test_section("Tests for User Story 1 (OPTIONAL - only if tests requested) ⚠️")
+    assert voc.is_test_section("Phase 3.2: Tests First (TDD)")
+    assert not voc.is_test_section("Implementation for User Story 1")
+    assert not voc.is_test_section("Backend - Database Layer")

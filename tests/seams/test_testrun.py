@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -133,7 +135,9 @@ def test_passing_is_green_and_leaves_no_cache_files(tmp_path: Path) -> None:
     assert run.verdict == "green", run.output_tail
     assert (run.collected, run.passed) == (1, 1)
     assert run.summary() == "0 failed, 1 passed"
-    assert run.cases == [TestCase(id="tests.test_ledger::test_add", outcome="passed")]
+    assert run.cases == [
+        TestCase(id="tests.test_ledger::test_add", outcome="passed", file="tests/test_ledger.py")
+    ]
     leftovers = {p.name for p in root.rglob("*")} & {".pytest_cache", "__pycache__"}
     assert leftovers == set()
 
@@ -187,7 +191,55 @@ def test_testrun_round_trips_through_json() -> None:
         collected=1,
         failed=1,
         structured=True,
-        cases=[TestCase(id="t::a", outcome="failed", message="boom")],
+        runner="pytest",
+        cases=[TestCase(id="t::a", outcome="failed", message="boom", file="t.py")],
     )
-    again = TestRun.model_validate_json(run.model_dump_json())
+    again = TestRun.from_json(json.loads(json.dumps(run.to_json())))
     assert again == run and again.verdict == "red"
+
+
+def test_testrun_does_not_import_pydantic() -> None:
+    code = "import sys, executor.testrun; print('pydantic' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_a_whole_suite_run_gives_each_case_its_file(tmp_path: Path) -> None:
+    root = project(
+        tmp_path,
+        {
+            "tests/test_a.py": "def test_a():\n    pass\n",
+            "tests/unit/test_b.py": "class TestB:\n    def test_b(self):\n        assert 0\n",
+        },
+    )
+    run = run_tests("python -m pytest", cwd=root)
+    assert sorted((c.id, c.file) for c in run.cases) == [
+        ("tests.test_a::test_a", "tests/test_a.py"),
+        ("tests.unit.test_b.TestB::test_b", "tests/unit/test_b.py"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("command", "runner", "argv_tail"),
+    [
+        ("npx vitest tests/a.test.ts", "vitest", ["run", "tests/a.test.ts", "--reporter=default"]),
+        ("pnpm vitest run", "vitest", ["run", "--reporter=default"]),
+        ("node --test tests/", "node", ["--test", "--test-reporter=spec"]),
+        ("npx jest --ci", "jest", ["--ci", "--json"]),
+        ("node --test --test-reporter=dot", None, []),
+        ("npm test", None, []),
+        ("make test", None, []),
+    ],
+)
+def test_runners_are_recognised_and_asked_for_a_report(
+    command: str, runner: str | None, argv_tail: list[str], tmp_path: Path
+) -> None:
+    from executor.testreports import prepare
+
+    prepared = prepare(command.split(), tmp_path / "report")
+    assert (prepared.name if prepared else None) == runner
+    if prepared is not None:
+        argv = prepared.argv
+        start = argv.index(argv_tail[0])
+        assert argv[start : start + len(argv_tail)] == argv_tail
+        assert any(str(tmp_path / "report") in token for token in argv)

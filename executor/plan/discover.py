@@ -1,0 +1,67 @@
+"""`discover_plan(cwd)`: find the one plan a command should run when none is named.
+
+Looked at, in this order: the current folder itself (PHASE files, PROJECT_PLAN.md or
+tasks.md in it), `project-plans/*/`, `docs/plans/*.md`, `docs/superpowers/plans/*.md`
+and `specs/*/tasks.md`. Markdown files in the docs folders count only when they read as
+a plan (design notes beside them do not). Exactly one plan: its path. Several or none:
+a UserError naming what was found and what to do.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from executor.errors import UserError
+from executor.plan.formats import OVERVIEW_NAMES, SPECKIT_NAMES, detect_text
+from executor.plan.vocabulary import PHASE_FILE
+
+PLACES = (
+    "project-plans/*/",
+    "docs/plans/*.md",
+    "docs/superpowers/plans/*.md",
+    "specs/*/tasks.md",
+)
+
+
+def discover_plan(cwd: Path) -> Path:
+    """The plan folder or file under `cwd`; UserError when there are none or several."""
+    cwd = Path(cwd).absolute()
+    if _is_plan_folder(cwd):
+        return cwd
+    found = [
+        *(d for d in sorted(cwd.glob("project-plans/*/")) if _is_plan_folder(d)),
+        *(f for f in sorted(cwd.glob("docs/plans/*.md")) if _reads_as_plan(f)),
+        *(f for f in sorted(cwd.glob("docs/superpowers/plans/*.md")) if _reads_as_plan(f)),
+        *(f for f in sorted(cwd.glob("specs/*/tasks.md")) if f.is_file()),
+    ]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        places = ", ".join(PLACES)
+        raise UserError(
+            f"no plan found in {cwd}: looked for PHASE_<n>_*.md, PROJECT_PLAN.md or tasks.md "
+            f"here and in {places}; name the plan to run (e.g. --plan path/to/plan)"
+        )
+    listed = "\n".join(f"  {p.relative_to(cwd)}" for p in found)
+    raise UserError(
+        f"{len(found)} plans found in {cwd}; name the one to run (e.g. --plan PATH):\n{listed}"
+    )
+
+
+def _is_plan_folder(folder: Path) -> bool:
+    if not folder.is_dir():
+        return False
+    names = {p.name for p in folder.iterdir() if p.is_file()}
+    return (
+        any(PHASE_FILE.match(n) for n in names)
+        or any(n in names for n in OVERVIEW_NAMES)
+        or any(n in names for n in SPECKIT_NAMES)
+    )
+
+
+def _reads_as_plan(path: Path) -> bool:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return detect_text(text, path.name) is not None

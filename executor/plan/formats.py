@@ -1,0 +1,105 @@
+"""Which reader a plan needs: format names, `--format` values and detection.
+
+Detection reads the text with a few line patterns (no parse), so choosing a reader
+costs next to nothing:
+- D `speckit`: checklist task lines `- [ ] T001 ...` (more of them than other units);
+- C `superpowers`: `## Task N` / `### Task N` headings (more than session headings);
+- A `phase` / B `overview`: `Session N` headings; B when the file is PROJECT_PLAN.md or
+  no session has a TDD step heading (RED / GREEN / REFACTOR, `TDD Workflow`).
+A folder is A when it holds PHASE files, B with only PROJECT_PLAN.md, D with a
+tasks.md, else the one markdown file in it that reads as a plan.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from executor.errors import UserError
+from executor.plan.models import PlanFormat
+from executor.plan.vocabulary import PHASE_FILE
+
+#: format -> (letter, names accepted by --format)
+FORMATS: dict[PlanFormat, tuple[str, tuple[str, ...]]] = {
+    "phase": ("A", ("a", "phase", "phases")),
+    "overview": ("B", ("b", "overview", "project-plan", "project_plan")),
+    "superpowers": ("C", ("c", "superpowers", "tasks-plan")),
+    "speckit": ("D", ("d", "speckit", "spec-kit")),
+}
+OVERVIEW_NAMES = ("PROJECT_PLAN.md", "project_plan.md", "Project_Plan.md")
+SPECKIT_NAMES = ("tasks.md", "TASKS.md")
+
+_SESSION = re.compile(r"^ {0,3}#{1,6}[ \t]+session[ \t]+#?\d", re.I | re.M)
+_TASK = re.compile(r"^ {0,3}#{2,4}[ \t]+task[ \t]+#?\d", re.I | re.M)
+_SPECKIT_TASK = re.compile(r"^[ \t]*[-*][ \t]+\[[ xX]\][ \t]+T\d{2,}\b", re.M)
+_STEP_HEADING = re.compile(
+    r"^ {0,3}#{2,6}[ \t]+.*(?:\b(?:red|green|refactor)\b|tdd workflow)", re.I | re.M
+)
+
+
+def format_named(name: str) -> PlanFormat:
+    """The format for a `--format` value (`a`..`d` or a name); UserError lists them."""
+    wanted = name.strip().lower()
+    for fmt, (_, names) in FORMATS.items():
+        if wanted in names:
+            return fmt
+    choices = ", ".join(f"{letter} ({fmt})" for fmt, (letter, _) in FORMATS.items())
+    raise UserError(f"unknown plan format {name!r}; choose one of {choices}")
+
+
+def describe(fmt: PlanFormat) -> str:
+    """`C (superpowers)`."""
+    return f"{FORMATS[fmt][0]} ({fmt})"
+
+
+def detect_text(text: str, name: str = "") -> PlanFormat | None:
+    """The format `text` is written in, or None when it reads as no plan at all."""
+    sessions = len(_SESSION.findall(text))
+    tasks = len(_TASK.findall(text))
+    checklist = len(_SPECKIT_TASK.findall(text))
+    if checklist and checklist >= max(sessions, tasks):
+        return "speckit"
+    if tasks > sessions:
+        return "superpowers"
+    if sessions:
+        if PHASE_FILE.match(name):
+            return "phase"
+        if name in OVERVIEW_NAMES or not _STEP_HEADING.search(text):
+            return "overview"
+        return "phase"
+    return None
+
+
+def detect(path: Path) -> tuple[PlanFormat, Path]:
+    """The format of the plan at `path` and the path its reader reads (a folder of PHASE
+    files / an overview, or the one plan file)."""
+    if not path.is_dir():
+        return _detect_file(path) or "phase", path
+    names = {p.name for p in path.iterdir() if p.is_file()}
+    if any(PHASE_FILE.match(n) for n in names):
+        return "phase", path
+    if any(n in names for n in OVERVIEW_NAMES):
+        return "overview", path
+    for n in SPECKIT_NAMES:
+        if n in names:
+            return "speckit", path / n
+    plans = [(fmt, p) for p in sorted(path.glob("*.md")) if (fmt := _detect_file(p))]
+    if len(plans) == 1:
+        return plans[0]
+    return "phase", path  # the phase reader reports what is missing
+
+
+def plan_file(folder: Path, fmt: PlanFormat) -> Path:
+    """For a forced format C or D: the file in `folder` to read (the folder if none)."""
+    if fmt == "speckit":
+        return next((folder / n for n in SPECKIT_NAMES if (folder / n).is_file()), folder)
+    found = [p for p in sorted(folder.glob("*.md")) if _detect_file(p) == fmt]
+    return found[0] if len(found) == 1 else folder
+
+
+def _detect_file(path: Path) -> PlanFormat | None:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return detect_text(text, path.name)

@@ -1,0 +1,22 @@
+"""Reading a plan file: UTF-8 text, or a `file:line` diagnostic saying why not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from executor.plan.models import Diagnostic
+
+
+def read_source(path: Path) -> tuple[str | None, list[Diagnostic]]:
+    """The file's text, or None and the error (not UTF-8, unreadable) as a diagnostic."""
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        message = f"cannot read the plan file: {e.strerror or e}"
+        return None, [Diagnostic(severity="error", path=path, line=1, message=message)]
+    try:
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        message = f"not UTF-8 text (byte {e.start}); save the plan as UTF-8"
+        return None, [Diagnostic(severity="error", path=path, line=line, message=message)]

@@ -1,0 +1,199 @@
+"""Project settings: `[tool.executor]` in pyproject.toml, or `.executor.toml`, at the root.
+
+```toml
+[tool.executor]                      # in .executor.toml: the same keys at the top level
+test_command = "python -m pytest -q"  # the project's test command (plans that name none)
+[tool.executor.test_command_map]     # a plan's command -> the one to run here
+"docker compose run --rm django pytest" = "pytest"
+```
+
+`.executor.toml` wins when both files have settings. A map key matches a command
+exactly, or as a prefix followed by a space (the rest of the command is kept): the
+longest matching key wins (`map_test_command`).
+
+TOML is read with the standard library's `tomllib` (Python 3.11+). Python 3.10 has no
+TOML reader and `tomli` is not a dependency, so there a small reader handles what these
+settings need: `[tables]`, `key = "string"` (basic or literal strings), quoted keys,
+inline tables of strings and comments; anything else is a clear error.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from executor.errors import UserError
+
+FILES = (".executor.toml", "pyproject.toml")
+
+
+@dataclass(frozen=True)
+class ProjectConfig:
+    """The settings that apply to a repository (all optional)."""
+
+    test_command: str | None = None
+    test_command_map: dict[str, str] = field(default_factory=dict)
+    #: The file they were read from (None: no settings anywhere).
+    source: Path | None = None
+
+
+class ConfigError(UserError):
+    """A settings file that cannot be read; `str()` names the file, line and key."""
+
+
+def find_root(start: Path) -> Path:
+    """The repository root above `start` (the folder holding `.git`), else `start`'s folder."""
+    start = Path(start).absolute()
+    folder = start if start.is_dir() else start.parent
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return folder
+
+
+def load_project_config(root: Path) -> ProjectConfig:
+    """The settings in `root` (see the module docstring); ConfigError if they are bad."""
+    for name in FILES:
+        path = Path(root) / name
+        if not path.is_file():
+            continue
+        data = _parse(path)
+        executor = (
+            data.get("tool", {}).get("executor") if isinstance(data.get("tool"), dict) else None
+        )
+        if name == ".executor.toml":
+            return _settings(executor if executor is not None else data, path)
+        if executor is not None:
+            return _settings(executor, path)
+    return ProjectConfig()
+
+
+def map_test_command(command: str, config: ProjectConfig) -> str:
+    """`command` as the project runs it: an exact key of `test_command_map`, else the
+    longest key that is a prefix of it (at a word boundary), else unchanged."""
+    mapping = config.test_command_map
+    if command in mapping:
+        return mapping[command]
+    best = max((key for key in mapping if command.startswith(key + " ")), key=len, default=None)
+    if best is None:
+        return command
+    return mapping[best] + command[len(best) :]
+
+
+def _settings(table: Any, path: Path) -> ProjectConfig:
+    where = f"{path.name}: [tool.executor]" if path.name == "pyproject.toml" else path.name
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: expected a table of settings")
+    unknown = sorted(set(table) - {"test_command", "test_command_map"})
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown setting {unknown[0]!r}; known: test_command, test_command_map"
+        )
+    command = table.get("test_command")
+    if command is not None and (not isinstance(command, str) or not command.strip()):
+        raise ConfigError(f"{where}: test_command: expected a non-empty string")
+    mapping = table.get("test_command_map", {})
+    if not isinstance(mapping, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in mapping.items()
+    ):
+        raise ConfigError(
+            f"{where}: test_command_map: expected a table of plan command = local command"
+        )
+    return ProjectConfig(test_command=command, test_command_map=dict(mapping), source=path)
+
+
+def _parse(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: cannot read the settings: {e}") from e
+    if sys.version_info >= (3, 11):
+        import tomllib
+
+        try:
+            return tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"{path}: not valid TOML: {e}") from e
+    return parse_minimal_toml(text, path)  # pragma: no cover - Python 3.10 only
+
+
+# --- the Python 3.10 fallback --------------------------------------------------------
+
+_KEY = r'(?:"(?:[^"\\]|\\.)*"|\'[^\']*\'|[A-Za-z0-9_\-]+)'
+_STRING = r'(?:"(?:[^"\\]|\\.)*"|\'[^\']*\')'
+_TABLE = re.compile(rf"^\[\s*({_KEY}(?:\s*\.\s*{_KEY})*)\s*\]$")
+_PAIR = re.compile(rf"^({_KEY})\s*=\s*(.+)$")
+_INLINE_PAIR = re.compile(rf"\s*({_KEY})\s*=\s*({_STRING})\s*(?:,|$)")
+_DOTTED = re.compile(_KEY)
+_ESCAPES = {"\\": "\\", '"': '"', "n": "\n", "t": "\t", "r": "\r"}
+#: Tables the settings live in; every other table of a pyproject.toml is skipped.
+_READ = (["tool", "executor"], ["tool", "executor", "test_command_map"], ["test_command_map"])
+
+
+def parse_minimal_toml(text: str, path: Path) -> dict[str, Any]:
+    """The subset of TOML the settings use (see the module docstring); other tables of
+    the file (a real pyproject.toml has many) are skipped unread."""
+    root: dict[str, Any] = {}
+    table: dict[str, Any] | None = root
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = _strip_comment(raw).strip()
+        if not line:
+            continue
+        if line.startswith("["):
+            m = _TABLE.match(line)
+            keys = [_unquote(k) for k in _DOTTED.findall(m.group(1))] if m else []
+            table = _table_at(root, keys) if keys in _READ else None
+            continue
+        if table is None:
+            continue
+        pair = _PAIR.match(line)
+        if pair is None:
+            raise ConfigError(f'{path}:{number}: expected `key = "value"`')
+        table[_unquote(pair.group(1))] = _value(pair.group(2).strip(), path, number)
+    return root
+
+
+def _table_at(root: dict[str, Any], keys: list[str]) -> dict[str, Any]:
+    table = root
+    for key in keys:
+        table = table.setdefault(key, {})
+    return table
+
+
+def _value(text: str, path: Path, number: int) -> Any:
+    if re.fullmatch(_STRING, text):
+        return _unquote(text)
+    if text.startswith("{") and text.endswith("}"):
+        body, pos, out = text[1:-1], 0, {}
+        while body[pos:].strip():
+            m = _INLINE_PAIR.match(body, pos)
+            if m is None:
+                raise ConfigError(f"{path}:{number}: only strings are read in an inline table")
+            out[_unquote(m.group(1))] = _unquote(m.group(2))
+            pos = m.end()
+        return out
+    raise ConfigError(f"{path}:{number}: only string values are read here (Python 3.10)")
+
+
+def _unquote(text: str) -> str:
+    if text.startswith("'"):
+        return text[1:-1]
+    if text.startswith('"'):
+        return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(0)), text[1:-1])
+    return text
+
+
+def _strip_comment(line: str) -> str:
+    quote: str | None = None
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote and (quote == "'" or line[i - 1] != "\\"):
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#":
+            return line[:i]
+    return line

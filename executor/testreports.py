@@ -1,0 +1,284 @@
+"""Structured results from test runners: how each one is asked for a report, and how the
+report is read into test cases (id, outcome, message, file).
+
+- pytest (`pytest`, `py.test`, `python -m pytest`): `--junitxml=F -p no:cacheprovider
+  -o junit_family=xunit1`; junit XML, whose xunit1 flavour gives each case its `file`.
+- `node --test`: `--test-reporter=spec --test-reporter-destination=stdout
+  --test-reporter=junit --test-reporter-destination=F` (the console keeps a readable
+  report); junit XML without a `file` attribute (nodejs/node#59422): a command naming
+  exactly one test file gives its cases that file, a file that fails to load names itself.
+- vitest (a `vitest` program: `npx vitest`, `node_modules/.bin/vitest`): `run` when no
+  sub-command is given (never watch), `--reporter=default --reporter=junit
+  --outputFile.junit=F`; junit XML whose `classname` is the test file.
+- jest (a `jest` program): `--json --outputFile=F`, built in (no jest-junit needed);
+  jest's JSON results, each suite naming its file.
+
+Reporter options: Node.js "Test runner" docs (reporters, `--test-reporter-destination`),
+vitest.dev/guide/reporters and /config/outputfile, `jest --help` (`--json`,
+`--outputFile`). Any other command is measured by its exit code only.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+RunnerName = Literal["pytest", "node", "vitest", "jest"]
+Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed"]
+
+_PYTEST_NAMES = {"pytest", "py.test"}
+_VITEST_COMMANDS = {"run", "watch", "dev", "related", "bench", "list", "init"}
+_TEST_FILE_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx")
+#: How pytest's junit XML marks an XPASS(strict): pytest 8/9 as a failure whose message
+#: starts with "[XPASS(strict)]", older ones as a skip with this message.
+_XPASS_STRICT = "xfail-marked test passes unexpectedly"
+
+
+@dataclass
+class Case:
+    """One test as a report gave it (`executor.testrun.TestCase` is the record)."""
+
+    id: str
+    outcome: Outcome
+    message: str = ""
+    file: str | None = None
+    collection: bool = False
+
+
+@dataclass
+class Runner:
+    """A command rewritten to write a report to `report`."""
+
+    name: RunnerName
+    argv: list[str]
+    report: Path
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def _program(token: str) -> str:
+    name = Path(token).name.lower()
+    for suffix in (".cmd", ".exe", ".mjs", ".js"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+def prepare(argv: list[str], report: Path) -> Runner | None:
+    """`argv` rewritten to also write a structured report, or None (exit code only)."""
+    pytest_argv = _as_pytest(argv)
+    if pytest_argv is not None:
+        extra = [f"--junitxml={report}", "-p", "no:cacheprovider", "-o", "junit_family=xunit1"]
+        return Runner("pytest", [*pytest_argv, *extra], report)
+    names = [_program(t) for t in argv]
+    if names and names[0] in ("node", "nodejs") and "--test" in argv:
+        if any(t.startswith("--test-reporter") for t in argv):
+            return None  # the caller chose reporters; counting them would break its order
+        at = argv.index("--test") + 1
+        extra = [
+            "--test-reporter=spec",
+            "--test-reporter-destination=stdout",
+            "--test-reporter=junit",
+            f"--test-reporter-destination={report}",
+        ]
+        return Runner("node", [*argv[:at], *extra, *argv[at:]], report)
+    if "vitest" in names:
+        at = names.index("vitest") + 1
+        head, tail = argv[:at], argv[at:]
+        if not tail or tail[0] not in _VITEST_COMMANDS:
+            tail = ["run", *tail]
+        extra = ["--reporter=default", "--reporter=junit", f"--outputFile.junit={report}"]
+        return Runner("vitest", [*head, *tail, *extra], report)
+    if "jest" in names:
+        return Runner("jest", [*argv, "--json", f"--outputFile={report}"], report)
+    return None
+
+
+def _as_pytest(argv: list[str]) -> list[str] | None:
+    """The argv to run when `argv` runs pytest (bare names resolved), else None."""
+    import re
+
+    python = re.compile(r"^python(\d+(\.\d+)*)?(\.exe)?$")
+    for i, token in enumerate(argv):
+        name = Path(token).name
+        is_module = token == "-m" and i + 1 < len(argv) and argv[i + 1] == "pytest"
+        if name not in _PYTEST_NAMES and not is_module:
+            continue
+        if i == 0 and token in _PYTEST_NAMES:
+            return [sys.executable, "-m", "pytest", *argv[1:]]
+        if i == 1 and is_module and python.match(argv[0]):
+            return [sys.executable, *argv[1:]]
+        return list(argv)
+    return None
+
+
+def read_report(runner: Runner, text: str, *, cwd: Path, argv: list[str]) -> list[Case]:
+    """The cases in a report (empty when the runner wrote none or it is unreadable)."""
+    if not text.strip():
+        return []
+    if runner.name == "jest":
+        return _jest_cases(text, cwd)
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError:
+        return []
+    if runner.name == "pytest":
+        return [_pytest_case(e, cwd) for e in root.iter("testcase")]
+    if runner.name == "vitest":
+        return [_vitest_case(e) for e in root.iter("testcase")]
+    only = _single_test_file(argv, cwd)
+    return [_node_case(e, chain, cwd, only) for e, chain in _walk(root, [])]
+
+
+# --- pytest --------------------------------------------------------------------------
+
+
+def _pytest_case(element: ET.Element, cwd: Path) -> Case:
+    classname = element.get("classname", "")
+    name = element.get("name", "")
+    outcome, detail = _junit_outcome(element)
+    collection = outcome == "error" and _has_message(element, "error", "collection failure")
+    message = (detail.get("message") or "") if detail is not None else ""
+    if detail is not None and detail.tag == "failure" and message.startswith("[XPASS(strict)]"):
+        outcome = "xpassed"
+    if detail is not None and detail.tag == "skipped":
+        if detail.get("type") == "pytest.xfail":
+            outcome = "xfailed"
+        elif detail.get("message") == _XPASS_STRICT:
+            outcome = "xpassed"
+    file = element.get("file") or _module_file(classname, cwd)
+    return Case(
+        id=f"{classname}::{name}" if classname else name,
+        outcome=outcome,
+        message=_pytest_message(detail),
+        file=file,
+        collection=collection,
+    )
+
+
+def _module_file(classname: str, cwd: Path) -> str | None:
+    """`tests.test_ledger.TestX` -> `tests/test_ledger.py` when that file exists."""
+    parts = classname.split(".")
+    for end in range(len(parts), 0, -1):
+        candidate = "/".join(parts[:end]) + ".py"
+        if (cwd / candidate).is_file():
+            return candidate
+    return None
+
+
+def _pytest_message(detail: ET.Element | None) -> str:
+    """pytest's crash message; for a collection failure, the traceback's last `E` line."""
+    if detail is None:
+        return ""
+    message = (detail.get("message") or "").strip()
+    if message and message != "collection failure":
+        return message[:500]
+    e_lines = [ln[1:].strip() for ln in (detail.text or "").splitlines() if ln.startswith("E ")]
+    return (e_lines[-1] if e_lines else message)[:500]
+
+
+# --- junit (node, vitest) ------------------------------------------------------------
+
+
+def _junit_outcome(element: ET.Element) -> tuple[Outcome, ET.Element | None]:
+    for tag, outcome in (("failure", "failed"), ("error", "error"), ("skipped", "skipped")):
+        detail = element.find(tag)
+        if detail is not None:
+            return outcome, detail  # type: ignore[return-value]
+    return "passed", None
+
+
+def _has_message(element: ET.Element, tag: str, message: str) -> bool:
+    detail = element.find(tag)
+    return detail is not None and detail.get("message") == message
+
+
+def _short(detail: ET.Element | None) -> str:
+    if detail is None:
+        return ""
+    text = (detail.get("message") or detail.text or "").strip()
+    return text.splitlines()[0][:500] if text else ""
+
+
+def _vitest_case(element: ET.Element) -> Case:
+    file = element.get("file") or element.get("classname") or None
+    name = element.get("name", "")
+    outcome, detail = _junit_outcome(element)
+    if name == file and outcome != "passed":  # the file itself failed to load
+        return Case(id=name, outcome="error", message=_short(detail), file=file, collection=True)
+    case_id = f"{file}::{name}" if file else name
+    return Case(id=case_id, outcome=outcome, message=_short(detail), file=file)
+
+
+def _walk(element: ET.Element, chain: list[str]) -> list[tuple[ET.Element, list[str]]]:
+    """Test cases with the names of the suites around them (node nests `describe`s)."""
+    found: list[tuple[ET.Element, list[str]]] = []
+    for child in element:
+        if child.tag == "testcase":
+            found.append((child, chain))
+        elif child.tag == "testsuite":
+            found.extend(_walk(child, [*chain, child.get("name", "")]))
+    return found
+
+
+def _node_case(element: ET.Element, chain: list[str], cwd: Path, only: str | None) -> Case:
+    name = element.get("name", "")
+    outcome, detail = _junit_outcome(element)
+    file = element.get("file")
+    collection = False
+    if name.endswith(_TEST_FILE_SUFFIXES) and not chain:  # the file itself failed to load
+        file, collection = _relative(name, cwd), outcome != "passed"
+        outcome = "error" if collection else outcome
+    file = _relative(file, cwd) if file else only
+    label = " > ".join([*chain, name]) if not collection else ""
+    case_id = f"{file}::{label}" if file and label else (file or label)
+    return Case(
+        id=case_id, outcome=outcome, message=_short(detail), file=file, collection=collection
+    )
+
+
+def _single_test_file(argv: list[str], cwd: Path) -> str | None:
+    files = [t for t in argv if t.endswith(_TEST_FILE_SUFFIXES) and (cwd / t).is_file()]
+    return _relative(files[0], cwd) if len(files) == 1 else None
+
+
+def _relative(path: str, cwd: Path) -> str:
+    try:
+        return Path(path).resolve().relative_to(cwd.resolve()).as_posix()
+    except ValueError:
+        return path
+
+
+# --- jest ----------------------------------------------------------------------------
+
+
+def _jest_cases(text: str, cwd: Path) -> list[Case]:
+    try:
+        data: Any = json.loads(text)
+    except json.JSONDecodeError:
+        return []
+    cases: list[Case] = []
+    for suite in data.get("testResults", []) if isinstance(data, dict) else []:
+        file = _relative(str(suite.get("name", "")), cwd)
+        assertions = suite.get("assertionResults") or []
+        if not assertions and suite.get("status") == "failed":  # the file failed to load
+            message = str(suite.get("message") or suite.get("failureMessage") or "")
+            lines = [ln.strip() for ln in message.splitlines() if ln.strip()]
+            lines = [ln for ln in lines if not ln.startswith("●")] or lines
+            first = (lines[0] if lines else "")[:500]
+            cases.append(Case(id=file, outcome="error", message=first, file=file, collection=True))
+            continue
+        for test in assertions:
+            status = test.get("status")
+            outcome: Outcome = (
+                "passed" if status == "passed" else "failed" if status == "failed" else "skipped"
+            )
+            failures = test.get("failureMessages") or []
+            first = str(failures[0]).strip().splitlines()[0] if failures else ""
+            name = test.get("fullName") or test.get("title") or ""
+            cases.append(
+                Case(id=f"{file}::{name}", outcome=outcome, message=first[:500], file=file)
+            )
+    return cases

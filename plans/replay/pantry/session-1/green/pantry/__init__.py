@@ -1,0 +1,1 @@
+"""Track what is in the pantry and what to buy."""

@@ -1,0 +1,1 @@
+"""Word counts and the most common words of a text (standard library only)."""

@@ -1,0 +1,95 @@
+"""Ticks are claims: the executor ticks boxes by exact line edits; the hash ignores them."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from executor.errors import PlanInvalidError
+from executor.plan import load_plan
+from executor.plan.sessiontext import brief_text, source_hash, split_source
+from executor.plan.ticks import FileEdit, apply_edits, tick_session
+from tests.plan.test_readers import PHASE, SPECKIT, SUPERPOWERS
+
+
+def _copy(src: Path, tmp_path: Path) -> Path:
+    dest = tmp_path / src.name
+    if src.is_dir():
+        shutil.copytree(src, dest)
+    else:
+        shutil.copy(src, dest)
+    return dest
+
+
+@pytest.mark.parametrize(
+    ("source", "number"), [(SUPERPOWERS, 2), (SPECKIT, 2), (PHASE, 2)], ids=["C", "D", "A"]
+)
+def test_ticking_a_session_edits_only_its_box_lines_and_keeps_the_hash(
+    source: Path, number: int, tmp_path: Path
+) -> None:
+    path = _copy(source, tmp_path)
+    before = load_plan(path)
+    session = before.session(number)
+    assert session is not None and not session.claimed_done
+    plan_file = session.source_file
+    old_lines = split_source(plan_file.read_text(encoding="utf-8"))
+    edits = tick_session(session)
+    assert [e.line for e in edits] == [n for n in session.box_lines if "[ ]" in old_lines[n - 1]]
+    assert apply_edits(edits) == [plan_file]
+    new_lines = split_source(plan_file.read_text(encoding="utf-8"))
+    changed = [n for n, (a, b) in enumerate(zip(old_lines, new_lines, strict=True), 1) if a != b]
+    assert changed == [e.line for e in edits]
+    assert all(new_lines[n - 1] == old_lines[n - 1].replace("[ ]", "[x]", 1) for n in changed)
+    after = load_plan(path)
+    again = after.session(number)
+    assert again is not None and again.claimed_done
+    assert again.source_hash == session.source_hash
+    assert {s.number: s.source_hash for s in after.sessions()} == {
+        s.number: s.source_hash for s in before.sessions()
+    }
+    assert tick_session(again) == []
+
+
+def test_a_stale_box_line_is_refused_with_its_line(tmp_path: Path) -> None:
+    path = _copy(SUPERPOWERS, tmp_path)
+    session = load_plan(path).session(2)
+    assert session is not None
+    path.write_text("# moved\n" * 200, encoding="utf-8")
+    with pytest.raises(PlanInvalidError, match=rf"^{path}:55: expected a checkbox of Session 2"):
+        tick_session(session)
+    edit = FileEdit(path=path, line=3, old="- [ ] x\n", new="- [x] x\n")
+    with pytest.raises(PlanInvalidError, match=r":3: the line changed since the edit was made"):
+        apply_edits([edit])
+
+
+def test_the_hash_reads_every_box_as_unticked_and_only_boxes() -> None:
+    assert source_hash("- [x] a\n1. [X] b\n") == source_hash("- [ ] a\n1. [ ] b\n")
+    assert source_hash("- [x] a\n") != source_hash("- [x] b\n")
+    assert source_hash("text [x] inline\n") != source_hash("text [ ] inline\n")
+
+
+def test_brief_text_drops_commit_steps_blocks_and_lines() -> None:
+    text = (
+        "## Session 1: X\n"
+        "- Build it\n"
+        "- Do not commit until review\n"
+        "- [ ] Git commit created with a message\n"
+        "\n"
+        "```bash\n"
+        "git add -A\n"
+        'git commit -m "x"\n'
+        "```\n"
+        "\n"
+        "```python\n"
+        "commit = 1  # kept: code that merely says commit\n"
+        "```\n"
+        "- Commit message style: imperative\n"
+    )
+    lines = split_source(text)
+    assert brief_text(lines, 1, len(lines)) == (
+        "## Session 1: X\n- Build it\n\n```python\ncommit = 1  # kept: code that merely says "
+        "commit\n```\n- Commit message style: imperative\n"
+    )
+    assert brief_text(lines, 1, 2, [range(2, 3)]) == "## Session 1: X\n"
