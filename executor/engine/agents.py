@@ -128,7 +128,8 @@ class BridgeAgents:
             ledger,
             key=call.key,
             agent_name=call.agent_name,
-            prompt=call.prompt,
+            # the brief is what the agent reads: a changed brief is a new request (P15)
+            prompt=call.prompt + "\n" + call.brief.read_text("utf-8"),
             attempt=call.attempt,
         )
         if isinstance(got, PendingRequest):

@@ -38,13 +38,20 @@ def drive(
     durable: Durable,
     *,
     note: Callable[[], str] = lambda: "",
+    save_before: Callable[[S], bool] = lambda step: False,
 ) -> str:
     """Run `cursor` through `workflow` until a final step or a stop; return why it ended.
 
     `note` gives a short text to log with each transition (e.g. what a check measured).
+    `save_before(step)`: that step starts work in this process that a crash must not
+    leave unrecorded (an agent run here changes files: after a crash they must be seen
+    as its work, not as someone else's), so an unsaved decision is saved before it.
     """
+    dirty = False
     while True:
         step = cursor.step
+        if dirty and save_before(step):
+            durable.save()
         started = time.monotonic()
         outcome = handlers[step]()
         if outcome in STOPS:
@@ -58,5 +65,6 @@ def drive(
         if target in workflow.final:
             durable.save()
             return workflow.final[target]
-        if step not in workflow.decisions:
+        dirty = step in workflow.decisions
+        if not dirty:
             durable.save()

@@ -214,6 +214,7 @@ class Runner:
         durable = Durable(lambda: store.save(state))
         policy = RetryPolicy()
         channel = BridgeChannel(layout.folder, policy=policy)
+        channel.sweep()
         bridge = BridgeAgents(channel, durable)
         agents: Agents = req.agents or bridge
         if options.agent_command and req.agents is None:
@@ -266,7 +267,13 @@ class Runner:
                     restored_plan=restored.get(number, []),
                 )
             )
-            ended = drive(TDD, steps.handlers(), rec, durable)
+            ended = drive(
+                TDD,
+                steps.handlers(),
+                rec,
+                durable,
+                save_before=lambda step: step in AGENT_STEPS and agents is not bridge,
+            )
             plan = steps.r.plan  # re-read if a plan file was put back
             if ended in {"done", "skipped"}:
                 ran.append(number)

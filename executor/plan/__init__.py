@@ -27,7 +27,7 @@ def load_plan(path: Path, format: str | None = None) -> Plan:
 
 def lint(plan: Plan, *, project_test_command: str | None = None) -> list[Diagnostic]:
     """Parse diagnostics plus the plan rules, sorted by file and line."""
-    from executor.plan.lint import lint as _lint
+    from executor.plan.rules import lint as _lint
 
     return _lint(plan, project_test_command=project_test_command)
 

@@ -236,3 +236,17 @@ def test_no_text_makes_a_reader_raise(lines: list[str], fmt: str) -> None:
         plan = load_plan(path, fmt)
         for d in lint(plan):
             assert d.line >= 1 and d.path.name in ("plan.md", tmp.rsplit("/", 1)[-1])
+
+
+def test_package_functions_stay_functions_after_their_modules_load() -> None:
+    """Importing a submodule sets an attribute of the same name on the package: the lazy
+    `lint`/`load_plan`/`discover_plan` must not share a name with one."""
+    import importlib
+
+    import executor.plan as plan_package
+
+    for module in ("loader", "rules", "discover", "formats"):
+        importlib.import_module(f"executor.plan.{module}")
+    for name in plan_package.__all__:
+        assert callable(getattr(plan_package, name)) or name == "PlanInvalidError", name
+    assert not isinstance(plan_package.lint, type(plan_package))

@@ -49,7 +49,7 @@ def test_example_goes_red_then_green_session_by_session(name: str, tmp_path: Pat
                 if session.refactor is None:
                     continue
                 assert replay(solutions, repo, ReplayTarget(n, "refactor")).written
-            command = session.test_command(role)  # type: ignore[arg-type]
+            command = session.test_command(role)
             assert command is not None
             run = run_tests(command, cwd=repo, env=env)
             assert run.verdict == "green", f"session {n} {role}: {run.output_tail}"

@@ -1,0 +1,433 @@
+"""The hostile audit (issue 9), item by item, through the real CLI.
+
+Each test is named after the item it reproduces (`test_9_NN_...`); each failed on the
+engine before the fix. Agents are the replay agent (or a small script in its place),
+answers go through `executor bridge respond`, exactly as a host does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import git, run_cli
+from tests.engine.helpers import (
+    commits,
+    make_project,
+    replay_cmd,
+    respond,
+    session_state,
+    solutions_copy,
+    state,
+)
+
+pytestmark = pytest.mark.slow
+
+
+def session(plan: Path, *extra: str, number: int = 1) -> list[str]:
+    return ["execute-session", str(number), "--plan", str(plan), *extra]
+
+
+def request(plan: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((plan / ".agent-request.json").read_text("utf-8"))
+    return data
+
+
+def reply_error(plan: Path, repo: Path) -> None:
+    out = run_cli(
+        "bridge", "respond", "--dir", str(plan), "--status", "error",
+        "--error-type", "INVOCATION_FAILED", "--error-message", "the model is down", cwd=repo,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+
+
+def replay_request(plan: Path, repo: Path, solutions: Path | None = None) -> None:
+    """Do what the pending agent request asks with the replay agent, and answer it."""
+    agent = run_cli(
+        "replay-agent", "--request", str(plan / ".agent-request.json"), "--repo", str(repo),
+        *(["--solutions", str(solutions)] if solutions else []), cwd=repo,
+    )  # fmt: skip
+    assert agent.returncode == 0, agent.stderr
+    assert respond(plan, repo, agent.stdout.strip() or "done").returncode == 0
+
+
+def host(
+    args: list[str], plan: Path, repo: Path, answers: list[str]
+) -> subprocess.CompletedProcess[str]:
+    """Run `args` as a host would: agents by the replay agent, people by `answers`."""
+    cmd = list(args)
+    for _ in range(40):
+        proc = run_cli(*cmd, cwd=repo)
+        if proc.returncode != 42:
+            return proc
+        if request(plan)["agent_name"] == "human":
+            assert respond(plan, repo, answers.pop(0)).returncode == 0
+        else:
+            replay_request(plan, repo)
+        if "--resume" not in cmd:
+            cmd.append("--resume")
+    raise AssertionError("the host loop did not end")
+
+
+def test_9_01_every_escalation_choice_works_through_the_bridge(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    assert run_cli(*session(plan), cwd=git_repo).returncode == 42
+    respond(plan, git_repo, "approve")
+    for _ in range(3):
+        assert run_cli(*session(plan, "--resume"), cwd=git_repo).returncode == 42
+        assert request(plan)["agent_name"] == "backend-builder"
+        reply_error(plan, git_repo)
+    asked = run_cli(*session(plan, "--resume"), cwd=git_repo)
+    assert asked.returncode == 42, asked.stderr
+    question = request(plan)
+    assert question["agent_name"] == "human"
+    assert question["context"]["checkpoint"] == "escalation"
+    assert [o["value"] for o in question["context"]["options"]][:1] == ["retry"]
+    respond(plan, git_repo, "retry")
+    again = run_cli(*session(plan, "--resume"), cwd=git_repo)
+    assert again.returncode == 42, again.stderr  # not 64 "pending for another step"
+    retry = request(plan)
+    assert (retry["agent_name"], retry["context"]["attempt"]) == ("backend-builder", 2)
+    assert len(session_state(plan, 1)["errors"]) == 3  # one line per failed answer
+
+
+def test_9_02_a_pending_request_never_outlives_its_session(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    assert run_cli(*session(plan, "--yes"), cwd=git_repo).returncode == 42  # RED, bridge
+    done = run_cli("resume-session", "1", "--plan", str(plan), "--yes", "--agent-command",
+                   replay_cmd(), cwd=git_repo)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert not (plan / ".agent-request.json").exists()
+    assert session_state(plan, 1)["bridge"]["pending"] is None
+    second = run_cli(*session(plan, "--yes", number=2), cwd=git_repo)  # saved options
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert commits(git_repo)[0] == "feat(ledger): Balances"
+
+
+def test_9_03_edits_made_while_waiting_are_never_committed_silently(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    args = session(plan, "--agent-command", replay_cmd())
+    assert run_cli(*args, cwd=git_repo).returncode == 42  # before_start
+    respond(plan, git_repo, "approve")
+    assert run_cli(*args, "--resume", cwd=git_repo).returncode == 42  # after_red
+    (git_repo / "README.md").write_text("# mine\n", encoding="utf-8")
+    (git_repo / "notes.txt").write_text("my notes\n", encoding="utf-8")
+    (git_repo / "ledger").mkdir()
+    (git_repo / "ledger" / "scratch.py").write_text("x = 1\n", encoding="utf-8")
+    respond(plan, git_repo, "approve")
+    asked = run_cli(*args, "--resume", cwd=git_repo)
+    assert asked.returncode == 42
+    question = request(plan)["context"]
+    assert "Files changed while session 1 waited" in question["question"]
+    assert "notes.txt" in question["question"] and "ledger/scratch.py" in question["question"]
+    respond(plan, git_repo, "keep_out")
+    done = host([*args, "--resume"], plan, git_repo, ["approve"] * 4)
+    assert done.returncode == 0, done.stderr
+    committed = git(git_repo, "show", "--name-only", "--format=", "HEAD").split()
+    assert "README.md" not in committed and "notes.txt" not in committed
+    assert "ledger/scratch.py" not in committed and "ledger/models.py" in committed
+    assert (git_repo / "notes.txt").read_text("utf-8") == "my notes\n"  # never lost
+    assert "notes.txt" in git(git_repo, "status", "--porcelain")
+
+
+def _complete_session_1(plan: Path, repo: Path) -> None:
+    """Session 1 committed; the run waits at session_complete (a host in bridge mode)."""
+    args = ["execute-plan", "--plan", str(plan), "--checkpoints", "session",
+            "--agent-command", replay_cmd()]  # fmt: skip
+    proc = run_cli(*args, cwd=repo)
+    assert proc.returncode == 42, proc.stderr
+    assert request(plan)["context"]["checkpoint"] == "session_complete"
+
+
+def test_9_04_abort_never_drops_a_pushed_commit(git_repo: Path, tmp_path: Path) -> None:
+    plan = make_project(git_repo)
+    _complete_session_1(plan, git_repo)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(git_repo, "remote", "add", "origin", str(remote))
+    git(git_repo, "push", "-q", "origin", "main")
+    head = git(git_repo, "rev-parse", "HEAD").strip()
+    respond(plan, git_repo, "abort")
+    refused = run_cli("execute-plan", "--plan", str(plan), "--resume", cwd=git_repo)
+    assert refused.returncode == 13, refused.stderr
+    assert "already on a remote branch (pushed)" in refused.stderr
+    assert f"git revert {head}" in refused.stderr
+    assert git(git_repo, "rev-parse", "HEAD").strip() == head
+
+
+def test_9_04_abort_of_our_local_commit_backs_up_and_says_how_to_restore(
+    git_repo: Path,
+) -> None:
+    plan = make_project(git_repo)
+    _complete_session_1(plan, git_repo)
+    respond(plan, git_repo, "abort")
+    aborted = run_cli("execute-plan", "--plan", str(plan), "--resume", cwd=git_repo)
+    assert aborted.returncode == 1, aborted.stderr
+    assert commits(git_repo)[0] == "add plan"
+    ref = aborted.stderr.split("saved in ")[1].split(".")[0].strip()
+    assert f"git checkout {ref} -- ." in aborted.stderr
+    assert "ledger/models.py" in git(git_repo, "ls-tree", "-r", "--name-only", ref)
+
+
+def test_9_05_disk_full_during_the_commit_is_a_storage_error(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    plan = make_project(git_repo)
+    real = shutil.which("git")
+    fake = tmp_path / "bin" / "git"
+    fake.parent.mkdir()
+    fake.write_text(
+        '#!/bin/sh\nfor a in "$@"; do if [ "$a" = commit ]; then\n'
+        "echo 'error: unable to write file: No space left on device' >&2; exit 128; fi; done\n"
+        f'exec {real} "$@"\n',
+        encoding="utf-8",
+    )
+    fake.chmod(0o755)
+    env = {"PATH": f"{fake.parent}{os.pathsep}{os.environ['PATH']}",
+           "GIT_PYTHON_GIT_EXECUTABLE": str(fake)}  # fmt: skip
+    proc = run_cli(*session(plan, "--yes", "--agent-command", replay_cmd()), cwd=git_repo, env=env)
+    assert proc.returncode == 14, proc.stdout + proc.stderr
+    assert "No space left on device" in proc.stderr
+    assert session_state(plan, 1)["step"] == "commit"
+    assert run_cli(*session(plan, "--yes"), cwd=git_repo).returncode == 0  # space is back
+
+
+def test_9_05_sigterm_while_a_grandchild_holds_stdout_is_interrupted(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    plan = make_project(git_repo)
+    for i in range(3):
+        started = tmp_path / f"agent-started-{i}"
+        agent = f"{shlex.quote(sys.executable)} -c " + shlex.quote(
+            "import pathlib, subprocess, time; subprocess.Popen(['sleep', '30']); "
+            f"pathlib.Path({str(started)!r}).touch(); time.sleep(30)"
+        )
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "executor", *session(plan, "--yes", "--agent-command", agent)],
+            cwd=git_repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not started.exists():
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 130, err
+        assert "No such process" not in err
+
+
+def test_9_06_plan_drift_offers_choices_that_work(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    assert run_cli(*session(plan), cwd=git_repo).returncode == 42
+    phase1 = next(plan.glob("PHASE_1_*.md"))
+    original = phase1.read_text("utf-8")
+    phase1.write_text(original.replace("Create the `ledger` package", "Create `books`"), "utf-8")
+    asked = run_cli(*session(plan, "--resume"), cwd=git_repo)
+    assert asked.returncode == 42, asked.stderr  # a question, not exit 13
+    question = request(plan)["context"]
+    assert "changed since the session started" in question["question"]
+    assert [o["value"] for o in question["options"]] == ["use_new", "keep_old", "skip", "pause"]
+    respond(plan, git_repo, "keep_old")
+    kept = run_cli(*session(plan, "--resume"), cwd=git_repo)
+    assert kept.returncode == 42, kept.stderr
+    assert phase1.read_text("utf-8") == original
+    assert request(plan)["context"]["checkpoint"] == "before_start"
+    assert "refs/executor/backup/plan-edit-session-1" in kept.stdout + kept.stderr
+
+
+def test_9_07_an_agent_may_not_rewrite_the_plan(git_repo: Path, tmp_path: Path) -> None:
+    plan = make_project(git_repo)
+    sol = solutions_copy(tmp_path)
+    phase1 = next(plan.glob("PHASE_1_*.md"))
+    original = phase1.read_text("utf-8")
+    target = sol / "session-1" / "green" / phase1.relative_to(git_repo)
+    target.parent.mkdir(parents=True)
+    outside = tmp_path / "pwned"
+    target.write_text(
+        original.replace("`pytest tests/test_balance.py`", f"`touch {outside}`"), "utf-8"
+    )
+    proc = run_cli(*session(plan, "--yes", "--max-retries", "0", "--agent-command",
+                            replay_cmd(sol)), cwd=git_repo)  # fmt: skip
+    assert proc.returncode == 16, proc.stdout + proc.stderr
+    assert "the agent changed the plan" in proc.stderr
+    assert phase1.read_text("utf-8") == original
+    assert len(commits(git_repo)) == 2 and not outside.exists()
+
+
+def test_9_08_a_conftest_that_passes_everything_is_tampering(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    plan = make_project(git_repo)
+    sol = solutions_copy(tmp_path)
+    green = sol / "session-1" / "green"
+    (green / "ledger" / "models.py").write_text("def broken():\n    pass\n", "utf-8")
+    (green / "conftest.py").write_text(
+        "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\n"
+        "def pytest_runtest_makereport(item, call):\n"
+        "    outcome = yield\n    report = outcome.get_result()\n"
+        "    report.outcome = 'passed'\n",
+        encoding="utf-8",
+    )
+    proc = run_cli(*session(plan, "--yes", "--max-retries", "0", "--agent-command",
+                            replay_cmd(sol)), cwd=git_repo)  # fmt: skip
+    assert proc.returncode == 16, proc.stdout + proc.stderr
+    assert "test infrastructure changed during GREEN" in proc.stderr
+    assert "conftest.py (added)" in proc.stderr
+    assert len(commits(git_repo)) == 2
+
+
+def test_9_09_an_agents_own_commits_are_folded_into_one(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    agent = shlex.join(["sh", "-c", f"{replay_cmd()} && git add -A && git commit -qm agent"])
+    proc = run_cli(*session(plan, "--yes", "--agent-command", agent), cwd=git_repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "folded back into the worktree" in proc.stdout
+    assert commits(git_repo) == ["feat(ledger): Ledger Models", "add plan", "initial"]
+
+
+def test_9_10_oversized_answers_are_rejected_and_moved_aside(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    plan = make_project(git_repo)
+    assert run_cli(*session(plan), cwd=git_repo).returncode == 42
+    before = (plan / ".agent-state.json").read_bytes()
+    big = tmp_path / "big.txt"  # outside the repository: not a person's edit of it
+    big.write_text("x" * 1_100_000, encoding="utf-8")
+    refused = run_cli("bridge", "respond", "--dir", str(plan), "--status", "success",
+                      "--response-file", str(big), cwd=git_repo)  # fmt: skip
+    assert refused.returncode == 64 and "over 1000000 bytes" in refused.stderr
+    rid = request(plan)["request_id"]
+    (plan / ".agent-response.json").write_text(
+        json.dumps({"request_id": rid, "status": "success", "response": "x" * 1_100_000}),
+        encoding="utf-8",
+    )
+    proc = run_cli(*session(plan, "--resume"), cwd=git_repo)
+    assert proc.returncode == 10 and "over the 1000000-byte limit" in proc.stderr
+    assert (plan / ".agent-state.json").read_bytes() == before
+    feedback = json.dumps({"decision": "request_changes", "feedback": "y" * 70_000})
+    respond(plan, git_repo, feedback)
+    proc = run_cli(*session(plan, "--resume"), cwd=git_repo)
+    assert proc.returncode == 10 and "the feedback is over 64 KB" in proc.stderr, proc.stderr
+    assert (plan / ".agent-state.json").read_bytes() == before
+    assert len(list(plan.glob(".agent-response.json.rejected-*"))) == 2
+
+
+def test_9_11_an_answer_that_is_no_option_is_moved_aside(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    assert run_cli(*session(plan), cwd=git_repo).returncode == 42
+    respond(plan, git_repo, "rm -rf /")
+    bad = run_cli(*session(plan, "--resume"), cwd=git_repo)
+    assert bad.returncode == 10 and "is not one of the options" in bad.stderr
+    again = run_cli(*session(plan, "--resume"), cwd=git_repo)
+    assert again.returncode == 42, again.stderr  # asked again, not rejected forever
+
+
+def test_9_12_a_fifo_answer_and_symlinked_briefs_are_refused(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    plan = make_project(git_repo)
+    assert run_cli(*session(plan), cwd=git_repo).returncode == 42
+    os.mkfifo(plan / ".agent-response.json")
+    proc = run_cli(*session(plan, "--resume"), cwd=git_repo, timeout=20)
+    assert proc.returncode == 10 and "not a regular file" in proc.stderr
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (plan / ".agent-briefs").symlink_to(elsewhere)
+    respond(plan, git_repo, "approve")
+    proc = run_cli(*session(plan, "--resume", "--agent-command", replay_cmd()), cwd=git_repo)
+    assert proc.returncode == 14 and "symlink" in proc.stderr
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_9_13_only_our_own_dead_temp_files_are_swept(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    mine = plan / ".draft.4000000.tmp"
+    mine.write_text("a person's draft\n", encoding="utf-8")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "a draft")
+    (plan / ".agent-briefs").mkdir()
+    orphan = plan / ".agent-briefs" / f".agent-tmp-{dead.pid}-s1.red.a1.f0.md"
+    orphan.write_text("torn", encoding="utf-8")
+    assert run_cli(*session(plan), cwd=git_repo).returncode == 42
+    assert mine.read_text("utf-8") == "a person's draft\n" and not orphan.exists()
+
+
+def test_9_14_a_changed_brief_is_a_new_request_and_re_entry_adds_no_lines(
+    git_repo: Path,
+) -> None:
+    plan = make_project(git_repo)
+    assert run_cli(*session(plan), cwd=git_repo).returncode == 42
+    respond(plan, git_repo, "approve")
+    assert run_cli(*session(plan, "--resume"), cwd=git_repo).returncode == 42  # RED
+    replay_request(plan, git_repo)
+    assert run_cli(*session(plan, "--resume"), cwd=git_repo).returncode == 42  # after_red
+    respond(plan, git_repo, "approve")
+    assert run_cli(*session(plan, "--resume"), cwd=git_repo).returncode == 42  # GREEN
+    first = request(plan)["request_id"]
+    changed = run_cli(*session(plan, "--test-command", "python -m pytest -q"), cwd=git_repo)
+    assert changed.returncode == 42
+    second = request(plan)["request_id"]
+    assert second != first
+    (plan / ".agent-response.json").write_text(
+        json.dumps({"request_id": first, "status": "success", "response": "late"}), "utf-8"
+    )
+    stale = run_cli(*session(plan, "--resume"), cwd=git_repo)
+    assert stale.returncode == 10 and "stale or foreign" in stale.stderr
+    for _ in range(3):
+        reply_error(plan, git_repo)
+        run_cli(*session(plan, "--resume"), cwd=git_repo)
+    errors = session_state(plan, 1)["errors"]
+    for _ in range(2):  # the escalation question, re-entered without an answer
+        assert run_cli(*session(plan, "--resume"), cwd=git_repo).returncode == 42
+    assert session_state(plan, 1)["errors"] == errors and len(errors) == 3
+
+
+def test_9_15_the_request_carries_the_steps_attempt(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    args = session(plan, "--agent-command", replay_cmd())
+    assert run_cli(*args, cwd=git_repo).returncode == 42
+    respond(plan, git_repo, "approve")
+    assert run_cli(*args, "--resume", cwd=git_repo).returncode == 42  # after_red
+    respond(plan, git_repo, json.dumps({"decision": "request_changes", "feedback": "more"}))
+    assert run_cli(*args, "--resume", cwd=git_repo).returncode == 42
+    brief = sorted((plan / ".agent-briefs").glob("s1.red.a2*.md"))
+    assert brief and "more" in brief[0].read_text("utf-8")
+    assert session_state(plan, 1)["attempt"] == 2
+
+
+def test_9_16_unusable_agent_commands_are_usage_errors_and_nothing_is_left(
+    git_repo: Path,
+) -> None:
+    plan = make_project(git_repo)
+    for bad in ("", "foo 'bar"):
+        proc = run_cli(*session(plan, "--agent-command", bad), cwd=git_repo)
+        assert proc.returncode == 64, proc.stderr
+        assert "--agent-command" in proc.stderr
+    assert run_cli(*session(plan, "--resume"), cwd=git_repo).returncode == 21
+    assert git(git_repo, "status", "--porcelain") == ""
+
+
+def test_9_17_printed_commands_quote_paths_with_spaces(tmp_path: Path) -> None:
+    repo = tmp_path / "my repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "README.md").write_text("# r\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "initial")
+    plan = make_project(repo)
+    proc = run_cli(*session(plan), cwd=repo)
+    assert proc.returncode == 42
+    assert f"--dir {shlex.quote(str(plan))}" in proc.stderr
+    assert f"--plan {shlex.quote(str(plan))}" in proc.stderr
+    assert state(plan)["sessions"]["1"]["step"] == "before_start"
