@@ -33,9 +33,9 @@ def resolve_plan(plan: Path | None) -> Path:
     """`--plan`, else the one plan found from the current folder."""
     if plan is not None:
         return plan.absolute()
-    from executor.errors import UserError
+    from executor.plan import discover_plan
 
-    raise UserError("give the plan with --plan FOLDER_OR_FILE")
+    return discover_plan(Path.cwd())
 
 
 def run_scope(scope: Scope, values: dict[str, Any]) -> None:
