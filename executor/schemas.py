@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from executor import fsutil
-from executor.bridge.models import AgentRequest, AgentResponse, InvokerLedger, TemplateCreateState
+from executor.bridge.models import AgentRequest, AgentResponse, InvokerLedger
+from executor.bridge.template_state import TemplateCreateState
 from executor.engine.state import RunState
 from executor.records import Record, json_schema
 
@@ -29,7 +30,7 @@ SCHEMAS: dict[str, tuple[type[Record], str]] = {
     ),
     "template-create-state.schema.json": (
         TemplateCreateState,
-        "`.template-create-state.json`, template-create's checkpoint",
+        "`.template-create-state.json`, template-create's state (the workflow and the seed API)",
     ),
     "agent-bridge-ledger.schema.json": (
         InvokerLedger,

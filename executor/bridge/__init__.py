@@ -18,10 +18,10 @@ from executor.bridge.models import (
     InvokerLedger,
     Ledger,
     PendingRequest,
-    TemplateCreateState,
 )
 from executor.bridge.protocol import BridgeChannel, Reply
 from executor.bridge.state_manager import StateManager
+from executor.bridge.template_state import TemplateCreateState
 from executor.errors import AgentInvocationError
 
 __all__ = [

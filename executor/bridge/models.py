@@ -1,13 +1,14 @@
 """The bridge's file formats (seeds 000/001, hardened) as typed records.
 
 Strict where we write (unknown keys rejected): `AgentRequest`, `PendingRequest`,
-`Consumed`, `Ledger`, `InvokerLedger`, `TemplateCreateState`. `AgentResponse` is what a
+`Consumed`, `Ledger`, `InvokerLedger`. `AgentResponse` is what a
 host writes: `executor.bridge.reading` reads it tolerantly (unknown keys dropped, a
 JSON `response` serialised) and names each bad field.
 
 `Ledger` is THE bridge bookkeeping: the engine keeps one per session in
 `.agent-state.json`, `AgentBridgeInvoker` keeps one (plus its replayable answers) in
-`.agent-bridge-ledger.json` or inside template-create's state.
+`.agent-bridge-ledger.json` or inside template-create's state
+(`executor.bridge.template_state.TemplateCreateState`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from typing import Any, Literal
 from executor.records import Record
 
 PROTOCOL_VERSION = "1.0"
-STATE_SCHEMA_VERSION = 1
 
 Status = Literal["success", "error", "timeout", "cancelled", "invalid_request"]
 STATUSES: tuple[str, ...] = ("success", "error", "timeout", "cancelled", "invalid_request")
@@ -176,21 +176,3 @@ class InvokerLedger(Ledger):
     schema_version: int = 1
     outcomes: dict[str, Answer] = field(default_factory=dict)
     failures: dict[str, int] = field(default_factory=dict)
-
-
-@dataclass(kw_only=True)
-class TemplateCreateState(Record):
-    """`.template-create-state.json` (seed 000's form plus `schema_version` and `bridge`)."""
-
-    schema_version: int = STATE_SCHEMA_VERSION
-    version: str = PROTOCOL_VERSION
-    checkpoint: str
-    phase: int
-    created_at: str
-    updated_at: str
-    config: dict[str, Any] = field(default_factory=dict)
-    phase_data: dict[str, Any] = field(default_factory=dict)
-    agent_request_pending: dict[str, Any] | None = None
-    bridge: InvokerLedger | None = field(
-        default=None, metadata={"doc": "the invoker's ledger when it keeps it in this state"}
-    )

@@ -6,6 +6,11 @@ state: `<state>.bak` (the previous good version, a hard link made at each save: 
 second rewrite), the lock file (flock; records pid@host) and `<state>.corrupt-<ts>`
 (quarantined copies). The file is canonical compact JSON (sorted keys) carrying a
 sha256 `checksum` of its own body, so a hand edit or a torn file is caught (P4).
+
+A store may be given `migrate`: then a file of an older form (no `schema_version`, or a
+lower one) is not refused but passed through it and read. Such a file has no checksum to
+check: it comes from a program that wrote none (seed 000's StateManager form, for
+`.template-create-state.json`). The next save writes the current form.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import json
 import os
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -62,13 +67,22 @@ def _stamp() -> str:
 class StateStore(Generic[P]):
     """Load and save one state file of record type `model` (schema `version`)."""
 
-    def __init__(self, path: Path, *, model: type[Record], version: int, lock: Path) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        model: type[Record],
+        version: int,
+        lock: Path,
+        migrate: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    ) -> None:
         self.path = Path(path).absolute()
         self.folder = self.path.parent
         self.backup = self.path.with_name(self.path.name + ".bak")
         self.lock_path = Path(lock).absolute()
         self.model = model
         self.version = version
+        self.migrate = migrate
         self._seen: tuple[int, int, int] | None = None  # (inode, size, mtime_ns) we know
 
     # -- locking (P16) -----------------------------------------------------------
@@ -78,8 +92,30 @@ class StateStore(Generic[P]):
 
         flock is released by the kernel when the holder dies, and Python fds are not
         inherited by children (PEP 446), so a spawned agent cannot keep it. Orphaned
-        temp files of dead writers are swept once the lock is ours (P6).
+        temp files of dead writers are swept once the lock is ours (P6). A lock file
+        removed by its holder (`drop_lock_file`) after we opened it is not a lock any
+        more: the lock is taken again on the file now at the path.
         """
+        while True:
+            fd = self._take_lock()
+            try:
+                same = os.fstat(fd).st_ino == os.stat(self.lock_path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}@{socket.gethostname()}".encode(), 0)
+        try:
+            sweep_orphans(self.folder)
+            yield
+        finally:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, 0)
+            os.close(fd)
+
+    def _take_lock(self) -> int:
         fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -93,15 +129,13 @@ class StateStore(Generic[P]):
                 pid=int(pid_s) if pid_s.isdigit() else None,
                 host=host or None,
             ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}@{socket.gethostname()}".encode(), 0)
-        try:
-            sweep_orphans(self.folder)
-            yield
-        finally:
-            with contextlib.suppress(OSError):
-                os.ftruncate(fd, 0)
-            os.close(fd)
+        return fd
+
+    def drop_lock_file(self) -> None:
+        """While holding the lock, when the run leaves nothing behind: remove the lock
+        file too (a process that opened it meanwhile re-takes the lock, see `locked`)."""
+        with contextlib.suppress(FileNotFoundError):
+            self.lock_path.unlink()
 
     # -- loading (P4) -------------------------------------------------------------
     def load(self) -> P | None:
@@ -127,6 +161,9 @@ class StateStore(Generic[P]):
                 f"({self.version}); upgrade plan-executor to continue it. Nothing was changed.",
                 path=self.path,
             )
+        older = version is None or (isinstance(version, int) and version < self.version)
+        if older and self.migrate is not None:
+            return self._decode(raw, self.migrate(data))
         if isinstance(version, int) and version < self.version:
             raise DefinitionDriftError(
                 f"{self.path} has schema_version {version}: it was written by an older "
@@ -136,6 +173,9 @@ class StateStore(Generic[P]):
             )
         if data.get("checksum") != checksum_of(data):
             self._corrupt(raw, "checksum mismatch (edited by hand or torn)")
+        return self._decode(raw, data)
+
+    def _decode(self, raw: bytes, data: dict[str, Any]) -> P:
         try:
             state = self.model.from_json(data)
         except RecordError as e:
@@ -193,6 +233,13 @@ class StateStore(Generic[P]):
         except FileNotFoundError:
             return None
         return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def set_aside(self) -> None:
+        """After a CorruptStateError (a copy is quarantined): remove the corrupt file, so
+        a fresh state can be saved in its place. The `.bak` (the last good one) is kept."""
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+        self._seen = None
 
     def remove(self) -> None:
         """Delete the state and its backup (a workflow that finished and keeps none)."""

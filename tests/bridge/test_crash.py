@@ -70,8 +70,8 @@ def test_fault_kill_after_tmp_written_leaves_old_state_and_sweeps_orphan(tmp_pat
     state_file = tmp_path / ".template-create-state.json"
     assert _py(SAVE_LOOP, str(state_file), "once").returncode == 0
     before = state_file.read_bytes()
-    # 2nd hit of state.tmp_written in a fresh process = the save of phase 2; the .bak is
-    # written first under its own fault name, so the kill lands in the state save itself.
+    # the first hit of state.tmp_written in a fresh process is its one save (of phase 1
+    # again); the .bak is a hard link made after it, so the old file is untouched.
     proc = _py(SAVE_LOOP, str(state_file), "once", env={"EXECUTOR_FAULT": "state.tmp_written:kill"})
     assert proc.returncode == -signal.SIGKILL
     assert state_file.read_bytes() == before  # old version, complete

@@ -1,4 +1,7 @@
-"""Seed 002's seven StateManager tests, plus corruption, backup and ledger preservation."""
+"""Seed 002's seven StateManager tests, plus corruption, backup and ledger preservation.
+
+`StateManager` is a facade over the template-create workflow's own store and record, so
+these also pin what a seed program sees of the file the workflow writes."""
 
 from __future__ import annotations
 
@@ -84,8 +87,7 @@ def test_cleanup(manager: StateManager) -> None:
 def test_state_format_validation(manager: StateManager) -> None:
     _save(manager)
     data = read_json(manager.state_file)
-    assert set(data) == {
-        "schema_version",
+    seed_fields = {
         "version",
         "checkpoint",
         "phase",
@@ -94,12 +96,16 @@ def test_state_format_validation(manager: StateManager) -> None:
         "config",
         "phase_data",
         "agent_request_pending",
-        "bridge",
     }
+    # the seed's fields, plus the workflow's cursor and ledger and the store's bookkeeping
+    ours = {"schema_version", "step", "agent_failures", "history", "bridge", "generation"}
+    assert set(data) == seed_fields | ours | {"checksum"}
     assert data["version"] == "1.0"
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == 2
     assert data["phase"] == 5
     assert data["config"] == {"codebase_path": "/x"}
+    assert data["step"] is None  # written through the seed API, not by the workflow
+    assert data["checksum"].startswith("sha256:")
 
 
 def test_seed_form_state_without_schema_version_loads(manager: StateManager) -> None:

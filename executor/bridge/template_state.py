@@ -1,0 +1,108 @@
+"""`.template-create-state.json`: one record for the workflow and for the seed API.
+
+Seed 000's fields stay where a seed program looks for them (`version`, `checkpoint`,
+`phase`, `created_at`, `updated_at`, `config`, `phase_data`, `agent_request_pending`);
+around them the workflow keeps its cursor (`step`, `history`), the bridge `Ledger`
+(`bridge`, with the seed invoker's replayable answers) and the store's bookkeeping
+(`schema_version`, `generation`, `checksum`). `executor template-create`
+(`executor.workflows.template_run`) and `executor.bridge.StateManager` both read and write
+it through `template_store`: the same `StateStore` (lock, atomic save with `.bak`,
+checksum, fencing, quarantine).
+
+A file in seed 000's own form (no `schema_version`, no checksum) or of schema 1 is read
+through `migrate`, and written in the current form at the next save. The JSON Schema is
+`docs/schemas/template-create-state.schema.json` (a test keeps them equal).
+
+It lives in the bridge package (not beside the workflow) because the seed API owns the
+file format and `executor.bridge` must import without the workflow's handlers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from executor.bridge.models import PROTOCOL_VERSION, InvokerLedger
+from executor.engine.store import StateStore
+from executor.records import Record
+from executor.workflows.template_create import Step, progress_of
+
+SCHEMA_VERSION = 2
+STATE_NAME = ".template-create-state.json"
+
+
+@dataclass(kw_only=True)
+class StepLog(Record):
+    """One transition: the step that ran, what it reported, when and for how long."""
+
+    step: Step
+    outcome: str
+    at: str
+    seconds: float
+    note: str = ""
+
+
+@dataclass(kw_only=True)
+class TemplateCreateState(Record):
+    """`.template-create-state.json`: seed 000's checkpoint, the workflow's cursor and
+    the bridge ledger, in one file."""
+
+    schema_version: int = SCHEMA_VERSION
+    version: str = field(default=PROTOCOL_VERSION, metadata={"doc": "seed 000's version"})
+    checkpoint: str = field(metadata={"doc": "seed 000's checkpoint (derived from step)"})
+    phase: int = field(metadata={"doc": "seed 000's phase number (derived from step)"})
+    created_at: str
+    updated_at: str
+    config: dict[str, Any] = field(
+        default_factory=dict, metadata={"doc": "the run's options (see docs/template-create.md)"}
+    )
+    phase_data: dict[str, Any] = field(
+        default_factory=dict,
+        metadata={"doc": "results of the finished steps: qa_answers, analysis, templates, ..."},
+    )
+    agent_request_pending: dict[str, Any] | None = field(
+        default=None, metadata={"doc": "the bridge's pending request, mirrored for the seed"}
+    )
+    step: Step | None = field(
+        default=None,
+        metadata={"doc": "the workflow cursor; null in a state the seed API wrote"},
+    )
+    agent_failures: int = field(
+        default=0, metadata={"doc": "failed agent answers in a row at this step"}
+    )
+    history: list[StepLog] = field(default_factory=list)
+    bridge: InvokerLedger = field(default_factory=InvokerLedger)
+    generation: int = field(
+        default=0, metadata={"doc": "incremented by every save; a save must see the one it loaded"}
+    )
+    checksum: str = field(default="", metadata={"doc": "sha256 of the canonical body"})
+
+    def derive(self) -> None:
+        """Seed 000's checkpoint, phase and pending request, from the cursor and ledger."""
+        if self.step is not None:
+            self.phase, self.checkpoint = progress_of(
+                self.step, waiting=self.bridge.pending is not None
+            )
+        self.agent_request_pending = self.bridge.pending.to_json() if self.bridge.pending else None
+
+
+def migrate(data: dict[str, Any]) -> dict[str, Any]:
+    """A seed-form (no schema_version) or schema-1 body in the current form: the fields
+    added since take their defaults; schema 1's `bridge: null` is an empty ledger."""
+    out = {k: v for k, v in data.items() if k not in {"schema_version", "checksum"}}
+    if out.get("bridge") is None:
+        out.pop("bridge", None)
+    return {**out, "schema_version": SCHEMA_VERSION}
+
+
+def template_store(state_file: Path) -> StateStore[TemplateCreateState]:
+    """The one store of a `.template-create-state.json` (lock: `.template-create-state.lock`)."""
+    state_file = Path(state_file).absolute()
+    return StateStore(
+        state_file,
+        model=TemplateCreateState,
+        version=SCHEMA_VERSION,
+        lock=state_file.with_name(state_file.name.removesuffix(".json") + ".lock"),
+        migrate=migrate,
+    )
