@@ -6,6 +6,9 @@ The engine asks a `Prompter` and gets a `Decision` back:
   ScriptedPrompter  canned answers for the engine's unit tests.
 (A person answering through the bridge is `executor.engine.decisions.parse_decision`.)
 
+Forms (template-create's questions) ask a `FormPrompter` one field at a time:
+`TerminalPrompter.text`, `.select` and `.confirm`.
+
 On a terminal, Ctrl+C raises KeyboardInterrupt (the CLI maps it to "interrupted") and
 a closed input raises EOFError, which the engine treats as "no terminal".
 """
@@ -13,7 +16,7 @@ a closed input raises EOFError, which the engine treats as "no terminal".
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 from executor import console
@@ -24,6 +27,22 @@ class Prompter(Protocol):
     def ask(self, question: str, options: Sequence[Option], *, detail: str = "") -> Decision:
         """Ask `question`, offering `options`; `detail` is context shown first."""
         ...
+
+
+class FormPrompter(Protocol):
+    """One field of a form at a time; each raises EOFError when the input is closed."""
+
+    def text(
+        self,
+        question: str,
+        *,
+        default: str = "",
+        validate: Callable[[str], bool | str] | None = None,
+    ) -> str: ...
+
+    def select(self, question: str, options: Sequence[Option], *, default: str) -> str: ...
+
+    def confirm(self, question: str, *, default: bool) -> bool: ...
 
 
 class TerminalPrompter:
@@ -48,9 +67,7 @@ class TerminalPrompter:
         if detail:
             console.out(detail)
         choices = [questionary.Choice(title=o.label, value=o.value) for o in options]
-        action = questionary.select(question, choices=choices, **self._io).unsafe_ask()
-        if action is None:  # the prompt ended without an answer: no usable terminal
-            raise EOFError("the prompt was closed without an answer")
+        action = _answered(questionary.select(question, choices=choices, **self._io).unsafe_ask())
         feedback = ""
         if action == REQUEST_CHANGES:
             answer = questionary.text(
@@ -58,10 +75,44 @@ class TerminalPrompter:
                 validate=lambda text: bool(text.strip()) or "Please describe the change.",
                 **self._io,
             ).unsafe_ask()
-            if answer is None:
-                raise EOFError("the prompt was closed without an answer")
-            feedback = str(answer).strip()
+            feedback = str(_answered(answer)).strip()
         return Decision(action=str(action), feedback=feedback)
+
+    # -- forms ------------------------------------------------------------------------
+    def text(
+        self,
+        question: str,
+        *,
+        default: str = "",
+        validate: Callable[[str], bool | str] | None = None,
+    ) -> str:
+        """A line of text (Enter keeps `default`); `validate` returns True or why not."""
+        import questionary
+
+        extra: dict[str, Any] = {"validate": validate} if validate is not None else {}
+        answer = questionary.text(question, default=default, **extra, **self._io).unsafe_ask()
+        return str(_answered(answer))
+
+    def select(self, question: str, options: Sequence[Option], *, default: str) -> str:
+        """One of `options` (its value); the cursor starts on `default`."""
+        import questionary
+
+        choices = [questionary.Choice(title=o.label, value=o.value) for o in options]
+        start = default if any(o.value == default for o in options) else None
+        answer = questionary.select(question, choices=choices, default=start, **self._io)
+        return str(_answered(answer.unsafe_ask()))
+
+    def confirm(self, question: str, *, default: bool) -> bool:
+        import questionary
+
+        answer = questionary.confirm(question, default=default, **self._io).unsafe_ask()
+        return bool(_answered(answer))
+
+
+def _answered(answer: Any) -> Any:
+    if answer is None:  # the prompt ended without an answer: no usable terminal
+        raise EOFError("the prompt was closed without an answer")
+    return answer
 
 
 class ScriptedPrompter:
