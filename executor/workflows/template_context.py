@@ -1,0 +1,119 @@
+"""What the template-create handlers share: the run's options, its context, its result,
+and the cursor the driver moves over the state record."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from executor.bridge.models import utc_now
+from executor.bridge.template_state import StepLog, TemplateCreateState
+from executor.engine.agents import Agents, Durable
+from executor.engine.machine import Outcome
+from executor.records import Record
+from executor.retry import RetryPolicy
+from executor.templates import Written, default_destination
+from executor.workflows.template_create import Step
+
+if TYPE_CHECKING:
+    from executor.bridge.protocol import BridgeChannel
+    from executor.engine.layout import Layout
+    from executor.prompts import FormPrompter
+
+
+@dataclass(kw_only=True)
+class TemplateConfig(Record):
+    """The state's `config`: the run's options (seed 000's names where it has them).
+    `--resume` uses them; an option given again on the command line overrides it."""
+
+    codebase_path: str = field(metadata={"doc": "the analysed codebase (absolute)"})
+    cwd: str = field(metadata={"doc": "where `repo` and a relative --output resolve"})
+    output_location: Literal["global", "repo"] = "global"
+    output: str | None = field(default=None, metadata={"doc": "--output, absolute"})
+    skip_qa: bool = False
+    max_templates: int | None = None
+    no_agents: bool = False
+    verbose: bool = False
+    validate: bool = False
+    force: bool = False
+    agent_command: str | None = field(
+        default=None, metadata={"doc": "run agents with this command; null: the exit-42 bridge"}
+    )
+    answers: dict[str, Any] = field(
+        default_factory=dict, metadata={"doc": "Q&A answers given as options, by question id"}
+    )
+
+    def destination(self, name: str) -> Path:
+        return default_destination(
+            name,
+            location=self.output_location,
+            output=Path(self.output) if self.output else None,
+            cwd=Path(self.cwd),
+        )
+
+
+@dataclass
+class TemplateResult:
+    """What the run made: the template folder (or, for --dry-run, what it would be)."""
+
+    name: str
+    destination: Path
+    files: list[str]
+    written: Written | None = None
+
+
+@dataclass
+class TemplateRun:
+    """Everything the handlers of one run need; built by `template_run`."""
+
+    root: Path
+    state: TemplateCreateState
+    config: TemplateConfig
+    layout: Layout
+    agents: Agents
+    channel: BridgeChannel
+    durable: Durable
+    policy: RetryPolicy
+    report: Callable[[str], None]
+    prompter: FormPrompter | None
+    dry_run: bool = False
+    #: Multiplier for retry backoff sleeps (0 in tests).
+    backoff: float = 1.0
+    result: TemplateResult | None = None
+
+    def destination(self, name: str) -> Path:
+        return self.config.destination(name)
+
+
+class Cursor:
+    """What the driver moves: the state's step (never None during a drive) and its log."""
+
+    def __init__(self, state: TemplateCreateState) -> None:
+        self.state = state
+
+    @property
+    def step(self) -> Step:
+        assert self.state.step is not None, "a drive needs a workflow state"
+        return self.state.step
+
+    @step.setter
+    def step(self, value: Step) -> None:
+        self.state.step = value
+
+    def log(self, step: Step, outcome: Outcome, seconds: float, note: str) -> None:
+        self.state.history.append(
+            StepLog(step=step, outcome=outcome.value, at=utc_now(), seconds=seconds, note=note)
+        )
+
+
+def new_state(config: TemplateConfig) -> TemplateCreateState:
+    """A run that starts at the first step."""
+    now = utc_now()
+    state = TemplateCreateState(
+        checkpoint="", phase=1, created_at=now, updated_at=now, step=Step.QA
+    )
+    state.config = config.to_json()
+    state.derive()
+    return state

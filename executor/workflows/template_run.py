@@ -1,0 +1,245 @@
+"""A template-create run: find the codebase, take its state (or start one), build the
+agents, drive the workflow under the single-writer lock, and clean up after success.
+
+Files, all in the analysed codebase folder (never found through the current directory):
+`.template-create-state.json` (+ `.bak`, `.lock`), the bridge's `.agent-request.json` /
+`.agent-response.json`, and the briefs in `.agent-briefs/`. The state is removed on
+success (with the lock file and this workflow's briefs) and on a cancelled Q&A; it is
+kept on a failure, on exit 42 and on an interruption, for `--resume`. Without
+`--resume` a run starts afresh (an unfinished one is discarded, and the run says so).
+`--dry-run` writes nothing at all: no state, no lock, no request, no template.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from executor.bridge.protocol import BridgeChannel
+from executor.bridge.template_state import STATE_NAME, TemplateCreateState, template_store
+from executor.engine.agents import Agents, BridgeAgents, CommandAgents, Durable
+from executor.engine.driver import drive
+from executor.engine.layout import Layout
+from executor.engine.store import StateStore
+from executor.errors import (
+    CorruptStateError,
+    NothingToResumeError,
+    PathNotFoundError,
+    UserCancelled,
+    UserError,
+)
+from executor.fsutil import quote
+from executor.records import RecordError
+from executor.retry import RetryPolicy
+from executor.workflows.template_context import (
+    Cursor,
+    TemplateConfig,
+    TemplateResult,
+    TemplateRun,
+    new_state,
+)
+from executor.workflows.template_create import TEMPLATE_CREATE
+from executor.workflows.template_steps import TemplateSteps
+
+if TYPE_CHECKING:
+    from executor.prompts import FormPrompter
+
+
+@dataclass
+class TemplateOptions:
+    """What this command line asked for (None / False: not given)."""
+
+    path: Path
+    resume: bool = False
+    dry_run: bool = False
+    output_location: Literal["global", "repo"] | None = None
+    output: Path | None = None
+    skip_qa: bool = False
+    max_templates: int | None = None
+    no_agents: bool = False
+    verbose: bool = False
+    validate: bool = False
+    force: bool = False
+    agent_command: str | None = None
+    #: Q&A answers given as options, by question id (`executor.templates.questions`).
+    answers: dict[str, Any] = field(default_factory=dict)
+    #: Where `repo` and a relative `--output` resolve (default: the current folder).
+    cwd: Path | None = None
+    #: None: a terminal prompter when stdin and stdout are terminals.
+    prompter: FormPrompter | None = None
+    #: Multiplier for retry backoff sleeps (0 in tests).
+    backoff: float = 1.0
+
+    def config(self, root: Path, saved: TemplateConfig | None) -> TemplateConfig:
+        """The saved options (a new run: the defaults), overridden by the ones given."""
+        cwd = Path(self.cwd or Path.cwd()).absolute()
+        base = saved or TemplateConfig(codebase_path=str(root), cwd=str(cwd))
+        output = self.output if self.output is None else cwd / self.output
+        return TemplateConfig(
+            codebase_path=str(root),
+            cwd=base.cwd,
+            output_location=self.output_location or base.output_location,
+            output=str(output) if output is not None else base.output,
+            skip_qa=self.skip_qa or base.skip_qa,
+            max_templates=self.max_templates or base.max_templates,
+            no_agents=self.no_agents or self.dry_run or base.no_agents,
+            verbose=self.verbose or base.verbose,
+            validate=self.validate or base.validate,
+            force=self.force or base.force,
+            agent_command=self.agent_command or base.agent_command,
+            answers={**base.answers, **self.answers},
+        )
+
+
+def template_agents(
+    config: TemplateConfig, *, root: Path, channel: BridgeChannel, durable: Durable
+) -> Agents:
+    """Who answers the agent requests: `--agent-command`, else the exit-42 bridge.
+    (The one place a run's agents are chosen: agent presets plug in here.)"""
+    if config.agent_command:
+        argv = CommandAgents.parse(config.agent_command)
+        return CommandAgents(argv, repo=root, channel=channel, durable=durable)
+    return BridgeAgents(channel, durable)
+
+
+def codebase_root(path: Path) -> Path:
+    root = Path(path).expanduser().absolute()
+    if not root.is_dir():
+        raise PathNotFoundError(f"codebase not found (not a folder): {root}", path=root)
+    return root.resolve()
+
+
+def create_template(opts: TemplateOptions, *, report: Callable[[str], None]) -> TemplateResult:
+    """Run template-create for `opts`; raises the errors that carry its exit codes."""
+    root = codebase_root(opts.path)
+    layout = Layout(root, state_name=STATE_NAME)
+    if opts.dry_run:
+        result = _drive(opts, new_state(opts.config(root, None)), layout, report, save=_nothing)
+    else:
+        result = _run(opts, root, layout, report)
+    if result is None:
+        raise UserCancelled(f"template-create cancelled: nothing was written for {root}.")
+    return result
+
+
+def _run(
+    opts: TemplateOptions, root: Path, layout: Layout, report: Callable[[str], None]
+) -> TemplateResult | None:
+    store = template_store(layout.state)
+    with store.locked():
+        state: TemplateCreateState | None = None
+        try:
+            state = _start(opts, store.load(), layout, root, report)
+            result = _drive(opts, state, layout, report, save=lambda: _save(store, state))
+            store.remove()
+            for brief in layout.briefs.glob("tc.*"):
+                brief.unlink()
+            if layout.briefs.is_dir() and not any(layout.briefs.iterdir()):
+                layout.briefs.rmdir()
+        except (UserError, KeyboardInterrupt):
+            if state is not None and layout.state.exists():
+                report(
+                    f"[template-create] the run is saved in {layout.state}; continue it with: "
+                    f"executor template-create --path {quote(root)} --resume"
+                )
+            raise
+        finally:
+            if not layout.state.exists():  # nothing to resume: leave nothing behind
+                store.drop_lock_file()
+    return result
+
+
+def _save(store: StateStore[TemplateCreateState], state: TemplateCreateState) -> None:
+    state.derive()
+    store.save(state)
+
+
+def _nothing() -> None:
+    """--dry-run's save: there is no state to save."""
+
+
+def _start(
+    opts: TemplateOptions,
+    saved: TemplateCreateState | None,
+    layout: Layout,
+    root: Path,
+    report: Callable[[str], None],
+) -> TemplateCreateState:
+    """The state to drive: the saved one (`--resume`) or a new one."""
+    if opts.resume:
+        if saved is None or saved.step is None:
+            what = "nothing is saved" if saved is None else "it was written by the seed API"
+            raise NothingToResumeError(
+                f"--resume: no template-create run to continue in {layout.state} ({what}); "
+                f"run the command without --resume to start one."
+            )
+        try:
+            previous = TemplateConfig.from_json(saved.config)
+        except RecordError as e:
+            raise CorruptStateError(
+                f"{layout.state}: config is invalid ({'; '.join(e.problems)}); run the "
+                f"command without --resume to start afresh.",
+                path=layout.state,
+            ) from None
+        saved.config = opts.config(root, previous).to_json()
+        report(f"[template-create] resuming at {saved.checkpoint} ({layout.state})")
+        return saved
+    if saved is not None:
+        report(
+            f"[template-create] starting afresh: the unfinished run in {layout.state} "
+            f"({saved.checkpoint}) is discarded; `--resume` continues one instead."
+        )
+        if saved.bridge.pending is not None:
+            BridgeChannel(root).drop_request(saved.bridge.pending.request_id)
+    state = new_state(opts.config(root, None))
+    if saved is not None:
+        state.bridge.consumed = saved.bridge.consumed  # an old answer is never applied again
+    return state
+
+
+def _drive(
+    opts: TemplateOptions,
+    state: TemplateCreateState,
+    layout: Layout,
+    report: Callable[[str], None],
+    *,
+    save: Callable[[], None],
+) -> TemplateResult | None:
+    """Drive the workflow to its end: the result, or None when the person cancelled."""
+    config = TemplateConfig.from_json(state.config)
+    policy = RetryPolicy()
+    channel = BridgeChannel(layout.folder, policy=policy)
+    if not opts.dry_run:
+        channel.sweep()
+    durable = Durable(save)
+    steps = TemplateSteps(
+        TemplateRun(
+            root=layout.folder,
+            state=state,
+            config=config,
+            layout=layout,
+            agents=template_agents(config, root=layout.folder, channel=channel, durable=durable),
+            channel=channel,
+            durable=durable,
+            policy=policy,
+            report=report,
+            prompter=opts.prompter if opts.prompter is not None else _terminal_prompter(),
+            dry_run=opts.dry_run,
+            backoff=opts.backoff,
+        )
+    )
+    if drive(TEMPLATE_CREATE, steps.handlers(), Cursor(state), durable) == "cancelled":
+        return None
+    assert steps.r.result is not None, "the assembly step always leaves a result"
+    return steps.r.result
+
+
+def _terminal_prompter() -> FormPrompter | None:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return None
+    from executor.prompts import TerminalPrompter
+
+    return TerminalPrompter()
