@@ -4,8 +4,10 @@ corruption that is detected and quarantined, never silently reset.
 Used for `.agent-state.json` (plan runs) and `.template-create-state.json`. Beside the
 state: `<state>.bak` (the previous good version, a hard link made at each save: no
 second rewrite), the lock file (flock; records pid@host) and `<state>.corrupt-<ts>`
-(quarantined copies). The file is canonical compact JSON (sorted keys) carrying a
-sha256 `checksum` of its own body, so a hand edit or a torn file is caught (P4).
+(quarantined copies). The file is compact JSON carrying a sha256 `checksum` of its own
+body, so a hand edit or a torn file is caught (P4). Keys keep the record's order (not
+sorted): an ordered mapping in a state (a template's placeholders, say) reads back in
+the order it was saved, so a resumed run makes exactly what an uninterrupted one makes.
 
 A store may be given `migrate`: then a file of an older form (no `schema_version`, or a
 lower one) is not refused but passed through it and read. Such a file has no checksum to
@@ -50,8 +52,9 @@ P = TypeVar("P", bound=Persisted)
 
 
 def canonical(body: dict[str, Any]) -> str:
-    """The one byte form of a state body: compact, sorted keys, UTF-8."""
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """The one byte form of a state body: compact, UTF-8, keys in the body's own order
+    (a loaded body has the file's order, so its checksum is computed as it was saved)."""
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
 
 
 def checksum_of(body: dict[str, Any]) -> str:
