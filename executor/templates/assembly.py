@@ -122,7 +122,7 @@ def assemble_template(
         shutil.rmtree(partial, ignore_errors=True)
         partial.mkdir()
         _write_all(partial, files)
-        report = verify_template(partial, source=source)
+        report = verify_template(partial, source=source, shown_as=dest)
         written = dict(files)
         if validate:
             written["validation-report.md"] = validation_report(report, name=dest.name)

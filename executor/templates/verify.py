@@ -166,10 +166,16 @@ def _check_agents(root: Path, checks: _Checks) -> None:
 
 
 def verify_template(
-    template_dir: Path, *, source: Path | None = None, raise_on_failure: bool = True
+    template_dir: Path,
+    *,
+    source: Path | None = None,
+    raise_on_failure: bool = True,
+    shown_as: Path | None = None,
 ) -> VerifyReport:
     """Check `template_dir` (see the module docstring). Returns the report; raises
-    TemplateValidationError listing the problems unless `raise_on_failure` is False."""
+    TemplateValidationError listing the problems unless `raise_on_failure` is False.
+    `shown_as`: the folder the error names (a template verified before it is moved
+    into place is named by its destination, and nothing is installed)."""
     root = Path(template_dir)
     report = VerifyReport(template_dir=str(root))
     checks = _Checks(report)
@@ -200,8 +206,9 @@ def verify_template(
     if raise_on_failure and report.problems:
         shown = "\n  ".join(report.problems[:SHOWN_PROBLEMS])
         more = len(report.problems) - SHOWN_PROBLEMS
+        where = f"{shown_as} (not installed)" if shown_as is not None else str(root)
         raise TemplateValidationError(
-            f"template {root} failed validation ({len(report.problems)} problem(s)):\n  {shown}"
+            f"template {where} failed validation ({len(report.problems)} problem(s)):\n  {shown}"
             + (f"\n  ... and {more} more" if more > 0 else ""),
             path=root,
             problems=report.problems,
