@@ -33,16 +33,20 @@ GENERIC_COMMANDS: tuple[str, ...] = (
     "execute-plan",
     "resume-session",
     "show-progress",
+    "template-create",
 )
 
 #: Command templates that embed the relay loop.
-_LOOP_COMMANDS = frozenset({"execute-phase", "execute-session", "execute-plan", "resume-session"})
+_LOOP_COMMANDS = frozenset(
+    {"execute-phase", "execute-session", "execute-plan", "resume-session", "template-create"}
+)
 
 _TEMPLATES = Path(__file__).resolve().parent / "commands"
 
 _NO_PLAN_NOTE = (
-    "PLAN is the plan folder: take it from the person's arguments (`--plan DIR`, then\n"
-    "drop it from the other arguments), or ask them for it.\n"
+    "No plan is named here: the executor runs the one plan it finds from the repository\n"
+    "root (the root itself, `project-plans/*/`, `docs/plans/`, `specs/*/`). If it says it\n"
+    "found none or several, ask the person for the plan folder and add `--plan DIR`.\n"
 )
 
 
@@ -94,7 +98,7 @@ def render_command(
     """Render one command template (`execute-phase` needs `phase`).
 
     `plan_arg` is the plan folder as the command line should name it (relative to the
-    project root when inside it), or None: the file then asks for `--plan` at run time.
+    project root when inside it), or None: the executor then finds the one plan itself.
     """
     text = _template(name)
     if name in _LOOP_COMMANDS:
@@ -104,7 +108,7 @@ def render_command(
             raise ValueError("execute-phase needs a phase number")
         text = text.replace("{{phase}}", str(phase))
         text = text.replace("{{phase_name}}", _quote_safe(phase_name) or f"Phase {phase}")
-    plan_option = f" --plan {_shell_word(plan_arg)}" if plan_arg else " --plan PLAN"
+    plan_option = f" --plan {_shell_word(plan_arg)}" if plan_arg else ""
     text = text.replace("{{plan_option}}", plan_option)
     text = text.replace("{{plan_note}}", "" if plan_arg else _NO_PLAN_NOTE)
     return text
@@ -206,8 +210,8 @@ def install_claude(
         plan_arg = _plan_arg(plan_path, root)
     else:
         result.notes.append(
-            "no --plan given: no /execute-phase-N commands were written and the other "
-            "commands ask for the plan folder; re-run with --plan PLAN to bake it in"
+            "no --plan given: no /execute-phase-N commands were written, and the other "
+            "commands run the one plan the executor finds; re-run with --plan PLAN to name it"
         )
     for rel, text in render_all(plan_arg=plan_arg, phases=phases).items():
         path = root / rel

@@ -2,10 +2,12 @@
 
 Loop (bounded): run the executor command; on exit 42 find the request file named on the
 `NEED_AGENT` stderr line, run `executor bridge show --dir DIR --json`; for an agent request
-run the replay agent (standing in for the Task tool and a subagent) with `--request`; for a
-human request pick an answer from the offered options (`approve` by default); write the
-answer with `executor bridge respond`; re-run the same command with `--resume` added.
-Any other exit code ends the loop. Every executor call is a real subprocess.
+ask the subagent (standing in for the Agent tool: by default the replay agent with
+`--request`; a test may give its own `agent`), and pipe its answer to
+`executor bridge respond --response-file -` as the command files say; for a human request
+pick an answer from the offered options (`approve` by default) and answer with
+`--response VALUE`; re-run the same command with `--resume` added. Any other exit code
+ends the loop. Every executor call is a real subprocess.
 
 Usable as a script: `python tests/claude/host_sim.py [--repo DIR] [--solutions DIR]
 [--max-rounds N] -- execute-phase 1 --plan project-plans/ledger`.
@@ -19,7 +21,7 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,18 @@ _DIR_RE = re.compile(r"--dir (?P<dir>/\S+?)`")
 
 class HostError(RuntimeError):
     """The executor broke the contract the command files rely on."""
+
+
+@dataclass
+class AgentAnswer:
+    """What the subagent said: `ok` False means it failed (`text` is why)."""
+
+    text: str
+    ok: bool = True
+
+
+#: A subagent: (the `bridge show --json` object, the repository) -> its answer
+Agent = Callable[[dict[str, Any], Path], AgentAnswer]
 
 
 @dataclass
@@ -63,7 +77,7 @@ class HostResult:
 
 
 def _executor(
-    args: Sequence[str], *, cwd: Path, env: dict[str, str]
+    args: Sequence[str], *, cwd: Path, env: dict[str, str], stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "executor", *args],
@@ -72,7 +86,8 @@ def _executor(
         capture_output=True,
         text=True,
         timeout=600,
-        stdin=subprocess.DEVNULL,
+        input=stdin,
+        stdin=subprocess.DEVNULL if stdin is None else None,
     )
 
 
@@ -109,6 +124,7 @@ def run_host(
     answer: str = "approve",
     max_rounds: int = 200,
     env: dict[str, str] | None = None,
+    agent: Agent | None = None,
 ) -> HostResult:
     """Drive `executor <argv>` to an exit code other than 42 (or the round budget)."""
     full_env = {**os.environ, **(env or {})}
@@ -130,15 +146,24 @@ def run_host(
             raise HostError(f"bridge show exited {shown.returncode}: {shown.stderr}")
         request = json.loads(shown.stdout)
         rnd.kind, rnd.agent_name = request["kind"], request["agent_name"]
+        stdin = None
         if request["kind"] == "agent":
-            respond = _agent(request, repo=repo, solutions=solutions, env=full_env)
+            said = (agent or _replay(solutions, full_env))(request, repo)
+            rnd.answer = said.text
+            if said.ok:
+                respond, stdin = ["--status", "success", "--response-file", "-"], said.text
+            else:
+                respond = ["--status", "error", "--error-message", said.text]
         else:
             context = request.get("context") or {}
             rnd.question = str(context.get("question", ""))
             rnd.answer = choose(context.get("options") or [], answer)
             respond = ["--status", "success", "--response", rnd.answer]
         written = _executor(
-            ["bridge", "respond", "--dir", str(folder), *respond], cwd=repo, env=full_env
+            ["bridge", "respond", "--dir", str(folder), *respond],
+            cwd=repo,
+            env=full_env,
+            stdin=stdin,
         )
         if written.returncode != 0:
             raise HostError(f"bridge respond exited {written.returncode}: {written.stderr}")
@@ -147,18 +172,20 @@ def run_host(
     return result
 
 
-def _agent(
-    request: dict[str, Any], *, repo: Path, solutions: Path | None, env: dict[str, str]
-) -> list[str]:
-    """Stand-in for the Task tool: run the replay agent on the request; return respond flags."""
-    cmd = ["replay-agent", "--request", str(request["request_file"]), "--repo", str(repo)]
-    if solutions is not None:
-        cmd += ["--solutions", str(solutions)]
-    done = _executor(cmd, cwd=repo, env=env)
-    if done.returncode == 0:
-        return ["--status", "success", "--response", done.stdout.strip() or "done"]
-    why = (done.stderr.strip() or f"replay agent exited {done.returncode}")[:500]
-    return ["--status", "error", "--error-message", why]
+def _replay(solutions: Path | None, env: dict[str, str]) -> Agent:
+    """Stand-in for a builder subagent: the replay agent, run on the request file."""
+
+    def agent(request: dict[str, Any], repo: Path) -> AgentAnswer:
+        cmd = ["replay-agent", "--request", str(request["request_file"]), "--repo", str(repo)]
+        if solutions is not None:
+            cmd += ["--solutions", str(solutions)]
+        done = _executor(cmd, cwd=repo, env=env)
+        if done.returncode == 0:
+            return AgentAnswer(done.stdout.strip() or "done")
+        why = (done.stderr.strip() or f"replay agent exited {done.returncode}")[:500]
+        return AgentAnswer(why, ok=False)
+
+    return agent
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -179,8 +206,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     for rnd in result.rounds:
         what = f" -> {rnd.kind} {rnd.agent_name}" if rnd.kind else ""
-        said = f" ({rnd.question!r}: {rnd.answer})" if rnd.answer else ""
-        print(f"executor {' '.join(rnd.argv)}: exit {rnd.exit_code}{what}{said}")
+        asked = f" ({rnd.question!r}: {rnd.answer})" if rnd.question else ""
+        print(f"executor {' '.join(rnd.argv)}: exit {rnd.exit_code}{what}{asked}")
     if result.exit_code is None:
         print(f"stopped after {ns.max_rounds} rounds", file=sys.stderr)
         return 1

@@ -1,7 +1,10 @@
-"""The simulated host completes phase 1 of the demo plan purely through the bridge.
+"""The simulated host completes phase 1 of the demo plan, and a template-create run,
+purely through the bridge.
 
 No `--yes`: every checkpoint is a human request answered with `bridge respond`, every
-agent step is the replay agent run on the request file, and every round is a real
+agent step is the replay agent run on the request file (template-create's
+architectural-reviewer: a stand-in that answers each brief with the JSON it asks for,
+piped to `bridge respond --response-file -`), and every round is a real
 `executor ... --resume` subprocess.
 """
 
@@ -17,8 +20,12 @@ import pytest
 
 from executor.claude import AGENT_NAMES
 from executor.resources import data_path
-from tests.claude.host_sim import choose, request_dir, run_host
+from tests.claude.host_sim import AgentAnswer, choose, request_dir, run_host
 from tests.conftest import git, run_cli
+from tests.templates.projects import PYTHON_SERVICE, write_project
+from tests.templates.test_agents import RECOMMENDED
+from tests.templates.test_analysis import AGENT_ANSWER
+from tests.templates.workflow import golden, made
 
 PLAN = "project-plans/ledger"
 
@@ -103,3 +110,29 @@ def test_a_person_who_pauses_ends_the_loop_with_exit_20(ledger_repo: Path) -> No
     assert [r.kind for r in result.rounds] == ["human", None]
     assert result.rounds[0].answer == "pause"
     assert git(ledger_repo, "rev-parse", "HEAD").strip() == base
+
+
+def reviewer(request: dict[str, Any], repo: Path) -> AgentAnswer:
+    """The architectural-reviewer: reads the brief, answers with the JSON it asks for."""
+    brief = Path(request["prompt_file"]).read_text("utf-8")
+    if "# Codebase analysis for template-create" in brief:
+        return AgentAnswer(json.dumps(AGENT_ANSWER, indent=2))
+    assert "# Specialist agents for a project template" in brief
+    return AgentAnswer(json.dumps(RECOMMENDED, indent=2))
+
+
+def test_host_creates_a_template_through_the_bridge(tmp_path: Path) -> None:
+    source = write_project(tmp_path / "library-service", PYTHON_SERVICE)
+    dest = tmp_path / "templates" / "python-service-agent"
+    argv = ["template-create", "--path", ".", "--output", str(dest), "--validate"]
+
+    result = run_host(argv, repo=source, agent=reviewer)
+
+    assert result.exit_code == 0, result.stderr
+    assert [(r.exit_code, r.agent_name) for r in result.rounds] == [
+        (42, "architectural-reviewer"), (42, "architectural-reviewer"), (0, None),
+    ]  # fmt: skip
+    assert result.rounds[-1].argv == [*argv, "--resume"]
+    assert f"Template 'library-service' written to {dest}: 22 files" in result.stdout
+    assert made(dest, source) == golden("python-service-agent")  # the answers are in it
+    assert sorted(p.name for p in source.iterdir() if p.name.startswith(".")) == []

@@ -41,12 +41,14 @@ def test_writes_commands_and_agents_at_the_repo_root(git_repo: Path) -> None:
     assert commands == sorted(GENERIC_COMMANDS)
     assert agents == sorted(AGENT_NAMES)
     assert not (sub / ".claude").exists()
-    assert "10 written, 0 unchanged, 0 skipped" in out
+    assert "11 written, 0 unchanged, 0 skipped" in out
     assert "no --plan given" in out
-    # Without a plan the commands ask for it instead of guessing.
+    # Without a plan the executor finds the one plan; the person is asked only if it cannot.
     text = (git_repo / ".claude/commands/execute-plan.md").read_text(encoding="utf-8")
-    assert "executor execute-plan --plan PLAN $ARGUMENTS" in text
-    assert "ask them for it" in text
+    assert "    executor execute-plan $ARGUMENTS\n" in text
+    assert "ask the person for the plan folder and add `--plan DIR`" in text
+    progress = (git_repo / ".claude/commands/show-progress.md").read_text(encoding="utf-8")
+    assert "\n!`executor status`\n" in progress
 
 
 def test_outside_a_repo_the_target_is_the_current_folder(tmp_path: Path) -> None:
@@ -94,8 +96,17 @@ def test_command_files_parse_and_are_short_prose(ledger_repo: Path) -> None:
     for path in files:
         text = path.read_text(encoding="utf-8")
         fields, body = parse_frontmatter(text, source=str(path))
-        assert set(fields) <= {"description", "argument-hint", "allowed-tools"}
+        assert set(fields) <= {
+            "description",
+            "argument-hint",
+            "allowed-tools",
+            "disable-model-invocation",
+        }
         assert fields["description"]
+        # commands that change the repository run only when the person types them
+        changes = path.stem != "show-progress"
+        assert (fields.get("disable-model-invocation") == "true") == changes, path.name
+        assert fields["allowed-tools"].startswith("Bash(executor *)")
         assert len(text.splitlines()) <= 100, path.name
         assert "```" not in body, f"{path.name}: no code blocks, prose only"
         assert "{{" not in text and "}}" not in text, f"{path.name}: unrendered placeholder"
@@ -109,8 +120,35 @@ def test_phase_commands_name_the_phase_and_the_plan(ledger_repo: Path) -> None:
     assert fields["description"].startswith("Run phase 2 (")
     assert f"    executor execute-phase 2 --plan {PLAN} $ARGUMENTS\n" in body
     session = (ledger_repo / ".claude/commands/execute-session.md").read_text(encoding="utf-8")
-    assert f"executor execute-session S --phase P --plan {PLAN} OPTIONS" in session
-    assert "PLAN is the plan folder" not in session
+    assert f"    executor execute-session $1 --phase $0 --plan {PLAN}\n" in session
+    assert "No plan is named here" not in session
+    progress = (ledger_repo / ".claude/commands/show-progress.md").read_text(encoding="utf-8")
+    assert f"\n!`executor status --plan {PLAN}`\n" in progress
+
+
+def test_positional_arguments_and_their_hints(ledger_repo: Path) -> None:
+    """Claude Code numbers a command's arguments from 0 (`$0` is the first, `$ARGUMENTS[0]`);
+    each command that takes numbers says so in its argument-hint, in the order used."""
+    assert _install(ledger_repo, "--plan", PLAN)[0] == 0
+    folder = ledger_repo / ".claude" / "commands"
+    expected = {
+        "execute-session": ("<phase> <session>", "executor execute-session $1 --phase $0 "),
+        "resume-session": ("<session>", "executor resume-session $0 "),
+        "template-create": ("<codebase-folder>", "executor template-create --path $0\n"),
+    }
+    for name, (hint, line) in expected.items():
+        fields, body = parse_frontmatter((folder / f"{name}.md").read_text(encoding="utf-8"))
+        assert fields["argument-hint"].startswith(hint), name
+        assert line in body, name
+
+
+def test_the_relay_loop_keeps_answers_in_the_project(ledger_repo: Path) -> None:
+    assert _install(ledger_repo, "--plan", PLAN)[0] == 0
+    text = (ledger_repo / ".claude/commands/execute-plan.md").read_text(encoding="utf-8")
+    assert "the longest timeout, 600000 ms" in text
+    assert "with the Agent tool\n     (called Task in older Claude Code)" in text
+    assert "--response-file -`" in text and "DIR/.agent-answer.md" in text
+    assert "/tmp" not in text
 
 
 def test_plan_outside_the_target_is_named_absolutely(ledger_repo: Path, tmp_path: Path) -> None:
@@ -136,7 +174,7 @@ def test_existing_files_are_skipped_unless_force(git_repo: Path) -> None:
     code, out, _ = _install(git_repo)
     assert code == 0
     assert re.search(r"skipped +\.claude/agents/backend-builder\.md \(exists and differs", out)
-    assert "0 written, 9 unchanged, 1 skipped" in out
+    assert "0 written, 10 unchanged, 1 skipped" in out
     assert mine.read_text(encoding="utf-8") == "my own version\n"
 
     code, out, _ = _install(git_repo, "--force", "--json")
@@ -144,7 +182,7 @@ def test_existing_files_are_skipped_unless_force(git_repo: Path) -> None:
     report = json.loads(out)
     assert report["written"] == [str(mine)]
     assert report["skipped"] == []
-    assert len(report["unchanged"]) == 9
+    assert len(report["unchanged"]) == 10
     assert mine.read_text(encoding="utf-8") == (
         data_path("agents", "backend-builder.md").read_text(encoding="utf-8")
     )
