@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from executor import fsutil
-from executor.engine.agents import AgentCall, AgentResult, Waiting, supersede
+from executor.engine.agents import AgentCall, AgentResult, BridgeAgents, Waiting, supersede
 from executor.engine.machine import Outcome
 from executor.errors import AgentUnavailableError, CorruptStateError
 from executor.records import Record, RecordError
@@ -244,7 +244,8 @@ class TemplateSteps:
         falls back to the heuristics); a `Waiting` when a request went to the bridge."""
         while True:
             call = self._call(step, prompt, context)
-            self._say(f"{step.value}: asking {AGENT} (attempt {call.attempt})")
+            if not isinstance(self.r.agents, BridgeAgents):  # runs here: say so first
+                self._say(f"{step.value}: asking {AGENT} (attempt {call.attempt})")
             try:
                 result = self.r.agents.call(call, self.state.bridge)
             except AgentUnavailableError as e:  # asked max_emissions times, never answered
@@ -253,9 +254,11 @@ class TemplateSteps:
                 self._say(f"{step.value}: falling back to the heuristics: {e}")
                 return None
             if isinstance(result, Waiting):
+                self._say(f"{step.value}: {AGENT} is asked through the bridge")
                 return result
             if result.ok and usable(result.text):
                 self.state.agent_failures = 0
+                self._say(f"{step.value}: {AGENT} answered (attempt {call.attempt})")
                 return result.text
             if result.ok:
                 result = AgentResult(
