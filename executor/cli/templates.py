@@ -43,14 +43,14 @@ def template_apply(template: str, dest: Path, *, sets: list[str], force: bool) -
     return 0
 
 
-def template_create(opts: TemplateOptions) -> int:
+def template_create(opts: TemplateOptions, *, verbose: bool) -> int:
     from executor.workflows.template_run import create_template
 
     if opts.agent_command is not None:
         from executor.engine.agents import CommandAgents
 
         CommandAgents.parse(opts.agent_command)  # a usage error now, not mid-run
-    show(create_template(opts, report=console.out), dry_run=opts.dry_run, verbose=opts.verbose)
+    show(create_template(opts, report=console.out), dry_run=opts.dry_run, verbose=verbose)
     return 0
 
 
@@ -189,7 +189,6 @@ def register(app: typer.Typer) -> None:
             skip_qa=skip_qa,
             max_templates=max_templates,
             no_agents=no_agents,
-            verbose=verbose,
             validate=validate,
             force=force,
             agent_command=agent_command,
@@ -204,7 +203,7 @@ def register(app: typer.Typer) -> None:
             ),
         )
         rerun = f"executor template-create --path {quote(path.absolute())} --resume"
-        common.run(lambda: template_create(opts), rerun=rerun)
+        common.run(lambda: template_create(opts, verbose=verbose), rerun=rerun)
 
     @app.command("template-apply")
     def _template_apply(

@@ -35,7 +35,6 @@ class TemplateConfig(Record):
     skip_qa: bool = False
     max_templates: int | None = None
     no_agents: bool = False
-    verbose: bool = False
     validate: bool = False
     force: bool = False
     agent_command: str | None = field(

@@ -60,7 +60,6 @@ class TemplateOptions:
     skip_qa: bool = False
     max_templates: int | None = None
     no_agents: bool = False
-    verbose: bool = False
     validate: bool = False
     force: bool = False
     agent_command: str | None = None
@@ -86,7 +85,6 @@ class TemplateOptions:
             skip_qa=self.skip_qa or base.skip_qa,
             max_templates=self.max_templates or base.max_templates,
             no_agents=self.no_agents or self.dry_run or base.no_agents,
-            verbose=self.verbose or base.verbose,
             validate=self.validate or base.validate,
             force=self.force or base.force,
             agent_command=self.agent_command or base.agent_command,

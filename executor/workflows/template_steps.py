@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 from executor import fsutil
@@ -103,7 +104,14 @@ class TemplateSteps:
         """The codebase as scanned by this process (its template destination left out)."""
         if self._codebase is None:
             qa = self.state.phase_data.get("qa_answers")
-            dest = self.r.destination(qa["template_name"]) if isinstance(qa, dict) else None
+            output = self.r.config.output
+            dest = (
+                self.r.destination(qa["template_name"])
+                if isinstance(qa, dict)
+                else Path(output)
+                if output
+                else None
+            )
             self._codebase = scan_codebase(self.r.root, exclude=[dest] if dest else [])
         return self._codebase
 
