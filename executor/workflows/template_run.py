@@ -128,9 +128,10 @@ def _run(
 ) -> TemplateResult | None:
     store = template_store(layout.state)
     with store.locked():
-        state: TemplateCreateState | None = None
+        started = False
         try:
             state = _start(opts, store.load(), layout, root, report)
+            started = True
             result = _drive(opts, state, layout, report, save=lambda: _save(store, state))
             store.remove()
             for brief in layout.briefs.glob("tc.*"):
@@ -138,7 +139,7 @@ def _run(
             if layout.briefs.is_dir() and not any(layout.briefs.iterdir()):
                 layout.briefs.rmdir()
         except (UserError, KeyboardInterrupt):
-            if state is not None and layout.state.exists():
+            if started and layout.state.exists():
                 report(
                     f"[template-create] the run is saved in {layout.state}; continue it with: "
                     f"executor template-create --path {quote(root)} --resume"

@@ -104,15 +104,12 @@ class TemplateSteps:
         """The codebase as scanned by this process (its template destination left out)."""
         if self._codebase is None:
             qa = self.state.phase_data.get("qa_answers")
-            output = self.r.config.output
-            dest = (
-                self.r.destination(qa["template_name"])
-                if isinstance(qa, dict)
-                else Path(output)
-                if output
-                else None
-            )
-            self._codebase = scan_codebase(self.r.root, exclude=[dest] if dest else [])
+            exclude: list[Path] = []
+            if isinstance(qa, dict):
+                exclude.append(self.r.destination(str(qa.get("template_name"))))
+            elif self.r.config.output:  # before the Q&A: only an explicit --output is known
+                exclude.append(Path(self.r.config.output))
+            self._codebase = scan_codebase(self.r.root, exclude=exclude)
         return self._codebase
 
     # -- the steps ----------------------------------------------------------------------
