@@ -93,6 +93,11 @@ def _link_backup(path: Path, backup: Path) -> None:
     except FileNotFoundError:
         return
     os.replace(staged, backup)
+    # rename(2) does nothing when both names are links to one file: the backup already is
+    # `path` (a save killed between linking it and replacing `path` leaves that). Then the
+    # staged name is still there and must go, or it stays as a live writer's temp file.
+    with contextlib.suppress(FileNotFoundError):
+        staged.unlink()
 
 
 def fsync_dir(folder: Path) -> None:

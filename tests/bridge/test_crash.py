@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from executor.bridge import BridgeChannel, StateManager
+from executor.fsutil import atomic_write_bytes
 from tests.bridge.helpers import read_json
 
 SAVE_LOOP = """
@@ -162,3 +163,15 @@ def test_sweep_removes_only_dead_writers_temp_files(tmp_path: Path) -> None:
     BridgeChannel(tmp_path).sweep()
     assert live.exists() and all(p.exists() for p in unrelated)
     assert not orphan.exists() and not brief_orphan.exists()
+
+
+def test_a_backup_that_already_is_the_state_leaves_no_temp_file(tmp_path: Path) -> None:
+    """A save killed after it linked the state as `.bak` but before it replaced the state
+    leaves both names on one file; the next save must not leave its staged link behind."""
+    state = tmp_path / ".template-create-state.json"
+    backup = tmp_path / ".template-create-state.json.bak"
+    state.write_bytes(b"one")
+    os.link(state, backup)
+    atomic_write_bytes(state, b"two", backup=backup)
+    assert (state.read_bytes(), backup.read_bytes()) == (b"two", b"one")
+    assert _orphans(tmp_path) == []
