@@ -8,6 +8,7 @@ ExecutorError                      internal error unless a subclass says otherwi
 ├── RunStopped                     a controlled stop that is not a failure of ours
 │   ├── NeedAgent  (also SystemExit(42): scripts that don't catch it exit 42)
 │   ├── Paused
+│   ├── BudgetSpent
 │   └── UserCancelled
 └── UserError                      expected, actionable; str() is the message shown
     ├── PathNotFoundError
@@ -181,6 +182,18 @@ class Paused(RunStopped):
         super().__init__(message)
         self.session = session
         self.plan = plan
+
+
+class BudgetSpent(RunStopped):
+    """A budget is spent; the run stopped before the next agent call (resumable)."""
+
+    exit_code = ExitCode.BUDGET_SPENT
+
+    def __init__(self, message: str, *, session: int, plan: Path, spent: str) -> None:
+        super().__init__(message)
+        self.session = session
+        self.plan = plan
+        self.spent = spent
 
 
 class UserCancelled(RunStopped):

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from executor import __version__
-from executor.cli import bridge, claude, common, plan, replay, run, templates
+from executor.cli import agents, bridge, claude, common, plan, replay, run, templates
 from executor.exitcodes import DESCRIPTIONS, ExitCode
 
 _EPILOG = (
@@ -64,6 +64,7 @@ def build_app() -> typer.Typer:
     bridge.register(app)
     plan.register(app)
     run.register(app)
+    agents.register(app)
     claude.register(app)
     replay.register(app)
     templates.register(app)

@@ -21,7 +21,7 @@ CHECKPOINT_CHOICES = ("all", "session", "none")
 class RunOpt:
     name: str
     flags: tuple[str, ...]
-    kind: type  # bool, int, str or Path; every non-bool option defaults to None
+    kind: type  # bool, int, float, str or Path; every non-bool option defaults to None
     help: str
     choices: tuple[str, ...] = ()
     minimum: int | None = None
@@ -67,6 +67,49 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         str,
         "Run each agent request with this command instead of the exit-42 bridge "
         "(docs/agent-command.md). Saved with the run.",
+    ),
+    RunOpt(
+        "agent",
+        ("--agent",),
+        str,
+        "Run each agent request with a ready-made command line for this CLI: claude, "
+        "codex, gemini, aider (`executor agents` shows each), or replay with --solutions. "
+        "Saved with the run.",
+    ),
+    RunOpt(
+        "solutions",
+        ("--solutions",),
+        Path,
+        "With --agent replay: the folder of prepared files (docs/replay-agent.md).",
+    ),
+    RunOpt(
+        "agent_timeout",
+        ("--agent-timeout",),
+        int,
+        "Seconds one agent call may take before it is killed (default 1200). Saved.",
+        minimum=1,
+    ),
+    RunOpt(
+        "budget_usd",
+        ("--budget-usd",),
+        float,
+        "Stop before the next agent call once agents have cost this much (as their CLIs "
+        "report it). Saved with the run.",
+        minimum=0,
+    ),
+    RunOpt(
+        "budget_tokens",
+        ("--budget-tokens",),
+        int,
+        "Stop before the next agent call once agents have used this many tokens. Saved.",
+        minimum=0,
+    ),
+    RunOpt(
+        "budget_minutes",
+        ("--budget-minutes",),
+        float,
+        "Stop before the next agent call once agents have run this many minutes. Saved.",
+        minimum=0,
     ),
     RunOpt(
         "test_command",

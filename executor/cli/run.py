@@ -68,11 +68,10 @@ def _execute(scope: Scope, values: dict[str, Any]) -> int:
     from executor.engine.runner import Overrides, Runner, RunRequest
     from executor.errors import UserError
 
-    agent_command = values.get("agent_command")
-    if agent_command is not None:
-        from executor.engine.agents import CommandAgents
+    agent_command, agent = agent_choice(values)
+    from executor.engine.process import AgentProcess
 
-        CommandAgents.parse(agent_command)  # a usage error now, not mid-run
+    AgentProcess.from_options(agent_command, agent)  # a usage error now, not mid-run
     if values.get("repo") is not None and not Path(values["repo"]).is_dir():
         raise UserError(f"--repo {values['repo']} is not a folder")
     plan = resolve_plan(values.get("plan"))
@@ -85,15 +84,42 @@ def _execute(scope: Scope, values: dict[str, Any]) -> int:
         yes=bool(values.get("yes")),
         overrides=Overrides(
             agent_command=agent_command,
+            agent=agent,
+            agent_timeout=values.get("agent_timeout"),
             checkpoints=values.get("checkpoints"),
             max_retries=values.get("max_retries"),
             test_command=values.get("test_command"),
+            budget_usd=values.get("budget_usd"),
+            budget_tokens=values.get("budget_tokens"),
+            budget_minutes=values.get("budget_minutes"),
         ),
     )
     json_output = bool(values.get("json_output"))
     result = Runner(req, report=report_fn(json_output)).execute()
     finish(result, json_output)
     return 0
+
+
+def agent_choice(values: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(agent command, preset) from --agent-command / --agent / --solutions. The replay
+    agent is a command (`executor replay-agent --solutions DIR`)."""
+    from executor.errors import UserError
+
+    agent, solutions = values.get("agent"), values.get("solutions")
+    command = values.get("agent_command")
+    if solutions is not None and agent != "replay":
+        raise UserError("--solutions goes with --agent replay")
+    if agent != "replay":
+        return command, agent
+    if command is not None:
+        raise UserError("give --agent or --agent-command, not both")
+    if solutions is None:
+        raise UserError("--agent replay needs --solutions DIR (prepared files per step)")
+    folder = Path(solutions).absolute()
+    if not folder.is_dir():
+        raise UserError(f"--solutions {folder} is not a folder")
+    return shlex.join([sys.executable, "-m", "executor", "replay-agent", "--solutions",
+                       str(folder)]), None  # fmt: skip
 
 
 def finish(result: RunResult, json_output: bool) -> None:

@@ -1,11 +1,11 @@
 """A workflow declared as one table, `(step, outcome) -> next step`, and its outcomes.
 
 Handlers do the work of a step and return an `Outcome`; only the driver
-(`executor.engine.driver`) looks the next step up here, records it and saves. Three
+(`executor.engine.driver`) looks the next step up here, records it and saves. Four
 outcomes are not transitions but stops, and never appear in a table: `WAIT` (a request
-went to the bridge: exit 42), `PAUSE` (a person paused: exit 20) and `NO_HUMAN` (a
-person must decide and none is available: exit 16). The step stays where it was, so a
-resumed process re-enters exactly that step.
+went to the bridge: exit 42), `PAUSE` (a person paused: exit 20), `NO_HUMAN` (a person
+must decide and none is available: exit 16) and `BUDGET` (a budget is spent: exit
+23). The step stays where it was, so a resumed process re-enters exactly that step.
 
 A workflow also names its `final` steps (the drive ends when a transition lands on one,
 with the reason given) and its `decisions`: steps whose only work is to take a human
@@ -38,9 +38,10 @@ class Outcome(str, enum.Enum):
     WAIT = "wait"
     PAUSE = "pause"
     NO_HUMAN = "no_human"
+    BUDGET = "budget"
 
 
-STOPS = frozenset({Outcome.WAIT, Outcome.PAUSE, Outcome.NO_HUMAN})
+STOPS = frozenset({Outcome.WAIT, Outcome.PAUSE, Outcome.NO_HUMAN, Outcome.BUDGET})
 
 S = TypeVar("S", bound=str)
 

@@ -13,16 +13,18 @@ from typing import TYPE_CHECKING
 
 from executor import __version__
 from executor.bridge.protocol import BridgeChannel
-from executor.engine.agents import Agents, BridgeAgents, CommandAgents, Durable
+from executor.engine.agents import Agents, BridgeAgents, Durable
 from executor.engine.decisions import Decider
 from executor.engine.driver import drive
 from executor.engine.layout import Layout
+from executor.engine.process import AgentProcess, ProcessAgents
 from executor.engine.scope import Scope, select
 from executor.engine.state import SCHEMA_VERSION, RunOptions, RunState, SessionRecord
 from executor.engine.store import StateStore
 from executor.engine.workspace import check_workspace, reconcile
 from executor.errors import (
     BlockedError,
+    BudgetSpent,
     NothingToResumeError,
     Paused,
     PlanInvalidError,
@@ -63,19 +65,23 @@ class Overrides:
     """Run options given on this command line (None: not given, use the saved value)."""
 
     agent_command: str | None = None
+    agent: str | None = None
+    agent_timeout: int | None = None
     checkpoints: str | None = None
     max_retries: int | None = None
     test_command: str | None = None
+    budget_usd: float | None = None
+    budget_tokens: int | None = None
+    budget_minutes: float | None = None
 
     def apply(self, saved: RunOptions) -> RunOptions:
-        return RunOptions(
-            agent_command=self.agent_command
-            if self.agent_command is not None
-            else saved.agent_command,
-            checkpoints=self.checkpoints or saved.checkpoints,  # type: ignore[arg-type]
-            max_retries=self.max_retries if self.max_retries is not None else saved.max_retries,
-            test_command=self.test_command if self.test_command is not None else saved.test_command,
-        )
+        """The saved options with this command line's on top. Naming an agent (command or
+        preset) replaces the saved one of either kind."""
+        given = {k: v for k, v in vars(self).items() if v is not None}
+        if "agent_command" in given or "agent" in given:
+            given.setdefault("agent_command", None)
+            given.setdefault("agent", None)
+        return RunOptions.from_json({**saved.to_json(), **given})
 
 
 @dataclass
@@ -217,9 +223,11 @@ class Runner:
         channel.sweep()
         bridge = BridgeAgents(channel, durable)
         agents: Agents = req.agents or bridge
-        if options.agent_command and req.agents is None:
-            argv = CommandAgents.parse(options.agent_command)
-            agents = CommandAgents(argv, repo=repo.root, channel=channel, durable=durable)
+        how = AgentProcess.from_options(options.agent_command, options.agent)
+        if how is not None and req.agents is None:
+            agents = ProcessAgents(
+                how, repo=repo.root, channel=channel, durable=durable, exclude=repo.exclude
+            )
         prompter = req.prompter if req.prompter is not None else _terminal_prompter()
         decider = Decider(yes=req.yes, prompter=prompter, bridge=bridge, folder=layout.folder)
         suite = options.test_command or (
@@ -299,6 +307,14 @@ class Runner:
                     session=number,
                     plan=layout.folder,
                     backup_ref=backup or None,
+                )
+            if ended == "budget":
+                raise BudgetSpent(
+                    f"Budget spent before session {number}'s next agent call: {rec.problem}. "
+                    f"State saved; nothing else was touched.",
+                    session=number,
+                    plan=layout.folder,
+                    spent=rec.problem,
                 )
             if ended == "pause":
                 raise Paused(

@@ -39,9 +39,18 @@ class RunOptions(Record):
     agent_command: str | None = field(
         default=None, metadata={"doc": "run agents with this command; null: the exit-42 bridge"}
     )
+    agent: str | None = field(
+        default=None, metadata={"doc": "run agents with this preset (claude, codex, ...)"}
+    )
+    agent_timeout: int | None = field(
+        default=None, metadata={"ge": 1, "doc": "seconds an agent call may take"}
+    )
     checkpoints: Checkpoints = "all"
     max_retries: int = field(default=2, metadata={"ge": 0})
     test_command: str | None = None
+    budget_usd: float | None = field(default=None, metadata={"ge": 0})
+    budget_tokens: int | None = field(default=None, metadata={"ge": 0})
+    budget_minutes: float | None = field(default=None, metadata={"ge": 0, "doc": "agent wall time"})
 
 
 @dataclass(kw_only=True)
@@ -64,6 +73,11 @@ class AgentCall(Record):
     status: str
     seconds: float
     message: str = field(default="", metadata={"doc": "the agent's final message (bounded)"})
+    cost_usd: float | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    turns: int | None = None
+    log: str | None = field(default=None, metadata={"doc": "the transcript (.agent-logs/)"})
 
 
 @dataclass(kw_only=True)

@@ -11,7 +11,7 @@ from typing import Any
 
 from executor.engine.layout import Layout
 from executor.engine.runner import state_store
-from executor.engine.state import RunState, SessionRecord
+from executor.engine.state import AgentCall, RunState, SessionRecord
 from executor.plan.models import Plan
 from executor.workflows.tdd import ACTIVE, Step, checkpoint_of, is_escalation, status_of
 
@@ -51,6 +51,21 @@ def _session(rec: SessionRecord | None) -> dict[str, Any]:
         "errors": rec.errors,
         "blocked_reason": rec.blocked_reason,
         "pending_request": rec.bridge.pending.to_json() if rec.bridge.pending else None,
+        **_usage(rec.agent_calls),
+        "transcripts": [c.log for c in rec.agent_calls if c.log],
+    }
+
+
+def _usage(calls: list[AgentCall]) -> dict[str, Any]:
+    """Cost and tokens of agent calls as reported (None when no call reported any)."""
+    costs = [c.cost_usd for c in calls if c.cost_usd is not None]
+    tokens = [(c.input_tokens or 0) + (c.output_tokens or 0) for c in calls
+              if c.input_tokens is not None or c.output_tokens is not None]  # fmt: skip
+    return {
+        "agent_calls": len(calls),
+        "agent_cost_usd": round(sum(costs), 6) if costs else None,
+        "agent_tokens": sum(tokens) if tokens else None,
+        "agent_seconds": round(sum(c.seconds for c in calls), 1),
     }
 
 
@@ -79,6 +94,7 @@ def status_data(plan: Plan) -> dict[str, Any]:
     return {
         "plan": str(plan.folder),
         "state_file": str(layout.state),
+        **_usage([c for rec in sessions.values() for c in rec.agent_calls]),
         "run_id": state.run_id if state else None,
         "status": run_status(state, plan),
         "current_session": current,

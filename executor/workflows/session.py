@@ -13,13 +13,20 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from executor import faults, fsutil
-from executor.engine.agents import AgentCall, Waiting
+from executor.engine import budget
+from executor.engine.agents import (
+    DEFAULT_AGENT_TIMEOUT,
+    MESSAGE_CHARS,
+    AgentCall,
+    AgentResult,
+    Waiting,
+)
 from executor.engine.machine import Outcome
 from executor.engine.state import AgentCall as AgentCallLog
 from executor.engine.state import now
 from executor.errors import DirtyWorktreeError, RollbackRefused
 from executor.workflows import checks, guards
-from executor.workflows.brief import render_brief
+from executor.workflows.brief import digest, render_brief, usage_line
 from executor.workflows.commit import commit_message, commit_subject, trailers
 from executor.workflows.context import SessionPart, SessionRun, agent_for
 from executor.workflows.gates import Gates
@@ -131,22 +138,16 @@ class TddSteps(SessionPart):
             self._say(f"{role.upper()}: the plan has no {role.upper()} step; skipped")
             return O.SKIP
         while True:
+            over = budget.exceeded(self.r.state.options, budget.spent(self.r.state))
+            if over:
+                self.rec.problem = over
+                return O.BUDGET
             call = self._agent_call(role)
             self._say(f"{role.upper()}: asking {call.agent_name} (attempt {call.attempt})")
             result = self.r.agents.call(call, self.rec.bridge)
             if isinstance(result, Waiting):
                 return O.WAIT
-            step = Step(f"{role}_agent")
-            message = (result.text if result.ok else result.error_message or "")[:2000]
-            self.rec.agent_calls.append(
-                AgentCallLog(
-                    step=step,
-                    attempt=self.rec.attempt,
-                    status=result.status,
-                    seconds=round(result.seconds, 3),
-                    message=message,
-                )
-            )
+            self._log_call(role, result)
             tampered = self._guard(role)
             if tampered:
                 self.rec.problem = f"Session {self.s.number} {role.upper()}: {tampered}"
@@ -172,6 +173,25 @@ class TddSteps(SessionPart):
             self.rec.last_failure = msg
             return O.FAILED
 
+    def _log_call(self, role: str, result: AgentResult) -> None:
+        message = (result.text if result.ok else result.error_message or "")[:MESSAGE_CHARS]
+        self.rec.agent_calls.append(
+            AgentCallLog(
+                step=Step(f"{role}_agent"),
+                attempt=self.rec.attempt,
+                status=result.status,
+                seconds=round(result.seconds, 3),
+                message=message,
+                cost_usd=result.cost_usd,
+                input_tokens=result.input_tokens,
+                output_tokens=result.output_tokens,
+                turns=result.turns,
+                log=str(result.log) if result.log else None,
+            )
+        )
+        if result.cost_usd is not None or result.input_tokens is not None:
+            self._say(f"{role.upper()}: {usage_line(result)}")
+
     def _guard(self, role: str) -> str:
         """After an agent step: fold its commits back; put back any plan file it changed
         (the plan is read-only to agents). The problem, "" when there is none."""
@@ -193,10 +213,6 @@ class TddSteps(SessionPart):
         )
 
     def _agent_call(self, role: str) -> AgentCall:
-        deps: dict[int, list[str]] = {}
-        for d in self.s.dependencies:
-            dep = self.r.state.sessions.get(d)
-            deps[d] = dep.files_modified if dep else []
         brief = render_brief(
             session=self.s,
             state=self.rec,
@@ -204,7 +220,7 @@ class TddSteps(SessionPart):
             test_command=self._cmd(role),
             suite_command=self.r.suite_command,
             repo_root=self.r.repo.root,
-            dependency_files=deps,
+            digest=digest(self.r.plan, self.r.state, self.s.dependencies),
         )
         phase = self.r.plan.phase(self.s.phase)
         phase_name = phase.name if phase else f"phase {self.s.phase}"
@@ -226,6 +242,10 @@ class TddSteps(SessionPart):
             tdd_step=role,
             attempt=self.rec.attempt,
             context={"plan": str(self.r.plan.folder), "repo": str(self.r.repo.root)},
+            timeout=self.r.state.options.agent_timeout or DEFAULT_AGENT_TIMEOUT,
+            test_command=self._cmd(role),
+            log=fsutil.ensure_private_dir(self.r.layout.logs, inside=self.r.layout.folder)
+            / f"{key}.log",
         )
 
     # -- verification ---------------------------------------------------------------------
