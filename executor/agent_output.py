@@ -1,7 +1,7 @@
 """What an agent CLI's output says: one `AgentReport` per run, whatever the tool.
 
 `parse_agent_output` reads the machine-readable output each preset asks for
-(docs/agent-presets.md): Claude Code's JSON result object, Codex's JSONL events,
+(docs/agent-command.md): Claude Code's JSON result object, Codex's JSONL events,
 Gemini CLI's JSON object, aider's plain text with its "Tokens: ... Cost: ..." lines. Any
 other command (a plain `--agent-command`) is reported as stdout + exit code.
 

@@ -12,7 +12,15 @@ import traceback
 from collections.abc import Callable
 
 from executor import console
-from executor.errors import ExecutorError, NeedAgent, Paused, RunStopped, UserCancelled, UserError
+from executor.errors import (
+    BudgetSpent,
+    ExecutorError,
+    NeedAgent,
+    Paused,
+    RunStopped,
+    UserCancelled,
+    UserError,
+)
 from executor.exitcodes import ExitCode
 from executor.fsutil import quote
 
@@ -53,11 +61,16 @@ def outcome(fn: Callable[[], int | None], *, json_output: bool, rerun: str | Non
             console.out_json({**e.as_dict(), "resume": rerun})
         console.err(str(e) + then)
         return int(ExitCode.NEED_AGENT)
-    except (Paused, UserCancelled) as e:
+    except (Paused, UserCancelled, BudgetSpent) as e:
         line = str(e)
         if e.session is not None and e.plan is not None:
-            verb = "Continue" if isinstance(e, Paused) else "Start it again"
-            line += f" {verb} with: {resume_session_line(e.session, e.plan)}"
+            verb = {Paused: "Continue", BudgetSpent: "Continue with a larger budget"}.get(
+                type(e), "Start it again"
+            )
+            extra = " --budget-usd|--budget-tokens|--budget-minutes MORE"
+            line += f" {verb} with: {resume_session_line(e.session, e.plan)}" + (
+                extra if isinstance(e, BudgetSpent) else ""
+            )
         _stopped(e, line, json_output)
         return int(e.exit_code)
     except RunStopped as e:
