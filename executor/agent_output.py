@@ -19,16 +19,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
-from executor.records import Record
+from executor.records import Record, field
 
 _EXCERPT_LINES = 5
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
-@dataclass(kw_only=True)
 class AgentReport(Record):
     """One agent run, as its CLI reported it. The executor still verifies the work."""
 

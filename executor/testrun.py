@@ -35,12 +35,11 @@ import signal
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Literal
 
 from executor import errors
-from executor.records import Record
+from executor.records import Record, field
 from executor.testreports import Case, Outcome, RunnerName, prepare, read_report
 
 Verdict = Literal["red", "green", "empty"]
@@ -54,7 +53,6 @@ _IMPORT_ERROR_RE = re.compile(r"(?:ModuleNotFoundError|ImportError): (?P<msg>[^\
 _EXC_PREFIX_RE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception): ")
 
 
-@dataclass(kw_only=True)
 class TestCase(Record):
     """One test as the runner's report gave it."""
 
@@ -71,7 +69,6 @@ class TestCase(Record):
     file: str | None = None
 
 
-@dataclass(kw_only=True)
 class TestRun(Record):
     """What the executor measured when it ran a test command."""
 

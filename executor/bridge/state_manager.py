@@ -9,7 +9,6 @@ never silently reset (P4).
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -121,7 +120,7 @@ class StateManager:
         state = self.load_state()
         pending = ledger.pending.to_json() if ledger.pending else None
         self._write(
-            replace(state, bridge=ledger, agent_request_pending=pending, updated_at=utc_now())
+            state.replace(bridge=ledger, agent_request_pending=pending, updated_at=utc_now())
         )
 
     def _existing_for_save(self) -> TemplateCreateState | None:

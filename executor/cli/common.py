@@ -8,7 +8,6 @@ here from the data the exceptions carry.
 from __future__ import annotations
 
 import os
-import traceback
 from collections.abc import Callable
 
 from executor import console
@@ -119,6 +118,8 @@ def _closed_pipe() -> int:
 
 def _internal(e: BaseException) -> None:
     if state["verbose"] or os.environ.get("EXECUTOR_DEBUG"):
+        import traceback
+
         console.err("".join(traceback.format_exception(e)))
     console.err(
         f"internal error: {type(e).__name__}: {e} (re-run with --verbose for the traceback)"

@@ -1,24 +1,21 @@
 """The run options, declared once.
 
 `execute-phase`, `execute-session`, `execute-plan` and `resume-session` share these.
-The typer commands get them through `with_run_options` (their signatures are built from
-this table); the light `--resume` path parses the same table with argparse
+The typer commands get them through `run.with_run_options` (their signatures are built
+from this table); the light `--resume` path parses the same table itself
 (`executor.cli.fast`), so the two can never disagree.
 """
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+
+from executor.records import Record
 
 CHECKPOINT_CHOICES = ("all", "session", "none")
 
 
-@dataclass(frozen=True)
-class RunOpt:
+class RunOpt(Record, kw_only=False, frozen=True):
     name: str
     flags: tuple[str, ...]
     kind: type  # bool, int, float, str or Path; every non-bool option defaults to None
@@ -127,41 +124,3 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
     ),
     RunOpt("json_output", ("--json",), bool, "Machine-readable output on stdout."),
 )
-
-
-def _typer_annotation(opt: RunOpt) -> Any:
-    import typer
-
-    kind: Any = opt.kind
-    if opt.choices:
-        kind = Literal[opt.choices]  # typer lists the choices and rejects anything else
-    if opt.kind is not bool:
-        kind = kind | None
-    extra: dict[str, Any] = {}
-    if opt.minimum is not None:
-        extra["min"] = opt.minimum
-    return Annotated[kind, typer.Option(*opt.flags, help=opt.help, show_default=False, **extra)]
-
-
-def with_run_options(
-    leading: list[inspect.Parameter],
-) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """Give a command `leading` parameters plus every run option, as keyword arguments."""
-
-    def decorate(fn: Callable[..., None]) -> Callable[..., None]:
-        params = list(leading)
-        annotations = {p.name: p.annotation for p in leading}
-        for opt in RUN_OPTIONS:
-            ann = _typer_annotation(opt)
-            default = False if opt.kind is bool else None
-            params.append(
-                inspect.Parameter(
-                    opt.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=ann
-                )
-            )
-            annotations[opt.name] = ann
-        fn.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
-        fn.__annotations__ = annotations
-        return fn
-
-    return decorate

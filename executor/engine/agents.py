@@ -15,12 +15,12 @@ right after it saves.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn, Protocol
 
 from executor.bridge.models import Ledger, PendingRequest, known_error_type
 from executor.bridge.protocol import BridgeChannel, Reply
+from executor.records import Record, field
 
 DEFAULT_AGENT_TIMEOUT = 1200
 #: The most of an agent's final message kept in state and shown at a checkpoint.
@@ -54,8 +54,7 @@ class Durable:
             emit()
 
 
-@dataclass
-class AgentCall:
+class AgentCall(Record, kw_only=False):
     """One agent step's request: the same for the bridge and for a command."""
 
     key: str
@@ -75,8 +74,7 @@ class AgentCall:
     log: Path | None = None
 
 
-@dataclass
-class AgentResult:
+class AgentResult(Record, kw_only=False):
     status: str  # success | error | timeout | cancelled | invalid_request
     text: str = ""
     error_type: str | None = None

@@ -8,13 +8,11 @@ budget continues where it stopped.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from executor.engine.state import RunOptions, RunState
+from executor.records import Record
 
 
-@dataclass(frozen=True)
-class Spent:
+class Spent(Record, kw_only=False, frozen=True):
     usd: float
     tokens: int
     seconds: float

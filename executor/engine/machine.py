@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from executor.errors import TransitionNotAllowed
+from executor.records import Record
 
 
 class Outcome(str, enum.Enum):
@@ -46,8 +46,7 @@ STOPS = frozenset({Outcome.WAIT, Outcome.PAUSE, Outcome.NO_HUMAN, Outcome.BUDGET
 S = TypeVar("S", bound=str)
 
 
-@dataclass(frozen=True)
-class Workflow(Generic[S]):
+class Workflow(Record, Generic[S], kw_only=False, frozen=True):
     """One workflow: its table, where it starts, where it ends, and its decision steps."""
 
     name: str

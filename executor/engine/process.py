@@ -21,7 +21,6 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from executor import fsutil
@@ -29,13 +28,13 @@ from executor.bridge.models import AgentRequest, Ledger, utc_now
 from executor.bridge.protocol import BridgeChannel
 from executor.engine.agents import AgentCall, AgentResult, Durable, supersede
 from executor.errors import UserError
+from executor.records import Record
 
 #: Transcript bytes kept per stream: the head and the tail of a long run.
 TRANSCRIPT_HALF = 32_000
 
 
-@dataclass(frozen=True)
-class AgentProcess:
+class AgentProcess(Record, kw_only=False, frozen=True):
     """What to run for each agent step: a fixed command, or a preset by name."""
 
     command: tuple[str, ...] = ()

@@ -5,19 +5,17 @@ from __future__ import annotations
 
 import hashlib
 import sys
-import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from executor import __version__
+from executor.bridge.models import new_id
 from executor.bridge.protocol import BridgeChannel
 from executor.engine.agents import Agents, BridgeAgents, Durable
 from executor.engine.decisions import Decider
 from executor.engine.driver import drive
 from executor.engine.layout import Layout
-from executor.engine.process import AgentProcess, ProcessAgents
 from executor.engine.scope import Scope, select
 from executor.engine.state import SCHEMA_VERSION, RunOptions, RunState, SessionRecord
 from executor.engine.store import StateStore
@@ -27,11 +25,11 @@ from executor.errors import (
     BudgetSpent,
     NothingToResumeError,
     Paused,
-    PlanInvalidError,
     UserCancelled,
     VerificationFailedError,
 )
-from executor.plan.models import Plan
+from executor.plan.cache import PlanView, load_valid
+from executor.records import Record, field
 from executor.retry import RetryPolicy
 from executor.workflows.brief import BRIEF_VERSION
 from executor.workflows.context import SessionRun
@@ -60,8 +58,7 @@ CHECKPOINT_SETS = {
 FINISHED = frozenset({Step.DONE, Step.SKIPPED})
 
 
-@dataclass
-class Overrides:
+class Overrides(Record, kw_only=False):
     """Run options given on this command line (None: not given, use the saved value)."""
 
     agent_command: str | None = None
@@ -84,8 +81,7 @@ class Overrides:
         return RunOptions.from_json({**saved.to_json(), **given})
 
 
-@dataclass
-class RunRequest:
+class RunRequest(Record, kw_only=False):
     plan: Path
     scope: Scope
     repo: Path | None = None
@@ -102,9 +98,8 @@ class RunRequest:
     run_tests: Callable[[str, Path], TestRun] | None = None
 
 
-@dataclass
-class RunResult:
-    plan: Plan
+class RunResult(Record, kw_only=False):
+    plan: PlanView
     state: RunState
     repo_root: Path
     sessions: list[int] = field(default_factory=list)
@@ -117,21 +112,6 @@ def plan_folder(path: Path) -> Path:
 
 def state_store(layout: Layout) -> StateStore[RunState]:
     return StateStore(layout.state, model=RunState, version=SCHEMA_VERSION, lock=layout.lock)
-
-
-def load_valid_plan(path: Path, test_command: str | None) -> Plan:
-    from executor.plan import lint, load_plan
-
-    plan = load_plan(path)
-    errors = [d for d in lint(plan, project_test_command=test_command) if d.severity == "error"]
-    if errors:
-        raise PlanInvalidError(
-            f"the plan has {len(errors)} error(s); fix them (or run `executor plan validate "
-            f"{path}`):\n" + "\n".join(str(d) for d in errors),
-            path=errors[0].path,
-            line=errors[0].line,
-        )
-    return plan
 
 
 def _repo(state: RunState | None, req: RunRequest, folder: Path) -> GitRepo:
@@ -167,12 +147,12 @@ class Runner:
             repo = _repo(state, req, layout.folder)
             repo.ensure_not_busy()
             restored = self._restore_plan(state, repo, layout)
-            plan = load_valid_plan(req.plan, options.test_command)
+            plan = load_valid(req.plan, cache=layout.plan_cache, test_command=options.test_command)
             if state is None:
                 state = RunState(
                     tool_version=__version__,
                     definition_hash=DEFINITION_HASH,
-                    run_id=str(uuid.uuid4()),
+                    run_id=new_id(),
                     repo=str(repo.root),
                 )
             state.options = options
@@ -208,7 +188,7 @@ class Runner:
 
     def _run(
         self,
-        plan: Plan,
+        plan: PlanView,
         state: RunState,
         store: StateStore[RunState],
         repo: GitRepo,
@@ -223,17 +203,18 @@ class Runner:
         channel.sweep()
         bridge = BridgeAgents(channel, durable)
         agents: Agents = req.agents or bridge
-        how = AgentProcess.from_options(options.agent_command, options.agent)
-        if how is not None and req.agents is None:
+        if (options.agent_command or options.agent) and req.agents is None:
+            from executor.engine.process import AgentProcess, ProcessAgents
+
+            how = AgentProcess.from_options(options.agent_command, options.agent)
+            assert how is not None
             agents = ProcessAgents(
                 how, repo=repo.root, channel=channel, durable=durable, exclude=repo.exclude
             )
         prompter = req.prompter if req.prompter is not None else _terminal_prompter()
         decider = Decider(yes=req.yes, prompter=prompter, bridge=bridge, folder=layout.folder)
         suite = options.test_command or (
-            "pytest"
-            if any("pytest" in (s.test_command("red") or "") for s in plan.sessions())
-            else None
+            "pytest" if any("pytest" in (s.red_command or "") for s in plan.outline()) else None
         )
 
         def run_tests(command: str) -> TestRun:
@@ -270,7 +251,9 @@ class Runner:
                     stops=CHECKPOINT_SETS[options.checkpoints],
                     is_last=i == len(sessions) - 1,
                     policy=policy,
-                    reload_plan=lambda: load_valid_plan(req.plan, options.test_command),
+                    reload_plan=lambda: load_valid(
+                        req.plan, cache=layout.plan_cache, test_command=options.test_command
+                    ),
                     backoff=req.backoff,
                     restored_plan=restored.get(number, []),
                 )

@@ -13,13 +13,11 @@ Schema is `docs/schemas/agent-state.schema.json`, kept in sync by a test.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Literal
 
-from executor.bridge.models import Ledger
+from executor.bridge.models import Ledger, utc_now
 from executor.engine.machine import Outcome
-from executor.records import Record
+from executor.records import Record, field
 from executor.workflows.tdd import Step
 
 SCHEMA_VERSION = 2
@@ -27,11 +25,9 @@ SCHEMA_VERSION = 2
 Checkpoints = Literal["all", "session", "none"]
 
 
-def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+now = utc_now
 
 
-@dataclass(kw_only=True)
 class RunOptions(Record):
     """The options a run was started with; `--resume` and `resume-session` reuse them
     unless the command line overrides one."""
@@ -53,7 +49,6 @@ class RunOptions(Record):
     budget_minutes: float | None = field(default=None, metadata={"ge": 0, "doc": "agent wall time"})
 
 
-@dataclass(kw_only=True)
 class StepLog(Record):
     """One transition: the step that ran, what it reported, when and for how long."""
 
@@ -64,7 +59,6 @@ class StepLog(Record):
     note: str = ""
 
 
-@dataclass(kw_only=True)
 class AgentCall(Record):
     """One answer from an agent (bridge or command)."""
 
@@ -80,7 +74,6 @@ class AgentCall(Record):
     log: str | None = field(default=None, metadata={"doc": "the transcript (.agent-logs/)"})
 
 
-@dataclass(kw_only=True)
 class RedFacts(Record):
     """What RED measured: the test files it wrote, their hashes, the ids that failed."""
 
@@ -93,7 +86,6 @@ class RedFacts(Record):
     )
 
 
-@dataclass(kw_only=True)
 class SessionRecord(Record):
     step: Step = Step.NOT_STARTED
     paused: bool = field(default=False, metadata={"doc": "the last stop was a pause"})
@@ -150,7 +142,6 @@ class SessionRecord(Record):
         )
 
 
-@dataclass(kw_only=True)
 class RunState(Record):
     schema_version: int = SCHEMA_VERSION
     tool_version: str

@@ -12,11 +12,11 @@ from typing import Any
 from executor.engine.layout import Layout
 from executor.engine.runner import state_store
 from executor.engine.state import AgentCall, RunState, SessionRecord
-from executor.plan.models import Plan
+from executor.plan.cache import PlanView
 from executor.workflows.tdd import ACTIVE, Step, checkpoint_of, is_escalation, status_of
 
 
-def run_status(state: RunState | None, plan: Plan) -> str:
+def run_status(state: RunState | None, plan: PlanView) -> str:
     """not_started | in_progress | paused | error | completed, derived from the records."""
     if state is None or not state.sessions:
         return "not_started"
@@ -26,7 +26,7 @@ def run_status(state: RunState | None, plan: Plan) -> str:
     if any(is_escalation(r.step) for r in records):
         return "error"
     finished = {Step.DONE, Step.SKIPPED, Step.SESSION_COMPLETE}
-    numbers = [s.number for s in plan.sessions()]
+    numbers = [s.number for s in plan.outline()]
     if all((r := state.sessions.get(n)) is not None and r.step in finished for n in numbers):
         return "completed"
     return "in_progress"
@@ -69,19 +69,20 @@ def _usage(calls: list[AgentCall]) -> dict[str, Any]:
     }
 
 
-def status_data(plan: Plan) -> dict[str, Any]:
+def status_data(plan: PlanView) -> dict[str, Any]:
     """Plan sessions merged with their saved state; no state means all not_started."""
     layout = Layout(plan.folder)
     state = state_store(layout).load()
     sessions = state.sessions if state else {}
+    outline = plan.outline()
     phases = []
-    for phase in plan.phases:
+    for number, name in plan.phase_names().items():
         rows = []
-        for s in phase.sessions:
+        for s in (o for o in outline if o.phase == number):
             row = {"number": s.number, "title": s.title, "dependencies": s.dependencies}
             row.update(_session(sessions.get(s.number)))
             rows.append(row)
-        phases.append({"number": phase.number, "name": phase.name, "sessions": rows})
+        phases.append({"number": number, "name": name, "sessions": rows})
     current = next((n for n, r in sorted(sessions.items()) if r.step in ACTIVE), None)
     pending = next(
         (

@@ -15,7 +15,6 @@ import fcntl
 import hashlib
 import json
 import os
-import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -94,7 +93,7 @@ class StateStore(Generic[P]):
                 host=host or None,
             ) from None
         os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}@{socket.gethostname()}".encode(), 0)
+        os.pwrite(fd, f"{os.getpid()}@{os.uname().nodename}".encode(), 0)
         try:
             sweep_orphans(self.folder)
             yield

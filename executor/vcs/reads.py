@@ -6,10 +6,10 @@ covers everything under it."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from executor import errors, fsutil
+from executor.records import Record
 from executor.vcs.plumbing import (
     GitBase,
     _busy_message,
@@ -21,8 +21,7 @@ from executor.vcs.plumbing import (
 )
 
 
-@dataclass(frozen=True)
-class Facts:
+class Facts(Record, kw_only=False, frozen=True):
     """What one `git status` says: HEAD, the branch (None: detached), changed files."""
 
     head: str
@@ -30,8 +29,7 @@ class Facts:
     changed: list[str]
 
 
-@dataclass(frozen=True)
-class Commit:
+class Commit(Record, kw_only=False, frozen=True):
     sha: str
     parents: list[str]
     trailers: dict[str, str]  # keys lower-cased

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from executor.engine.state import RunState, SessionRecord
-from executor.plan.models import Plan, Session
+from executor.plan.cache import PlanView
+from executor.plan.models import Session
 
 if TYPE_CHECKING:
     from executor.engine.agents import AgentResult
@@ -94,7 +95,7 @@ def render_brief(
     return "\n".join(lines)
 
 
-def digest(plan: Plan, state: RunState, dependencies: Sequence[int]) -> str:
+def digest(plan: PlanView, state: RunState, dependencies: Sequence[int]) -> str:
     """Title, commit, changed files and the agent's final message of each session this
     one depends on; at most DIGEST_BYTES in all (each gets an equal share)."""
     done = [(d, state.sessions[d]) for d in sorted(dependencies) if d in state.sessions]

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from executor.engine.state import RedFacts
-from executor.testrun import TestCase, TestRun
+from executor.records import Record
+
+if TYPE_CHECKING:  # the resume path does not load the test runner
+    from executor.testrun import TestCase, TestRun
 
 
 def is_test_file(path: str) -> bool:
@@ -79,8 +82,7 @@ def red_problem(run: TestRun | None) -> str | None:
     return f"no tests ran (empty run), so this is not RED: {run.summary()}"
 
 
-@dataclass
-class PassVerdict:
+class PassVerdict(Record, kw_only=False):
     problems: list[str]
     output: str
     cases: list[TestCase]  # the session's cases, as measured

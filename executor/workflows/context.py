@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,7 +10,9 @@ from executor.engine.agents import Agents, Durable
 from executor.engine.decisions import Decider, Option
 from executor.engine.layout import Layout
 from executor.engine.state import RunState, SessionRecord
-from executor.plan.models import Plan, Session
+from executor.plan.cache import PlanView
+from executor.plan.models import Session
+from executor.records import Record, field
 from executor.retry import RetryPolicy
 
 if TYPE_CHECKING:
@@ -32,11 +33,10 @@ def agent_for(phase_name: str) -> str:
     return "backend-builder"
 
 
-@dataclass
-class SessionRun:
+class SessionRun(Record, kw_only=False):
     """Everything the handlers of one session need; built by the plan runner."""
 
-    plan: Plan
+    plan: PlanView
     session: Session
     rec: SessionRecord
     state: RunState
@@ -54,7 +54,7 @@ class SessionRun:
     is_last: bool
     policy: RetryPolicy
     #: Parse the plan again (after the executor put a plan file back); returns it.
-    reload_plan: Callable[[], Plan]
+    reload_plan: Callable[[], PlanView]
     #: Multiplier for retry backoff sleeps (0 in tests).
     backoff: float = 1.0
     #: Plan files the runner put back before parsing (an agent changed them over the

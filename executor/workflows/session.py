@@ -222,8 +222,7 @@ class TddSteps(SessionPart):
             repo_root=self.r.repo.root,
             digest=digest(self.r.plan, self.r.state, self.s.dependencies),
         )
-        phase = self.r.plan.phase(self.s.phase)
-        phase_name = phase.name if phase else f"phase {self.s.phase}"
+        phase_name = self.r.plan.phase_names().get(self.s.phase, f"phase {self.s.phase}")
         key = f"s{self.s.number}.{role}.a{self.rec.attempt}.f{self.rec.agent_failures}"
         briefs = fsutil.ensure_private_dir(self.r.layout.briefs, inside=self.r.layout.folder)
         prompt_file = briefs / f"{key}.md"
