@@ -29,6 +29,7 @@ ExecutorError                      internal error unless a subclass says otherwi
     ├── BlockedError
     ├── ReplayError
     ├── PresetError                an agent preset cannot be built (unknown, prompt too long)
+    ├── ConfigError                `[tool.executor]` / `.executor.toml` cannot be read
     ├── FrontmatterError
     ├── AnalysisFailedError        template-create: nothing to analyse (exit 3)
     ├── TemplateGenerationError    template-create: a component could not be made (exit 4)
@@ -332,6 +333,10 @@ class NothingToResumeError(UserError):
 
 class BlockedError(UserError):
     exit_code = ExitCode.BLOCKED
+
+
+class ConfigError(UserError):
+    """A settings file that cannot be read; `str()` names the file, line and key."""
 
 
 class PresetError(UserError):

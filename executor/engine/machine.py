@@ -34,6 +34,7 @@ class Outcome(str, enum.Enum):
     CHANGES = "request_changes"
     ABORT = "abort"
     BLOCKED = "blocked"
+    ADOPT = "adopt"  # the plan claims the work done and the executor's own test run agrees
     # stops (never in a table)
     WAIT = "wait"
     PAUSE = "pause"

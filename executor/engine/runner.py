@@ -29,6 +29,7 @@ from executor.errors import (
     VerificationFailedError,
 )
 from executor.plan.cache import PlanView, load_valid
+from executor.project_config import ProjectConfig, load_project_config, map_test_command
 from executor.records import Record, field
 from executor.retry import RetryPolicy
 from executor.workflows.brief import BRIEF_VERSION
@@ -147,7 +148,9 @@ class Runner:
             repo = _repo(state, req, layout.folder)
             repo.ensure_not_busy()
             restored = self._restore_plan(state, repo, layout)
-            plan = load_valid(req.plan, cache=layout.plan_cache, test_command=options.test_command)
+            config = load_project_config(repo.root)
+            project_command = options.test_command or config.test_command
+            plan = load_valid(req.plan, cache=layout.plan_cache, test_command=project_command)
             if state is None:
                 state = RunState(
                     tool_version=__version__,
@@ -161,7 +164,7 @@ class Runner:
             self._clear_stale_requests(state, layout)
             check_workspace(state, repo, sessions, layout)
             state.tool_version = __version__
-            return self._run(plan, state, store, repo, layout, sessions, restored)
+            return self._run(plan, state, store, repo, layout, sessions, restored, config)
 
     def _restore_plan(
         self, state: RunState | None, repo: GitRepo, layout: Layout
@@ -195,8 +198,10 @@ class Runner:
         layout: Layout,
         sessions: Sequence[int],
         restored: dict[int, list[str]],
+        config: ProjectConfig,
     ) -> RunResult:
         req, options = self.req, state.options
+        project_command = options.test_command or config.test_command
         durable = Durable(lambda: store.save(state))
         policy = RetryPolicy()
         channel = BridgeChannel(layout.folder, policy=policy)
@@ -213,11 +218,12 @@ class Runner:
             )
         prompter = req.prompter if req.prompter is not None else _terminal_prompter()
         decider = Decider(yes=req.yes, prompter=prompter, bridge=bridge, folder=layout.folder)
-        suite = options.test_command or (
+        suite = project_command or (
             "pytest" if any("pytest" in (s.red_command or "") for s in plan.outline()) else None
         )
 
         def run_tests(command: str) -> TestRun:
+            command = map_test_command(command, config)  # [tool.executor] test_command_map
             if req.run_tests is not None:
                 return req.run_tests(command, repo.root)
             from executor.testrun import run_tests as _run_tests
@@ -246,13 +252,13 @@ class Runner:
                     report=self.report,
                     run_tests=run_tests,
                     suite_command=suite,
-                    project_test_command=options.test_command,
+                    project_test_command=project_command,
                     max_retries=options.max_retries,
                     stops=CHECKPOINT_SETS[options.checkpoints],
                     is_last=i == len(sessions) - 1,
                     policy=policy,
                     reload_plan=lambda: load_valid(
-                        req.plan, cache=layout.plan_cache, test_command=options.test_command
+                        req.plan, cache=layout.plan_cache, test_command=project_command
                     ),
                     backoff=req.backoff,
                     restored_plan=restored.get(number, []),

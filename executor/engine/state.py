@@ -101,6 +101,10 @@ class SessionRecord(Record):
         default=None, metadata={"doc": "the session's plan section when it started (drift)"}
     )
     commit_hash: str | None = None
+    adopted: bool = field(
+        default=False,
+        metadata={"doc": "ticked as done in the plan and proven by a test run: no agent call"},
+    )
     attempt: int = field(default=1, metadata={"ge": 1, "doc": "attempt of the current agent step"})
     agent_failures: int = field(
         default=0, metadata={"doc": "failed agent answers in a row at this step"}

@@ -126,6 +126,15 @@ class TddSteps(SessionPart):
             )
         head = self.r.repo.head()
         self.rec.blocked_reason = None
+        if self.s.claimed_done:
+            doubt = self._prove_claim()
+            if not doubt:
+                self.rec.adopted = True
+                self.rec.commit_hash = self.rec.head = head
+                self.rec.started_at = self.rec.completed_at = now()
+                self._say("ticked as done in the plan, and its tests pass here: adopted")
+                return O.ADOPT
+            self._say(f"ticked as done in the plan, but {doubt}: running it")
         self.rec.base_commit = self.rec.head = head
         self.rec.branch = self.r.repo.branch()
         self.rec.source_hash = self.s.source_hash
@@ -172,6 +181,20 @@ class TddSteps(SessionPart):
             self.rec.problem = f"The agent failed for the {role.upper()} step: {msg}"
             self.rec.last_failure = msg
             return O.FAILED
+
+    def _prove_claim(self) -> str:
+        """Why a session the plan ticks as done is not (""): its files must exist and
+        its tests, run here at HEAD, must pass."""
+        missing = [f.path for f in self.s.files if not (self.r.repo.root / f.path).exists()]
+        if missing:
+            return f"{guards.describe(missing)} do(es) not exist"
+        command = self._cmd("green") or self._cmd("red")
+        run = self._run(command)
+        if run is None:
+            return "no test command is known to prove it"
+        if run.verdict != "green":
+            return f"its tests do not pass ({run.summary()})"
+        return ""
 
     def _log_call(self, role: str, result: AgentResult) -> None:
         message = (result.text if result.ok else result.error_message or "")[:MESSAGE_CHARS]
@@ -354,17 +377,30 @@ class TddSteps(SessionPart):
         if sha:
             self._say(f"adopting commit {sha[:12]} made before an interruption")
         else:
+            ticked = self._tick()
             message = commit_message(self.r.plan, self.s, self.rec, self._cmd("green"))
             keep_out = [self.r.repo.root / f for f in self.rec.excluded]
             sha = self.r.repo.commit_all(
                 message, trailers=marks, ignore=[*self._ignore(), *keep_out]
             )
             faults.hit("git.committed")
+            if ticked:
+                self._say(f"ticked the session's boxes in {guards.describe(ticked)}")
         self.rec.commit_hash = self.rec.head = sha
         self.rec.branch = self.r.repo.branch()
         self.rec.completed_at = now()
         self._say(f"committed {sha[:12]}: {commit_subject(self.r.plan, self.s)}")
         return O.OK
+
+    def _tick(self) -> list[str]:
+        """Task plans (superpowers, spec-kit) carry progress as boxes: tick this session's
+        in the plan, in the session's own commit, so the plan stays a true ledger."""
+        if self.r.plan.format not in {"superpowers", "speckit"}:
+            return []
+        from executor.plan.ticks import apply_edits, tick_session
+
+        return [str(p.relative_to(self.r.repo.root)) for p in apply_edits(tick_session(self.s))
+                if p.is_relative_to(self.r.repo.root)]  # fmt: skip
 
     # -- when something failed --------------------------------------------------------------
     def rollback(self) -> Outcome:
