@@ -13,6 +13,7 @@ import typer
 from executor import console
 from executor.cli import common
 from executor.errors import UserError
+from executor.words import plural
 
 
 def parse_sets(pairs: list[str]) -> dict[str, str]:
@@ -31,7 +32,7 @@ def template_apply(template: str, dest: Path, *, sets: list[str], force: bool) -
 
     folder = locate_template(template)
     written = apply_template(folder, dest, parse_sets(sets), force=force)
-    console.out(f"Rendered {folder} into {written.path}: {len(written.files)} file(s)")
+    console.out(f"Rendered {folder} into {written.path}: {plural(len(written.files), 'file')}")
     return 0
 
 

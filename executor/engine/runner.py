@@ -32,6 +32,7 @@ from executor.plan.cache import PlanView, load_valid
 from executor.project_config import ProjectConfig, load_project_config, map_test_command
 from executor.records import Record, field
 from executor.retry import RetryPolicy
+from executor.words import plural
 from executor.workflows.brief import BRIEF_VERSION
 from executor.workflows.context import SessionRun
 from executor.workflows.session import TddSteps, restore_plan
@@ -141,7 +142,11 @@ class Runner:
             if req.resume and (state is None or not _pending(state)):
                 raise NothingToResumeError(
                     f"--resume: no request is pending in {layout.state}"
-                    + (f" (state: {len(state.sessions)} session(s) recorded)" if state else "")
+                    + (
+                        f" (state: {plural(len(state.sessions), 'session')} recorded)"
+                        if state
+                        else ""
+                    )
                     + "; nothing to apply. Run the command without --resume."
                 )
             options = req.overrides.apply(state.options if state else RunOptions())

@@ -21,6 +21,7 @@ from typing import Any
 from executor import __version__, fsutil
 from executor.errors import PlanInvalidError
 from executor.plan.models import Outline, Plan, Session
+from executor.words import plural
 
 CACHE_NAME = ".agent-plan-cache.json"
 _VERSION = 1
@@ -94,8 +95,9 @@ def load_valid(
     errors = [d for d in lint(plan, project_test_command=test_command) if d.severity == "error"]
     if errors:
         raise PlanInvalidError(
-            f"the plan has {len(errors)} error(s); fix them (or run `executor plan validate "
-            f"{fsutil.quote(path)}`):\n" + "\n".join(str(d) for d in errors),
+            f"the plan has {plural(len(errors), 'error')}; fix them (or run "
+            f"`executor plan validate {fsutil.quote(path)}`):\n"
+            + "\n".join(str(d) for d in errors),
             path=errors[0].path,
             line=errors[0].line,
         )

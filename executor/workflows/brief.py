@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from executor.engine.state import RunState, SessionRecord
 from executor.plan.cache import PlanView
 from executor.plan.models import Session
+from executor.words import plural
 
 if TYPE_CHECKING:
     from executor.engine.agents import AgentResult
@@ -129,5 +130,5 @@ def usage_line(result: AgentResult) -> str:
     if result.input_tokens is not None or result.output_tokens is not None:
         parts.append(f"{result.input_tokens or 0:,} tokens in, {result.output_tokens or 0:,} out")
     if result.turns is not None:
-        parts.append(f"{result.turns} turn(s)")
+        parts.append(plural(result.turns, "turn"))
     return ", ".join(parts)

@@ -25,6 +25,7 @@ from executor.engine.machine import Outcome
 from executor.engine.state import AgentCall as AgentCallLog
 from executor.engine.state import now
 from executor.errors import DirtyWorktreeError, RollbackRefused
+from executor.words import plural
 from executor.workflows import checks, guards
 from executor.workflows.brief import digest, render_brief, usage_line
 from executor.workflows.commit import commit_message, commit_subject, trailers
@@ -222,8 +223,8 @@ class TddSteps(SessionPart):
         if self.rec.head and head != self.rec.head:
             folded = self.r.repo.fold_commits(self.rec.head)
             self._say(
-                f"{role.upper()}: the agent committed {len(folded)} time(s) during its step; "
-                f"folded back into the worktree (the executor makes the one session commit)"
+                f"{role.upper()}: the agent committed {plural(len(folded), 'time')} during its "
+                f"step; folded back into the worktree (the executor makes the one session commit)"
             )
         restored = self.r.restored_plan or restore_plan(self.r.repo, self.r.layout, self.rec)
         self.r.restored_plan = []
@@ -350,7 +351,7 @@ class TddSteps(SessionPart):
             return O.RETRY
         self.rec.problem = (
             f"Session {self.s.number} {role.upper()} could not be verified after "
-            f"{self.r.max_retries} automatic retries: {failure}"
+            f"{plural(self.r.max_retries, 'automatic retry', 'automatic retries')}: {failure}"
         )
         return O.FAILED
 
