@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from executor import __version__
+from executor import __version__, console
 from executor.cli import agents, bridge, claude, common, plan, replay, run, templates
 from executor.exitcodes import DESCRIPTIONS, ExitCode
 
@@ -40,6 +40,7 @@ def build_app() -> typer.Typer:
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,
+        **common.APP_STYLE,
     )
 
     @app.callback()
@@ -55,8 +56,15 @@ def build_app() -> typer.Typer:
         common.state["verbose"] = verbose
 
     @app.command("exit-codes")
-    def _exit_codes() -> None:
+    def _exit_codes(
+        json_output: Annotated[bool, typer.Option("--json", help="The table as JSON.")] = False,
+    ) -> None:
         """Print the exit-code table."""
+        if json_output:
+            console.out_json(
+                [{"code": c.value, "name": c.name, "meaning": DESCRIPTIONS[c]} for c in ExitCode]
+            )
+            return
         for code in ExitCode:
             print(f"{code.value:>4}  {code.name:<20} {DESCRIPTIONS[code]}")
 

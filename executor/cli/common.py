@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from typing import Any
 
 from executor import console
 from executor.errors import (
@@ -22,6 +23,13 @@ from executor.errors import (
 )
 from executor.exitcodes import ExitCode
 from executor.fsutil import quote
+
+#: How every typer (sub)app looks: plain help (no `<bool>` placeholders, no rich import
+#: just to print help), and `-h` as well as `--help`.
+APP_STYLE: dict[str, Any] = {
+    "rich_markup_mode": None,
+    "context_settings": {"help_option_names": ["-h", "--help"]},
+}
 
 #: Set when a command body ran, so `main` can tell our exit 2 from a usage error.
 state: dict[str, bool] = {"ran": False, "verbose": False}

@@ -22,6 +22,8 @@ class RunOpt(Record, kw_only=False, frozen=True):
     help: str
     choices: tuple[str, ...] = ()
     minimum: int | None = None
+    #: what `--help` shows for the value ("" for a flag)
+    metavar: str = ""
 
 
 RUN_OPTIONS: tuple[RunOpt, ...] = (
@@ -31,12 +33,14 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         Path,
         "Plan folder (PHASE_*.md, PROJECT_PLAN.md, tasks.md, ...) or file. Default: the one "
         "plan found in the current folder, project-plans/, docs/plans/ or specs/*/.",
+        metavar="PLAN",
     ),
     RunOpt(
         "repo",
         ("--repo",),
         Path,
         "Git repository (default: the one holding the plan).",
+        metavar="DIR",
     ),
     RunOpt(
         "resume",
@@ -57,6 +61,7 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         "Where to stop for a person: all, session (only between sessions) or none. "
         "Saved with the run.",
         choices=CHECKPOINT_CHOICES,
+        metavar="[all|session|none]",
     ),
     RunOpt(
         "agent_command",
@@ -64,6 +69,7 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         str,
         "Run each agent request with this command instead of the exit-42 bridge "
         "(docs/agent-command.md). Saved with the run.",
+        metavar="CMD",
     ),
     RunOpt(
         "agent",
@@ -72,12 +78,14 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         "Run each agent request with a ready-made command line for this CLI: claude, "
         "codex, gemini, aider (`executor agents` shows each), or replay with --solutions. "
         "Saved with the run.",
+        metavar="NAME",
     ),
     RunOpt(
         "solutions",
         ("--solutions",),
         Path,
         "With --agent replay: the folder of prepared files (docs/replay-agent.md).",
+        metavar="DIR",
     ),
     RunOpt(
         "agent_timeout",
@@ -85,6 +93,7 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         int,
         "Seconds one agent call may take before it is killed (default 1200). Saved.",
         minimum=1,
+        metavar="SECONDS",
     ),
     RunOpt(
         "budget_usd",
@@ -93,6 +102,7 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         "Stop before the next agent call once agents have cost this much (as their CLIs "
         "report it). Saved with the run.",
         minimum=0,
+        metavar="USD",
     ),
     RunOpt(
         "budget_tokens",
@@ -100,6 +110,7 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         int,
         "Stop before the next agent call once agents have used this many tokens. Saved.",
         minimum=0,
+        metavar="N",
     ),
     RunOpt(
         "budget_minutes",
@@ -107,6 +118,7 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         float,
         "Stop before the next agent call once agents have run this many minutes. Saved.",
         minimum=0,
+        metavar="MINUTES",
     ),
     RunOpt(
         "test_command",
@@ -114,6 +126,7 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         str,
         "Project test command: the fallback for sessions without one, and the whole-suite "
         "check. Saved with the run.",
+        metavar="CMD",
     ),
     RunOpt(
         "max_retries",
@@ -121,6 +134,7 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         int,
         "Automatic GREEN/REFACTOR retries before asking a person (default 2). Saved with the run.",
         minimum=0,
+        metavar="N",
     ),
     RunOpt("json_output", ("--json",), bool, "Machine-readable output on stdout."),
 )

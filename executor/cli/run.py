@@ -25,7 +25,7 @@ def _typer_annotation(opt: RunOpt) -> Any:
         kind = Literal[opt.choices]  # typer lists the choices and rejects anything else
     if opt.kind is not bool:
         kind = kind | None
-    extra: dict[str, Any] = {}
+    extra: dict[str, Any] = {"metavar": opt.metavar}
     if opt.minimum is not None:
         extra["min"] = opt.minimum
     return Annotated[kind, typer.Option(*opt.flags, help=opt.help, show_default=False, **extra)]
@@ -59,7 +59,7 @@ def _number(name: str, help: str) -> inspect.Parameter:
     return inspect.Parameter(
         name,
         inspect.Parameter.POSITIONAL_OR_KEYWORD,
-        annotation=Annotated[int, typer.Argument(help=help, min=1)],
+        annotation=Annotated[int, typer.Argument(help=help, min=1, metavar=name.upper())],
     )
 
 
@@ -77,7 +77,8 @@ def register(app: typer.Typer) -> None:
         inspect.Parameter.KEYWORD_ONLY,
         default=None,
         annotation=Annotated[
-            int | None, typer.Option("--phase", help="The session's phase (checked).", min=1)
+            int | None,
+            typer.Option("--phase", help="The session's phase (checked).", min=1, metavar="P"),
         ],
     )
 
