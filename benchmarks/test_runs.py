@@ -17,7 +17,7 @@ from collections import Counter
 from pathlib import Path
 
 GOAL = 3
-_RUN = re.compile(r"^\[session (\d+)\] running: (.+)$", re.M)
+_RUN = re.compile(r"^(?:\d\d:\d\d:\d\d )?\[session (\d+)\] running: (.+?)(?: \.\.\.)?$", re.M)
 
 
 def main() -> int:
@@ -30,7 +30,7 @@ def main() -> int:
     if proc.returncode != 0:
         print(proc.stdout + proc.stderr)
         return 1
-    runs = _RUN.findall(proc.stdout)
+    runs = [(n, c) for n, c in _RUN.findall(proc.stdout) if not c.endswith(")")]
     per_session = Counter(int(n) for n, _ in runs)
     for number in sorted(per_session):
         commands = [c for n, c in runs if int(n) == number]

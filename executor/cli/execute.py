@@ -92,6 +92,7 @@ def _execute(scope: Scope, values: dict[str, Any]) -> int:
         ),
     )
     json_output = bool(values.get("json_output"))
+    req.activity = console.stderr_activity if json_output else console.activity
     result = Runner(req, report=report_fn(json_output)).execute()
     finish(result, json_output)
     return 0
@@ -120,7 +121,8 @@ def agent_choice(values: dict[str, Any]) -> tuple[str | None, str | None]:
 
 
 def finish(result: RunResult, json_output: bool) -> None:
-    from executor.engine.status import render_status, status_data
+    from executor.cli.status_view import render_status
+    from executor.engine.status import status_data
 
     data = status_data(result.plan)
     if json_output:

@@ -5,13 +5,14 @@ commands do is in `execute.py`, the work in `executor.engine`."""
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import typer
 
-from executor import console
+from executor import console, fsutil
 from executor.cli import common
 from executor.cli.execute import report_fn, resolve_plan, run_scope
 from executor.cli.options import RUN_OPTIONS, RunOpt
@@ -112,7 +113,8 @@ def register(app: typer.Typer) -> None:
         """Phases, sessions, status, measured tests and commits (/show-progress)."""
 
         def body() -> int:
-            from executor.engine.status import render_status, status_data
+            from executor.cli.status_view import render_status
+            from executor.engine.status import status_data
             from executor.plan import load_plan
 
             data = status_data(load_plan(resolve_plan(plan)))
@@ -129,28 +131,59 @@ def register(app: typer.Typer) -> None:
         target: Annotated[
             Path | None,
             typer.Option(
-                "--dir", help="Where to create the demo repository (default: a new temp folder)."
+                "--dir",
+                metavar="DIR",
+                help="Where to create the demo repository (default: a new temp folder).",
             ),
         ] = None,
+        interactive: Annotated[
+            bool,
+            typer.Option("--interactive", "-i", help="Stop at every checkpoint for you to decide."),
+        ] = False,
+        json_output: Annotated[
+            bool, typer.Option("--json", help="Machine-readable output on stdout.")
+        ] = False,
     ) -> None:
         """Run the example plan end to end with the replay agent (no LLM, no network)."""
 
         def body() -> int:
+            from executor.cli.status_view import render_status
             from executor.engine.demo import run_demo
-            from executor.engine.status import render_status, status_data
+            from executor.engine.status import status_data
             from executor.errors import UserError
 
             if target is not None and target.exists() and any(target.iterdir()):
                 raise UserError(f"--dir {target.absolute()} exists and is not empty")
+            if interactive and not (console.is_tty() and sys.stdin.isatty()):
+                raise UserError("--interactive needs a terminal to ask you at each checkpoint")
+            if not (interactive or json_output):
+                console.out(
+                    "The demo approves every checkpoint for you (like --yes). To decide at "
+                    "each one yourself: executor demo --interactive"
+                )
             result, root, log = run_demo(
-                target.absolute() if target else None, report=report_fn(False)
+                target.absolute() if target else None,
+                report=report_fn(json_output),
+                interactive=interactive,
+                activity=console.stderr_activity if json_output else console.activity,
             )
+            data = status_data(result.plan)
+            if json_output:
+                console.out_json({"exit_code": 0, "repository": str(root), "commits": log, **data})
+                return 0
             console.out("")
             console.out("Commit log:")
             console.out("\n".join(log))
             console.out("")
-            render_status(status_data(result.plan), rich=console.is_tty())
+            render_status(data, rich=console.is_tty())
             console.out(f"\nThe demo repository is at {root}")
+            console.out(
+                "Next: look at a session's commit (git -C "
+                f"{fsutil.quote(root)} show HEAD~3), add Claude Code commands to a project "
+                "of yours (executor install-claude --plan PLAN), or check a plan of your own "
+                "(executor plan validate PLAN), then run it: executor execute-plan --plan "
+                "PLAN --agent claude (executor agents lists the agents)."
+            )
             return 0
 
-        common.run(body)
+        common.run(body, json_output=json_output)

@@ -34,7 +34,7 @@ from executor.records import Record, field
 from executor.retry import RetryPolicy
 from executor.words import plural
 from executor.workflows.brief import BRIEF_VERSION
-from executor.workflows.context import SessionRun
+from executor.workflows.context import Progress, SessionRun
 from executor.workflows.session import TddSteps, restore_plan
 from executor.workflows.tdd import AGENT_STEPS, TDD, Step
 
@@ -98,6 +98,8 @@ class RunRequest(Record, kw_only=False):
     #: of the bridge/command and real test runs.
     agents: Agents | None = None
     run_tests: Callable[[str, Path], TestRun] | None = None
+    #: A live progress line for agent calls and test runs (None: plain report lines).
+    activity: Callable[[str], Progress] | None = None
 
 
 class RunResult(Record, kw_only=False):
@@ -227,13 +229,15 @@ class Runner:
             "pytest" if any("pytest" in (s.red_command or "") for s in plan.outline()) else None
         )
 
-        def run_tests(command: str) -> TestRun:
+        def run_tests(
+            command: str, coverage: bool, on_line: Callable[[str], None] | None
+        ) -> TestRun:
             command = map_test_command(command, config)  # [tool.executor] test_command_map
             if req.run_tests is not None:
                 return req.run_tests(command, repo.root)
             from executor.testrun import run_tests as _run_tests
 
-            return _run_tests(command, cwd=repo.root)
+            return _run_tests(command, cwd=repo.root, coverage=coverage, on_line=on_line)
 
         ran: list[int] = []
         for i, number in enumerate(sessions):
@@ -262,6 +266,8 @@ class Runner:
                     stops=CHECKPOINT_SETS[options.checkpoints],
                     is_last=i == len(sessions) - 1,
                     policy=policy,
+                    activity=req.activity,
+                    next_session=_next_title(plan, sessions, i),
                     reload_plan=lambda: load_valid(
                         req.plan, cache=layout.plan_cache, test_command=project_command
                     ),
@@ -324,6 +330,14 @@ class Runner:
             )
         durable.save()
         return RunResult(plan=plan, state=state, repo_root=repo.root, sessions=ran)
+
+
+def _next_title(plan: PlanView, sessions: Sequence[int], i: int) -> str | None:
+    """ "Session N: Title" of the run's next session, None after the last one."""
+    if i + 1 >= len(sessions):
+        return None
+    following = next((o for o in plan.outline() if o.number == sessions[i + 1]), None)
+    return f"Session {following.number}: {following.title}" if following else None
 
 
 def _pending(state: RunState) -> bool:

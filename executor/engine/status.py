@@ -6,7 +6,6 @@ derived here from each session's step; nothing of it is stored.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from executor.engine.layout import Layout
@@ -50,6 +49,7 @@ def _session(rec: SessionRecord | None) -> dict[str, Any]:
         "files_modified": rec.files_modified,
         "errors": rec.errors,
         "blocked_reason": rec.blocked_reason,
+        "adopted": rec.adopted,
         "pending_request": rec.bridge.pending.to_json() if rec.bridge.pending else None,
         **_usage(rec.agent_calls),
         "transcripts": [c.log for c in rec.agent_calls if c.log],
@@ -100,54 +100,20 @@ def status_data(plan: PlanView) -> dict[str, Any]:
         "status": run_status(state, plan),
         "current_session": current,
         "pending_request": pending,
+        "next": _next(state, plan, pending),
         "phases": phases,
     }
 
 
-def render_status(data: dict[str, Any], *, rich: bool) -> None:
-    from executor import console
-
-    if rich:
-        from rich.table import Table
-
-        table = Table(title=f"{data['plan']} — {data['status']}")
-        for col in ("Phase", "Session", "Title", "Status", "Tests", "Commit"):
-            table.add_column(col)
-        for p in data["phases"]:
-            for s in p["sessions"]:
-                table.add_row(
-                    str(p["number"]),
-                    str(s["number"]),
-                    s["title"],
-                    _status(s),
-                    _tests(s),
-                    (s.get("commit_hash") or "")[:10],
-                )
-        console.show(table)
-    else:
-        console.out(f"plan {data['plan']}: {data['status']}")
-        for p in data["phases"]:
-            console.out(f"Phase {p['number']}: {p['name']}")
-            for s in p["sessions"]:
-                console.out(
-                    f"  {s['number']:>3}  {_status(s):<28} tests {_tests(s):<8} "
-                    f"{(s.get('commit_hash') or '-')[:10]:<10}  {s['title']}"
-                )
-    if data["pending_request"]:
-        pr = data["pending_request"]
-        console.out(
-            f"pending request {pr['request_id']} ({pr['kind']} {pr['agent_name']}, "
-            f"session {pr['session']}) in {Path(data['plan']) / '.agent-request.json'}"
-        )
-
-
-def _status(s: dict[str, Any]) -> str:
-    if s["status"] in {"completed", "not_started"} or not s["step"]:
-        return str(s["status"])
-    return f"{s['status']} ({s['step']})"
-
-
-def _tests(s: dict[str, Any]) -> str:
-    if s.get("tests_written") is None and s.get("tests_passing") is None:
-        return "-"
-    return f"{s['tests_passing'] or 0}/{s['tests_written'] or 0}"
+def _next(state: RunState | None, plan: PlanView, pending: dict[str, Any] | None) -> dict[str, Any]:
+    """What to do next, as data the CLI renders as a command: `answer` the pending
+    request, `resume` a session that stopped, `start` the plan, or `done`."""
+    if pending is not None:
+        return {"do": "answer", "session": pending["session"], "kind": pending["kind"]}
+    records = state.sessions if state else {}
+    for number, rec in sorted(records.items()):
+        if rec.step in ACTIVE or rec.paused:
+            return {"do": "resume", "session": number}
+    if run_status(state, plan) == "completed":
+        return {"do": "done", "session": None}
+    return {"do": "start", "session": None}

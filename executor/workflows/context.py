@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from executor.engine.agents import Agents, Durable
 from executor.engine.decisions import Decider, Option
@@ -46,7 +47,8 @@ class SessionRun(Record, kw_only=False):
     decider: Decider
     durable: Durable
     report: Callable[[str], None]
-    run_tests: Callable[[str], TestRun]
+    #: run_tests(command, coverage, on_line): a measured test run
+    run_tests: Callable[[str, bool, Callable[[str], None] | None], TestRun]
     suite_command: str | None
     project_test_command: str | None
     max_retries: int
@@ -57,6 +59,10 @@ class SessionRun(Record, kw_only=False):
     reload_plan: Callable[[], PlanView]
     #: Multiplier for retry backoff sleeps (0 in tests).
     backoff: float = 1.0
+    #: A live progress line for something slow (None: report lines only).
+    activity: Callable[[str], Progress] | None = None
+    #: The next session of this run ("Next: ..." at session_complete), if any.
+    next_session: str | None = None
     #: Plan files the runner put back before parsing (an agent changed them over the
     #: bridge); the agent step reports them as tampering.
     restored_plan: list[str] = field(default_factory=list)
@@ -66,6 +72,14 @@ class SessionRun(Record, kw_only=False):
         session = self.plan.session(self.session.number)
         assert session is not None, "the restored plan lost the session"
         self.session = session
+
+
+class Progress(Protocol):
+    """A live progress line (`executor.console.Activity`)."""
+
+    def update(self, detail: str) -> None: ...
+
+    def close(self, result: str = "") -> float: ...
 
 
 def opt(value: str, label: str) -> Option:
@@ -92,3 +106,30 @@ class SessionPart:
 
     def _ignore(self) -> list[Path]:
         return self.r.layout.owned()
+
+
+_VERBOSE = re.compile(r"\s(PASSED|FAILED|ERROR)\b")
+_DOTS = re.compile(r"^(?:\S+\.py )?([.FEsxX]+)\s*(?:\[\s*\d+%\])?$")
+
+
+class LiveCount:
+    """Feeds a test run's output lines to a progress line as a passed/failed count
+    (pytest's dots, or its `-v` PASSED/FAILED lines)."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.passed = self.failed = 0
+
+    def __call__(self, line: str) -> None:
+        verbose = _VERBOSE.search(line)
+        if verbose:
+            if verbose.group(1) == "PASSED":
+                self.passed += 1
+            else:
+                self.failed += 1
+        elif (dots := _DOTS.match(line.strip())) is not None:
+            self.passed += dots.group(1).count(".")
+            self.failed += dots.group(1).count("F") + dots.group(1).count("E")
+        else:
+            return
+        self.progress.update(f"{self.passed} passed, {self.failed} failed")

@@ -19,6 +19,7 @@ from executor.engine.agents import (
     MESSAGE_CHARS,
     AgentCall,
     AgentResult,
+    BridgeAgents,
     Waiting,
 )
 from executor.engine.machine import Outcome
@@ -29,7 +30,7 @@ from executor.words import plural
 from executor.workflows import checks, guards
 from executor.workflows.brief import digest, render_brief, usage_line
 from executor.workflows.commit import commit_message, commit_subject, trailers
-from executor.workflows.context import SessionPart, SessionRun, agent_for
+from executor.workflows.context import LiveCount, SessionPart, SessionRun, agent_for
 from executor.workflows.gates import Gates
 from executor.workflows.settle import take_snapshot
 from executor.workflows.tdd import Step
@@ -153,8 +154,16 @@ class TddSteps(SessionPart):
                 self.rec.problem = over
                 return O.BUDGET
             call = self._agent_call(role)
-            self._say(f"{role.upper()}: asking {call.agent_name} (attempt {call.attempt})")
+            asking = f"{role.upper()}: asking {call.agent_name} (attempt {call.attempt})"
+            act = self.r.activity(f"[session {self.s.number}] {asking}") if (
+                self.r.activity is not None and not isinstance(self.r.agents, BridgeAgents)
+            ) else None  # fmt: skip
+            if act is None:
+                self._say(asking)
             result = self.r.agents.call(call, self.rec.bridge)
+            if act is not None:
+                act.close("waiting for the bridge" if isinstance(result, Waiting) else
+                          getattr(result, "status", ""))  # fmt: skip
             if isinstance(result, Waiting):
                 return O.WAIT
             self._log_call(role, result)
@@ -272,12 +281,18 @@ class TddSteps(SessionPart):
         )
 
     # -- verification ---------------------------------------------------------------------
-    def _run(self, command: str | None) -> TestRun | None:
+    def _run(self, command: str | None, *, coverage: bool = False) -> TestRun | None:
         if not command:
             return None
-        self._say(f"running: {command}")
-        run = self.r.run_tests(command)
-        self._say(f"  {run.summary()}")
+        label = f"[session {self.s.number}] running: {command}"
+        if self.r.activity is None:
+            self.r.report(label)
+            run = self.r.run_tests(command, coverage, None)
+            self._say(f"  {run.summary()}")
+            return run
+        act = self.r.activity(label)
+        run = self.r.run_tests(command, coverage, LiveCount(act))
+        act.close(run.summary())
         return run
 
     def red_verify(self) -> Outcome:
