@@ -16,10 +16,11 @@ import tempfile
 from pathlib import Path
 
 from executor.bridge.protocol import BridgeChannel
-from executor.engine.state import SessionRecord
+from executor.engine.state import AgentCall, RunState, SessionRecord
 from executor.errors import NeedAgent
 from executor.plan import load_plan
-from executor.workflows.brief import render_brief
+from executor.workflows.brief import digest, render_brief
+from executor.workflows.tdd import Step
 
 _spec = importlib.util.spec_from_file_location(
     "parse_plan", Path(__file__).with_name("parse_plan.py")
@@ -37,10 +38,17 @@ def measure(n: int) -> tuple[int, int, int]:
         sizes = []
         for session in (plan.sessions()[0], plan.sessions()[-1]):
             ss = SessionRecord()
-            deps = {
-                d: [f"app/feature_{d}.py", f"tests/test_feature_{d}.py"]
-                for d in session.dependencies
-            }
+            state = RunState(tool_version="x", definition_hash="x", run_id="x", repo=tmp)
+            for d in session.dependencies:  # what each finished dependency left behind
+                state.sessions[d] = SessionRecord(
+                    step=Step.DONE,
+                    commit_hash="0" * 40,
+                    files_modified=[f"app/feature_{d}.py", f"tests/test_feature_{d}.py"],
+                    agent_calls=[
+                        AgentCall(step=Step.REFACTOR_AGENT, attempt=1, status="success",
+                                  seconds=1.0, message="Refactored the feature; tests pass.")
+                    ],
+                )  # fmt: skip
             brief = render_brief(
                 session=session,
                 state=ss,
@@ -48,7 +56,7 @@ def measure(n: int) -> tuple[int, int, int]:
                 test_command=session.test_command("green"),
                 suite_command="pytest",
                 repo_root=folder,
-                dependency_files=deps,
+                digest=digest(plan, state, session.dependencies),
             )
             sizes.append(len(brief.encode()))
         channel = BridgeChannel(folder)

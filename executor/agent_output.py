@@ -1,7 +1,7 @@
 """What an agent CLI's output says: one `AgentReport` per run, whatever the tool.
 
 `parse_agent_output` reads the machine-readable output each preset asks for
-(docs/agent-presets.md): Claude Code's JSON result object, Codex's JSONL events,
+(docs/agent-command.md): Claude Code's JSON result object, Codex's JSONL events,
 Gemini CLI's JSON object, aider's plain text with its "Tokens: ... Cost: ..." lines. Any
 other command (a plain `--agent-command`) is reported as stdout + exit code.
 
@@ -19,16 +19,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
-from executor.records import Record
+from executor.records import Record, field
 
 _EXCERPT_LINES = 5
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
-@dataclass(kw_only=True)
 class AgentReport(Record):
     """One agent run, as its CLI reported it. The executor still verifies the work."""
 

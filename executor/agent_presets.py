@@ -5,7 +5,7 @@ the exact argv that runs the tool non-interactively in the repository, with perm
 that let it edit files and run the test command but not commit, push or otherwise move
 HEAD (the executor verifies each step and makes the one commit per session itself), and
 with machine-readable output where the tool has it (`executor.agent_output` parses it).
-docs/agent-presets.md explains every flag and cites its source.
+docs/agent-command.md explains every flag and cites its source.
 
 The engine calls `preset_argv`, runs `argv` with the repository as working directory,
 writes `stdin_text` to stdin, adds `env_additions` to the environment and hides
@@ -95,7 +95,7 @@ class Preset:
     #: The argv with placeholders, as shown by `describe` and in the docs.
     template: str
     summary: str
-    #: Where each flag is documented (docs/agent-presets.md has the details).
+    #: Where each flag is documented (docs/agent-command.md has the details).
     sources: tuple[str, ...]
     build: Callable[[PresetRequest], PresetCommand]
 
@@ -212,7 +212,7 @@ def _codex(req: PresetRequest) -> PresetCommand:
 def gemini_policy(test_command: str | None) -> str:
     """The Gemini CLI policy (TOML) for one step: the test command allowed, git denied."""
     lines = [
-        "# plan-executor: policy for one agent step (docs/agent-presets.md)",
+        "# plan-executor: policy for one agent step (docs/agent-command.md)",
         "[[rule]]",
         'toolName = "run_shell_command"',
         f"commandPrefix = {json.dumps(list(GIT_FORBIDDEN))}",

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -48,3 +50,50 @@ def rich_console() -> Console:
 def show(renderable: Any) -> None:
     """Print a rich renderable (table, panel); callers decide when a terminal warrants it."""
     rich_console().print(renderable)
+
+
+class Activity:
+    """Something slow in progress (an agent call, a test run): a live line on a terminal,
+    timestamped start and end lines elsewhere; its duration is printed when it ends."""
+
+    def __init__(self, label: str, *, live: bool, write: Callable[[str], None] = out) -> None:
+        self.label = label
+        self.detail = ""
+        self.started = time.monotonic()
+        self.write = write
+        self._status: Any = None
+        if live:
+            from rich.status import Status
+
+            self._status = Status(self, console=rich_console(), spinner="dots")
+            self._status.start()
+        else:
+            write(f"{time.strftime('%H:%M:%S')} {label} ...")
+
+    def update(self, detail: str) -> None:
+        """Show `detail` (e.g. a live test count) beside the label."""
+        self.detail = detail
+
+    def __rich__(self) -> str:  # rendered on every refresh: the elapsed time moves
+        seconds = time.monotonic() - self.started
+        return f"{self.label} ({seconds:.0f} s){': ' + self.detail if self.detail else ''}"
+
+    def close(self, result: str = "") -> float:
+        seconds = time.monotonic() - self.started
+        end = f"{self.label}: {result or 'done'} ({seconds:.1f} s)"
+        if self._status is not None:
+            self._status.stop()
+            self.write(end)
+        else:
+            self.write(f"{time.strftime('%H:%M:%S')} {end}")
+        return seconds
+
+
+def activity(label: str) -> Activity:
+    """A live line on a terminal, timestamped lines on stdout otherwise."""
+    return Activity(label, live=is_tty())
+
+
+def stderr_activity(label: str) -> Activity:
+    """For `--json` runs: progress as plain lines on stderr, never on stdout."""
+    return Activity(label, live=False, write=err)

@@ -8,6 +8,7 @@ ExecutorError                      internal error unless a subclass says otherwi
 ├── RunStopped                     a controlled stop that is not a failure of ours
 │   ├── NeedAgent  (also SystemExit(42): scripts that don't catch it exit 42)
 │   ├── Paused
+│   ├── BudgetSpent
 │   └── UserCancelled
 └── UserError                      expected, actionable; str() is the message shown
     ├── PathNotFoundError
@@ -28,6 +29,7 @@ ExecutorError                      internal error unless a subclass says otherwi
     ├── BlockedError
     ├── ReplayError
     ├── PresetError                an agent preset cannot be built (unknown, prompt too long)
+    ├── ConfigError                `[tool.executor]` / `.executor.toml` cannot be read
     ├── FrontmatterError
     ├── AnalysisFailedError        template-create: nothing to analyse (exit 3)
     ├── TemplateGenerationError    template-create: a component could not be made (exit 4)
@@ -183,6 +185,18 @@ class Paused(RunStopped):
         self.plan = plan
 
 
+class BudgetSpent(RunStopped):
+    """A budget is spent; the run stopped before the next agent call (resumable)."""
+
+    exit_code = ExitCode.BUDGET_SPENT
+
+    def __init__(self, message: str, *, session: int, plan: Path, spent: str) -> None:
+        super().__init__(message)
+        self.session = session
+        self.plan = plan
+        self.spent = spent
+
+
 class UserCancelled(RunStopped):
     exit_code = ExitCode.USER_CANCELLED
 
@@ -319,6 +333,10 @@ class NothingToResumeError(UserError):
 
 class BlockedError(UserError):
     exit_code = ExitCode.BLOCKED
+
+
+class ConfigError(UserError):
+    """A settings file that cannot be read; `str()` names the file, line and key."""
 
 
 class PresetError(UserError):

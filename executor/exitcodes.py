@@ -31,6 +31,7 @@ class ExitCode(IntEnum):
     PAUSED = 20
     NOTHING_TO_RESUME = 21
     BLOCKED = 22
+    BUDGET_SPENT = 23
     NEED_AGENT = 42
     USAGE_ERROR = 64
     INTERNAL_ERROR = 70
@@ -67,6 +68,8 @@ DESCRIPTIONS: dict[ExitCode, str] = {
     ExitCode.PAUSED: "Paused at a checkpoint; state saved. Resume with the printed command.",
     ExitCode.NOTHING_TO_RESUME: "`--resume` was given but no request is pending.",
     ExitCode.BLOCKED: "A session's dependencies are not complete (the reason is printed).",
+    ExitCode.BUDGET_SPENT: "A budget (--budget-usd, --budget-tokens, --budget-minutes) is spent; "
+    "the run stopped before the next agent call, state saved. Re-run with a larger budget.",
     ExitCode.NEED_AGENT: "NEED_AGENT: a request file was written; fulfil it with "
     "`executor bridge respond` and re-run the same command with --resume.",
     ExitCode.USAGE_ERROR: "Bad command-line usage.",

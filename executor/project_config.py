@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from executor.errors import UserError
+from executor.errors import ConfigError
 
 FILES = (".executor.toml", "pyproject.toml")
 
@@ -38,10 +38,6 @@ class ProjectConfig:
     test_command_map: dict[str, str] = field(default_factory=dict)
     #: The file they were read from (None: no settings anywhere).
     source: Path | None = None
-
-
-class ConfigError(UserError):
-    """A settings file that cannot be read; `str()` names the file, line and key."""
 
 
 def find_root(start: Path) -> Path:
@@ -110,6 +106,8 @@ def _parse(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path}: cannot read the settings: {e}") from e
+    if path.name == "pyproject.toml" and "executor" not in text:
+        return {}  # no settings of ours: not worth a TOML parse (the resume path reads this)
     if sys.version_info >= (3, 11):
         import tomllib
 

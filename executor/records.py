@@ -2,7 +2,7 @@
 
 Every file the executor writes or reads at a boundary (state, bridge request and
 response, the parsed-plan cache, plan models in `plan validate --json`) is a `Record`:
-a `@dataclass(kw_only=True)` whose `from_json` validates what it reads and names each
+a `Record` subclass whose `from_json` validates what it reads and names each
 bad field (`phases.0.sessions.2.status: expected one of ..., got 'x'`), and whose
 `to_json` is the one way to write it. `json_schema` exports the same types as JSON
 Schema for `docs/schemas/`.
@@ -19,17 +19,24 @@ Supported field types: str, int, float, bool, None, Path (as str), `Literal[...]
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import types
 import typing
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from executor.errors import RecordError
 
-__all__ = ["Record", "RecordError", "decoder", "encode", "json_schema"]
+if TYPE_CHECKING:
+    from typing_extensions import dataclass_transform
+else:  # the decorator only informs type checkers (typing has it from 3.11 only)
+
+    def dataclass_transform(**_: Any) -> Callable[[Any], Any]:
+        return lambda cls: cls
+
+
+__all__ = ["Record", "RecordError", "decoder", "encode", "field", "json_schema"]
 
 R = TypeVar("R", bound="Record")
 
@@ -37,12 +44,142 @@ R = TypeVar("R", bound="Record")
 Decoder = Callable[[Any, str, list[str]], Any]
 
 
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+
+
+class FieldInfo:
+    """What `field()` puts in a class body: a default, a factory, metadata."""
+
+    __slots__ = ("default", "factory", "metadata")
+
+    def __init__(
+        self, default: Any, factory: Callable[[], Any] | None, metadata: dict[str, Any]
+    ) -> None:
+        self.default = default
+        self.factory = factory
+        self.metadata = metadata
+
+
+def field(
+    *,
+    default: Any = MISSING,
+    default_factory: Callable[[], Any] | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> Any:
+    """A field with a default, a `default_factory`, and `metadata` ("doc", "ge")."""
+    return FieldInfo(default, default_factory, metadata or {})
+
+
+class Spec:
+    """One field of a record class, in declaration order (base classes first)."""
+
+    __slots__ = ("default", "factory", "metadata", "name")
+
+    def __init__(self, name: str, info: FieldInfo) -> None:
+        self.name = name
+        self.default = info.default
+        self.factory = info.factory
+        self.metadata = info.metadata
+
+    @property
+    def required(self) -> bool:
+        return self.default is MISSING and self.factory is None
+
+
+@dataclass_transform(kw_only_default=True, field_specifiers=(field,))
 class Record:
-    """Base of the persisted dataclasses (subclasses are `@dataclass(kw_only=True)`)."""
+    """Base of the typed data classes: fields declared as annotations (with `field()` for
+    a factory or metadata), keyword-only unless the class says `kw_only=False`, mutable
+    unless `frozen=True`; `==` compares fields.
+
+    Why not `dataclasses`: it writes and compiles code for every class at import, which
+    with the `dataclasses` import itself cost a third of the exit-42 resume's CPU
+    (docs/performance.md). Here a class costs a dictionary walk.
+    """
 
     #: "forbid": an unknown key is a problem (files we write); "ignore": dropped
     #: (files another program writes, read tolerantly).
     extra: ClassVar[str] = "forbid"
+    _specs: ClassVar[tuple[Spec, ...]] = ()
+    _names: ClassVar[frozenset[str]] = frozenset()
+    _positional: ClassVar[bool] = False
+    _frozen: ClassVar[bool] = False
+
+    def __init_subclass__(
+        cls, *, kw_only: bool = True, frozen: bool = False, **kwargs: Any
+    ) -> None:
+        super().__init_subclass__(**kwargs)
+        own: list[Spec] = []
+        # the class's own annotations, in order (strings: `from __future__ import annotations`)
+        for name, annotation in cls.__dict__.get("__annotations__", {}).items():  # noqa: RUF063
+            if str(annotation).startswith(("ClassVar", "typing.ClassVar")):
+                continue
+            value = cls.__dict__.get(name, MISSING)
+            if isinstance(value, FieldInfo):
+                delattr(cls, name)
+            else:
+                value = FieldInfo(value, None, {})
+            own.append(Spec(name, value))
+        names = {s.name for s in own}
+        cls._specs = (*(s for s in cls._specs if s.name not in names), *own)
+        cls._names = frozenset(s.name for s in cls._specs)
+        cls._positional = not kw_only
+        cls._frozen = frozen or cls._frozen
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        specs = self._specs
+        if args:
+            if not self._positional or len(args) > len(specs):
+                raise TypeError(f"{type(self).__name__}() takes keyword arguments only")
+            for spec, value in zip(specs, args, strict=False):
+                if spec.name in kwargs:
+                    raise TypeError(f"{type(self).__name__}() got {spec.name!r} twice")
+                kwargs[spec.name] = value
+        values = self.__dict__
+        for spec in specs:
+            name = spec.name
+            if name in kwargs:
+                values[name] = kwargs.pop(name)
+            elif spec.factory is not None:
+                values[name] = spec.factory()
+            elif spec.default is not MISSING:
+                values[name] = spec.default
+            else:
+                raise TypeError(f"{type(self).__name__}() is missing {name!r}")
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}() got unknown field(s) {sorted(kwargs)}")
+        post = getattr(self, "__post_init__", None)
+        if post is not None:
+            post()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self._frozen:
+            raise AttributeError(f"{type(self).__name__} is frozen: cannot set {name!r}")
+        object.__setattr__(self, name, value)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(self.__dict__[n] == other.__dict__[n] for n in self._names)
+
+    def __hash__(self) -> int:
+        if not self._frozen:
+            raise TypeError(f"unhashable type: {type(self).__name__!r} (not frozen)")
+        return hash((type(self), *(self.__dict__[s.name] for s in self._specs)))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{s.name}={self.__dict__[s.name]!r}" for s in self._specs)
+        return f"{type(self).__name__}({shown})"
+
+    def replace(self: R, **changes: Any) -> R:
+        """A copy with `changes` (the fields not named keep their values)."""
+        values = {s.name: self.__dict__[s.name] for s in self._specs}
+        return type(self)(**{**values, **changes})
 
     @classmethod
     def from_json(cls: type[R], data: Any) -> R:
@@ -62,7 +199,7 @@ class Record:
 def encode(value: Any) -> Any:
     """A record (or anything it holds) as plain JSON data."""
     if isinstance(value, Record):
-        return {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}  # type: ignore[arg-type]
+        return {s.name: encode(value.__dict__[s.name]) for s in value._specs}
     if isinstance(value, (list, tuple)):
         return [encode(v) for v in value]
     if isinstance(value, dict):
@@ -232,11 +369,8 @@ def _record(cls: type[Record]) -> Decoder:
 
     def compile_fields() -> None:
         hints = typing.get_type_hints(cls)
-        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-            if not f.init:
-                continue
-            required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-            compiled.append((f.name, decoder(hints[f.name]), required, f.metadata.get("ge")))
+        for f in cls._specs:
+            compiled.append((f.name, decoder(hints[f.name]), f.required, f.metadata.get("ge")))
             names.add(f.name)
 
     def dec(value: Any, loc: str, problems: list[str]) -> Any:
@@ -289,17 +423,15 @@ def _record_schema(cls: type[Record], defs: dict[str, Any]) -> dict[str, Any]:
     hints = typing.get_type_hints(cls)
     props: dict[str, Any] = {}
     required: list[str] = []
-    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-        if not f.init:
-            continue
+    for f in cls._specs:
         prop = _schema(hints[f.name], defs)
         if f.metadata.get("doc"):
             prop["description"] = f.metadata["doc"]
         if f.metadata.get("ge") is not None:
             prop["minimum"] = f.metadata["ge"]
-        if f.default is not dataclasses.MISSING:
+        if f.default is not MISSING:
             prop["default"] = encode(f.default)
-        elif f.default_factory is dataclasses.MISSING:
+        elif f.factory is None:
             required.append(f.name)
         props[f.name] = prop
     out: dict[str, Any] = {"type": "object", "title": cls.__name__}

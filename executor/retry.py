@@ -13,14 +13,13 @@ most `max_emissions` times, then the run stops instead of asking forever.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from executor.records import Record
 
 NOT_RETRYABLE_TYPES = frozenset({"PARSE_ERROR", "VALIDATION_ERROR", "AGENT_NOT_FOUND"})
 RETRYABLE_STATUSES = frozenset({"error", "timeout"})
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
+class RetryPolicy(Record, kw_only=False, frozen=True):
     max_retries: int = 2
     #: Seconds before the first retry; doubled for each further one, capped.
     base_delay: float = 0.5

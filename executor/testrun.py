@@ -28,6 +28,7 @@ reads them on the resume path).
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shlex
@@ -35,12 +36,12 @@ import signal
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar, Literal
 
 from executor import errors
-from executor.records import Record
+from executor.records import Record, field
 from executor.testreports import Case, Outcome, RunnerName, prepare, read_report
 
 Verdict = Literal["red", "green", "empty"]
@@ -54,7 +55,6 @@ _IMPORT_ERROR_RE = re.compile(r"(?:ModuleNotFoundError|ImportError): (?P<msg>[^\
 _EXC_PREFIX_RE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception): ")
 
 
-@dataclass(kw_only=True)
 class TestCase(Record):
     """One test as the runner's report gave it."""
 
@@ -71,7 +71,6 @@ class TestCase(Record):
     file: str | None = None
 
 
-@dataclass(kw_only=True)
 class TestRun(Record):
     """What the executor measured when it ran a test command."""
 
@@ -94,6 +93,8 @@ class TestRun(Record):
     timed_out: bool = False
     cases: list[TestCase] = field(default_factory=list)
     output_tail: str = ""
+    #: Line coverage in percent, when asked for and pytest-cov is installed.
+    coverage: float | None = None
 
     @property
     def verdict(self) -> Verdict:
@@ -158,11 +159,16 @@ def run_tests(
     cwd: Path,
     timeout_s: float = 600,
     env: dict[str, str] | None = None,
+    coverage: bool = False,
+    on_line: Callable[[str], None] | None = None,
 ) -> TestRun:
     """Run `command` in `cwd` and measure it. `env` is merged over os.environ.
 
-    Raises UserError for an unparsable command and PathNotFoundError when `cwd` or the
-    program does not exist; a failing or hanging test run is a result, not an error.
+    `coverage`: for pytest, when pytest-cov is installed, also measure line coverage
+    (`TestRun.coverage`, percent). `on_line`: called with each line of output as it
+    comes (live progress). Raises UserError for an unparsable command and
+    PathNotFoundError when `cwd` or the program does not exist; a failing or hanging
+    test run is a result, not an error.
     """
     argv = _split(command)
     cwd = Path(cwd)
@@ -171,14 +177,20 @@ def run_tests(
     full_env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
     with tempfile.TemporaryDirectory(prefix="executor-report-") as tmp:
         runner = prepare(argv, Path(tmp) / "report")
+        cov_file = Path(tmp) / "coverage.json"
+        run_argv = runner.argv if runner else argv
+        if coverage and runner is not None and runner.name == "pytest" and _has_pytest_cov():
+            run_argv = [*run_argv, "--cov", f"--cov-report=json:{cov_file}"]
         started = time.monotonic()
         code, output, timed_out = _execute(
-            runner.argv if runner else argv,
+            run_argv,
             command,
             cwd=cwd,
             env={**full_env, **(runner.env if runner else {})},
             timeout=timeout_s,
+            on_line=on_line,
         )
+        percent = _coverage_percent(cov_file)
         duration = round(time.monotonic() - started, 3)
         report = runner.report if runner else None
         text = (
@@ -199,6 +211,7 @@ def run_tests(
         runner=runner.name if runner else None,
         timed_out=timed_out,
         output_tail=tail,
+        coverage=percent,
     )
     if runner is not None:
         _count(run, read_report(runner, text, cwd=cwd, argv=argv))
@@ -218,10 +231,33 @@ def _split(command: str) -> list[str]:
     return argv
 
 
+def _has_pytest_cov() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("pytest_cov") is not None
+
+
+def _coverage_percent(report: Path) -> float | None:
+    """Total line coverage from pytest-cov's JSON report (None when there is none)."""
+    try:
+        data = json.loads(report.read_text(encoding="utf-8"))
+        return round(float(data["totals"]["percent_covered"]), 1)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def _execute(
-    argv: list[str], command: str, *, cwd: Path, env: dict[str, str], timeout: float
+    argv: list[str],
+    command: str,
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float,
+    on_line: Callable[[str], None] | None = None,
 ) -> tuple[int, str, bool]:
     """Run argv in its own process group; kill the whole group on timeout."""
+    if on_line is not None:
+        return _stream(argv, command, cwd=cwd, env=env, timeout=timeout, on_line=on_line)
     try:
         proc = subprocess.Popen(
             argv,
@@ -249,6 +285,54 @@ def _execute(
         proc.wait()
         raise
     return proc.returncode, out.decode("utf-8", errors="replace"), timed_out
+
+
+def _stream(
+    argv: list[str],
+    command: str,
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float,
+    on_line: Callable[[str], None],
+) -> tuple[int, str, bool]:
+    """`_execute`, handing each output line to `on_line` as it arrives (a reader thread,
+    so the timeout still holds while the output is quiet)."""
+    import threading
+
+    try:
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                start_new_session=True)  # fmt: skip
+    except (FileNotFoundError, PermissionError) as e:
+        raise errors.PathNotFoundError(
+            f"cannot run the test command `{command}`: {argv[0]!r}: {e.strerror or e}",
+            path=Path(argv[0]),
+        ) from e
+    chunks: list[bytes] = []
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for raw in proc.stdout:
+            chunks.append(raw)
+            with contextlib.suppress(Exception):  # a display problem never stops a run
+                on_line(raw.decode("utf-8", errors="replace").rstrip("\n"))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    timed_out = False
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        _kill_group(proc)
+        proc.wait()
+    except BaseException:
+        _kill_group(proc)
+        proc.wait()
+        raise
+    reader.join(timeout=5)
+    return proc.returncode, b"".join(chunks).decode("utf-8", errors="replace"), timed_out
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

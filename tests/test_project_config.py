@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from executor.errors import ConfigError
 from executor.project_config import (
-    ConfigError,
     ProjectConfig,
     find_root,
     load_project_config,

@@ -6,13 +6,12 @@ import enum
 import json
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import pytest
 
-from executor.records import Record, RecordError, json_schema
+from executor.records import Record, RecordError, field, json_schema
 
 
 class Color(enum.Enum):
@@ -20,7 +19,6 @@ class Color(enum.Enum):
     GREEN = "green"
 
 
-@dataclass(kw_only=True)
 class Inner(Record):
     """An inner record."""
 
@@ -28,7 +26,6 @@ class Inner(Record):
     tags: list[str] = field(default_factory=list)
 
 
-@dataclass(kw_only=True)
 class Outer(Record):
     name: str
     mode: Literal["a", "b"] = "a"
@@ -40,7 +37,6 @@ class Outer(Record):
     anything: Any = None
 
 
-@dataclass(kw_only=True)
 class Tolerant(Record):
     extra = "ignore"
     name: str

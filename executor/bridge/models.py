@@ -14,11 +14,11 @@ JSON `response` serialised) and names each bad field.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
+import os
+import time
 from typing import Any, Literal
 
-from executor.records import Record
+from executor.records import Record, field
 
 PROTOCOL_VERSION = "1.0"
 
@@ -37,9 +37,21 @@ ERROR_TYPES: tuple[str, ...] = (
 
 
 def utc_now() -> str:
-    """ISO 8601 UTC timestamp with milliseconds and a `Z`, as the seeds write them."""
-    stamp = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-    return stamp.replace("+00:00", "Z")
+    """ISO 8601 UTC timestamp with milliseconds and a `Z`, as the seeds write them.
+
+    (`time`, not `datetime`: the resume path does not pay for importing `datetime`.)
+    """
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
+
+
+def new_id() -> str:
+    """A random (version 4) UUID as text, without importing `uuid` (the resume path)."""
+    b = bytearray(os.urandom(16))
+    b[6] = (b[6] & 0x0F) | 0x40
+    b[8] = (b[8] & 0x3F) | 0x80
+    h = b.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def sha256_text(text: str) -> str:
@@ -57,7 +69,6 @@ def known_error_type(error_type: str | None) -> str | None:
     return error_type if error_type in ERROR_TYPES else "UNKNOWN"
 
 
-@dataclass(kw_only=True)
 class AgentRequest(Record):
     """`.agent-request.json`: written by the executor, read by the host."""
 
@@ -89,7 +100,6 @@ class AgentRequest(Record):
     )
 
 
-@dataclass(kw_only=True)
 class AgentResponse(Record):
     """`.agent-response.json`: written by the host (use `executor bridge respond`)."""
 
@@ -113,7 +123,6 @@ class AgentResponse(Record):
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(kw_only=True)
 class PendingRequest(Record):
     """The request the caller is waiting for; stored in the caller's own state (P3)."""
 
@@ -131,7 +140,6 @@ class PendingRequest(Record):
     created_at: str
 
 
-@dataclass(kw_only=True)
 class Consumed(Record):
     """A response that was applied; never applied again (P8)."""
 
@@ -139,7 +147,6 @@ class Consumed(Record):
     response_sha256: str
 
 
-@dataclass(kw_only=True)
 class Ledger(Record):
     """The bridge bookkeeping of one caller: what is pending, what was applied."""
 
@@ -155,7 +162,6 @@ class Ledger(Record):
         self.pending = None
 
 
-@dataclass(kw_only=True)
 class Answer(Record):
     """The final answer to one `AgentBridgeInvoker.request()` key, replayed on re-runs."""
 
@@ -165,7 +171,6 @@ class Answer(Record):
     error_message: str | None = None
 
 
-@dataclass(kw_only=True)
 class InvokerLedger(Ledger):
     """`AgentBridgeInvoker.request()` bookkeeping: the ledger plus replayable answers.
 

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import json
 import stat
-import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -25,12 +23,14 @@ from executor.bridge.models import (
     Consumed,
     Ledger,
     PendingRequest,
+    new_id,
     sha256_bytes,
     sha256_text,
     utc_now,
 )
 from executor.bridge.reading import quarantine, read_response, remove_quietly
 from executor.errors import AgentUnavailableError, InvalidResponseError, NeedAgent
+from executor.records import Record
 from executor.retry import RetryPolicy
 
 __all__ = ["BridgeChannel", "Consumed", "Ledger", "PendingRequest", "Reply"]
@@ -44,8 +44,7 @@ INLINE_PROMPT_MAX = 1500
 MAX_RESPONSE_BYTES = 1_000_000
 
 
-@dataclass(frozen=True)
-class Reply:
+class Reply(Record, kw_only=False, frozen=True):
     """A response bound to the pending request, as `poll` hands it back."""
 
     request_id: str
@@ -120,7 +119,7 @@ class BridgeChannel:
     ) -> PendingRequest:
         """A fresh pending request (new uuid4). Record it, then `emit` it."""
         return PendingRequest(
-            request_id=str(uuid.uuid4()),
+            request_id=new_id(),
             key=key,
             kind="human" if kind == "human" or agent_name == "human" else "agent",
             agent_name=agent_name,
@@ -140,7 +139,7 @@ class BridgeChannel:
                 f"with `executor bridge respond --dir {fsutil.quote(self.response_file.parent)}`"
                 f" before re-running with --resume; stopping instead of asking again forever."
             )
-        return replace(pending, emissions=pending.emissions + 1)
+        return pending.replace(emissions=pending.emissions + 1)
 
     # -- reading the answer -----------------------------------------------------------
 

@@ -17,7 +17,6 @@ store and record, so there is one state machinery and one file format:
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -73,8 +72,7 @@ class StateManager:
             base = existing or TemplateCreateState(
                 checkpoint=checkpoint, phase=phase, created_at=now, updated_at=now
             )
-            state = replace(
-                base,
+            state = base.replace(
                 checkpoint=checkpoint,
                 phase=phase,
                 config=config,

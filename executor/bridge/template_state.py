@@ -19,20 +19,18 @@ file format and `executor.bridge` must import without the workflow's handlers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from executor.bridge.models import PROTOCOL_VERSION, InvokerLedger
 from executor.engine.store import StateStore
-from executor.records import Record
+from executor.records import Record, field
 from executor.workflows.template_create import Step, progress_of
 
 SCHEMA_VERSION = 2
 STATE_NAME = ".template-create-state.json"
 
 
-@dataclass(kw_only=True)
 class StepLog(Record):
     """One transition: the step that ran, what it reported, when and for how long."""
 
@@ -43,7 +41,6 @@ class StepLog(Record):
     note: str = ""
 
 
-@dataclass(kw_only=True)
 class TemplateCreateState(Record):
     """`.template-create-state.json`: seed 000's checkpoint, the workflow's cursor and
     the bridge ledger, in one file."""

@@ -16,6 +16,7 @@ from executor import fsutil
 from executor.claude.frontmatter import parse_frontmatter
 from executor.errors import ExecutorError, FrontmatterError, PathNotFoundError, PlanInvalidError
 from executor.resources import data_path
+from executor.words import plural
 
 #: The subagents we ship, by the name the executor puts in a request's `agent_name`.
 AGENT_NAMES: tuple[str, ...] = (
@@ -165,8 +166,8 @@ def _plan_phases(plan: Path) -> tuple[list[tuple[int, str]], list[str]]:
     notes = []
     if loaded.errors:
         notes.append(
-            f"the plan has {len(loaded.errors)} error(s); run `executor plan validate {plan}` "
-            "before executing it"
+            f"the plan has {plural(len(loaded.errors), 'error')}; run "
+            f"`executor plan validate {plan}` before executing it"
         )
     return phases, notes
 

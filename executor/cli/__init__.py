@@ -1,9 +1,10 @@
 """`executor` command line: parse flags, call the core, map errors to exit codes.
 
-No logic lives here. Each concern registers its commands from its own module:
-`bridge` (host helpers), `plan` (validate/show), `run` (execute-*, resume-session,
-status, demo), `replay` (replay-agent), `claude` (install-claude). Heavy libraries
-are imported inside the command bodies that need them, never at import time.
+`main` is the console script. A run command continued with `--resume` (the exit-42
+round trip a host repeats for every agent call and every checkpoint) is parsed here
+with the standard library (`executor.cli.fast`) and never loads typer, rich,
+questionary, GitPython or a markdown parser; everything else goes to the typer
+application (`executor.cli.app`), which also gives `--help`.
 """
 
 from __future__ import annotations
@@ -11,63 +12,7 @@ from __future__ import annotations
 import signal
 import sys
 from collections.abc import Sequence
-from typing import Annotated, Any
-
-import typer
-
-from executor import __version__
-from executor.cli import bridge, claude, common, plan, replay, run, templates
-from executor.exitcodes import DESCRIPTIONS, ExitCode
-
-_EPILOG = (
-    "Exit codes: "
-    + "; ".join(f"{c.value} {c.name}" for c in ExitCode)
-    + ". See docs/exit-codes.md."
-)
-
-
-def _version(value: bool) -> None:
-    if value:
-        print(f"executor {__version__}")
-        raise typer.Exit(0)
-
-
-def build_app() -> typer.Typer:
-    app = typer.Typer(
-        name="executor",
-        help="Drive AI coding agents through a written plan: RED/GREEN/REFACTOR verified by "
-        "real test runs, human checkpoints, one git commit per session, resumable.",
-        epilog=_EPILOG,
-        no_args_is_help=True,
-        add_completion=False,
-        pretty_exceptions_enable=False,
-    )
-
-    @app.callback()
-    def _root(
-        version: Annotated[
-            bool,
-            typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
-        ] = False,
-        verbose: Annotated[
-            bool, typer.Option("--verbose", "-v", help="Show tracebacks for internal errors.")
-        ] = False,
-    ) -> None:
-        common.state["verbose"] = verbose
-
-    @app.command("exit-codes")
-    def _exit_codes() -> None:
-        """Print the exit-code table."""
-        for code in ExitCode:
-            print(f"{code.value:>4}  {code.name:<20} {DESCRIPTIONS[code]}")
-
-    bridge.register(app)
-    plan.register(app)
-    run.register(app)
-    claude.register(app)
-    replay.register(app)
-    templates.register(app)
-    return app
+from typing import Any
 
 
 def _sigterm(signum: int, frame: Any) -> None:
@@ -77,18 +22,13 @@ def _sigterm(signum: int, frame: Any) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Console-script entry point. Returns the exit code (never raises SystemExit)."""
     signal.signal(signal.SIGTERM, _sigterm)
-    common.state["ran"] = False
-    app = build_app()
-    try:
-        app(args=list(argv) if argv is not None else sys.argv[1:], prog_name="executor")
-    except common.Exit as e:
-        return e.code
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-        if code == 2 and not common.state["ran"]:
-            return int(ExitCode.USAGE_ERROR)  # click's usage errors; 2 means PATH_NOT_FOUND
-        return code
-    except KeyboardInterrupt:
-        print("Interrupted.", file=sys.stderr)
-        return int(ExitCode.INTERRUPTED)
-    return 0
+    args = list(argv) if argv is not None else sys.argv[1:]
+    from executor.cli.fast import parse, run
+
+    parsed = parse(args)
+    if parsed is not None:
+        return run(*parsed)
+    from executor.cli.app import run_app
+
+    code: int = run_app(args)
+    return code

@@ -6,7 +6,7 @@ Thin: parse flags, call `executor.bridge.host` through `common.run`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -42,6 +42,7 @@ def register(app: typer.Typer) -> None:
         help="Host helpers for the exit-42 bridge: show the pending request, write the "
         "response, validate a file.",
         no_args_is_help=True,
+        **common.APP_STYLE,
     )
 
     @sub.command("show")
@@ -68,7 +69,8 @@ def register(app: typer.Typer) -> None:
     @sub.command("respond")
     def _respond(
         status: Annotated[
-            str, typer.Option("--status", help="success | error | timeout | cancelled")
+            Literal["success", "error", "timeout", "cancelled"],
+            typer.Option("--status", help="How the agent (or person) did."),
         ],
         directory: Annotated[
             Path, typer.Option("--dir", help="Folder holding .agent-request.json.")
@@ -78,7 +80,10 @@ def register(app: typer.Typer) -> None:
             Path | None,
             typer.Option("--response-file", help="Read the answer from a file; - reads stdin."),
         ] = None,
-        error_message: Annotated[str | None, typer.Option("--error-message")] = None,
+        error_message: Annotated[
+            str | None,
+            typer.Option("--error-message", help="What went wrong (with --status error)."),
+        ] = None,
         error_type: Annotated[
             str | None,
             typer.Option(
@@ -87,6 +92,7 @@ def register(app: typer.Typer) -> None:
                 "VALIDATION_ERROR or UNKNOWN (default for errors)",
             ),
         ] = None,
+        json_out: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
     ) -> None:
         """Write .agent-response.json bound to the pending request (atomically)."""
 
@@ -101,14 +107,18 @@ def register(app: typer.Typer) -> None:
                 error_message=error_message,
                 error_type=error_type,
             )
-            console.out(f"Wrote {target}; now re-run the executor command with --resume.")
+            if json_out:
+                console.out_json({"response_file": str(target), "status": status})
+            else:
+                console.out(f"Wrote {target}; now re-run the executor command with --resume.")
             return int(ExitCode.SUCCESS)
 
-        common.run(body)
+        common.run(body, json_output=json_out)
 
     @sub.command("validate")
     def _validate(
         file: Annotated[Path, typer.Argument(help="A request or response file.")],
+        json_out: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
     ) -> None:
         """Check a request or response file; field-level messages when invalid."""
 
@@ -116,9 +126,12 @@ def register(app: typer.Typer) -> None:
             from executor.bridge.host import validate
 
             kind, path = validate(file)
-            console.out(f"{path}: valid {kind} file")
+            if json_out:
+                console.out_json({"file": str(path), "kind": kind, "valid": True})
+            else:
+                console.out(f"{path}: valid {kind} file")
             return int(ExitCode.SUCCESS)
 
-        common.run(body)
+        common.run(body, json_output=json_out)
 
     app.add_typer(sub, name="bridge")

@@ -8,13 +8,28 @@ here from the data the exceptions carry.
 from __future__ import annotations
 
 import os
-import traceback
 from collections.abc import Callable
+from typing import Any
 
 from executor import console
-from executor.errors import ExecutorError, NeedAgent, Paused, RunStopped, UserCancelled, UserError
+from executor.errors import (
+    BudgetSpent,
+    ExecutorError,
+    NeedAgent,
+    Paused,
+    RunStopped,
+    UserCancelled,
+    UserError,
+)
 from executor.exitcodes import ExitCode
 from executor.fsutil import quote
+
+#: How every typer (sub)app looks: plain help (no `<bool>` placeholders, no rich import
+#: just to print help), and `-h` as well as `--help`.
+APP_STYLE: dict[str, Any] = {
+    "rich_markup_mode": None,
+    "context_settings": {"help_option_names": ["-h", "--help"]},
+}
 
 #: Set when a command body ran, so `main` can tell our exit 2 from a usage error.
 state: dict[str, bool] = {"ran": False, "verbose": False}
@@ -53,11 +68,16 @@ def outcome(fn: Callable[[], int | None], *, json_output: bool, rerun: str | Non
             console.out_json({**e.as_dict(), "resume": rerun})
         console.err(str(e) + then)
         return int(ExitCode.NEED_AGENT)
-    except (Paused, UserCancelled) as e:
+    except (Paused, UserCancelled, BudgetSpent) as e:
         line = str(e)
         if e.session is not None and e.plan is not None:
-            verb = "Continue" if isinstance(e, Paused) else "Start it again"
-            line += f" {verb} with: {resume_session_line(e.session, e.plan)}"
+            verb = {Paused: "Continue", BudgetSpent: "Continue with a larger budget"}.get(
+                type(e), "Start it again"
+            )
+            extra = " --budget-usd|--budget-tokens|--budget-minutes MORE"
+            line += f" {verb} with: {resume_session_line(e.session, e.plan)}" + (
+                extra if isinstance(e, BudgetSpent) else ""
+            )
         _stopped(e, line, json_output)
         return int(e.exit_code)
     except RunStopped as e:
@@ -106,6 +126,8 @@ def _closed_pipe() -> int:
 
 def _internal(e: BaseException) -> None:
     if state["verbose"] or os.environ.get("EXECUTOR_DEBUG"):
+        import traceback
+
         console.err("".join(traceback.format_exception(e)))
     console.err(
         f"internal error: {type(e).__name__}: {e} (re-run with --verbose for the traceback)"

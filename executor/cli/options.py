@@ -1,30 +1,29 @@
 """The run options, declared once.
 
 `execute-phase`, `execute-session`, `execute-plan` and `resume-session` share these.
-The typer commands get them through `with_run_options` (their signatures are built from
-this table); the light `--resume` path parses the same table with argparse
+The typer commands get them through `run.with_run_options` (their signatures are built
+from this table); the light `--resume` path parses the same table itself
 (`executor.cli.fast`), so the two can never disagree.
 """
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+
+from executor.records import Record
 
 CHECKPOINT_CHOICES = ("all", "session", "none")
 
 
-@dataclass(frozen=True)
-class RunOpt:
+class RunOpt(Record, kw_only=False, frozen=True):
     name: str
     flags: tuple[str, ...]
-    kind: type  # bool, int, str or Path; every non-bool option defaults to None
+    kind: type  # bool, int, float, str or Path; every non-bool option defaults to None
     help: str
     choices: tuple[str, ...] = ()
     minimum: int | None = None
+    #: what `--help` shows for the value ("" for a flag)
+    metavar: str = ""
 
 
 RUN_OPTIONS: tuple[RunOpt, ...] = (
@@ -34,12 +33,14 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         Path,
         "Plan folder (PHASE_*.md, PROJECT_PLAN.md, tasks.md, ...) or file. Default: the one "
         "plan found in the current folder, project-plans/, docs/plans/ or specs/*/.",
+        metavar="PLAN",
     ),
     RunOpt(
         "repo",
         ("--repo",),
         Path,
         "Git repository (default: the one holding the plan).",
+        metavar="DIR",
     ),
     RunOpt(
         "resume",
@@ -60,6 +61,7 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         "Where to stop for a person: all, session (only between sessions) or none. "
         "Saved with the run.",
         choices=CHECKPOINT_CHOICES,
+        metavar="[all|session|none]",
     ),
     RunOpt(
         "agent_command",
@@ -67,6 +69,56 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         str,
         "Run each agent request with this command instead of the exit-42 bridge "
         "(docs/agent-command.md). Saved with the run.",
+        metavar="CMD",
+    ),
+    RunOpt(
+        "agent",
+        ("--agent",),
+        str,
+        "Run each agent request with a ready-made command line for this CLI: claude, "
+        "codex, gemini, aider (`executor agents` shows each), or replay with --solutions. "
+        "Saved with the run.",
+        metavar="NAME",
+    ),
+    RunOpt(
+        "solutions",
+        ("--solutions",),
+        Path,
+        "With --agent replay: the folder of prepared files (docs/replay-agent.md).",
+        metavar="DIR",
+    ),
+    RunOpt(
+        "agent_timeout",
+        ("--agent-timeout",),
+        int,
+        "Seconds one agent call may take before it is killed (default 1200). Saved.",
+        minimum=1,
+        metavar="SECONDS",
+    ),
+    RunOpt(
+        "budget_usd",
+        ("--budget-usd",),
+        float,
+        "Stop before the next agent call once agents have cost this much (as their CLIs "
+        "report it). Saved with the run.",
+        minimum=0,
+        metavar="USD",
+    ),
+    RunOpt(
+        "budget_tokens",
+        ("--budget-tokens",),
+        int,
+        "Stop before the next agent call once agents have used this many tokens. Saved.",
+        minimum=0,
+        metavar="N",
+    ),
+    RunOpt(
+        "budget_minutes",
+        ("--budget-minutes",),
+        float,
+        "Stop before the next agent call once agents have run this many minutes. Saved.",
+        minimum=0,
+        metavar="MINUTES",
     ),
     RunOpt(
         "test_command",
@@ -74,6 +126,7 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         str,
         "Project test command: the fallback for sessions without one, and the whole-suite "
         "check. Saved with the run.",
+        metavar="CMD",
     ),
     RunOpt(
         "max_retries",
@@ -81,44 +134,7 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         int,
         "Automatic GREEN/REFACTOR retries before asking a person (default 2). Saved with the run.",
         minimum=0,
+        metavar="N",
     ),
     RunOpt("json_output", ("--json",), bool, "Machine-readable output on stdout."),
 )
-
-
-def _typer_annotation(opt: RunOpt) -> Any:
-    import typer
-
-    kind: Any = opt.kind
-    if opt.choices:
-        kind = Literal[opt.choices]  # typer lists the choices and rejects anything else
-    if opt.kind is not bool:
-        kind = kind | None
-    extra: dict[str, Any] = {}
-    if opt.minimum is not None:
-        extra["min"] = opt.minimum
-    return Annotated[kind, typer.Option(*opt.flags, help=opt.help, show_default=False, **extra)]
-
-
-def with_run_options(
-    leading: list[inspect.Parameter],
-) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """Give a command `leading` parameters plus every run option, as keyword arguments."""
-
-    def decorate(fn: Callable[..., None]) -> Callable[..., None]:
-        params = list(leading)
-        annotations = {p.name: p.annotation for p in leading}
-        for opt in RUN_OPTIONS:
-            ann = _typer_annotation(opt)
-            default = False if opt.kind is bool else None
-            params.append(
-                inspect.Parameter(
-                    opt.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=ann
-                )
-            )
-            annotations[opt.name] = ann
-        fn.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
-        fn.__annotations__ = annotations
-        return fn
-
-    return decorate

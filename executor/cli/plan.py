@@ -13,6 +13,7 @@ import typer
 
 from executor import console
 from executor.cli import common
+from executor.cli.common import APP_STYLE
 from executor.exitcodes import ExitCode
 
 if TYPE_CHECKING:
@@ -53,21 +54,33 @@ def validate(
     return int(ExitCode.PLAN_INVALID if has_errors else ExitCode.SUCCESS)
 
 
-def show(plan_path: Path, *, phase: int | None, format: str | None = None) -> int:
+def show(
+    plan_path: Path, *, phase: int | None, format: str | None = None, json_output: bool = False
+) -> int:
     """Draw the plan; errors are listed after the view and make the exit PLAN_INVALID."""
     from executor.errors import UserError
     from executor.plan import lint, load_plan
-    from executor.plan.report import format_diagnostic, overview
+    from executor.plan.report import contract, format_diagnostic, overview, schedule
 
     plan = load_plan(plan_path, format)
     if phase is not None and plan.phase(phase) is None:
         known = ", ".join(str(p.number) for p in plan.phases) or "none"
         raise UserError(f"plan {plan.folder} has no phase {phase} (phases: {known})")
-    console.show(overview(plan, phase=phase))
     config = _config(plan_path, None)
-    errors = [
-        d for d in lint(plan, project_test_command=config.test_command) if d.severity == "error"
-    ]
+    diagnostics = lint(plan, project_test_command=config.test_command)
+    errors = [d for d in diagnostics if d.severity == "error"]
+    if json_output:
+        path, groups, weighed = schedule(plan)
+        console.out_json(
+            {
+                **contract(plan, diagnostics, config=config),
+                "critical_path": path,
+                "critical_path_weighed_in_hours": weighed,
+                "parallel_groups": groups,
+            }
+        )
+        return int(ExitCode.PLAN_INVALID if errors else ExitCode.SUCCESS)
+    console.show(overview(plan, phase=phase))
     for d in errors:
         console.err(format_diagnostic(d))
     return int(ExitCode.PLAN_INVALID if errors else ExitCode.SUCCESS)
@@ -81,7 +94,9 @@ _FORMAT_HELP = (
 
 def register(app: typer.Typer) -> None:
     """Add this concern's commands to the root app."""
-    plan_app = typer.Typer(name="plan", help="Check and view markdown plans.", no_args_is_help=True)
+    plan_app = typer.Typer(
+        name="plan", help="Check and view markdown plans.", no_args_is_help=True, **APP_STYLE
+    )
 
     @plan_app.command("validate")
     def _validate(
@@ -111,8 +126,14 @@ def register(app: typer.Typer) -> None:
         plan: Annotated[Path, typer.Argument(help="Plan folder or markdown file.")],
         phase: Annotated[int | None, typer.Option("--phase", help="Only this phase.")] = None,
         format: Annotated[str | None, typer.Option("--format", help=_FORMAT_HELP)] = None,
+        json_output: Annotated[
+            bool, typer.Option("--json", help="The plan, its schedule and diagnostics as JSON.")
+        ] = False,
     ) -> None:
         """Phases, sessions, dependencies, estimates, critical path, parallel sessions."""
-        common.run(lambda: show(plan, phase=phase, format=format))
+        common.run(
+            lambda: show(plan, phase=phase, format=format, json_output=json_output),
+            json_output=json_output,
+        )
 
     app.add_typer(plan_app)

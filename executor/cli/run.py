@@ -1,116 +1,66 @@
 """`executor` run commands: execute-phase, execute-session, execute-plan, resume-session,
-status, demo. Flags are parsed here (the run options once, in `options.py`); the work
-is in `executor.engine`."""
+status, demo (typer). The run options are declared once, in `options.py`; what the
+commands do is in `execute.py`, the work in `executor.engine`."""
 
 from __future__ import annotations
 
 import inspect
-import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
-from executor import console
+from executor import console, fsutil
 from executor.cli import common
-from executor.cli.options import with_run_options
-
-if TYPE_CHECKING:
-    from executor.engine.runner import RunResult
-    from executor.engine.scope import Scope
+from executor.cli.execute import report_fn, resolve_plan, run_scope
+from executor.cli.options import RUN_OPTIONS, RunOpt
 
 
-def report_fn(json_output: bool) -> Any:
-    if json_output:
-        return console.err
-    if console.is_tty():
-        return lambda m: console.rich_console().print(m, markup=False, highlight=False)
-    return console.out
+def _typer_annotation(opt: RunOpt) -> Any:
+    import typer
+
+    kind: Any = opt.kind
+    if opt.choices:
+        kind = Literal[opt.choices]  # typer lists the choices and rejects anything else
+    if opt.kind is not bool:
+        kind = kind | None
+    extra: dict[str, Any] = {"metavar": opt.metavar}
+    if opt.minimum is not None:
+        extra["min"] = opt.minimum
+    return Annotated[kind, typer.Option(*opt.flags, help=opt.help, show_default=False, **extra)]
 
 
-def resolve_plan(plan: Path | None) -> Path:
-    """`--plan`, else the one plan found from the current folder."""
-    if plan is not None:
-        return plan.absolute()
-    from executor.plan import discover_plan
+def with_run_options(
+    leading: list[inspect.Parameter],
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Give a command `leading` parameters plus every run option, as keyword arguments."""
 
-    return discover_plan(Path.cwd())
+    def decorate(fn: Callable[..., None]) -> Callable[..., None]:
+        params = list(leading)
+        annotations = {p.name: p.annotation for p in leading}
+        for opt in RUN_OPTIONS:
+            ann = _typer_annotation(opt)
+            default = False if opt.kind is bool else None
+            params.append(
+                inspect.Parameter(
+                    opt.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=ann
+                )
+            )
+            annotations[opt.name] = ann
+        fn.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+        fn.__annotations__ = annotations
+        return fn
 
-
-def run_scope(scope: Scope, values: dict[str, Any]) -> None:
-    """Run `scope` with the parsed run options (shared by typer and the fast path)."""
-    json_output = bool(values.get("json_output"))
-    argv = list(sys.argv[1:])
-    rerun = "executor " + " ".join(shlex.quote(a) for a in _with_abs_plan(argv, values))
-    if "--resume" not in argv:
-        rerun += " --resume"
-    common.run(lambda: _execute(scope, values), json_output=json_output, rerun=rerun)
-
-
-def _with_abs_plan(argv: list[str], values: dict[str, Any]) -> list[str]:
-    """This invocation's argv with --plan absolute (added when it was discovered)."""
-    plan = values.get("plan")
-    out = list(argv)
-    for i, a in enumerate(out):
-        if a == "--plan" and i + 1 < len(out):
-            out[i + 1] = str(Path(out[i + 1]).absolute())
-            return out
-        if a.startswith("--plan="):
-            out[i] = "--plan=" + str(Path(a.split("=", 1)[1]).absolute())
-            return out
-    if plan is not None:
-        out += ["--plan", str(Path(plan).absolute())]
-    return out
-
-
-def _execute(scope: Scope, values: dict[str, Any]) -> int:
-    from executor.engine.runner import Overrides, Runner, RunRequest
-    from executor.errors import UserError
-
-    agent_command = values.get("agent_command")
-    if agent_command is not None:
-        from executor.engine.agents import CommandAgents
-
-        CommandAgents.parse(agent_command)  # a usage error now, not mid-run
-    if values.get("repo") is not None and not Path(values["repo"]).is_dir():
-        raise UserError(f"--repo {values['repo']} is not a folder")
-    plan = resolve_plan(values.get("plan"))
-    values["plan"] = plan
-    req = RunRequest(
-        plan=plan,
-        scope=scope,
-        repo=Path(values["repo"]).absolute() if values.get("repo") else None,
-        resume=bool(values.get("resume")),
-        yes=bool(values.get("yes")),
-        overrides=Overrides(
-            agent_command=agent_command,
-            checkpoints=values.get("checkpoints"),
-            max_retries=values.get("max_retries"),
-            test_command=values.get("test_command"),
-        ),
-    )
-    json_output = bool(values.get("json_output"))
-    result = Runner(req, report=report_fn(json_output)).execute()
-    finish(result, json_output)
-    return 0
-
-
-def finish(result: RunResult, json_output: bool) -> None:
-    from executor.engine.status import render_status, status_data
-
-    data = status_data(result.plan)
-    if json_output:
-        console.out_json({"exit_code": 0, "sessions_run": result.sessions, **data})
-        return
-    render_status(data, rich=console.is_tty())
+    return decorate
 
 
 def _number(name: str, help: str) -> inspect.Parameter:
     return inspect.Parameter(
         name,
         inspect.Parameter.POSITIONAL_OR_KEYWORD,
-        annotation=Annotated[int, typer.Argument(help=help, min=1)],
+        annotation=Annotated[int, typer.Argument(help=help, min=1, metavar=name.upper())],
     )
 
 
@@ -128,7 +78,8 @@ def register(app: typer.Typer) -> None:
         inspect.Parameter.KEYWORD_ONLY,
         default=None,
         annotation=Annotated[
-            int | None, typer.Option("--phase", help="The session's phase (checked).", min=1)
+            int | None,
+            typer.Option("--phase", help="The session's phase (checked).", min=1, metavar="P"),
         ],
     )
 
@@ -162,7 +113,8 @@ def register(app: typer.Typer) -> None:
         """Phases, sessions, status, measured tests and commits (/show-progress)."""
 
         def body() -> int:
-            from executor.engine.status import render_status, status_data
+            from executor.cli.status_view import render_status
+            from executor.engine.status import status_data
             from executor.plan import load_plan
 
             data = status_data(load_plan(resolve_plan(plan)))
@@ -179,28 +131,59 @@ def register(app: typer.Typer) -> None:
         target: Annotated[
             Path | None,
             typer.Option(
-                "--dir", help="Where to create the demo repository (default: a new temp folder)."
+                "--dir",
+                metavar="DIR",
+                help="Where to create the demo repository (default: a new temp folder).",
             ),
         ] = None,
+        interactive: Annotated[
+            bool,
+            typer.Option("--interactive", "-i", help="Stop at every checkpoint for you to decide."),
+        ] = False,
+        json_output: Annotated[
+            bool, typer.Option("--json", help="Machine-readable output on stdout.")
+        ] = False,
     ) -> None:
         """Run the example plan end to end with the replay agent (no LLM, no network)."""
 
         def body() -> int:
+            from executor.cli.status_view import render_status
             from executor.engine.demo import run_demo
-            from executor.engine.status import render_status, status_data
+            from executor.engine.status import status_data
             from executor.errors import UserError
 
             if target is not None and target.exists() and any(target.iterdir()):
                 raise UserError(f"--dir {target.absolute()} exists and is not empty")
+            if interactive and not (console.is_tty() and sys.stdin.isatty()):
+                raise UserError("--interactive needs a terminal to ask you at each checkpoint")
+            if not (interactive or json_output):
+                console.out(
+                    "The demo approves every checkpoint for you (like --yes). To decide at "
+                    "each one yourself: executor demo --interactive"
+                )
             result, root, log = run_demo(
-                target.absolute() if target else None, report=report_fn(False)
+                target.absolute() if target else None,
+                report=report_fn(json_output),
+                interactive=interactive,
+                activity=console.stderr_activity if json_output else console.activity,
             )
+            data = status_data(result.plan)
+            if json_output:
+                console.out_json({"exit_code": 0, "repository": str(root), "commits": log, **data})
+                return 0
             console.out("")
             console.out("Commit log:")
             console.out("\n".join(log))
             console.out("")
-            render_status(status_data(result.plan), rich=console.is_tty())
+            render_status(data, rich=console.is_tty())
             console.out(f"\nThe demo repository is at {root}")
+            console.out(
+                "Next: look at a session's commit (git -C "
+                f"{fsutil.quote(root)} show HEAD~3), add Claude Code commands to a project "
+                "of yours (executor install-claude --plan PLAN), or check a plan of your own "
+                "(executor plan validate PLAN), then run it: executor execute-plan --plan "
+                "PLAN --agent claude (executor agents lists the agents)."
+            )
             return 0
 
-        common.run(body)
+        common.run(body, json_output=json_output)

@@ -17,6 +17,7 @@ from executor import console
 from executor.cli import common
 from executor.errors import UserError
 from executor.fsutil import quote
+from executor.words import plural
 
 if TYPE_CHECKING:
     from executor.workflows.template_context import TemplateResult
@@ -39,17 +40,17 @@ def template_apply(template: str, dest: Path, *, sets: list[str], force: bool) -
 
     folder = locate_template(template)
     written = apply_template(folder, dest, parse_sets(sets), force=force)
-    console.out(f"Rendered {folder} into {written.path}: {len(written.files)} file(s)")
+    console.out(f"Rendered {folder} into {written.path}: {plural(len(written.files), 'file')}")
     return 0
 
 
 def template_create(opts: TemplateOptions, *, verbose: bool) -> int:
     from executor.workflows.template_run import create_template
 
-    if opts.agent_command is not None:
-        from executor.engine.agents import CommandAgents
+    if opts.agent_command is not None or opts.agent is not None:
+        from executor.engine.process import AgentProcess
 
-        CommandAgents.parse(opts.agent_command)  # a usage error now, not mid-run
+        AgentProcess.from_options(opts.agent_command, opts.agent)  # a usage error now
     show(create_template(opts, report=console.out), dry_run=opts.dry_run, verbose=verbose)
     return 0
 
@@ -137,6 +138,15 @@ def register(app: typer.Typer) -> None:
                 "bridge (docs/agent-command.md). Saved with the run.",
             ),
         ] = None,
+        agent: Annotated[
+            str | None,
+            typer.Option(
+                "--agent",
+                metavar="NAME",
+                help="Answer the agent requests with a ready-made command line for this "
+                "CLI: claude, codex, gemini, aider (`executor agents`). Saved with the run.",
+            ),
+        ] = None,
         force: Annotated[
             bool, typer.Option("--force", help="Replace a template that exists already.")
         ] = False,
@@ -192,6 +202,7 @@ def register(app: typer.Typer) -> None:
             validate=validate,
             force=force,
             agent_command=agent_command,
+            agent=agent,
             answers=_answers(
                 template_name=name,
                 language=language,
@@ -219,6 +230,15 @@ def register(app: typer.Typer) -> None:
             list[str] | None,
             typer.Option(
                 "--set", help="Placeholder value, NAME=VALUE (repeatable).", metavar="NAME=VALUE"
+            ),
+        ] = None,
+        agent: Annotated[
+            str | None,
+            typer.Option(
+                "--agent",
+                metavar="NAME",
+                help="Answer the agent requests with a ready-made command line for this "
+                "CLI: claude, codex, gemini, aider (`executor agents`). Saved with the run.",
             ),
         ] = None,
         force: Annotated[

@@ -2,7 +2,8 @@
 
 Two sides: `BridgeAgents` (the exit-42 files: the request is recorded in the caller's
 ledger, saved, then written, and the process exits 42; the answer arrives on a later
-run) and `CommandAgents` (`--agent-command CMD`, run here as a subprocess). Either way
+run) and `ProcessAgents` (`executor.engine.process`: `--agent-command CMD` or an
+`--agent` preset, run here as a subprocess). Either way
 the step sees an `AgentResult` (or `WAITING`), and applies the one retry policy
 (`executor.retry.RetryPolicy`) to failures.
 
@@ -13,21 +14,13 @@ right after it saves.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import shlex
-import signal
-import subprocess
-import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn, Protocol
 
-from executor import fsutil
-from executor.bridge.models import AgentRequest, Ledger, PendingRequest, known_error_type, utc_now
+from executor.bridge.models import Ledger, PendingRequest, known_error_type
 from executor.bridge.protocol import BridgeChannel, Reply
-from executor.errors import UserError
+from executor.records import Record, field
 
 DEFAULT_AGENT_TIMEOUT = 1200
 #: The most of an agent's final message kept in state and shown at a checkpoint.
@@ -61,8 +54,7 @@ class Durable:
             emit()
 
 
-@dataclass
-class AgentCall:
+class AgentCall(Record, kw_only=False):
     """One agent step's request: the same for the bridge and for a command."""
 
     key: str
@@ -76,15 +68,24 @@ class AgentCall:
     attempt: int
     context: dict[str, Any] = field(default_factory=dict)
     timeout: int = DEFAULT_AGENT_TIMEOUT
+    #: The command the executor will run for this step (a preset lets the agent run it).
+    test_command: str | None = None
+    #: Where the agent process's transcript goes (command and preset agents).
+    log: Path | None = None
 
 
-@dataclass
-class AgentResult:
+class AgentResult(Record, kw_only=False):
     status: str  # success | error | timeout | cancelled | invalid_request
     text: str = ""
     error_type: str | None = None
     error_message: str | None = None
     seconds: float = 0.0
+    #: What the agent's CLI (or the host, in the response's metadata) reported.
+    cost_usd: float | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    turns: int | None = None
+    log: Path | None = None
 
     @property
     def ok(self) -> bool:
@@ -136,12 +137,17 @@ class BridgeAgents:
             self.wait(got, call)
             return WAITING
         self.apply(got, ledger)
+        meta = got.metadata
         return AgentResult(
             status=got.status,
             text=got.text or "",
             error_type=got.error_type,
             error_message=got.error_message,
-            seconds=float(got.metadata.get("duration_seconds") or 0.0),
+            seconds=_number(meta.get("duration_seconds")) or 0.0,
+            cost_usd=_number(meta.get("cost_usd", meta.get("total_cost_usd"))),
+            input_tokens=_integer(meta.get("input_tokens")),
+            output_tokens=_integer(meta.get("output_tokens", meta.get("tokens_used"))),
+            turns=_integer(meta.get("turns", meta.get("num_turns"))),
         )
 
     def wait(self, pending: PendingRequest, call: AgentCall) -> None:
@@ -170,121 +176,13 @@ class BridgeAgents:
         self.durable.after_save(lambda: self.channel.finish(reply))
 
 
-class CommandAgents:
-    """Fulfil agent requests by running `--agent-command CMD` (docs/agent-command.md)."""
-
-    def __init__(
-        self, argv: Sequence[str], *, repo: Path, channel: BridgeChannel, durable: Durable
-    ) -> None:
-        self.argv = list(argv)
-        self.repo = repo
-        self.channel = channel
-        self.durable = durable
-
-    @staticmethod
-    def parse(command: str) -> list[str]:
-        """`--agent-command` split like a shell line; UserError (usage) when unusable."""
-        try:
-            argv = shlex.split(command)
-        except ValueError as e:
-            raise UserError(f"--agent-command {command!r} cannot be split: {e}") from None
-        if not argv:
-            raise UserError(
-                "--agent-command is empty; give a command, or leave it out to use "
-                "the exit-42 bridge"
-            )
-        return argv
-
-    def call(self, call: AgentCall, ledger: Ledger) -> AgentResult:
-        supersede(self.channel, ledger, self.durable)
-        request_file = call.brief.with_suffix(".request.json")
-        request = AgentRequest(
-            request_id=call.key,
-            phase=call.phase,
-            phase_name=call.phase_name,
-            agent_name=call.agent_name,
-            prompt=call.prompt,
-            timeout_seconds=call.timeout,
-            created_at=utc_now(),
-            context={
-                **call.context,
-                "session": call.session,
-                "phase": call.phase,
-                "tdd_step": call.tdd_step,
-                "prompt_file": str(call.brief),
-                "attempt": call.attempt,
-            },
-            attempt=call.attempt,
-        )
-        fsutil.atomic_write_json(request_file, request.to_json(), fault="request")
-        env = {
-            **os.environ,
-            "EXECUTOR_PROMPT_FILE": str(call.brief),
-            "EXECUTOR_REQUEST_FILE": str(request_file),
-            "EXECUTOR_AGENT_NAME": call.agent_name,
-            "EXECUTOR_PHASE": str(call.phase),
-            "EXECUTOR_SESSION": str(call.session),
-            "EXECUTOR_TDD_STEP": call.tdd_step,
-            "EXECUTOR_ATTEMPT": str(call.attempt),
-        }
-        return run_command(
-            self.argv, cwd=self.repo, env=env, stdin_text=call.prompt, timeout=call.timeout
-        )
+def _number(value: object) -> float | None:
+    """A number a host put in a response's metadata (anything else: unknown)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+        return float(value)
+    return None
 
 
-def run_command(
-    argv: Sequence[str], *, cwd: Path, env: dict[str, str], stdin_text: str, timeout: float
-) -> AgentResult:
-    """Run an agent process: stdout is the answer, exit 0 success, past timeout killed.
-
-    The agent runs in its own process group, and the whole group is killed on timeout,
-    Ctrl+C or SIGTERM, so no grandchild keeps the repository (or our pipes) busy.
-    """
-    started = time.monotonic()
-    try:
-        proc = subprocess.Popen(
-            list(argv),
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-    except OSError as e:
-        return AgentResult(
-            status="error",
-            error_type="AGENT_NOT_FOUND",
-            error_message=f"cannot run agent command {shlex.join(argv)}: {e}",
-        )
-    try:
-        out, err = proc.communicate(stdin_text, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        proc.communicate()
-        return AgentResult(
-            status="timeout",
-            error_type="TIMEOUT",
-            error_message=f"agent command ran past {timeout:.0f}s and was killed",
-            seconds=time.monotonic() - started,
-        )
-    except BaseException:
-        _kill_group(proc)
-        proc.wait()
-        raise
-    seconds = time.monotonic() - started
-    if proc.returncode != 0:
-        return AgentResult(
-            status="error",
-            error_type="INVOCATION_FAILED",
-            error_message=(err.strip() or out.strip() or "no output")[-MESSAGE_CHARS:]
-            + f" (exit {proc.returncode} after {seconds:.1f}s)",
-            seconds=seconds,
-        )
-    return AgentResult(status="success", text=out.strip(), seconds=seconds)
-
-
-def _kill_group(proc: subprocess.Popen[str]) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
+def _integer(value: object) -> int | None:
+    number = _number(value)
+    return int(number) if number is not None else None

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +19,7 @@ from executor import fsutil
 from executor.bridge.models import Ledger, PendingRequest
 from executor.engine.agents import WAITING, BridgeAgents, Waiting, supersede
 from executor.errors import InvalidResponseError
+from executor.records import Record
 
 if TYPE_CHECKING:
     from executor.prompts import Prompter
@@ -31,22 +31,19 @@ MAX_FEEDBACK = 64 * 1024
 INLINE_DETAIL = 600
 
 
-@dataclass(frozen=True)
-class Option:
+class Option(Record, kw_only=False, frozen=True):
     value: str  # the stable identifier a step branches on ("approve", "show_diff", ...)
     label: str  # what the person reads
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(Record, kw_only=False, frozen=True):
     """What the person chose: `action` is one of the offered options' values."""
 
     action: str
     feedback: str = ""
 
 
-@dataclass(frozen=True)
-class Question:
+class Question(Record, kw_only=False, frozen=True):
     key: str
     text: str
     options: tuple[Option, ...]

@@ -17,6 +17,7 @@ from pathlib import Path
 from executor.engine.runner import Overrides, Runner, RunRequest, RunResult
 from executor.engine.scope import PlanScope
 from executor.resources import data_path
+from executor.workflows.context import Progress
 
 GITIGNORE = "__pycache__/\n*.pyc\n.pytest_cache/\n"
 
@@ -47,9 +48,17 @@ def prepare_repo(target: Path) -> Path:
 
 
 def run_demo(
-    target: Path | None, *, report: Callable[[str], None]
+    target: Path | None,
+    *,
+    report: Callable[[str], None],
+    interactive: bool = False,
+    activity: Callable[[str], Progress] | None = None,
 ) -> tuple[RunResult, Path, list[str]]:
-    """Build the demo; the run's result, the repository, and its `git log --oneline`."""
+    """Build the demo; the run's result, the repository, and its `git log --oneline`.
+
+    `interactive`: stop at every checkpoint for the person at this terminal (else every
+    checkpoint is approved, as `--yes` does).
+    """
     root = target or Path(tempfile.mkdtemp(prefix="executor-demo-")) / "ledger"
     plan_dir = prepare_repo(root)
     report(f"demo repository: {root}")
@@ -67,8 +76,9 @@ def run_demo(
         plan=plan_dir,
         scope=PlanScope(),
         repo=root,
-        yes=True,
+        yes=not interactive,
         overrides=Overrides(agent_command=agent, checkpoints="all"),
+        activity=activity,
     )
     result = Runner(req, report=report).execute()
     from executor.vcs import GitRepo

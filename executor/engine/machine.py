@@ -1,11 +1,11 @@
 """A workflow declared as one table, `(step, outcome) -> next step`, and its outcomes.
 
 Handlers do the work of a step and return an `Outcome`; only the driver
-(`executor.engine.driver`) looks the next step up here, records it and saves. Three
+(`executor.engine.driver`) looks the next step up here, records it and saves. Four
 outcomes are not transitions but stops, and never appear in a table: `WAIT` (a request
-went to the bridge: exit 42), `PAUSE` (a person paused: exit 20) and `NO_HUMAN` (a
-person must decide and none is available: exit 16). The step stays where it was, so a
-resumed process re-enters exactly that step.
+went to the bridge: exit 42), `PAUSE` (a person paused: exit 20), `NO_HUMAN` (a person
+must decide and none is available: exit 16) and `BUDGET` (a budget is spent: exit
+23). The step stays where it was, so a resumed process re-enters exactly that step.
 
 A workflow also names its `final` steps (the drive ends when a transition lands on one,
 with the reason given) and its `decisions`: steps whose only work is to take a human
@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from executor.errors import TransitionNotAllowed
+from executor.records import Record
 
 
 class Outcome(str, enum.Enum):
@@ -34,19 +34,20 @@ class Outcome(str, enum.Enum):
     CHANGES = "request_changes"
     ABORT = "abort"
     BLOCKED = "blocked"
+    ADOPT = "adopt"  # the plan claims the work done and the executor's own test run agrees
     # stops (never in a table)
     WAIT = "wait"
     PAUSE = "pause"
     NO_HUMAN = "no_human"
+    BUDGET = "budget"
 
 
-STOPS = frozenset({Outcome.WAIT, Outcome.PAUSE, Outcome.NO_HUMAN})
+STOPS = frozenset({Outcome.WAIT, Outcome.PAUSE, Outcome.NO_HUMAN, Outcome.BUDGET})
 
 S = TypeVar("S", bound=str)
 
 
-@dataclass(frozen=True)
-class Workflow(Generic[S]):
+class Workflow(Record, Generic[S], kw_only=False, frozen=True):
     """One workflow: its table, where it starts, where it ends, and its decision steps."""
 
     name: str

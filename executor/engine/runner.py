@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import sys
-import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from executor import __version__
+from executor.bridge.models import new_id
 from executor.bridge.protocol import BridgeChannel
-from executor.engine.agents import Agents, BridgeAgents, CommandAgents, Durable
+from executor.engine.agents import Agents, BridgeAgents, Durable
 from executor.engine.decisions import Decider
 from executor.engine.driver import drive
 from executor.engine.layout import Layout
@@ -23,16 +22,19 @@ from executor.engine.store import StateStore
 from executor.engine.workspace import check_workspace, reconcile
 from executor.errors import (
     BlockedError,
+    BudgetSpent,
     NothingToResumeError,
     Paused,
-    PlanInvalidError,
     UserCancelled,
     VerificationFailedError,
 )
-from executor.plan.models import Plan
+from executor.plan.cache import PlanView, load_valid
+from executor.project_config import ProjectConfig, load_project_config, map_test_command
+from executor.records import Record, field
 from executor.retry import RetryPolicy
+from executor.words import plural
 from executor.workflows.brief import BRIEF_VERSION
-from executor.workflows.context import SessionRun
+from executor.workflows.context import Progress, SessionRun
 from executor.workflows.session import TddSteps, restore_plan
 from executor.workflows.tdd import AGENT_STEPS, TDD, Step
 
@@ -58,28 +60,30 @@ CHECKPOINT_SETS = {
 FINISHED = frozenset({Step.DONE, Step.SKIPPED})
 
 
-@dataclass
-class Overrides:
+class Overrides(Record, kw_only=False):
     """Run options given on this command line (None: not given, use the saved value)."""
 
     agent_command: str | None = None
+    agent: str | None = None
+    agent_timeout: int | None = None
     checkpoints: str | None = None
     max_retries: int | None = None
     test_command: str | None = None
+    budget_usd: float | None = None
+    budget_tokens: int | None = None
+    budget_minutes: float | None = None
 
     def apply(self, saved: RunOptions) -> RunOptions:
-        return RunOptions(
-            agent_command=self.agent_command
-            if self.agent_command is not None
-            else saved.agent_command,
-            checkpoints=self.checkpoints or saved.checkpoints,  # type: ignore[arg-type]
-            max_retries=self.max_retries if self.max_retries is not None else saved.max_retries,
-            test_command=self.test_command if self.test_command is not None else saved.test_command,
-        )
+        """The saved options with this command line's on top. Naming an agent (command or
+        preset) replaces the saved one of either kind."""
+        given = {k: v for k, v in vars(self).items() if v is not None}
+        if "agent_command" in given or "agent" in given:
+            given.setdefault("agent_command", None)
+            given.setdefault("agent", None)
+        return RunOptions.from_json({**saved.to_json(), **given})
 
 
-@dataclass
-class RunRequest:
+class RunRequest(Record, kw_only=False):
     plan: Path
     scope: Scope
     repo: Path | None = None
@@ -94,11 +98,12 @@ class RunRequest:
     #: of the bridge/command and real test runs.
     agents: Agents | None = None
     run_tests: Callable[[str, Path], TestRun] | None = None
+    #: A live progress line for agent calls and test runs (None: plain report lines).
+    activity: Callable[[str], Progress] | None = None
 
 
-@dataclass
-class RunResult:
-    plan: Plan
+class RunResult(Record, kw_only=False):
+    plan: PlanView
     state: RunState
     repo_root: Path
     sessions: list[int] = field(default_factory=list)
@@ -111,21 +116,6 @@ def plan_folder(path: Path) -> Path:
 
 def state_store(layout: Layout) -> StateStore[RunState]:
     return StateStore(layout.state, model=RunState, version=SCHEMA_VERSION, lock=layout.lock)
-
-
-def load_valid_plan(path: Path, test_command: str | None) -> Plan:
-    from executor.plan import lint, load_plan
-
-    plan = load_plan(path)
-    errors = [d for d in lint(plan, project_test_command=test_command) if d.severity == "error"]
-    if errors:
-        raise PlanInvalidError(
-            f"the plan has {len(errors)} error(s); fix them (or run `executor plan validate "
-            f"{path}`):\n" + "\n".join(str(d) for d in errors),
-            path=errors[0].path,
-            line=errors[0].line,
-        )
-    return plan
 
 
 def _repo(state: RunState | None, req: RunRequest, folder: Path) -> GitRepo:
@@ -154,19 +144,25 @@ class Runner:
             if req.resume and (state is None or not _pending(state)):
                 raise NothingToResumeError(
                     f"--resume: no request is pending in {layout.state}"
-                    + (f" (state: {len(state.sessions)} session(s) recorded)" if state else "")
+                    + (
+                        f" (state: {plural(len(state.sessions), 'session')} recorded)"
+                        if state
+                        else ""
+                    )
                     + "; nothing to apply. Run the command without --resume."
                 )
             options = req.overrides.apply(state.options if state else RunOptions())
             repo = _repo(state, req, layout.folder)
             repo.ensure_not_busy()
             restored = self._restore_plan(state, repo, layout)
-            plan = load_valid_plan(req.plan, options.test_command)
+            config = load_project_config(repo.root)
+            project_command = options.test_command or config.test_command
+            plan = load_valid(req.plan, cache=layout.plan_cache, test_command=project_command)
             if state is None:
                 state = RunState(
                     tool_version=__version__,
                     definition_hash=DEFINITION_HASH,
-                    run_id=str(uuid.uuid4()),
+                    run_id=new_id(),
                     repo=str(repo.root),
                 )
             state.options = options
@@ -175,7 +171,7 @@ class Runner:
             self._clear_stale_requests(state, layout)
             check_workspace(state, repo, sessions, layout)
             state.tool_version = __version__
-            return self._run(plan, state, store, repo, layout, sessions, restored)
+            return self._run(plan, state, store, repo, layout, sessions, restored, config)
 
     def _restore_plan(
         self, state: RunState | None, repo: GitRepo, layout: Layout
@@ -202,38 +198,46 @@ class Runner:
 
     def _run(
         self,
-        plan: Plan,
+        plan: PlanView,
         state: RunState,
         store: StateStore[RunState],
         repo: GitRepo,
         layout: Layout,
         sessions: Sequence[int],
         restored: dict[int, list[str]],
+        config: ProjectConfig,
     ) -> RunResult:
         req, options = self.req, state.options
+        project_command = options.test_command or config.test_command
         durable = Durable(lambda: store.save(state))
         policy = RetryPolicy()
         channel = BridgeChannel(layout.folder, policy=policy)
         channel.sweep()
         bridge = BridgeAgents(channel, durable)
         agents: Agents = req.agents or bridge
-        if options.agent_command and req.agents is None:
-            argv = CommandAgents.parse(options.agent_command)
-            agents = CommandAgents(argv, repo=repo.root, channel=channel, durable=durable)
+        if (options.agent_command or options.agent) and req.agents is None:
+            from executor.engine.process import AgentProcess, ProcessAgents
+
+            how = AgentProcess.from_options(options.agent_command, options.agent)
+            assert how is not None
+            agents = ProcessAgents(
+                how, repo=repo.root, channel=channel, durable=durable, exclude=repo.exclude
+            )
         prompter = req.prompter if req.prompter is not None else _terminal_prompter()
         decider = Decider(yes=req.yes, prompter=prompter, bridge=bridge, folder=layout.folder)
-        suite = options.test_command or (
-            "pytest"
-            if any("pytest" in (s.test_command("red") or "") for s in plan.sessions())
-            else None
+        suite = project_command or (
+            "pytest" if any("pytest" in (s.red_command or "") for s in plan.outline()) else None
         )
 
-        def run_tests(command: str) -> TestRun:
+        def run_tests(
+            command: str, coverage: bool, on_line: Callable[[str], None] | None
+        ) -> TestRun:
+            command = map_test_command(command, config)  # [tool.executor] test_command_map
             if req.run_tests is not None:
                 return req.run_tests(command, repo.root)
             from executor.testrun import run_tests as _run_tests
 
-            return _run_tests(command, cwd=repo.root)
+            return _run_tests(command, cwd=repo.root, coverage=coverage, on_line=on_line)
 
         ran: list[int] = []
         for i, number in enumerate(sessions):
@@ -257,12 +261,16 @@ class Runner:
                     report=self.report,
                     run_tests=run_tests,
                     suite_command=suite,
-                    project_test_command=options.test_command,
+                    project_test_command=project_command,
                     max_retries=options.max_retries,
                     stops=CHECKPOINT_SETS[options.checkpoints],
                     is_last=i == len(sessions) - 1,
                     policy=policy,
-                    reload_plan=lambda: load_valid_plan(req.plan, options.test_command),
+                    activity=req.activity,
+                    next_session=_next_title(plan, sessions, i),
+                    reload_plan=lambda: load_valid(
+                        req.plan, cache=layout.plan_cache, test_command=project_command
+                    ),
                     backoff=req.backoff,
                     restored_plan=restored.get(number, []),
                 )
@@ -300,6 +308,14 @@ class Runner:
                     plan=layout.folder,
                     backup_ref=backup or None,
                 )
+            if ended == "budget":
+                raise BudgetSpent(
+                    f"Budget spent before session {number}'s next agent call: {rec.problem}. "
+                    f"State saved; nothing else was touched.",
+                    session=number,
+                    plan=layout.folder,
+                    spent=rec.problem,
+                )
             if ended == "pause":
                 raise Paused(
                     f"Paused at session {number} ({rec.step.value}); state saved in "
@@ -314,6 +330,14 @@ class Runner:
             )
         durable.save()
         return RunResult(plan=plan, state=state, repo_root=repo.root, sessions=ran)
+
+
+def _next_title(plan: PlanView, sessions: Sequence[int], i: int) -> str | None:
+    """ "Session N: Title" of the run's next session, None after the last one."""
+    if i + 1 >= len(sessions):
+        return None
+    following = next((o for o in plan.outline() if o.number == sessions[i + 1]), None)
+    return f"Session {following.number}: {following.title}" if following else None
 
 
 def _pending(state: RunState) -> bool:

@@ -3,26 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from executor.errors import UserError
-from executor.plan.models import Plan, Session
+from executor.plan.cache import PlanView
+from executor.plan.models import Outline
+from executor.records import Record
 
 
-@dataclass(frozen=True)
-class PlanScope:
+class PlanScope(Record, kw_only=False, frozen=True):
     """Every session of the plan, in dependency order (`execute-plan`)."""
 
 
-@dataclass(frozen=True)
-class PhaseScope:
+class PhaseScope(Record, kw_only=False, frozen=True):
     """Every session of phase `number`, in dependency order (`execute-phase N`)."""
 
     number: int
 
 
-@dataclass(frozen=True)
-class SessionScope:
+class SessionScope(Record, kw_only=False, frozen=True):
     """One session (`execute-session S`, `resume-session S`); `phase` is checked if given."""
 
     number: int
@@ -32,12 +30,12 @@ class SessionScope:
 Scope = PlanScope | PhaseScope | SessionScope
 
 
-def topo_order(sessions: Sequence[Session]) -> list[Session]:
+def topo_order(sessions: Sequence[Outline]) -> list[Outline]:
     by_num = {s.number: s for s in sessions}
     done: set[int] = set()
-    out: list[Session] = []
+    out: list[Outline] = []
 
-    def visit(s: Session) -> None:
+    def visit(s: Outline) -> None:
         if s.number in done:
             return
         done.add(s.number)
@@ -51,19 +49,19 @@ def topo_order(sessions: Sequence[Session]) -> list[Session]:
     return out
 
 
-def select(plan: Plan, scope: Scope) -> list[int]:
+def select(plan: PlanView, scope: Scope) -> list[int]:
     """The session numbers `scope` covers, dependencies first; UserError if unknown."""
+    outline = plan.outline()
     if isinstance(scope, PlanScope):
-        return [s.number for s in topo_order(plan.sessions())]
+        return [s.number for s in topo_order(outline)]
     if isinstance(scope, PhaseScope):
-        phase = plan.phase(scope.number)
-        if phase is None:
-            known = ", ".join(str(p.number) for p in plan.phases)
+        if scope.number not in plan.phase_names():
+            known = ", ".join(str(n) for n in plan.phase_names())
             raise UserError(f"phase {scope.number} is not in the plan (phases: {known})")
-        return [s.number for s in topo_order(phase.sessions)]
-    session = plan.session(scope.number)
+        return [s.number for s in topo_order([s for s in outline if s.phase == scope.number])]
+    session = next((s for s in outline if s.number == scope.number), None)
     if session is None:
-        known = ", ".join(str(s.number) for s in plan.sessions())
+        known = ", ".join(str(s.number) for s in outline)
         raise UserError(f"session {scope.number} is not in the plan (sessions: {known})")
     if scope.phase is not None and session.phase != scope.phase:
         raise UserError(

@@ -13,13 +13,11 @@ Schema is `docs/schemas/agent-state.schema.json`, kept in sync by a test.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Literal
 
-from executor.bridge.models import Ledger
+from executor.bridge.models import Ledger, utc_now
 from executor.engine.machine import Outcome
-from executor.records import Record
+from executor.records import Record, field
 from executor.workflows.tdd import Step
 
 SCHEMA_VERSION = 2
@@ -27,11 +25,9 @@ SCHEMA_VERSION = 2
 Checkpoints = Literal["all", "session", "none"]
 
 
-def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+now = utc_now
 
 
-@dataclass(kw_only=True)
 class RunOptions(Record):
     """The options a run was started with; `--resume` and `resume-session` reuse them
     unless the command line overrides one."""
@@ -39,12 +35,20 @@ class RunOptions(Record):
     agent_command: str | None = field(
         default=None, metadata={"doc": "run agents with this command; null: the exit-42 bridge"}
     )
+    agent: str | None = field(
+        default=None, metadata={"doc": "run agents with this preset (claude, codex, ...)"}
+    )
+    agent_timeout: int | None = field(
+        default=None, metadata={"ge": 1, "doc": "seconds an agent call may take"}
+    )
     checkpoints: Checkpoints = "all"
     max_retries: int = field(default=2, metadata={"ge": 0})
     test_command: str | None = None
+    budget_usd: float | None = field(default=None, metadata={"ge": 0})
+    budget_tokens: int | None = field(default=None, metadata={"ge": 0})
+    budget_minutes: float | None = field(default=None, metadata={"ge": 0, "doc": "agent wall time"})
 
 
-@dataclass(kw_only=True)
 class StepLog(Record):
     """One transition: the step that ran, what it reported, when and for how long."""
 
@@ -55,7 +59,6 @@ class StepLog(Record):
     note: str = ""
 
 
-@dataclass(kw_only=True)
 class AgentCall(Record):
     """One answer from an agent (bridge or command)."""
 
@@ -64,9 +67,13 @@ class AgentCall(Record):
     status: str
     seconds: float
     message: str = field(default="", metadata={"doc": "the agent's final message (bounded)"})
+    cost_usd: float | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    turns: int | None = None
+    log: str | None = field(default=None, metadata={"doc": "the transcript (.agent-logs/)"})
 
 
-@dataclass(kw_only=True)
 class RedFacts(Record):
     """What RED measured: the test files it wrote, their hashes, the ids that failed."""
 
@@ -79,7 +86,6 @@ class RedFacts(Record):
     )
 
 
-@dataclass(kw_only=True)
 class SessionRecord(Record):
     step: Step = Step.NOT_STARTED
     paused: bool = field(default=False, metadata={"doc": "the last stop was a pause"})
@@ -95,6 +101,10 @@ class SessionRecord(Record):
         default=None, metadata={"doc": "the session's plan section when it started (drift)"}
     )
     commit_hash: str | None = None
+    adopted: bool = field(
+        default=False,
+        metadata={"doc": "ticked as done in the plan and proven by a test run: no agent call"},
+    )
     attempt: int = field(default=1, metadata={"ge": 1, "doc": "attempt of the current agent step"})
     agent_failures: int = field(
         default=0, metadata={"doc": "failed agent answers in a row at this step"}
@@ -136,7 +146,6 @@ class SessionRecord(Record):
         )
 
 
-@dataclass(kw_only=True)
 class RunState(Record):
     schema_version: int = SCHEMA_VERSION
     tool_version: str

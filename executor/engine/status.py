@@ -6,17 +6,16 @@ derived here from each session's step; nothing of it is stored.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from executor.engine.layout import Layout
 from executor.engine.runner import state_store
-from executor.engine.state import RunState, SessionRecord
-from executor.plan.models import Plan
+from executor.engine.state import AgentCall, RunState, SessionRecord
+from executor.plan.cache import PlanView
 from executor.workflows.tdd import ACTIVE, Step, checkpoint_of, is_escalation, status_of
 
 
-def run_status(state: RunState | None, plan: Plan) -> str:
+def run_status(state: RunState | None, plan: PlanView) -> str:
     """not_started | in_progress | paused | error | completed, derived from the records."""
     if state is None or not state.sessions:
         return "not_started"
@@ -26,7 +25,7 @@ def run_status(state: RunState | None, plan: Plan) -> str:
     if any(is_escalation(r.step) for r in records):
         return "error"
     finished = {Step.DONE, Step.SKIPPED, Step.SESSION_COMPLETE}
-    numbers = [s.number for s in plan.sessions()]
+    numbers = [s.number for s in plan.outline()]
     if all((r := state.sessions.get(n)) is not None and r.step in finished for n in numbers):
         return "completed"
     return "in_progress"
@@ -50,23 +49,40 @@ def _session(rec: SessionRecord | None) -> dict[str, Any]:
         "files_modified": rec.files_modified,
         "errors": rec.errors,
         "blocked_reason": rec.blocked_reason,
+        "adopted": rec.adopted,
         "pending_request": rec.bridge.pending.to_json() if rec.bridge.pending else None,
+        **_usage(rec.agent_calls),
+        "transcripts": [c.log for c in rec.agent_calls if c.log],
     }
 
 
-def status_data(plan: Plan) -> dict[str, Any]:
+def _usage(calls: list[AgentCall]) -> dict[str, Any]:
+    """Cost and tokens of agent calls as reported (None when no call reported any)."""
+    costs = [c.cost_usd for c in calls if c.cost_usd is not None]
+    tokens = [(c.input_tokens or 0) + (c.output_tokens or 0) for c in calls
+              if c.input_tokens is not None or c.output_tokens is not None]  # fmt: skip
+    return {
+        "agent_calls": len(calls),
+        "agent_cost_usd": round(sum(costs), 6) if costs else None,
+        "agent_tokens": sum(tokens) if tokens else None,
+        "agent_seconds": round(sum(c.seconds for c in calls), 1),
+    }
+
+
+def status_data(plan: PlanView) -> dict[str, Any]:
     """Plan sessions merged with their saved state; no state means all not_started."""
     layout = Layout(plan.folder)
     state = state_store(layout).load()
     sessions = state.sessions if state else {}
+    outline = plan.outline()
     phases = []
-    for phase in plan.phases:
+    for number, name in plan.phase_names().items():
         rows = []
-        for s in phase.sessions:
+        for s in (o for o in outline if o.phase == number):
             row = {"number": s.number, "title": s.title, "dependencies": s.dependencies}
             row.update(_session(sessions.get(s.number)))
             rows.append(row)
-        phases.append({"number": phase.number, "name": phase.name, "sessions": rows})
+        phases.append({"number": number, "name": name, "sessions": rows})
     current = next((n for n, r in sorted(sessions.items()) if r.step in ACTIVE), None)
     pending = next(
         (
@@ -79,58 +95,25 @@ def status_data(plan: Plan) -> dict[str, Any]:
     return {
         "plan": str(plan.folder),
         "state_file": str(layout.state),
+        **_usage([c for rec in sessions.values() for c in rec.agent_calls]),
         "run_id": state.run_id if state else None,
         "status": run_status(state, plan),
         "current_session": current,
         "pending_request": pending,
+        "next": _next(state, plan, pending),
         "phases": phases,
     }
 
 
-def render_status(data: dict[str, Any], *, rich: bool) -> None:
-    from executor import console
-
-    if rich:
-        from rich.table import Table
-
-        table = Table(title=f"{data['plan']} — {data['status']}")
-        for col in ("Phase", "Session", "Title", "Status", "Tests", "Commit"):
-            table.add_column(col)
-        for p in data["phases"]:
-            for s in p["sessions"]:
-                table.add_row(
-                    str(p["number"]),
-                    str(s["number"]),
-                    s["title"],
-                    _status(s),
-                    _tests(s),
-                    (s.get("commit_hash") or "")[:10],
-                )
-        console.show(table)
-    else:
-        console.out(f"plan {data['plan']}: {data['status']}")
-        for p in data["phases"]:
-            console.out(f"Phase {p['number']}: {p['name']}")
-            for s in p["sessions"]:
-                console.out(
-                    f"  {s['number']:>3}  {_status(s):<28} tests {_tests(s):<8} "
-                    f"{(s.get('commit_hash') or '-')[:10]:<10}  {s['title']}"
-                )
-    if data["pending_request"]:
-        pr = data["pending_request"]
-        console.out(
-            f"pending request {pr['request_id']} ({pr['kind']} {pr['agent_name']}, "
-            f"session {pr['session']}) in {Path(data['plan']) / '.agent-request.json'}"
-        )
-
-
-def _status(s: dict[str, Any]) -> str:
-    if s["status"] in {"completed", "not_started"} or not s["step"]:
-        return str(s["status"])
-    return f"{s['status']} ({s['step']})"
-
-
-def _tests(s: dict[str, Any]) -> str:
-    if s.get("tests_written") is None and s.get("tests_passing") is None:
-        return "-"
-    return f"{s['tests_passing'] or 0}/{s['tests_written'] or 0}"
+def _next(state: RunState | None, plan: PlanView, pending: dict[str, Any] | None) -> dict[str, Any]:
+    """What to do next, as data the CLI renders as a command: `answer` the pending
+    request, `resume` a session that stopped, `start` the plan, or `done`."""
+    if pending is not None:
+        return {"do": "answer", "session": pending["session"], "kind": pending["kind"]}
+    records = state.sessions if state else {}
+    for number, rec in sorted(records.items()):
+        if rec.step in ACTIVE or rec.paused:
+            return {"do": "resume", "session": number}
+    if run_status(state, plan) == "completed":
+        return {"do": "done", "session": None}
+    return {"do": "start", "session": None}

@@ -22,7 +22,6 @@ import fcntl
 import hashlib
 import json
 import os
-import socket
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -109,7 +108,7 @@ class StateStore(Generic[P]):
                 break
             os.close(fd)
         os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}@{socket.gethostname()}".encode(), 0)
+        os.pwrite(fd, f"{os.getpid()}@{os.uname().nodename}".encode(), 0)
         try:
             sweep_orphans(self.folder)
             yield

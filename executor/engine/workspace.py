@@ -11,14 +11,14 @@ from executor.engine.layout import Layout
 from executor.engine.state import RunState
 from executor.errors import DefinitionDriftError, StaleWorkspaceError, UserError
 from executor.fsutil import quote
-from executor.plan.models import Plan
+from executor.plan.cache import PlanView
 from executor.workflows.tdd import ACTIVE, AGENT_STEPS, Step
 
 if TYPE_CHECKING:
     from executor.vcs import GitRepo
 
 
-def reconcile(plan: Plan, state: RunState, definition_hash: str) -> None:
+def reconcile(plan: PlanView, state: RunState, definition_hash: str) -> None:
     """Refuse to continue a started session under a different workflow definition.
 
     (An edit of a started session's own plan section is not refused here: the person

@@ -5,11 +5,10 @@ These field names are a contract used by the engine and by `plan validate --json
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from executor.records import Record
+from executor.records import Record, field
 
 StepRole = Literal["red", "green", "refactor"]
 Severity = Literal["error", "warning"]
@@ -18,13 +17,11 @@ Severity = Literal["error", "warning"]
 PlanFormat = Literal["phase", "overview", "superpowers", "speckit"]
 
 
-@dataclass(kw_only=True)
 class ChecklistItem(Record):
     text: str
     checked: bool = False
 
 
-@dataclass(kw_only=True)
 class FileSpec(Record):
     """A file the session creates or modifies, e.g. `config/settings.py (add app)`."""
 
@@ -34,7 +31,6 @@ class FileSpec(Record):
     line: int | None = None
 
 
-@dataclass(kw_only=True)
 class Step(Record):
     """One TDD step (RED, GREEN or REFACTOR) of a session."""
 
@@ -50,7 +46,6 @@ class Step(Record):
     line: int
 
 
-@dataclass(kw_only=True)
 class Session(Record):
     """One unit of work the executor runs and commits.
 
@@ -125,7 +120,6 @@ class Session(Record):
         return default
 
 
-@dataclass(kw_only=True)
 class Phase(Record):
     number: int
     name: str
@@ -135,7 +129,17 @@ class Phase(Record):
     sessions: list[Session] = field(default_factory=list)
 
 
-@dataclass(kw_only=True)
+class Outline(Record):
+    """One session as the schedule and the status table see it (no parsing needed)."""
+
+    number: int
+    phase: int
+    title: str
+    dependencies: list[int] = field(default_factory=list)
+    #: The RED step's test command, if the plan names one (what "the suite" defaults to).
+    red_command: str | None = None
+
+
 class Diagnostic(Record):
     severity: Severity
     path: Path
@@ -146,7 +150,6 @@ class Diagnostic(Record):
         return f"{self.path}:{self.line}: {self.severity}: {self.message}"
 
 
-@dataclass(kw_only=True)
 class Plan(Record):
     name: str
     #: The plan folder (for a single-file plan: the file's folder).
@@ -166,6 +169,22 @@ class Plan(Record):
 
     def phase(self, number: int) -> Phase | None:
         return next((p for p in self.phases if p.number == number), None)
+
+    def outline(self) -> list[Outline]:
+        """Every session's number, phase, title and dependencies, in plan order."""
+        return [
+            Outline(
+                number=s.number,
+                phase=s.phase,
+                title=s.title,
+                dependencies=list(s.dependencies),
+                red_command=s.test_command("red"),
+            )
+            for s in self.sessions()
+        ]
+
+    def phase_names(self) -> dict[int, str]:
+        return {p.number: p.name for p in self.phases}
 
     @property
     def errors(self) -> list[Diagnostic]:

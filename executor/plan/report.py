@@ -13,6 +13,7 @@ from executor.plan.formats import describe
 from executor.plan.graph import critical_path, find_cycles, graph_of, parallel_groups
 from executor.plan.models import Diagnostic, Plan, Session
 from executor.project_config import ProjectConfig, map_test_command
+from executor.words import plural
 
 
 def display_path(path: Path, cwd: Path | None = None) -> str:
@@ -34,8 +35,10 @@ def summary(plan: Plan, diagnostics: list[Diagnostic]) -> str:
     warnings = len(diagnostics) - errors
     verdict = "invalid" if errors else "valid"
     return (
-        f"{plan.name}: {verdict}: format {describe(plan.format)}, {len(plan.phases)} phase(s), "
-        f"{len(plan.sessions())} session(s), {errors} error(s), {warnings} warning(s)"
+        f"{plan.name}: {verdict}: format {describe(plan.format)}, "
+        f"{plural(len(plan.phases), 'phase')}, "
+        f"{plural(len(plan.sessions()), 'session')}, {plural(errors, 'error')}, "
+        f"{plural(warnings, 'warning')}"
     )
 
 

@@ -7,10 +7,9 @@ template folder holds three of them: `manifest.json` (`Manifest`), `settings.jso
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from executor.records import Record
+from executor.records import Record, field
 
 SCHEMA_VERSION = 1
 
@@ -20,7 +19,6 @@ Indentation = Literal["spaces", "tabs", "unknown"]
 Quotes = Literal["double", "single", "unknown"]
 
 
-@dataclass(kw_only=True)
 class Layer(Record):
     """An architectural layer and the folders that hold it (relative posix paths)."""
 
@@ -30,7 +28,6 @@ class Layer(Record):
     file_count: int = 0
 
 
-@dataclass(kw_only=True)
 class NamingConvention(Record):
     """The dominant style of one kind of name, with real examples from the code."""
 
@@ -39,7 +36,6 @@ class NamingConvention(Record):
     count: int = field(default=0, metadata={"doc": "names of this kind that were read"})
 
 
-@dataclass(kw_only=True)
 class CodeStyle(Record):
     indentation: Indentation = "unknown"
     indent_size: int = 0
@@ -51,7 +47,6 @@ class CodeStyle(Record):
     semicolons: bool | None = field(default=None, metadata={"doc": "JavaScript/TypeScript"})
 
 
-@dataclass(kw_only=True)
 class Analysis(Record):
     """What the codebase is. `sources` says, per field, who decided it."""
 
@@ -75,13 +70,11 @@ class Analysis(Record):
     agent_answer: dict[str, Any] | None = None
 
 
-@dataclass(kw_only=True)
 class Choice(Record):
     value: str
     label: str
 
 
-@dataclass(kw_only=True)
 class Question(Record):
     """One Q&A question as data; the CLI decides how to prompt for it."""
 
@@ -94,7 +87,6 @@ class Question(Record):
     help: str = ""
 
 
-@dataclass(kw_only=True)
 class QAAnswers(Record):
     template_name: str
     language: str
@@ -105,7 +97,6 @@ class QAAnswers(Record):
     confirmed: bool = True
 
 
-@dataclass(kw_only=True)
 class Placeholder(Record):
     """A value the template leaves open. `name` is spelled as in templates: `{{Name}}`."""
 
@@ -120,7 +111,6 @@ class Placeholder(Record):
     case: str | None = field(default=None, metadata={"doc": "spelling of the derived value"})
 
 
-@dataclass(kw_only=True)
 class TemplateFile(Record):
     """One template: where it came from, where it is stored, where it renders to."""
 
@@ -133,13 +123,11 @@ class TemplateFile(Record):
     placeholders: list[str] = field(default_factory=list)
 
 
-@dataclass(kw_only=True)
 class TemplateEntry(Record):
     file: TemplateFile
     text: str
 
 
-@dataclass(kw_only=True)
 class TemplateSet(Record):
     """Phase 5's output: the templates with the placeholders they use."""
 
@@ -149,7 +137,6 @@ class TemplateSet(Record):
     completeness: list[str] = field(default_factory=list)
 
 
-@dataclass(kw_only=True)
 class Manifest(Record):
     schema_version: int = SCHEMA_VERSION
     name: str
@@ -170,7 +157,6 @@ class Manifest(Record):
     templates: list[TemplateFile] = field(default_factory=list)
 
 
-@dataclass(kw_only=True)
 class FileOrganization(Record):
     source_root: str
     test_location: str
@@ -179,14 +165,12 @@ class FileOrganization(Record):
     config_files: list[str] = field(default_factory=list)
 
 
-@dataclass(kw_only=True)
 class LayerMapping(Record):
     folders: list[str]
     template_folder: str
     examples: list[str] = field(default_factory=list)
 
 
-@dataclass(kw_only=True)
 class Settings(Record):
     schema_version: int = SCHEMA_VERSION
     naming_conventions: dict[str, NamingConvention] = field(default_factory=dict)
@@ -195,7 +179,6 @@ class Settings(Record):
     code_style: CodeStyle
 
 
-@dataclass(kw_only=True)
 class AgentSpec(Record):
     """A specialist subagent for the template (seed 000's recommendation shape)."""
 
@@ -209,14 +192,12 @@ class AgentSpec(Record):
     source: Literal["agent", "builtin"] = "builtin"
 
 
-@dataclass(kw_only=True)
 class Check(Record):
     name: str
     passed: bool
     detail: str = ""
 
 
-@dataclass(kw_only=True)
 class VerifyReport(Record):
     """`verify_template`'s findings: `problems` fail validation, `warnings` do not."""
 
@@ -237,7 +218,6 @@ class VerifyReport(Record):
         return round(10 * sum(c.passed for c in self.checks) / len(self.checks), 1)
 
 
-@dataclass(kw_only=True)
 class Written(Record):
     """What `assemble_template` or `apply_template` wrote."""
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -174,6 +173,8 @@ class GitBase:
         real = self.git_dir / "index"
         try:
             if real.exists():
+                import shutil
+
                 shutil.copyfile(real, tmp)
             yield {"GIT_INDEX_FILE": str(tmp)}
         finally:

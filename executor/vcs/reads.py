@@ -6,10 +6,10 @@ covers everything under it."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from executor import errors, fsutil
+from executor.records import Record
 from executor.vcs.plumbing import (
     GitBase,
     _busy_message,
@@ -21,8 +21,7 @@ from executor.vcs.plumbing import (
 )
 
 
-@dataclass(frozen=True)
-class Facts:
+class Facts(Record, kw_only=False, frozen=True):
     """What one `git status` says: HEAD, the branch (None: detached), changed files."""
 
     head: str
@@ -30,8 +29,7 @@ class Facts:
     changed: list[str]
 
 
-@dataclass(frozen=True)
-class Commit:
+class Commit(Record, kw_only=False, frozen=True):
     sha: str
     parents: list[str]
     trailers: dict[str, str]  # keys lower-cased
@@ -76,20 +74,23 @@ class GitReads(GitBase):
         """Hide the executor's files in `folder` via .git/info/exclude (local, never
         committed), so they never show in `git status` or enter a commit."""
         rel = self._rel(folder.resolve())
-        prefix = "" if rel is None else rel + "/"
         if rel is None and folder.resolve() != self.root:
             return  # the folder is outside this repository
+        prefix = "" if rel is None else rel + "/"
+        self.exclude([f"/{prefix}.agent-*"])
+
+    def exclude(self, patterns: Sequence[str]) -> None:
+        """Add `patterns` to .git/info/exclude (once each; local, never committed)."""
         path = Path(self._out("rev-parse", "--git-path", "info/exclude").strip())
         path = path if path.is_absolute() else self.root / path
-        lines = [f"/{prefix}.agent-*"]
         existing = path.read_text("utf-8") if path.exists() else ""
-        missing = [ln for ln in lines if ln not in existing.splitlines()]
+        missing = [ln for ln in patterns if ln not in existing.splitlines()]
         if missing:
             path.parent.mkdir(parents=True, exist_ok=True)
             sep = "" if not existing or existing.endswith("\n") else "\n"
             fsutil.atomic_write_text(
                 path,
-                existing + sep + "# plan-executor's own files\n" + "\n".join(missing) + "\n",
+                existing + sep + "# plan-executor\n" + "\n".join(missing) + "\n",
                 fault="exclude",
             )
 

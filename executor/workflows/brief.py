@@ -1,19 +1,31 @@
 """The agent's brief: session-scoped, never the whole plan.
 
-It holds the session's own markdown section, what this step must do, the files its
-dependencies created, the test command we will run, and (when retrying) the failure
-output and the person's feedback. Its size depends on the session, not on the plan.
+It holds the session's own markdown section (without the plan's commit steps: the
+executor commits), what this step must do, a bounded digest of the sessions it depends
+on (what they built, their commits, their agent's last word: context that agents lose
+to compaction), the test command we will run, and (when retrying) the failure output
+and the person's feedback. Its size depends on the session, not on the plan.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from executor.engine.state import SessionRecord
+from executor.engine.state import RunState, SessionRecord
+from executor.plan.cache import PlanView
 from executor.plan.models import Session
+from executor.words import plural
+
+if TYPE_CHECKING:
+    from executor.engine.agents import AgentResult
+
+#: The digest of the sessions a brief's session depends on stays under this.
+DIGEST_BYTES = 4096
 
 #: Bump when the wording below changes meaningfully: it is part of the definition hash.
-BRIEF_VERSION = "1"
+BRIEF_VERSION = "2"
 
 _STEP_TEXT = {
     "red": (
@@ -44,7 +56,7 @@ def render_brief(
     test_command: str | None,
     suite_command: str | None,
     repo_root: Path,
-    dependency_files: dict[int, list[str]],
+    digest: str,
 ) -> str:
     lines = [
         f"# Brief: session {session.number}: {session.title} ({role.upper()} step, "
@@ -66,16 +78,57 @@ def render_brief(
     if session.files:
         lines += ["", "## Files this session creates or modifies"]
         lines += [f"- `{f.path}`" + (f" ({f.note})" if f.note else "") for f in session.files]
-    if dependency_files:
-        lines += ["", "## Files created by the sessions this one depends on"]
-        for dep, files in sorted(dependency_files.items()):
-            shown = ", ".join(f"`{f}`" for f in files[:30]) or "(none recorded)"
-            lines.append(f"- session {dep}: {shown}")
+    if digest:
+        lines += ["", "## What the sessions this one depends on did", digest]
     if state.feedback:
         lines += ["", "## Feedback from the person (apply it)"]
         lines += [f"- {fb}" for fb in state.feedback]
     if state.last_failure:
         failure = state.last_failure[-_MAX_FAILURE_CHARS:]
         lines += ["", "## Why the previous attempt was rejected", "```", failure, "```"]
-    lines += ["", "## The session, as written in the plan", "", session.source_text.strip(), ""]
+    lines += [
+        "",
+        "## The session, as written in the plan",
+        "",
+        (session.brief_text or session.source_text).strip(),
+        "",
+    ]
     return "\n".join(lines)
+
+
+def digest(plan: PlanView, state: RunState, dependencies: Sequence[int]) -> str:
+    """Title, commit, changed files and the agent's final message of each session this
+    one depends on; at most DIGEST_BYTES in all (each gets an equal share)."""
+    done = [(d, state.sessions[d]) for d in sorted(dependencies) if d in state.sessions]
+    if not done:
+        return ""
+    share = DIGEST_BYTES // len(done)
+    parts = []
+    for number, rec in done:
+        session = plan.session(number)
+        title = session.title if session else "(no longer in the plan)"
+        lines = [f"### Session {number}: {title}"]
+        if rec.commit_hash:
+            lines.append(f"- commit {rec.commit_hash[:12]}")
+        if rec.files_modified:
+            lines.append("- files: " + ", ".join(f"`{f}`" for f in rec.files_modified[:30]))
+        said = [c.message for c in rec.agent_calls if c.status == "success" and c.message]
+        if said:
+            lines.append(f"- its agent said last: {said[-1].strip()}")
+        text = "\n".join(lines)
+        if len(text.encode("utf-8")) > share:
+            text = text.encode("utf-8")[: share - 20].decode("utf-8", "ignore") + " [cut]"
+        parts.append(text)
+    return "\n".join(parts)
+
+
+def usage_line(result: AgentResult) -> str:
+    """What an agent call cost, as its CLI reported it."""
+    parts = []
+    if result.cost_usd is not None:
+        parts.append(f"${result.cost_usd:.4f}")
+    if result.input_tokens is not None or result.output_tokens is not None:
+        parts.append(f"{result.input_tokens or 0:,} tokens in, {result.output_tokens or 0:,} out")
+    if result.turns is not None:
+        parts.append(plural(result.turns, "turn"))
+    return ", ".join(parts)

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from executor.engine.state import RedFacts
-from executor.testrun import TestCase, TestRun
+from executor.records import Record
+from executor.words import plural
+
+if TYPE_CHECKING:  # the resume path does not load the test runner
+    from executor.testrun import TestCase, TestRun
 
 
 def is_test_file(path: str) -> bool:
@@ -79,8 +83,7 @@ def red_problem(run: TestRun | None) -> str | None:
     return f"no tests ran (empty run), so this is not RED: {run.summary()}"
 
 
-@dataclass
-class PassVerdict:
+class PassVerdict(Record, kw_only=False):
     problems: list[str]
     output: str
     cases: list[TestCase]  # the session's cases, as measured
@@ -125,13 +128,13 @@ def pass_verdict(
     missing = sorted(must - passed)
     if missing:
         problems.append(
-            f"{len(missing)} test(s) seen earlier no longer pass or exist: "
+            f"{plural(len(missing), 'test')} seen earlier no longer pass or exist: "
             + ", ".join(missing[:5])
         )
     dodged = [c.id for c in cases if c.outcome in {"skipped", "xfailed", "xpassed"}]
     if dodged:
         problems.append(
-            f"{len(dodged)} session test(s) are skipped or xfail: " + ", ".join(dodged[:5])
+            f"{plural(len(dodged), 'session test')} skipped or xfail: " + ", ".join(dodged[:5])
         )
     return PassVerdict(problems, output, cases)
 

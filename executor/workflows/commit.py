@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from executor.engine.state import SessionRecord
-from executor.plan.models import Plan, Session
+from executor.plan.cache import PlanView
+from executor.plan.models import Session
 from executor.workflows.checks import is_test_file
 
 
-def trailers(plan: Plan, session: Session, run_id: str) -> dict[str, str]:
+def trailers(plan: PlanView, session: Session, run_id: str) -> dict[str, str]:
     """`Agent-Run` + `Agent-Step` find the commit again after a crash (adoption)."""
     return {
         "Plan": plan.name,
@@ -17,7 +18,7 @@ def trailers(plan: Plan, session: Session, run_id: str) -> dict[str, str]:
     }
 
 
-def _scope(plan: Plan, session: Session) -> str:
+def _scope(plan: PlanView, session: Session) -> str:
     for f in session.files:
         first = f.path.strip("/").split("/")[0]
         if "/" in f.path and not is_test_file(f.path) and first not in {"tests", "test", "src"}:
@@ -26,12 +27,12 @@ def _scope(plan: Plan, session: Session) -> str:
     return slug or "plan"
 
 
-def commit_subject(plan: Plan, session: Session) -> str:
+def commit_subject(plan: PlanView, session: Session) -> str:
     return f"feat({_scope(plan, session)}): {session.title}"
 
 
 def commit_message(
-    plan: Plan, session: Session, rec: SessionRecord, test_command: str | None
+    plan: PlanView, session: Session, rec: SessionRecord, test_command: str | None
 ) -> str:
     body = [commit_subject(plan, session), ""]
     body += [f"- {o.text}" for o in session.objectives]

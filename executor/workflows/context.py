@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from executor.engine.agents import Agents, Durable
 from executor.engine.decisions import Decider, Option
 from executor.engine.layout import Layout
 from executor.engine.state import RunState, SessionRecord
-from executor.plan.models import Plan, Session
+from executor.plan.cache import PlanView
+from executor.plan.models import Session
+from executor.records import Record, field
 from executor.retry import RetryPolicy
 
 if TYPE_CHECKING:
@@ -32,11 +34,10 @@ def agent_for(phase_name: str) -> str:
     return "backend-builder"
 
 
-@dataclass
-class SessionRun:
+class SessionRun(Record, kw_only=False):
     """Everything the handlers of one session need; built by the plan runner."""
 
-    plan: Plan
+    plan: PlanView
     session: Session
     rec: SessionRecord
     state: RunState
@@ -46,7 +47,8 @@ class SessionRun:
     decider: Decider
     durable: Durable
     report: Callable[[str], None]
-    run_tests: Callable[[str], TestRun]
+    #: run_tests(command, coverage, on_line): a measured test run
+    run_tests: Callable[[str, bool, Callable[[str], None] | None], TestRun]
     suite_command: str | None
     project_test_command: str | None
     max_retries: int
@@ -54,9 +56,13 @@ class SessionRun:
     is_last: bool
     policy: RetryPolicy
     #: Parse the plan again (after the executor put a plan file back); returns it.
-    reload_plan: Callable[[], Plan]
+    reload_plan: Callable[[], PlanView]
     #: Multiplier for retry backoff sleeps (0 in tests).
     backoff: float = 1.0
+    #: A live progress line for something slow (None: report lines only).
+    activity: Callable[[str], Progress] | None = None
+    #: The next session of this run ("Next: ..." at session_complete), if any.
+    next_session: str | None = None
     #: Plan files the runner put back before parsing (an agent changed them over the
     #: bridge); the agent step reports them as tampering.
     restored_plan: list[str] = field(default_factory=list)
@@ -66,6 +72,14 @@ class SessionRun:
         session = self.plan.session(self.session.number)
         assert session is not None, "the restored plan lost the session"
         self.session = session
+
+
+class Progress(Protocol):
+    """A live progress line (`executor.console.Activity`)."""
+
+    def update(self, detail: str) -> None: ...
+
+    def close(self, result: str = "") -> float: ...
 
 
 def opt(value: str, label: str) -> Option:
@@ -92,3 +106,30 @@ class SessionPart:
 
     def _ignore(self) -> list[Path]:
         return self.r.layout.owned()
+
+
+_VERBOSE = re.compile(r"\s(PASSED|FAILED|ERROR)\b")
+_DOTS = re.compile(r"^(?:\S+\.py )?([.FEsxX]+)\s*(?:\[\s*\d+%\])?$")
+
+
+class LiveCount:
+    """Feeds a test run's output lines to a progress line as a passed/failed count
+    (pytest's dots, or its `-v` PASSED/FAILED lines)."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.passed = self.failed = 0
+
+    def __call__(self, line: str) -> None:
+        verbose = _VERBOSE.search(line)
+        if verbose:
+            if verbose.group(1) == "PASSED":
+                self.passed += 1
+            else:
+                self.failed += 1
+        elif (dots := _DOTS.match(line.strip())) is not None:
+            self.passed += dots.group(1).count(".")
+            self.failed += dots.group(1).count("F") + dots.group(1).count("E")
+        else:
+            return
+        self.progress.update(f"{self.passed} passed, {self.failed} failed")

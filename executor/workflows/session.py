@@ -13,15 +13,24 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from executor import faults, fsutil
-from executor.engine.agents import AgentCall, Waiting
+from executor.engine import budget
+from executor.engine.agents import (
+    DEFAULT_AGENT_TIMEOUT,
+    MESSAGE_CHARS,
+    AgentCall,
+    AgentResult,
+    BridgeAgents,
+    Waiting,
+)
 from executor.engine.machine import Outcome
 from executor.engine.state import AgentCall as AgentCallLog
 from executor.engine.state import now
 from executor.errors import DirtyWorktreeError, RollbackRefused
+from executor.words import plural
 from executor.workflows import checks, guards
-from executor.workflows.brief import render_brief
+from executor.workflows.brief import digest, render_brief, usage_line
 from executor.workflows.commit import commit_message, commit_subject, trailers
-from executor.workflows.context import SessionPart, SessionRun, agent_for
+from executor.workflows.context import LiveCount, SessionPart, SessionRun, agent_for
 from executor.workflows.gates import Gates
 from executor.workflows.settle import take_snapshot
 from executor.workflows.tdd import Step
@@ -119,6 +128,15 @@ class TddSteps(SessionPart):
             )
         head = self.r.repo.head()
         self.rec.blocked_reason = None
+        if self.s.claimed_done:
+            doubt = self._prove_claim()
+            if not doubt:
+                self.rec.adopted = True
+                self.rec.commit_hash = self.rec.head = head
+                self.rec.started_at = self.rec.completed_at = now()
+                self._say("ticked as done in the plan, and its tests pass here: adopted")
+                return O.ADOPT
+            self._say(f"ticked as done in the plan, but {doubt}: running it")
         self.rec.base_commit = self.rec.head = head
         self.rec.branch = self.r.repo.branch()
         self.rec.source_hash = self.s.source_hash
@@ -131,22 +149,24 @@ class TddSteps(SessionPart):
             self._say(f"{role.upper()}: the plan has no {role.upper()} step; skipped")
             return O.SKIP
         while True:
+            over = budget.exceeded(self.r.state.options, budget.spent(self.r.state))
+            if over:
+                self.rec.problem = over
+                return O.BUDGET
             call = self._agent_call(role)
-            self._say(f"{role.upper()}: asking {call.agent_name} (attempt {call.attempt})")
+            asking = f"{role.upper()}: asking {call.agent_name} (attempt {call.attempt})"
+            act = self.r.activity(f"[session {self.s.number}] {asking}") if (
+                self.r.activity is not None and not isinstance(self.r.agents, BridgeAgents)
+            ) else None  # fmt: skip
+            if act is None:
+                self._say(asking)
             result = self.r.agents.call(call, self.rec.bridge)
+            if act is not None:
+                act.close("waiting for the bridge" if isinstance(result, Waiting) else
+                          getattr(result, "status", ""))  # fmt: skip
             if isinstance(result, Waiting):
                 return O.WAIT
-            step = Step(f"{role}_agent")
-            message = (result.text if result.ok else result.error_message or "")[:2000]
-            self.rec.agent_calls.append(
-                AgentCallLog(
-                    step=step,
-                    attempt=self.rec.attempt,
-                    status=result.status,
-                    seconds=round(result.seconds, 3),
-                    message=message,
-                )
-            )
+            self._log_call(role, result)
             tampered = self._guard(role)
             if tampered:
                 self.rec.problem = f"Session {self.s.number} {role.upper()}: {tampered}"
@@ -172,6 +192,39 @@ class TddSteps(SessionPart):
             self.rec.last_failure = msg
             return O.FAILED
 
+    def _prove_claim(self) -> str:
+        """Why a session the plan ticks as done is not (""): its files must exist and
+        its tests, run here at HEAD, must pass."""
+        missing = [f.path for f in self.s.files if not (self.r.repo.root / f.path).exists()]
+        if missing:
+            return f"{guards.describe(missing)} do(es) not exist"
+        command = self._cmd("green") or self._cmd("red")
+        run = self._run(command)
+        if run is None:
+            return "no test command is known to prove it"
+        if run.verdict != "green":
+            return f"its tests do not pass ({run.summary()})"
+        return ""
+
+    def _log_call(self, role: str, result: AgentResult) -> None:
+        message = (result.text if result.ok else result.error_message or "")[:MESSAGE_CHARS]
+        self.rec.agent_calls.append(
+            AgentCallLog(
+                step=Step(f"{role}_agent"),
+                attempt=self.rec.attempt,
+                status=result.status,
+                seconds=round(result.seconds, 3),
+                message=message,
+                cost_usd=result.cost_usd,
+                input_tokens=result.input_tokens,
+                output_tokens=result.output_tokens,
+                turns=result.turns,
+                log=str(result.log) if result.log else None,
+            )
+        )
+        if result.cost_usd is not None or result.input_tokens is not None:
+            self._say(f"{role.upper()}: {usage_line(result)}")
+
     def _guard(self, role: str) -> str:
         """After an agent step: fold its commits back; put back any plan file it changed
         (the plan is read-only to agents). The problem, "" when there is none."""
@@ -179,8 +232,8 @@ class TddSteps(SessionPart):
         if self.rec.head and head != self.rec.head:
             folded = self.r.repo.fold_commits(self.rec.head)
             self._say(
-                f"{role.upper()}: the agent committed {len(folded)} time(s) during its step; "
-                f"folded back into the worktree (the executor makes the one session commit)"
+                f"{role.upper()}: the agent committed {plural(len(folded), 'time')} during its "
+                f"step; folded back into the worktree (the executor makes the one session commit)"
             )
         restored = self.r.restored_plan or restore_plan(self.r.repo, self.r.layout, self.rec)
         self.r.restored_plan = []
@@ -193,10 +246,6 @@ class TddSteps(SessionPart):
         )
 
     def _agent_call(self, role: str) -> AgentCall:
-        deps: dict[int, list[str]] = {}
-        for d in self.s.dependencies:
-            dep = self.r.state.sessions.get(d)
-            deps[d] = dep.files_modified if dep else []
         brief = render_brief(
             session=self.s,
             state=self.rec,
@@ -204,10 +253,9 @@ class TddSteps(SessionPart):
             test_command=self._cmd(role),
             suite_command=self.r.suite_command,
             repo_root=self.r.repo.root,
-            dependency_files=deps,
+            digest=digest(self.r.plan, self.r.state, self.s.dependencies),
         )
-        phase = self.r.plan.phase(self.s.phase)
-        phase_name = phase.name if phase else f"phase {self.s.phase}"
+        phase_name = self.r.plan.phase_names().get(self.s.phase, f"phase {self.s.phase}")
         key = f"s{self.s.number}.{role}.a{self.rec.attempt}.f{self.rec.agent_failures}"
         briefs = fsutil.ensure_private_dir(self.r.layout.briefs, inside=self.r.layout.folder)
         prompt_file = briefs / f"{key}.md"
@@ -226,15 +274,25 @@ class TddSteps(SessionPart):
             tdd_step=role,
             attempt=self.rec.attempt,
             context={"plan": str(self.r.plan.folder), "repo": str(self.r.repo.root)},
+            timeout=self.r.state.options.agent_timeout or DEFAULT_AGENT_TIMEOUT,
+            test_command=self._cmd(role),
+            log=fsutil.ensure_private_dir(self.r.layout.logs, inside=self.r.layout.folder)
+            / f"{key}.log",
         )
 
     # -- verification ---------------------------------------------------------------------
-    def _run(self, command: str | None) -> TestRun | None:
+    def _run(self, command: str | None, *, coverage: bool = False) -> TestRun | None:
         if not command:
             return None
-        self._say(f"running: {command}")
-        run = self.r.run_tests(command)
-        self._say(f"  {run.summary()}")
+        label = f"[session {self.s.number}] running: {command}"
+        if self.r.activity is None:
+            self.r.report(label)
+            run = self.r.run_tests(command, coverage, None)
+            self._say(f"  {run.summary()}")
+            return run
+        act = self.r.activity(label)
+        run = self.r.run_tests(command, coverage, LiveCount(act))
+        act.close(run.summary())
         return run
 
     def red_verify(self) -> Outcome:
@@ -308,7 +366,7 @@ class TddSteps(SessionPart):
             return O.RETRY
         self.rec.problem = (
             f"Session {self.s.number} {role.upper()} could not be verified after "
-            f"{self.r.max_retries} automatic retries: {failure}"
+            f"{plural(self.r.max_retries, 'automatic retry', 'automatic retries')}: {failure}"
         )
         return O.FAILED
 
@@ -335,17 +393,30 @@ class TddSteps(SessionPart):
         if sha:
             self._say(f"adopting commit {sha[:12]} made before an interruption")
         else:
+            ticked = self._tick()
             message = commit_message(self.r.plan, self.s, self.rec, self._cmd("green"))
             keep_out = [self.r.repo.root / f for f in self.rec.excluded]
             sha = self.r.repo.commit_all(
                 message, trailers=marks, ignore=[*self._ignore(), *keep_out]
             )
             faults.hit("git.committed")
+            if ticked:
+                self._say(f"ticked the session's boxes in {guards.describe(ticked)}")
         self.rec.commit_hash = self.rec.head = sha
         self.rec.branch = self.r.repo.branch()
         self.rec.completed_at = now()
         self._say(f"committed {sha[:12]}: {commit_subject(self.r.plan, self.s)}")
         return O.OK
+
+    def _tick(self) -> list[str]:
+        """Task plans (superpowers, spec-kit) carry progress as boxes: tick this session's
+        in the plan, in the session's own commit, so the plan stays a true ledger."""
+        if self.r.plan.format not in {"superpowers", "speckit"}:
+            return []
+        from executor.plan.ticks import apply_edits, tick_session
+
+        return [str(p.relative_to(self.r.repo.root)) for p in apply_edits(tick_session(self.s))
+                if p.is_relative_to(self.r.repo.root)]  # fmt: skip
 
     # -- when something failed --------------------------------------------------------------
     def rollback(self) -> Outcome:

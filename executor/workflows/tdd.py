@@ -4,6 +4,7 @@
                  ▼                                                │
  not_started ─► before_start ─► red_agent ─► red_verify ─► after_red ─► green_agent ─►
  (blocked ◄─┘)      │ no RED step: └──────────── skip ────────────────────▲
+ (ticked as done in the plan and its tests pass here: adopt ─► done, no agent, no commit)
                     ▼
  green_verify ─► after_green ─► refactor_agent ─► refactor_verify ─► after_refactor ─►
    │ retry ▲        │ skip_refactor / no REFACTOR step ─────────────────▲  ("Commit?")
@@ -73,8 +74,10 @@ def _table() -> dict[tuple[Step, Outcome], Step]:
     t: dict[tuple[Step, Outcome], Step] = {
         (S.NOT_STARTED, O.OK): S.BEFORE_START,
         (S.NOT_STARTED, O.BLOCKED): S.BLOCKED,
+        (S.NOT_STARTED, O.ADOPT): S.DONE,
         (S.BLOCKED, O.OK): S.BEFORE_START,
         (S.BLOCKED, O.BLOCKED): S.BLOCKED,
+        (S.BLOCKED, O.ADOPT): S.DONE,
         (S.BEFORE_START, O.APPROVE): S.RED_AGENT,
         (S.BEFORE_START, O.CHANGES): S.RED_AGENT,
         (S.RED_AGENT, O.OK): S.RED_VERIFY,

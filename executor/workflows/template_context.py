@@ -4,7 +4,7 @@ and the cursor the driver moves over the state record."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -12,7 +12,7 @@ from executor.bridge.models import utc_now
 from executor.bridge.template_state import StepLog, TemplateCreateState
 from executor.engine.agents import Agents, Durable
 from executor.engine.machine import Outcome
-from executor.records import Record
+from executor.records import Record, field
 from executor.retry import RetryPolicy
 from executor.templates import Written, default_destination
 from executor.workflows.template_create import Step
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from executor.prompts import FormPrompter
 
 
-@dataclass(kw_only=True)
 class TemplateConfig(Record):
     """The state's `config`: the run's options (seed 000's names where it has them).
     `--resume` uses them; an option given again on the command line overrides it."""
@@ -39,6 +38,9 @@ class TemplateConfig(Record):
     force: bool = False
     agent_command: str | None = field(
         default=None, metadata={"doc": "run agents with this command; null: the exit-42 bridge"}
+    )
+    agent: str | None = field(
+        default=None, metadata={"doc": "run agents with this preset (claude, codex, ...)"}
     )
     answers: dict[str, Any] = field(
         default_factory=dict, metadata={"doc": "Q&A answers given as options, by question id"}

@@ -13,26 +13,28 @@ kept on a failure, on exit 42 and on an interruption, for `--resume`. Without
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from executor.bridge.protocol import BridgeChannel
 from executor.bridge.template_state import STATE_NAME, TemplateCreateState, template_store
-from executor.engine.agents import Agents, BridgeAgents, CommandAgents, Durable
+from executor.engine.agents import Agents, BridgeAgents, Durable
 from executor.engine.driver import drive
 from executor.engine.layout import Layout
+from executor.engine.process import AgentProcess, ProcessAgents
 from executor.engine.store import StateStore
 from executor.errors import (
     CorruptStateError,
     NothingToResumeError,
     PathNotFoundError,
+    RecordError,
     UserCancelled,
     UserError,
 )
 from executor.fsutil import quote
-from executor.records import RecordError
 from executor.retry import RetryPolicy
 from executor.workflows.template_context import (
     Cursor,
@@ -63,6 +65,8 @@ class TemplateOptions:
     validate: bool = False
     force: bool = False
     agent_command: str | None = None
+    #: An agent preset (`executor agents`): claude, codex, gemini, aider.
+    agent: str | None = None
     #: Q&A answers given as options, by question id (`executor.templates.questions`).
     answers: dict[str, Any] = field(default_factory=dict)
     #: Where `repo` and a relative `--output` resolve (default: the current folder).
@@ -87,7 +91,11 @@ class TemplateOptions:
             no_agents=self.no_agents or self.dry_run or base.no_agents,
             validate=self.validate or base.validate,
             force=self.force or base.force,
-            agent_command=self.agent_command or base.agent_command,
+            # a command or preset given now replaces the saved one (never both)
+            agent_command=self.agent_command
+            if self.agent_command or self.agent
+            else base.agent_command,
+            agent=self.agent if self.agent_command or self.agent else base.agent,
             answers={**base.answers, **self.answers},
         )
 
@@ -95,12 +103,26 @@ class TemplateOptions:
 def template_agents(
     config: TemplateConfig, *, root: Path, channel: BridgeChannel, durable: Durable
 ) -> Agents:
-    """Who answers the agent requests: `--agent-command`, else the exit-42 bridge.
-    (The one place a run's agents are chosen: agent presets plug in here.)"""
-    if config.agent_command:
-        argv = CommandAgents.parse(config.agent_command)
-        return CommandAgents(argv, repo=root, channel=channel, durable=durable)
-    return BridgeAgents(channel, durable)
+    """Who answers the agent requests: `--agent-command` or an `--agent` preset run as a
+    process in the codebase, else the exit-42 bridge."""
+    how = AgentProcess.from_options(config.agent_command, config.agent)
+    if how is None:
+        return BridgeAgents(channel, durable)
+    return ProcessAgents(
+        how, repo=root, channel=channel, durable=durable, exclude=partial(_hide, root)
+    )
+
+
+def _hide(root: Path, patterns: Sequence[str]) -> None:
+    """Files a preset's tool writes in the codebase (aider's .aider*): hidden from git
+    when the codebase is in a repository; a plain folder has nothing to hide them from."""
+    from executor.vcs import GitRepo
+
+    try:
+        repo = GitRepo.discover(root)
+    except PathNotFoundError:
+        return
+    repo.exclude(patterns)
 
 
 def codebase_root(path: Path) -> Path:
@@ -134,10 +156,11 @@ def _run(
             started = True
             result = _drive(opts, state, layout, report, save=lambda: _save(store, state))
             store.remove()
-            for brief in layout.briefs.glob("tc.*"):
-                brief.unlink()
-            if layout.briefs.is_dir() and not any(layout.briefs.iterdir()):
-                layout.briefs.rmdir()
+            for folder in (layout.briefs, layout.logs):
+                for made in folder.glob("tc.*"):
+                    made.unlink()
+                if folder.is_dir() and not any(folder.iterdir()):
+                    folder.rmdir()
         except (UserError, KeyboardInterrupt):
             if started and layout.state.exists():
                 report(

@@ -305,6 +305,8 @@ class TemplateSteps:
             tdd_step=step.value,
             attempt=attempt,
             context={**context, "codebase": str(folder), "step": step.value},
+            # a command or preset agent's transcript (removed with the briefs on success)
+            log=fsutil.ensure_private_dir(self.r.layout.logs, inside=folder) / f"{key}.log",
         )
 
     def _forget_pending(self) -> None:

@@ -99,7 +99,7 @@ def test_gemini_argv_and_its_policy_file(tmp_path: Path) -> None:
         "--output-format", "json", "--prompt=# Brief: session 1\n",
     )  # fmt: skip
     assert policy.read_text(encoding="utf-8") == (
-        "# plan-executor: policy for one agent step (docs/agent-presets.md)\n"
+        "# plan-executor: policy for one agent step (docs/agent-command.md)\n"
         "[[rule]]\n"
         'toolName = "run_shell_command"\n'
         'commandPrefix = ["git commit", "git push", "git pull", "git merge", "git rebase", '

@@ -40,7 +40,7 @@ def subcommand(line: str) -> tuple[str, ...]:
 @cache
 def top_level_commands() -> frozenset[str]:
     proc = run_cli("--help", env=_ENV)
-    return frozenset(re.findall(r"^│ ([a-z][a-z-]+) ", proc.stdout, flags=re.MULTILINE))
+    return frozenset(re.findall(r"^  ([a-z][a-z-]+)  ", proc.stdout, flags=re.MULTILINE))
 
 
 @cache

@@ -128,7 +128,7 @@ def test_respond_without_pending_exits_21(tmp_path: Path) -> None:
     [
         (["--status", "success"], "--status success needs the answer"),
         (["--status", "success", "--response", "a", "--response-file", "f"], "not both"),
-        (["--status", "ok", "--response", "a"], "--status must be one of"),
+        (["--status", "ok", "--response", "a"], "'ok' is not one of 'success', 'error'"),
         (["--status", "success", "--response", "a", "--error-message", "m"], "go with --status"),
     ],
 )

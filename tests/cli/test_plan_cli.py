@@ -15,8 +15,7 @@ def test_validate_clean_plan_exits_0_with_summary() -> None:
     r = run_cli("plan", "validate", "plans/examples/blog-platform", cwd=REPO_ROOT)
     assert r.returncode == 0, r.stderr
     assert r.stdout == (
-        "Blog Platform: valid: format A (phase), 4 phase(s), 11 session(s), 0 error(s), "
-        "0 warning(s)\n"
+        "Blog Platform: valid: format A (phase), 4 phases, 11 sessions, 0 errors, 0 warnings\n"
     )
 
 
@@ -26,7 +25,7 @@ def test_validate_broken_plan_prints_file_line_and_exits_15(tmp_path: Path) -> N
     assert r.returncode == 15
     assert r.stdout.splitlines() == [
         "plan/PHASE_1_CORE.md:49: error: Session 2 depends on Session 9, which does not exist",
-        "plan: invalid: format A (phase), 1 phase(s), 2 session(s), 1 error(s), 0 warning(s)",
+        "plan: invalid: format A (phase), 1 phase, 2 sessions, 1 error, 0 warnings",
     ]
 
 
@@ -125,8 +124,7 @@ def test_validate_prints_the_detected_or_forced_format() -> None:
     r = run_cli("plan", "validate", str(tasks))
     assert r.returncode == 0, r.stderr
     assert r.stdout == (
-        "Sticky Notes: valid: format D (speckit), 3 phase(s), 3 session(s), 0 error(s), "
-        "0 warning(s)\n"
+        "Sticky Notes: valid: format D (speckit), 3 phases, 3 sessions, 0 errors, 0 warnings\n"
     )
     r = run_cli("plan", "validate", str(tasks), "--format", "c")
     assert r.returncode == 15

@@ -439,7 +439,7 @@ def test_refactor_may_not_skip_a_session_test(world: World) -> None:
         write(test, test.read_text("utf-8") + "# skip\n")
 
     world.agent.plan(1, "refactor", skips)
-    with pytest.raises(VerificationFailedError, match="session test\\(s\\) are skipped or xfail"):
+    with pytest.raises(VerificationFailedError, match="1 session test skipped or xfail"):
         world.run(yes=True, max_retries=0)
     assert world.record(1)["step"] == "refactor_escalated"
 
@@ -451,3 +451,23 @@ def test_an_agent_that_claims_success_without_work_gets_no_commit(world: World) 
     assert world.commits() == ["plan"]
     rec = world.record(1)
     assert rec["step"] == "green_escalated" and rec["commit_hash"] is None
+
+
+@covers(("not_started", "adopt"), ("blocked", "adopt"))
+def test_sessions_ticked_done_are_adopted_when_their_tests_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world = World(tmp_path, PLAN.replace("- [ ] Build", "- [x] Build")).watch(monkeypatch)
+    for n in (1, 2):
+        write(world.repo / "tests" / f"test_s{n}.py", f"from pkg import s{n}\n")
+        write(world.repo / "pkg" / f"s{n}.py", "OK = 1\n")
+    write(world.repo / "pkg" / "__init__.py", "")
+    git(world.repo, "add", "-A")
+    git(world.repo, "commit", "-q", "-m", "already built")
+    with pytest.raises(BlockedError):
+        world.run(SessionScope(2), yes=True)
+    world.run(PlanScope(), yes=True)
+    assert world.agent.calls == []
+    assert [world.record(n)["adopted"] for n in (1, 2)] == [True, True]
+    assert world.commits()[0] == "already built"
+    assert {("not_started", "adopt"), ("blocked", "adopt")} <= world.seen

@@ -287,7 +287,8 @@ def test_stdin_is_drained_without_blocking(repo: Path, solutions: Path) -> None:
 def test_help_says_it_is_not_an_ai() -> None:
     proc = run_cli("replay-agent", "--help", env={"COLUMNS": "200"})
     assert proc.returncode == 0
-    assert "Deterministic replay agent for demos and tests. It is NOT an AI" in proc.stdout
-    assert "copies prepared files for (session, step) into the repository" in proc.stdout
+    text = " ".join(proc.stdout.split())  # the help is wrapped to the terminal
+    assert "Deterministic replay agent for demos and tests. It is NOT an AI" in text
+    assert "copies prepared files for (session, step) into the repository" in text
     listing = run_cli("--help", env={"COLUMNS": "200"})
     assert "Replay prepared files (not an AI)." in listing.stdout

@@ -18,9 +18,12 @@ import pytest
 
 from executor.cli import main
 from executor.templates import heuristic_analysis, questions, scan_codebase
+from tests.agents.conftest import STANDINS
 from tests.conftest import run_cli
 from tests.templates.helpers import tree_bytes
-from tests.templates.workflow import respond
+from tests.templates.test_agents import RECOMMENDED
+from tests.templates.test_analysis import AGENT_ANSWER
+from tests.templates.workflow import golden, made, respond
 
 STATE = ".template-create-state.json"
 
@@ -199,3 +202,26 @@ def test_an_interrupted_agent_command_exits_130_and_keeps_the_state(
     assert proc.returncode == 130, err
     assert json.loads(state.read_text("utf-8"))["step"] == "analysis"
     assert f"continue it with: executor template-create --path {python_service} --resume" in out
+
+
+def test_an_agent_preset_answers_both_requests(python_service: Path, tmp_path: Path) -> None:
+    """`--agent claude` runs the claude stand-in (tests/agents/standins: shaped like
+    `claude -p --output-format json`) once per agent step; its JSON result's text is the
+    answer, wrapped in prose and a fence as a model writes it."""
+    answers = tmp_path / "answers"
+    answers.mkdir()
+    fenced = "Here is my analysis:\n```json\n" + json.dumps(AGENT_ANSWER, indent=2) + "\n```\n"
+    (answers / "analysis.txt").write_text(fenced, "utf-8")
+    (answers / "agents.txt").write_text(json.dumps(RECOMMENDED), "utf-8")
+    log = tmp_path / "standin.log"
+    path = os.pathsep.join([str(STANDINS), str(Path(sys.executable).parent), os.environ["PATH"]])
+    env = {"PATH": path, "STANDIN_ANSWERS": str(answers), "STANDIN_LOG": str(log)}
+    before = tree_bytes(python_service)
+    dest = tmp_path / "out" / "python-service-agent"
+    proc = run_cli("template-create", "--path", str(python_service), "--skip-qa", "--validate",
+                   "--agent", "claude", "--output", str(dest), cwd=tmp_path, env=env)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert made(dest, python_service) == golden("python-service-agent")
+    calls = [json.loads(line) for line in log.read_text("utf-8").splitlines()]
+    assert [c["argv"][0] for c in calls] == ["-p", "-p"]
+    assert tree_bytes(python_service) == before  # briefs, transcripts and state cleaned up

@@ -1,6 +1,6 @@
 """Stand-in for aider in scripting mode, `aider --message-file F` (tests only; NOT aider).
 
-Models, from the docs and source (docs/agent-presets.md cites them): `--message` /
+Models, from the docs and source (docs/agent-command.md cites them): `--message` /
 `--message-file` (one message, then exit); confirmations answered only with
 `--yes-always`; git, as aider documents it: before editing, `--dirty-commits` (on by
 default) commits the changes already in the repository, and `--auto-commits` (on by

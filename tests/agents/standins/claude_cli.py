@@ -1,6 +1,6 @@
 """Stand-in for Claude Code's `claude -p` (tests only; NOT Claude Code).
 
-Models, from the docs (docs/agent-presets.md cites them): print mode; the prompt as the
+Models, from the docs (docs/agent-command.md cites them): print mode; the prompt as the
 positional argument (or stdin); `--output-format json` printing one result object;
 `--permission-mode`; `--allowedTools` / `--disallowedTools` rules `Tool` and
 `Bash(<pattern>)` (`*` wildcard, `\\*` a literal star, legacy `prefix:*`), deny rules

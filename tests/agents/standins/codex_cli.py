@@ -1,6 +1,6 @@
 """Stand-in for OpenAI Codex CLI's `codex exec` (tests only; NOT Codex).
 
-Models, from the docs and source (docs/agent-presets.md cites them): the prompt as an
+Models, from the docs and source (docs/agent-command.md cites them): the prompt as an
 argument, or from stdin when it is `-` or omitted; `--json` JSONL events
 (`thread.started`, `turn.started`, `item.*`, `turn.completed` with usage, `error`,
 `turn.failed`); the sandbox (`read-only` by default: no edits; `workspace-write`: edits,

@@ -16,6 +16,7 @@ Environment knobs:
 | `STANDIN_COST_USD`, `STANDIN_INPUT_TOKENS`, `STANDIN_OUTPUT_TOKENS` | usage to report |
 | `STANDIN_RUN` | shell commands the simulated model asks to run after editing, one a line |
 | `STANDIN_LOG` | a file the stand-in appends one JSON line to: what it got and did |
+| `STANDIN_ANSWERS` | a folder of `<EXECUTOR_TDD_STEP>.txt`: that step's final message |
 """
 
 from __future__ import annotations
@@ -95,8 +96,18 @@ class Edit:
     changed: list[str] = field(default_factory=list)
 
 
+def canned_answer() -> str | None:
+    """The prepared final message for this step (`STANDIN_ANSWERS`), if there is one."""
+    folder = os.environ.get("STANDIN_ANSWERS")
+    answer = Path(folder or ".") / f"{os.environ.get('EXECUTOR_TDD_STEP', '')}.txt"
+    return answer.read_text("utf-8") if folder and answer.is_file() else None
+
+
 def replay_edit(repo: Path) -> Edit:
-    """Do the step's work: run the replay agent in `repo` (it reads EXECUTOR_* itself)."""
+    """Do the step's work: run the replay agent in `repo` (it reads EXECUTOR_* itself);
+    a step with a canned answer only answers."""
+    if canned_answer() is not None:
+        return Edit(ok=True, report="answered from STANDIN_ANSWERS")
     solutions = os.environ.get("STANDIN_SOLUTIONS")
     if not solutions:
         return Edit(ok=False, report="stand-in: STANDIN_SOLUTIONS is not set")
@@ -187,7 +198,11 @@ def log(entry: dict[str, Any]) -> None:
 
 
 def message(tool: str, prompt: str, edit: Edit | None) -> str:
-    """The final message: what the stand-in read and what the replay agent did."""
+    """The final message: the canned answer, else what the stand-in read and what the
+    replay agent did."""
+    canned = canned_answer()
+    if canned is not None:
+        return canned
     first = prompt.strip().splitlines()[0] if prompt.strip() else "(empty prompt)"
     did = edit.report if edit is not None else "no edits (not permitted)"
     return f"stand-in {tool} (not an AI) read {len(prompt)} characters ({first!r}). {did}"

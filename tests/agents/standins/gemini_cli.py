@@ -1,6 +1,6 @@
 """Stand-in for Gemini CLI's headless mode, `gemini -p` (tests only; NOT Gemini CLI).
 
-Models, from the docs and source (docs/agent-presets.md cites them): `-p/--prompt` text
+Models, from the docs and source (docs/agent-command.md cites them): `-p/--prompt` text
 appended to stdin; `--output-format json` printing `{session_id, response, stats}` or an
 `error` object; folder trust enabled and this folder not yet trusted, so without
 `--skip-trust` (or GEMINI_TRUST_WORKSPACE=true) a headless run stops with

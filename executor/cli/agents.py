@@ -1,0 +1,62 @@
+"""`executor agents`: the agent presets, the exact command each runs, and whether its CLI
+is on PATH here."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from executor import console
+from executor.cli import common
+
+REPLAY: dict[str, object] = {
+    "name": "replay",
+    "summary": "the deterministic replay agent (not an AI; demos and tests), with --solutions",
+    "template": "python -m executor replay-agent --solutions DIR  (reads EXECUTOR_* variables)",
+    "on_path": "built in",
+    "sources": ["docs/replay-agent.md"],
+}
+
+
+def agents_data() -> list[dict[str, object]]:
+    from executor.agent_presets import PRESETS, on_path
+
+    rows: list[dict[str, object]] = [
+        {
+            "name": p.name,
+            "summary": p.summary,
+            "template": p.template,
+            "on_path": on_path(p.name),
+            "sources": list(p.sources),
+        }
+        for p in PRESETS.values()
+    ]
+    return [*rows, REPLAY]
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("agents")
+    def agents(
+        json_output: Annotated[
+            bool, typer.Option("--json", help="Machine-readable output on stdout.")
+        ] = False,
+    ) -> None:
+        """The agent presets for --agent: what each runs, and whether it is installed."""
+
+        def body() -> int:
+            data = agents_data()
+            if json_output:
+                console.out_json(data)
+                return 0
+            for row in data:
+                where = row["on_path"] or "not on PATH"
+                console.out(f"{row['name']}: {row['summary']}")
+                console.out(f"  runs:   {row['template']}")
+                console.out(f"  found:  {where}")
+                for url in row["sources"]:  # type: ignore[attr-defined]
+                    console.out(f"  source: {url}")
+                console.out("")
+            return 0
+
+        common.run(body, json_output=json_output)

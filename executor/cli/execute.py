@@ -1,0 +1,131 @@
+"""What the run commands do once their flags are parsed (by typer in `run.py`, or by the
+light `--resume` parser in `fast.py`): build the request, run it, render the result.
+Nothing here imports typer."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from executor import console
+from executor.cli import common
+
+if TYPE_CHECKING:
+    from executor.engine.runner import RunResult
+    from executor.engine.scope import Scope
+
+
+def report_fn(json_output: bool) -> Any:
+    if json_output:
+        return console.err
+    if console.is_tty():
+        return lambda m: console.rich_console().print(m, markup=False, highlight=False)
+    return console.out
+
+
+def resolve_plan(plan: Path | None) -> Path:
+    """`--plan`, else the one plan found from the current folder."""
+    if plan is not None:
+        return plan.absolute()
+    from executor.plan import discover_plan
+
+    return discover_plan(Path.cwd())
+
+
+def run_scope(scope: Scope, values: dict[str, Any]) -> None:
+    """Run `scope` with the parsed run options (shared by typer and the fast path)."""
+    json_output = bool(values.get("json_output"))
+    argv = list(sys.argv[1:])
+    rerun = "executor " + " ".join(shlex.quote(a) for a in _with_abs_plan(argv, values))
+    if "--resume" not in argv:
+        rerun += " --resume"
+    common.run(lambda: _execute(scope, values), json_output=json_output, rerun=rerun)
+
+
+def _with_abs_plan(argv: list[str], values: dict[str, Any]) -> list[str]:
+    """This invocation's argv with --plan absolute (added when it was discovered)."""
+    plan = values.get("plan")
+    out = list(argv)
+    for i, a in enumerate(out):
+        if a == "--plan" and i + 1 < len(out):
+            out[i + 1] = str(Path(out[i + 1]).absolute())
+            return out
+        if a.startswith("--plan="):
+            out[i] = "--plan=" + str(Path(a.split("=", 1)[1]).absolute())
+            return out
+    if plan is not None:
+        out += ["--plan", str(Path(plan).absolute())]
+    return out
+
+
+def _execute(scope: Scope, values: dict[str, Any]) -> int:
+    from executor.engine.runner import Overrides, Runner, RunRequest
+    from executor.errors import UserError
+
+    agent_command, agent = agent_choice(values)
+    if agent_command is not None or agent is not None:
+        from executor.engine.process import AgentProcess
+
+        AgentProcess.from_options(agent_command, agent)  # a usage error now, not mid-run
+    if values.get("repo") is not None and not Path(values["repo"]).is_dir():
+        raise UserError(f"--repo {values['repo']} is not a folder")
+    plan = resolve_plan(values.get("plan"))
+    values["plan"] = plan
+    req = RunRequest(
+        plan=plan,
+        scope=scope,
+        repo=Path(values["repo"]).absolute() if values.get("repo") else None,
+        resume=bool(values.get("resume")),
+        yes=bool(values.get("yes")),
+        overrides=Overrides(
+            agent_command=agent_command,
+            agent=agent,
+            agent_timeout=values.get("agent_timeout"),
+            checkpoints=values.get("checkpoints"),
+            max_retries=values.get("max_retries"),
+            test_command=values.get("test_command"),
+            budget_usd=values.get("budget_usd"),
+            budget_tokens=values.get("budget_tokens"),
+            budget_minutes=values.get("budget_minutes"),
+        ),
+    )
+    json_output = bool(values.get("json_output"))
+    req.activity = console.stderr_activity if json_output else console.activity
+    result = Runner(req, report=report_fn(json_output)).execute()
+    finish(result, json_output)
+    return 0
+
+
+def agent_choice(values: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(agent command, preset) from --agent-command / --agent / --solutions. The replay
+    agent is a command (`executor replay-agent --solutions DIR`)."""
+    from executor.errors import UserError
+
+    agent, solutions = values.get("agent"), values.get("solutions")
+    command = values.get("agent_command")
+    if solutions is not None and agent != "replay":
+        raise UserError("--solutions goes with --agent replay")
+    if agent != "replay":
+        return command, agent
+    if command is not None:
+        raise UserError("give --agent or --agent-command, not both")
+    if solutions is None:
+        raise UserError("--agent replay needs --solutions DIR (prepared files per step)")
+    folder = Path(solutions).absolute()
+    if not folder.is_dir():
+        raise UserError(f"--solutions {folder} is not a folder")
+    return shlex.join([sys.executable, "-m", "executor", "replay-agent", "--solutions",
+                       str(folder)]), None  # fmt: skip
+
+
+def finish(result: RunResult, json_output: bool) -> None:
+    from executor.cli.status_view import render_status
+    from executor.engine.status import status_data
+
+    data = status_data(result.plan)
+    if json_output:
+        console.out_json({"exit_code": 0, "sessions_run": result.sessions, **data})
+        return
+    render_status(data, rich=console.is_tty())

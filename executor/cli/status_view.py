@@ -1,0 +1,100 @@
+"""How `executor status` and the end of a run show the state: one table (rich on a
+terminal, aligned text elsewhere) and a "next:" line with the command to run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from executor import console
+from executor.fsutil import quote
+
+COLUMNS = ("Phase", "Session", "Title", "Status", "Tests", "Time", "Commit", "Cost")
+
+
+def rows(data: dict[str, Any]) -> list[tuple[str, ...]]:
+    out: list[tuple[str, ...]] = []
+    for p in data["phases"]:
+        for s in p["sessions"]:
+            out.append(
+                (
+                    str(p["number"]),
+                    str(s["number"]),
+                    s["title"],
+                    _status(s),
+                    _tests(s),
+                    _time(s.get("duration_seconds")),
+                    (s.get("commit_hash") or "-")[:10],
+                    _cost(s.get("agent_cost_usd")),
+                )
+            )
+    return out
+
+
+def render_status(data: dict[str, Any], *, rich: bool) -> None:
+    table = rows(data)
+    title = f"{data['plan']}: {data['status']}"
+    if data.get("agent_cost_usd") is not None:
+        title += f" (agents: {_cost(data['agent_cost_usd'])}, {data['agent_tokens'] or 0:,} tokens)"
+    if rich:
+        from rich.table import Table
+
+        view = Table(title=title)
+        for col in COLUMNS:
+            view.add_column(col, justify="right" if col in {"Phase", "Session"} else "left")
+        for row in table:
+            view.add_row(*row)
+        console.show(view)
+    else:
+        console.out(title)
+        widths = [max(len(c), *(len(r[i]) for r in table)) for i, c in enumerate(COLUMNS)]
+        for row in [COLUMNS, *table]:
+            console.out(
+                "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+            )
+    console.out(f"next: {next_line(data)}")
+
+
+def next_line(data: dict[str, Any]) -> str:
+    plan = quote(data["plan"])
+    nxt = data.get("next") or {}
+    session = nxt.get("session")
+    if nxt.get("do") == "answer":
+        who = "the person's answer" if nxt.get("kind") == "human" else "the agent's answer"
+        folder = quote(Path(data["plan"]))
+        return (
+            f"write {who} (executor bridge show --dir {folder}; executor bridge respond "
+            f"--dir {folder} ...), then: executor resume-session {session} --plan {plan} "
+            f"--resume"
+        )
+    if nxt.get("do") == "resume":
+        return f"executor resume-session {session} --plan {plan}"
+    if nxt.get("do") == "done":
+        return "nothing: every session is complete"
+    return f"executor execute-plan --plan {plan}"
+
+
+def _status(s: dict[str, Any]) -> str:
+    status = str(s["status"])
+    if s.get("adopted"):
+        return "completed (adopted)"
+    if status in {"completed", "not_started"} or not s.get("step"):
+        return status
+    return f"{status} ({s['step']})"
+
+
+def _tests(s: dict[str, Any]) -> str:
+    if s.get("tests_written") is None and s.get("tests_passing") is None:
+        return "-"
+    return f"{s['tests_passing'] or 0}/{s['tests_written'] or 0}"
+
+
+def _time(seconds: float | None) -> str:
+    if not seconds:
+        return "-"
+    minutes, secs = divmod(int(seconds), 60)
+    return f"{minutes}m{secs:02d}s" if minutes else f"{seconds:.0f}s"
+
+
+def _cost(usd: float | None) -> str:
+    return "-" if usd is None else f"${usd:.2f}"

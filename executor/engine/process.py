@@ -1,0 +1,240 @@
+"""Agents run here as a subprocess: `--agent-command CMD`, or an `--agent` preset.
+
+A preset (`executor.agent_presets`: claude, codex, gemini, aider) builds the exact argv
+for each step, with the brief as the prompt and permissions that let the agent edit
+files and run the step's test command but not commit; its output is parsed
+(`executor.agent_output`) for the final message, cost, tokens and turns. A plain
+command gets the short prompt on stdin and the brief's path in `EXECUTOR_PROMPT_FILE`.
+Both get the same `EXECUTOR_*` environment (docs/agent-command.md).
+
+Each call's stdout and stderr are kept as a transcript under `.agent-logs/` (bounded),
+named in the step's record. The agent runs in its own process group; past its timeout,
+on Ctrl+C or SIGTERM the whole group is killed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from executor import fsutil
+from executor.bridge.models import AgentRequest, Ledger, utc_now
+from executor.bridge.protocol import BridgeChannel
+from executor.engine.agents import AgentCall, AgentResult, Durable, supersede
+from executor.errors import UserError
+from executor.records import Record
+
+#: Transcript bytes kept per stream: the head and the tail of a long run.
+TRANSCRIPT_HALF = 32_000
+
+
+class AgentProcess(Record, kw_only=False, frozen=True):
+    """What to run for each agent step: a fixed command, or a preset by name."""
+
+    command: tuple[str, ...] = ()
+    preset: str | None = None
+
+    @staticmethod
+    def from_options(agent_command: str | None, preset: str | None) -> AgentProcess | None:
+        """None: no process (the bridge). UserError (usage) when the options are unusable."""
+        if agent_command is not None and preset is not None:
+            raise UserError("give --agent or --agent-command, not both")
+        if preset is not None:
+            from executor.agent_presets import PRESETS
+
+            if preset not in PRESETS:
+                known = ", ".join(sorted(PRESETS))
+                raise UserError(f"--agent {preset!r} is not a preset; known: {known}")
+            return AgentProcess(preset=preset)
+        if agent_command is None:
+            return None
+        try:
+            argv = shlex.split(agent_command)
+        except ValueError as e:
+            raise UserError(f"--agent-command {agent_command!r} cannot be split: {e}") from None
+        if not argv:
+            raise UserError(
+                "--agent-command is empty; give a command, or leave it out to use the "
+                "exit-42 bridge"
+            )
+        return AgentProcess(command=tuple(argv))
+
+
+class ProcessAgents:
+    """Fulfil agent requests by running a process in the repository."""
+
+    def __init__(
+        self,
+        how: AgentProcess,
+        *,
+        repo: Path,
+        channel: BridgeChannel,
+        durable: Durable,
+        exclude: Callable[[Sequence[str]], None],
+    ) -> None:
+        self.how = how
+        self.repo = repo
+        self.channel = channel
+        self.durable = durable
+        self.exclude = exclude
+
+    def call(self, call: AgentCall, ledger: Ledger) -> AgentResult:
+        supersede(self.channel, ledger, self.durable)
+        request_file = call.brief.with_suffix(".request.json")
+        context = {
+            **call.context,
+            "session": call.session,
+            "phase": call.phase,
+            "tdd_step": call.tdd_step,
+            "prompt_file": str(call.brief),
+            "attempt": call.attempt,
+        }
+        request = AgentRequest(
+            request_id=call.key,
+            phase=call.phase,
+            phase_name=call.phase_name,
+            agent_name=call.agent_name,
+            prompt=call.prompt,
+            timeout_seconds=call.timeout,
+            created_at=utc_now(),
+            context=context,
+            attempt=call.attempt,
+        )
+        fsutil.atomic_write_json(request_file, request.to_json(), fault="request")
+        env = {
+            **os.environ,
+            "EXECUTOR_PROMPT_FILE": str(call.brief),
+            "EXECUTOR_REQUEST_FILE": str(request_file),
+            "EXECUTOR_AGENT_NAME": call.agent_name,
+            "EXECUTOR_PHASE": str(call.phase),
+            "EXECUTOR_SESSION": str(call.session),
+            "EXECUTOR_TDD_STEP": call.tdd_step,
+            "EXECUTOR_ATTEMPT": str(call.attempt),
+        }
+        argv, stdin_text = list(self.how.command), call.prompt
+        if self.how.preset is not None:
+            from executor.agent_presets import preset_argv
+
+            built = preset_argv(
+                self.how.preset,
+                prompt_file=call.brief,
+                prompt=call.brief.read_text("utf-8"),
+                repo=self.repo,
+                test_command=call.test_command,
+            )
+            argv, stdin_text = list(built.argv), built.stdin_text
+            env.update(built.env_additions)
+            if built.git_excludes:
+                self.exclude(built.git_excludes)
+        return run_agent(
+            argv,
+            preset=self.how.preset,
+            cwd=self.repo,
+            env=env,
+            stdin_text=stdin_text,
+            timeout=call.timeout,
+            log=call.log,
+        )
+
+
+def run_agent(
+    argv: Sequence[str],
+    *,
+    preset: str | None,
+    cwd: Path,
+    env: dict[str, str],
+    stdin_text: str,
+    timeout: float,
+    log: Path | None,
+) -> AgentResult:
+    """Run an agent process and read what it reports (exit 0 and a good report: success)."""
+    from executor.agent_output import parse_agent_output
+
+    started = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            errors="replace",
+            start_new_session=True,
+        )
+    except OSError as e:
+        return AgentResult(
+            status="error",
+            error_type="AGENT_NOT_FOUND",
+            error_message=f"cannot run agent command {shlex.join(argv)}: {e}",
+        )
+    try:
+        out, err = proc.communicate(stdin_text, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        out, err = proc.communicate()
+        seconds = time.monotonic() - started
+        _transcript(log, argv, out, err, f"killed after {seconds:.0f} s (timeout {timeout:.0f} s)")
+        return AgentResult(
+            status="timeout",
+            error_type="TIMEOUT",
+            error_message=f"the agent ran past {timeout:.0f} s and was killed",
+            seconds=seconds,
+            log=log,
+        )
+    except BaseException:
+        _kill_group(proc)
+        proc.wait()
+        raise
+    seconds = time.monotonic() - started
+    _transcript(log, argv, out, err, f"exit {proc.returncode} after {seconds:.1f} s")
+    report = parse_agent_output(preset, out, err, proc.returncode, seconds)
+    return AgentResult(
+        status="success" if report.ok else "error",
+        text=report.final_message,
+        error_type=None if report.ok else "INVOCATION_FAILED",
+        error_message=None
+        if report.ok
+        else f"{report.error_message or 'failed'} (exit {proc.returncode} after {seconds:.1f}s)",
+        seconds=seconds,
+        cost_usd=report.cost_usd,
+        input_tokens=report.input_tokens,
+        output_tokens=report.output_tokens,
+        turns=report.turns,
+        log=log,
+    )
+
+
+def _kill_group(proc: subprocess.Popen[str]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _bounded(text: str) -> str:
+    if len(text) <= 2 * TRANSCRIPT_HALF:
+        return text
+    cut = len(text) - 2 * TRANSCRIPT_HALF
+    return (
+        text[:TRANSCRIPT_HALF]
+        + f"\n[... {cut} characters left out ...]\n"
+        + text[-TRANSCRIPT_HALF:]
+    )
+
+
+def _transcript(log: Path | None, argv: Sequence[str], out: str, err: str, end: str) -> None:
+    """Keep what the agent printed (never committed: `.agent-logs/` is the executor's)."""
+    if log is None:
+        return
+    fsutil.atomic_write_text(
+        log,
+        f"$ {shlex.join(argv)[:2000]}\n# {end}\n\n## stdout\n{_bounded(out)}\n\n"
+        f"## stderr\n{_bounded(err)}\n",
+        fault="transcript",
+    )

@@ -1,0 +1,143 @@
+"""The parsed-plan cache: a resume never re-parses an unchanged plan.
+
+`.agent-plan-cache.json` beside the run's state (hidden like it). Its key is the sha256
+of the plan's markdown files, the format asked for, the project test command and the
+tool version. The file is one index line (the outline, the phases, and where each
+session's JSON starts in the file), then one line per session: a hit reads the index
+and decodes only the sessions the run touches, so a resume costs the same for 4
+sessions as for 1,000. A miss parses and lints (importing the readers only then), and
+rewrites the cache if the plan is valid. The cache is only ever a copy: deleting it is
+always safe.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from executor import __version__, fsutil
+from executor.errors import PlanInvalidError
+from executor.plan.models import Outline, Plan, Session
+from executor.words import plural
+
+CACHE_NAME = ".agent-plan-cache.json"
+_VERSION = 1
+
+
+class CachedPlan:
+    """A valid plan read from the cache: the outline at once, sessions on demand."""
+
+    def __init__(self, path: Path, index: dict[str, Any], offset: int) -> None:
+        self._path = path
+        self._index = index
+        self._offset = offset
+        self._sessions: dict[int, Session] = {}
+        self.name: str = index["name"]
+        self.folder = Path(index["folder"])
+        self.format: str = index["format"]
+        self._outline = [Outline.from_json(o) for o in index["outline"]]
+
+    def outline(self) -> list[Outline]:
+        return list(self._outline)
+
+    def phase_names(self) -> dict[int, str]:
+        return {int(n): name for n, name in self._index["phases"].items()}
+
+    def session(self, number: int) -> Session | None:
+        if number not in self._sessions:
+            where = self._index["at"].get(str(number))
+            if where is None:
+                return None
+            with self._path.open("rb") as f:
+                f.seek(self._offset + where[0])
+                raw = f.read(where[1])
+            self._sessions[number] = Session.from_json(json.loads(raw))
+        return self._sessions[number]
+
+    def sessions(self) -> list[Session]:
+        found = (self.session(o.number) for o in self._outline)
+        return [s for s in found if s is not None]
+
+
+PlanView = Plan | CachedPlan
+
+
+def plan_files(path: Path) -> list[Path]:
+    """The files a plan at `path` can be read from: the file, or the folder's markdown."""
+    path = Path(path)
+    if path.is_file():
+        return [path]
+    return sorted(p for p in path.glob("*.md") if p.is_file())
+
+
+def cache_key(path: Path, fmt: str | None, test_command: str | None) -> str:
+    digest = hashlib.sha256(f"{_VERSION}|{__version__}|{fmt}|{test_command}|".encode())
+    for f in plan_files(path):
+        digest.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def load_valid(
+    path: Path, *, cache: Path, fmt: str | None = None, test_command: str | None = None
+) -> PlanView:
+    """The plan at `path`, valid (else PlanInvalidError listing file:line errors)."""
+    path = Path(path).absolute()
+    key = cache_key(path, fmt, test_command)
+    hit = _read(cache, key)
+    if hit is not None:
+        return hit
+    from executor.plan import lint, load_plan
+
+    plan = load_plan(path, fmt)
+    errors = [d for d in lint(plan, project_test_command=test_command) if d.severity == "error"]
+    if errors:
+        raise PlanInvalidError(
+            f"the plan has {plural(len(errors), 'error')}; fix them (or run "
+            f"`executor plan validate {fsutil.quote(path)}`):\n"
+            + "\n".join(str(d) for d in errors),
+            path=errors[0].path,
+            line=errors[0].line,
+        )
+    _write(cache, key, plan)
+    return plan
+
+
+def _read(cache: Path, key: str) -> CachedPlan | None:
+    try:
+        with cache.open("rb") as f:
+            first = f.readline()
+            index = json.loads(first)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(index, dict) or index.get("key") != key:
+        return None
+    try:
+        return CachedPlan(cache, index, len(first))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _write(cache: Path, key: str, plan: Plan) -> None:
+    lines: list[bytes] = []
+    at: dict[str, tuple[int, int]] = {}
+    offset = 0
+    for s in plan.sessions():
+        data = json.dumps(s.to_json(), ensure_ascii=False, separators=(",", ":")).encode()
+        at[str(s.number)] = (offset, len(data))
+        lines.append(data + b"\n")
+        offset += len(data) + 1
+    index = {
+        "key": key,
+        "name": plan.name,
+        "folder": str(plan.folder),
+        "format": plan.format,
+        "phases": {str(n): name for n, name in plan.phase_names().items()},
+        "outline": [o.to_json() for o in plan.outline()],
+        "at": at,
+    }
+    head = json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    with contextlib.suppress(OSError):  # only a copy: the next run parses again
+        fsutil.atomic_write_bytes(cache, head + b"".join(lines), fault="plan_cache")

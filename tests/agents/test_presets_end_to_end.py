@@ -1,0 +1,100 @@
+"""`executor execute-plan --agent <preset>` end to end against stand-in CLIs shaped like the
+real ones (tests/agents/standins): the work lands, costs and tokens add up in state and
+`status --json`, a budget stops the run before the call that would go over it, and a
+larger budget finishes it."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.agents.conftest import STANDINS
+from tests.conftest import REPO_ROOT, run_cli
+from tests.engine.helpers import commits, make_project, state
+
+pytestmark = pytest.mark.slow
+
+SOLUTIONS = REPO_ROOT / "plans" / "replay" / "ledger"
+
+
+def standin_env(tmp_path: Path, cost: str = "0.05") -> dict[str, str]:
+    path = os.pathsep.join([str(STANDINS), str(Path(sys.executable).parent), os.environ["PATH"]])
+    return {
+        "PATH": path,
+        "STANDIN_SOLUTIONS": str(SOLUTIONS),
+        "STANDIN_LOG": str(tmp_path / "standin.log"),
+        "STANDIN_COST_USD": cost,
+        "STANDIN_INPUT_TOKENS": "1000",
+        "STANDIN_OUTPUT_TOKENS": "200",
+    }
+
+
+def test_execute_plan_with_claude_records_cost_per_call(git_repo: Path, tmp_path: Path) -> None:
+    plan = make_project(git_repo)
+    env = standin_env(tmp_path)
+    proc = run_cli("execute-plan", "--plan", str(plan), "--agent", "claude", "--yes",
+                   cwd=git_repo, env=env, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert commits(git_repo)[:4] == [
+        "feat(ledger): Command Line",
+        "feat(ledger): Text Report",
+        "feat(ledger): Balances",
+        "feat(ledger): Ledger Models",
+    ]
+    calls = [c for rec in state(plan)["sessions"].values() for c in rec["agent_calls"]]
+    assert len(calls) == 12 and all(c["cost_usd"] == 0.05 for c in calls)
+    assert all(Path(c["log"]).is_file() for c in calls)
+    status = json.loads(run_cli("status", "--plan", str(plan), "--json", cwd=git_repo).stdout)
+    assert status["agent_cost_usd"] == pytest.approx(0.6)
+    assert status["agent_tokens"] == 12 * 1200
+    first = status["phases"][0]["sessions"][0]
+    assert first["agent_cost_usd"] == pytest.approx(0.15) and first["agent_tokens"] == 3600
+    assert "$0.0500" in proc.stdout  # each call's usage is shown as it happens
+
+
+@pytest.mark.parametrize("preset", ["codex", "gemini", "aider"])
+def test_each_preset_runs_a_session_and_commits_nothing_itself(
+    git_repo: Path, tmp_path: Path, preset: str
+) -> None:
+    plan = make_project(git_repo)
+    proc = run_cli("execute-session", "1", "--plan", str(plan), "--agent", preset, "--yes",
+                   cwd=git_repo, env=standin_env(tmp_path), timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert commits(git_repo)[:2] == ["feat(ledger): Ledger Models", "add plan"]
+    calls = state(plan)["sessions"]["1"]["agent_calls"]
+    assert [c["status"] for c in calls] == ["success"] * 3
+    assert all(c["input_tokens"] == 1000 and c["output_tokens"] == 200 for c in calls)
+
+
+def test_a_budget_stops_before_the_call_that_would_go_over_it(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    plan = make_project(git_repo)
+    env = standin_env(tmp_path, cost="0.10")
+    args = ["execute-plan", "--plan", str(plan), "--agent", "claude", "--yes"]
+    stopped = run_cli(*args, "--budget-usd", "0.25", cwd=git_repo, env=env, timeout=300)
+    assert stopped.returncode == 23, stopped.stdout + stopped.stderr
+    assert "$0.30 of the $0.25 budget" in stopped.stderr
+    assert "resume-session 2" in stopped.stderr
+    calls = [c for rec in state(plan)["sessions"].values() for c in rec["agent_calls"]]
+    assert len(calls) == 3  # session 1's three calls; session 2's first was not made
+    assert commits(git_repo)[0] == "feat(ledger): Ledger Models"
+    more = run_cli(*args, "--budget-usd", "5", cwd=git_repo, env=env, timeout=300)
+    assert more.returncode == 0, more.stdout + more.stderr
+    assert commits(git_repo)[0] == "feat(ledger): Command Line"
+    assert state(plan)["options"]["budget_usd"] == 5
+
+
+def test_an_agent_error_result_is_retried_by_the_policy(git_repo: Path, tmp_path: Path) -> None:
+    plan = make_project(git_repo)
+    env = {**standin_env(tmp_path), "STANDIN_FAIL": "error"}
+    proc = run_cli("execute-session", "1", "--plan", str(plan), "--agent", "claude", "--yes",
+                   cwd=git_repo, env=env, timeout=300)  # fmt: skip
+    assert proc.returncode == 16, proc.stdout + proc.stderr
+    calls = state(plan)["sessions"]["1"]["agent_calls"]
+    assert [c["status"] for c in calls] == ["error"] * 3
+    assert "The agent failed for the RED step" in proc.stderr
