@@ -84,6 +84,12 @@ class RedFacts(Record):
         default_factory=dict,
         metadata={"doc": "test infrastructure as RED left it (GREEN/REFACTOR may not touch it)"},
     )
+    why: dict[str, str] = field(
+        default_factory=dict, metadata={"doc": "test id -> why it failed (one line, bounded)"}
+    )
+    passed: list[str] = field(
+        default_factory=list, metadata={"doc": "tests that already passed in RED"}
+    )
 
 
 class SessionRecord(Record):

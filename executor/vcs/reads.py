@@ -183,18 +183,21 @@ class GitReads(GitBase):
         ignore: Sequence[Path] = (),
         max_chars: int = 20000,
         paths: Sequence[Path] = (),
+        stat: bool = False,
     ) -> str:
         """Unified diff from `base` to the working tree, new untracked files included
-        (only `paths` when given)."""
+        (only `paths` when given; `stat`: git's per-file summary instead)."""
         base = self._require_commit(base)
         specs = self._exclude_specs(self._visible(self._rels(ignore)))
         if paths:
             specs = [f":(top,literal){r}" for r in self._rels(paths)]
         with self._temp_index() as env:
             self._run("add", "-A", "--", *specs, env=env)
+            how = ["--stat=100"] if stat else []
             text = self._out(
-                "diff", "--cached", "--no-color", "--no-ext-diff", base, "--", *specs, env=env
-            )
+                "diff", "--cached", "--no-color", "--no-ext-diff", *how, base, "--", *specs,
+                env=env,
+            )  # fmt: skip
         if len(text) > max_chars:
             rest = len(text) - max_chars
             text = text[:max_chars] + f"\n... [diff truncated: {rest} more characters]\n"

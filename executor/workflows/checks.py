@@ -64,12 +64,20 @@ def collects(suite: TestRun, red: RedFacts) -> bool:
 def red_facts(run: TestRun, changed: Sequence[str], root: Path) -> RedFacts:
     """What RED measured: its test files (with hashes) and the real tests that failed."""
     files = [f for f in changed if is_test_file(f)]
+    failing = [c for c in run.cases if c.outcome in {"failed", "error"}]
     return RedFacts(
         files=files,
         hashes={f: file_sha(root / f) for f in files},
         # real tests only: a collection failure is reported as a case without "::"
-        failing=[c.id for c in run.cases if c.outcome in {"failed", "error"} and "::" in c.id],
+        failing=[c.id for c in failing if "::" in c.id],
+        why={c.id: _one_line(c.message) for c in failing[:60]},
+        passed=[c.id for c in run.cases if c.outcome == "passed"],
     )
+
+
+def _one_line(message: str) -> str:
+    line = next((ln.strip() for ln in message.splitlines() if ln.strip()), "")
+    return line[:160] or "fails"
 
 
 def red_problem(run: TestRun | None) -> str | None:
@@ -149,3 +157,21 @@ def evidence_problems(listed: Sequence[str], changed: set[str], root: Path) -> l
         elif not any(c == path or c.startswith(path + "/") for c in changed):
             problems.append(f"{path} (listed in the plan) is not changed by this session")
     return problems
+
+
+def verified_summary(
+    role: str,
+    cases: Sequence[TestCase],
+    session_run: TestRun | None,
+    suite_run: TestRun | None,
+    command: str | None,
+) -> str:
+    """What GREEN/REFACTOR measured, for the next checkpoint: the session's tests and the
+    whole suite, and where each count came from."""
+    passed = sum(c.outcome == "passed" for c in cases)
+    source = f"`{command}`" if session_run is not None else "the suite's report"
+    lines = [f"{role.upper()} verified: the session's tests: {passed} of {len(cases)} pass "
+             f"(from {source})"]  # fmt: skip
+    if suite_run is not None:
+        lines.append(f"The whole suite (`{suite_run.command}`): {suite_run.summary()}")
+    return "\n".join(lines)

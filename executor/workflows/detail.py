@@ -1,23 +1,150 @@
-"""What a person sees at each checkpoint (the `detail` of a question)."""
+"""What a person sees at each checkpoint (a question's `detail`): the same text on a
+terminal and in a bridge request (long detail goes to a file the request names).
+
+Seed 004's "Detailed Session Execution" is the model: before the start, what will be
+built and how it is checked; after RED, the tests written by name and why each fails;
+after GREEN, what was measured and what changed; before the commit, the diff stat and
+the exact message; at the end, a summary and what comes next.
+"""
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Literal
 
+from executor.engine.state import RunState, SessionRecord
 from executor.plan.models import Session
+from executor.words import plural
 
 
 def before_start(
-    session: Session, command: Callable[[str], str | None], suite_command: str | None
+    session: Session,
+    command: Callable[[str], str | None],
+    suite_command: str | None,
+    state: RunState,
 ) -> str:
-    lines = [f"Session {session.number}: {session.title}", "", "Objectives:"]
-    lines += [f"- {o.text}" for o in session.objectives] or ["- (none listed)"]
+    lines = [f"Session {session.number}: {session.title}", "", "What will be built:"]
+    lines += [f"- {o.text}" for o in session.objectives] or ["- (no objectives listed)"]
     lines += ["", "Files:"] + ([f"- {f.path}" for f in session.files] or ["- (none listed)"])
-    lines += ["", "Test commands the executor will run:"]
-    lines += [f"- {r.upper()}: {command(r) or '(none)'}" for r in ("red", "green", "refactor")]
+    lines += ["", "Test commands the executor will run itself:"]
+    every: tuple[Literal["red", "green", "refactor"], ...] = ("red", "green", "refactor")
+    roles = [r for r in every if session.step(r) is not None]
+    lines += [f"- {r.upper()}: {command(r) or '(none)'}" for r in roles or ["green"]]
     if suite_command:
-        lines.append(f"- whole suite: {suite_command}")
+        lines.append(f"- the whole suite after GREEN and REFACTOR: {suite_command}")
+    estimates = []
+    if session.estimated_hours is not None:
+        estimates.append(f"about {session.estimated_hours:g} h")
+    if session.estimated_tests is not None:
+        estimates.append(f"about {plural(session.estimated_tests, 'test')}")
+    if estimates:
+        lines += ["", "The plan estimates " + " and ".join(estimates) + "."]
+    if session.dependencies:
+        lines += ["", "Builds on:"]
+        for d in session.dependencies:
+            rec = state.sessions.get(d)
+            commit = rec.commit_hash[:12] if rec and rec.commit_hash else "not committed"
+            lines.append(f"- session {d} ({commit})")
+    if session.refactor is None and session.tdd:
+        lines += ["", "The plan has no REFACTOR step: after GREEN comes the commit question."]
+    return "\n".join(lines)
+
+
+def test_names(root: Path, files: Sequence[str]) -> dict[str, list[str]]:
+    """The tests each Python test file defines, read from its source (so they show even
+    when running them failed at import); other files: nothing."""
+    found: dict[str, list[str]] = {}
+    for f in files:
+        if not f.endswith(".py"):
+            continue
+        try:
+            tree = ast.parse((root / f).read_text("utf-8"))
+        except (OSError, SyntaxError, ValueError) as e:
+            found[f] = [f"(cannot be read: {type(e).__name__})"]
+            continue
+        names: list[str] = []
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if node.name.startswith("test"):
+                    names.append(node.name)
+            elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+                names += [
+                    f"{node.name}.{m.name}"
+                    for m in node.body
+                    if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and m.name.startswith("test")
+                ]
+        found[f] = names
+    return found
+
+
+def _why(rec: SessionRecord, file: str, name: str) -> str:
+    """Why the test `name` of `file` failed in RED (by id), else the file's own error."""
+    module = file.removesuffix(".py").replace("/", ".")  # pytest's junit classname
+    short = name.split(".")[-1]
+    for test_id, why in rec.red.why.items():
+        owner = test_id.split("::")[0]
+        if owner.startswith((module, file)) and test_id.split("::")[-1].split("[")[0] == short:
+            return why
+    own = (module, file)
+    return next((w for i, w in rec.red.why.items() if i in own or "::" not in i), "fails")
+
+
+def after_red(root: Path, rec: SessionRecord) -> str:
+    lines = [rec.last_summary]
+    names_of = test_names(root, rec.red.files)
+    for file in rec.red.files:  # other languages: the failing ids the report named
+        if file not in names_of:
+            ids = [i for i in rec.red.why if i.split("::")[0] == file]
+            names_of[file] = [i.split("::", 1)[-1] for i in ids]
+    for file, names in names_of.items():
+        lines += ["", f"{file}: {plural(len(names), 'test')}"]
+        lines += [f"- {n}: {_why(rec, file, n)}" for n in names[:40]]
+        if len(names) > 40:
+            lines.append(f"- ... and {len(names) - 40} more")
+    if rec.red.passed:
+        lines += [
+            "",
+            f"Careful: {plural(len(rec.red.passed), 'test')} already "
+            f"{'passes' if len(rec.red.passed) == 1 else 'pass'} before any "
+            f"implementation (a test that passes now proves nothing new): "
+            + ", ".join(rec.red.passed[:10]),
+        ]
+    if rec.red.infra:
+        lines += [
+            "",
+            "Test infrastructure this step added or changed (GREEN and REFACTOR may not "
+            "change it): " + ", ".join(sorted(rec.red.infra)),
+        ]
+    return "\n".join(lines)
+
+
+def after_green(rec: SessionRecord, diff_stat: str) -> str:
+    lines = [rec.last_summary]
+    if rec.coverage is not None:
+        lines.append(f"Coverage: {rec.coverage:g}%")
+    lines += ["", "Changed files:", diff_stat or "(none)"]
+    return "\n".join(lines)
+
+
+def after_refactor(session: Session, rec: SessionRecord, diff_stat: str, message: str) -> str:
+    lines = [rec.last_summary, "", "The session's changes:", diff_stat or "(none)"]
+    if session.checkpoints:
+        lines += ["", "The plan asks you to check before this is committed:"]
+        lines += [f"- {c}" for c in session.checkpoints]
+    return "\n".join([*lines, "", "The commit message will be:", message])
+
+
+def session_complete(rec: SessionRecord, subject: str, following: str | None) -> str:
+    seconds = sum(h.seconds for h in rec.history)
+    lines = [
+        f"Committed {rec.commit_hash[:12] if rec.commit_hash else '?'}: {subject}",
+        f"Tests: {rec.tests_passing or 0} passing of {rec.tests_written or 0}; "
+        f"the session took {seconds / 60:.1f} min.",
+    ]
+    lines.append(f"Next: {following}" if following else "That was the last session of this run.")
     return "\n".join(lines)
 
 

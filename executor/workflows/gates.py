@@ -13,7 +13,7 @@ from executor.engine.agents import Waiting
 from executor.engine.decisions import Decision, NoHuman, Option, Question
 from executor.engine.machine import Outcome
 from executor.workflows import detail
-from executor.workflows.commit import commit_subject
+from executor.workflows.commit import commit_message, commit_subject
 from executor.workflows.context import SessionPart, opt
 from executor.workflows.settle import changed_meanwhile, settle
 from executor.workflows.tdd import Step, checkpoint_of
@@ -91,9 +91,12 @@ class Gates(SessionPart):
             opt("pause", "Pause (save and stop)"),
             opt("abort", "Abort session (roll back)"),
         ]
-        got = self._ask(step, text, options, info, asking=name in self.r.stops)
-        if isinstance(got, Outcome):
-            return got
+        while True:
+            got = self._ask(step, text, options, info, asking=name in self.r.stops)
+            if isinstance(got, Outcome):
+                return got
+            if got != "abort" or self._confirmed("abort"):
+                break
         return {
             "approve": O.APPROVE,
             "request_changes": O.CHANGES,
@@ -101,21 +104,39 @@ class Gates(SessionPart):
             "abort": O.ABORT,
         }[got]
 
+    def _confirmed(self, what: str) -> bool:
+        """On a terminal, a second question before anything is undone (a host or `--yes`
+        already decided on purpose)."""
+        if not self.r.decider.interactive:
+            return True
+        base = (self.rec.base_commit or "its start")[:12]
+        got = self._question(
+            "confirm",
+            f"{what.capitalize()} session {self.s.number}: reset the worktree to {base}? "
+            f"Everything it holds is saved under a backup ref first.",
+            [opt("yes", f"Yes, {what}"), opt("no", "No, back to the question")],
+            self._diff_stat(),
+            None,
+        )
+        return isinstance(got, Decision) and got.action == "yes"
+
     def show(self, what: str) -> str:
+        """The tests or the diff, for the same question asked again (shown once: with it)."""
         if what == "show_tests":
-            text = detail.test_files_text(self.r.repo.root, self.rec.red.files)
-        else:
-            base = self.rec.base_commit or "HEAD"
-            text = self.r.repo.diff_text(base, ignore=self._ignore()) or "(no changes)"
-        self.r.report(text)
-        return text
+            return detail.test_files_text(self.r.repo.root, self.rec.red.files)
+        base = self.rec.base_commit or "HEAD"
+        return self.r.repo.diff_text(base, ignore=self._ignore()) or "(no changes)"
+
+    def _diff_stat(self) -> str:
+        base = self.rec.base_commit or "HEAD"
+        return self.r.repo.diff_text(base, ignore=self._ignore(), stat=True).rstrip()
 
     def before_start(self) -> Outcome:
         outcome = self.checkpoint(
             Step.BEFORE_START,
             f"Start session {self.s.number}: {self.s.title}?",
             [opt("request_changes", "Request changes (feedback for the agent)")],
-            detail.before_start(self.s, self._cmd, self.r.suite_command),
+            detail.before_start(self.s, self._cmd, self.r.suite_command, self.r.state),
         )
         if outcome in {O.APPROVE, O.CHANGES}:
             self.rec.attempt = 1
@@ -129,7 +150,7 @@ class Gates(SessionPart):
                 opt("request_changes", "Request changes to the tests"),
                 opt("show_tests", "Show tests"),
             ],
-            self.rec.last_summary,
+            detail.after_red(self.r.repo.root, self.rec),
         )
         self._next_attempt(outcome)
         return outcome
@@ -143,7 +164,7 @@ class Gates(SessionPart):
                 opt("skip_refactor", "Skip refactor"),
                 opt("show_diff", "Show diff"),
             ],
-            self.rec.last_summary,
+            detail.after_green(self.rec, self._diff_stat()),
         )
         self._next_attempt(outcome)
         return outcome
@@ -153,13 +174,20 @@ class Gates(SessionPart):
             Step.AFTER_REFACTOR,
             "Tests still pass. Commit?",
             [opt("request_changes", "Request changes"), opt("show_diff", "Show diff")],
-            self.rec.last_summary,
+            detail.after_refactor(
+                self.s,
+                self.rec,
+                self._diff_stat(),
+                commit_message(self.r.plan, self.s, self.rec, self._cmd("green")),
+            ),
         )
         self._next_attempt(outcome)
         return outcome
 
     def _next_attempt(self, outcome: Outcome) -> None:
         """Requested changes are the same agent step again; approval starts the next one."""
+        if outcome is O.SKIP:
+            self.rec.last_summary += "\nREFACTOR skipped: you chose to skip it."
         if outcome is O.CHANGES:
             self.rec.attempt += 1
         elif outcome in {O.APPROVE, O.SKIP}:
@@ -180,7 +208,9 @@ class Gates(SessionPart):
             "session_complete",
             f"Session {self.s.number} complete. Continue to the next session?",
             options,
-            f"Commit {self.rec.commit_hash}: {commit_subject(self.r.plan, self.s)}",
+            detail.session_complete(
+                self.rec, commit_subject(self.r.plan, self.s), self.r.next_session
+            ),
             "session_complete",
         )
         if isinstance(got, Outcome):
@@ -198,11 +228,17 @@ class Gates(SessionPart):
             opt("skip", "Skip the session (roll back, mark it skipped)"),
             opt("pause", "Pause"),
         ]
-        got = self._ask(
-            self.rec.step, self.rec.problem + " What now?", options, self.rec.last_failure[-3000:]
-        )
-        if isinstance(got, Outcome):
-            return got
+        while True:
+            got = self._ask(
+                self.rec.step,
+                self.rec.problem + " What now?",
+                options,
+                self.rec.last_failure[-3000:],
+            )
+            if isinstance(got, Outcome):
+                return got
+            if got not in {"rollback", "skip"} or self._confirmed(got):
+                break
         if got == "retry":
             self.rec.retries = 0
             self.rec.attempt += 1

@@ -147,6 +147,8 @@ class TddSteps(SessionPart):
     def agent_step(self, role: str) -> Outcome:
         if role in {"red", "refactor"} and self.s.step(role) is None:  # type: ignore[arg-type]
             self._say(f"{role.upper()}: the plan has no {role.upper()} step; skipped")
+            if role == "refactor":
+                self.rec.last_summary += "\nREFACTOR skipped: the plan has no refactor step."
             return O.SKIP
         while True:
             over = budget.exceeded(self.r.state.options, budget.spent(self.r.state))
@@ -318,7 +320,7 @@ class TddSteps(SessionPart):
     def pass_verify(self, role: str) -> Outcome:
         command = self._cmd(role)
         suite = self.r.suite_command if self.r.suite_command != command else None
-        suite_run = self._run(suite)
+        suite_run = self._run(suite, coverage=True)
         session_run = None
         if suite_run is None or not checks.collects(suite_run, self.rec.red):
             if suite_run is not None:
@@ -347,9 +349,11 @@ class TddSteps(SessionPart):
                 self.rec.green_passed = passed
             self.rec.tests_written = len(verdict.cases)
             self.rec.tests_passing = len(passed)
-            measured = session_run or suite_run
-            assert measured is not None
-            self.rec.last_summary = f"{role.upper()} verified: {measured.summary()}"
+            self.rec.last_summary = checks.verified_summary(
+                role, verdict.cases, session_run, suite_run, command
+            )
+            run = suite_run or session_run
+            self.rec.coverage = run.coverage if run is not None else None
             self.rec.last_failure = ""
             self.rec.retries = 0
             return O.OK

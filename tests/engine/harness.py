@@ -179,6 +179,18 @@ def fake_pytest(command: str, root: Path) -> TestRun:
     )
 
 
+class Confirming(ScriptedPrompter):
+    """A scripted person who answers "yes" when the terminal asks to confirm a rollback,
+    unless the script itself answers that question ("yes" or "no")."""
+
+    def ask(self, question: str, options: Any, *, detail: str = "") -> Decision:
+        values = [o.value for o in options]
+        if values == ["yes", "no"] and (not self._answers or self._answers[0].action not in values):
+            self.asked.append((question, list(options), detail))
+            return Decision("yes")
+        return super().ask(question, options, detail=detail)
+
+
 class World:
     """A repository with the two-session plan committed, and the fakes to run it."""
 
@@ -195,7 +207,7 @@ class World:
         git(self.repo, "commit", "-q", "-m", "plan")
         self.agent = FakeAgent(self.repo)
         self.lines: list[str] = []
-        self.prompter: ScriptedPrompter | None = None
+        self.prompter: Confirming | None = None
 
     def runner(
         self,
@@ -207,7 +219,7 @@ class World:
         bridge: bool = False,
         **overrides: Any,
     ) -> Runner:
-        self.prompter = ScriptedPrompter(answers) if answers is not None else None
+        self.prompter = Confirming(answers) if answers is not None else None
         req = RunRequest(
             plan=self.plan,
             scope=scope,

@@ -157,9 +157,11 @@ def test_show_tests_and_show_diff_return_to_the_same_checkpoint(world: World) ->
     questions = [q for q, _, _ in world.prompter.asked]
     assert questions.count("Tests fail as expected. Implement (GREEN)?") == 2
     assert questions.count("All tests pass. Refactor?") == 2
-    shown = "\n".join(world.lines)
-    assert shown.count("--- tests/test_s1.py") == 1
-    assert "+OK = 1" in shown  # the diff, new untracked files included
+    details = [detail for _, _, detail in world.prompter.asked]
+    # the asked-again question carries what was asked for, once, above its own detail
+    assert details[2].count("--- tests/test_s1.py") == 1
+    assert "--- tests/test_s1.py" not in details[1]
+    assert "+OK = 1" in details[4]  # the diff, new untracked files included
 
 
 @pytest.mark.parametrize(
@@ -471,3 +473,11 @@ def test_sessions_ticked_done_are_adopted_when_their_tests_pass(
     assert [world.record(n)["adopted"] for n in (1, 2)] == [True, True]
     assert world.commits()[0] == "already built"
     assert {("not_started", "adopt"), ("blocked", "adopt")} <= world.seen
+
+
+def test_a_terminal_confirms_before_anything_is_rolled_back(world: World) -> None:
+    world.run(answers=["approve", "abort", "no", "approve", "approve", "approve"])
+    assert world.prompter is not None
+    questions = [q for q, _, _ in world.prompter.asked]
+    assert any(q.startswith("Abort session 1: reset the worktree") for q in questions)
+    assert world.record(1)["step"] == "done"  # "no": back to the question, then approved

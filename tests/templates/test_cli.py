@@ -21,7 +21,7 @@ def test_apply_by_name_with_values(template: Path, tmp_path: Path) -> None:
     r = run_cli("template-apply", "lib", "shop", "--set", "ProjectName=Shop",
                 "--set", "EntityName=Gadget", cwd=tmp_path)  # fmt: skip
     assert r.returncode == 0, r.stderr
-    assert r.stdout == f"Rendered {template} into {tmp_path / 'shop'}: 16 file(s)\n"
+    assert r.stdout == f"Rendered {template} into {tmp_path / 'shop'}: 16 files\n"
     assert (tmp_path / "shop/shop/services/gadget_service.py").is_file()
 
 

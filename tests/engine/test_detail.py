@@ -1,0 +1,58 @@
+"""What a checkpoint shows, built from a real plan and real test files (one seam each;
+the engine and terminal tests show the same text reaching a person)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from executor.engine.state import RedFacts, SessionRecord
+from executor.plan import load_plan
+from executor.workflows import detail
+from tests.conftest import REPO_ROOT
+
+
+def test_after_red_names_every_test_and_why_it_fails(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_money.py").write_text(
+        "def test_adds():\n    pass\n\n"
+        "class TestRound:\n    def test_half_up(self):\n        pass\n",
+        encoding="utf-8",
+    )
+    rec = SessionRecord(
+        last_summary="RED: 2 tests fail.",
+        red=RedFacts(
+            files=["tests/test_money.py"],
+            why={
+                # pytest's junit ids: the dotted module (and class) as classname
+                "tests.test_money::test_adds": "ImportError: cannot import name 'add'",
+                "tests.test_money.TestRound::test_half_up": "AssertionError: 2 != 3",
+            },
+            passed=["tests.test_money::test_other"],
+        ),
+    )
+    text = detail.after_red(tmp_path, rec)
+    assert "tests/test_money.py: 2 tests" in text
+    assert "- test_adds: ImportError: cannot import name 'add'" in text
+    assert "- TestRound.test_half_up: AssertionError: 2 != 3" in text
+    assert "1 test already passes before any implementation" in text
+
+
+def test_a_spec_kit_checkpoint_is_shown_before_the_commit() -> None:
+    plan = load_plan(REPO_ROOT / "plans" / "examples" / "pantry")
+    session = plan.sessions()[1]
+    assert session.checkpoints  # the phase's **Checkpoint** line
+    text = detail.after_refactor(session, SessionRecord(), " src/x.py | 2 +-", "feat: x")
+    assert "The plan asks you to check before this is committed:" in text
+    assert f"- {session.checkpoints[0]}" in text
+    assert text.endswith("The commit message will be:\nfeat: x")
+
+
+def test_after_red_names_the_failing_tests_of_other_languages(tmp_path: Path) -> None:
+    rec = SessionRecord(
+        red=RedFacts(
+            files=["test/money.test.js"],
+            why={"test/money.test.js::adds > two numbers": "expected 3 to be 4"},
+        )
+    )
+    text = detail.after_red(tmp_path, rec)
+    assert "test/money.test.js: 1 test\n- adds > two numbers: expected 3 to be 4" in text
