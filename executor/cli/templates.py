@@ -232,15 +232,6 @@ def register(app: typer.Typer) -> None:
                 "--set", help="Placeholder value, NAME=VALUE (repeatable).", metavar="NAME=VALUE"
             ),
         ] = None,
-        agent: Annotated[
-            str | None,
-            typer.Option(
-                "--agent",
-                metavar="NAME",
-                help="Answer the agent requests with a ready-made command line for this "
-                "CLI: claude, codex, gemini, aider (`executor agents`). Saved with the run.",
-            ),
-        ] = None,
         force: Annotated[
             bool, typer.Option("--force", help="Overwrite files that already exist.")
         ] = False,

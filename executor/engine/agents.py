@@ -73,6 +73,17 @@ class AgentCall(Record, kw_only=False):
     #: Where the agent process's transcript goes (command and preset agents).
     log: Path | None = None
 
+    def request_context(self) -> dict[str, Any]:
+        """The request's `context`: the caller's, and where the call stands."""
+        return {
+            **self.context,
+            "session": self.session,
+            "phase": self.phase,
+            "tdd_step": self.tdd_step,
+            "prompt_file": str(self.brief),
+            "attempt": self.attempt,
+        }
+
 
 class AgentResult(Record, kw_only=False):
     status: str  # success | error | timeout | cancelled | invalid_request
@@ -151,14 +162,7 @@ class BridgeAgents:
         )
 
     def wait(self, pending: PendingRequest, call: AgentCall) -> None:
-        context = {
-            **call.context,
-            "session": call.session,
-            "phase": call.phase,
-            "tdd_step": call.tdd_step,
-            "prompt_file": str(call.brief),
-            "attempt": call.attempt,
-        }
+        context = call.request_context()
         self.durable.emit_after_save(
             lambda: self.channel.emit(
                 pending,

@@ -87,14 +87,6 @@ class ProcessAgents:
     def call(self, call: AgentCall, ledger: Ledger) -> AgentResult:
         supersede(self.channel, ledger, self.durable)
         request_file = call.brief.with_suffix(".request.json")
-        context = {
-            **call.context,
-            "session": call.session,
-            "phase": call.phase,
-            "tdd_step": call.tdd_step,
-            "prompt_file": str(call.brief),
-            "attempt": call.attempt,
-        }
         request = AgentRequest(
             request_id=call.key,
             phase=call.phase,
@@ -103,7 +95,7 @@ class ProcessAgents:
             prompt=call.prompt,
             timeout_seconds=call.timeout,
             created_at=utc_now(),
-            context=context,
+            context=call.request_context(),
             attempt=call.attempt,
         )
         fsutil.atomic_write_json(request_file, request.to_json(), fault="request")
