@@ -21,18 +21,18 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from executor.errors import ConfigError
+from executor.records import Record, field
 
 FILES = (".executor.toml", "pyproject.toml")
 
 
-@dataclass(frozen=True)
-class ProjectConfig:
-    """The settings that apply to a repository (all optional)."""
+class ProjectConfig(Record, frozen=True):
+    """The settings that apply to a repository (all optional). (A record, not a
+    dataclass: the resume path reads it and cannot pay for importing `dataclasses`.)"""
 
     test_command: str | None = None
     test_command_map: dict[str, str] = field(default_factory=dict)

@@ -8,7 +8,6 @@ import contextlib
 import os
 import re
 from collections.abc import Sequence
-from datetime import datetime, timezone
 from pathlib import Path
 
 from executor import errors, fsutil
@@ -33,6 +32,8 @@ class GitRollback(GitReads):
         parents = ["-p", head] if head else []
         msg = f"executor backup: {label}\n\nWorktree snapshot taken before a destructive step."
         safe = _LABEL_UNSAFE_RE.sub("-", label).strip(".-") or "snapshot"
+        from datetime import datetime, timezone  # only here: not on the resume path
+
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
         ref = f"{BACKUP_REF_PREFIX}{safe}-{stamp}"
         n = 1
