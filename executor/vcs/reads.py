@@ -33,6 +33,7 @@ class Commit(Record, kw_only=False, frozen=True):
     sha: str
     parents: list[str]
     trailers: dict[str, str]  # keys lower-cased
+    message: str = ""
 
 
 class GitReads(GitBase):
@@ -218,7 +219,8 @@ class GitReads(GitBase):
         for record in out.split("\x1e"):
             fields = record.strip("\n").split("\x1f")
             if len(fields) == 3:
-                found.append(Commit(fields[0], fields[1].split(), _trailers_of(fields[2])))
+                sha, parents, message = fields
+                found.append(Commit(sha, parents.split(), _trailers_of(message), message.strip()))
         return found
 
     def log_oneline(self, n: int = 20) -> list[str]:

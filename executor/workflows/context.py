@@ -105,7 +105,10 @@ class SessionPart:
         return self.s.test_command(role, self.r.project_test_command)  # type: ignore[arg-type]
 
     def _ignore(self) -> list[Path]:
-        return self.r.layout.owned()
+        """What is not the session's work: the executor's own files, and the files the
+        person chose to keep out of its commit (not shown, not judged, kept on a rollback)."""
+        root = self.r.repo.root
+        return [*self.r.layout.owned(), *(root / f for f in self.rec.excluded)]
 
 
 _VERBOSE = re.compile(r"\s(PASSED|FAILED|ERROR)\b")

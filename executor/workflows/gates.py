@@ -7,7 +7,7 @@ checkpoint out) and returns the table's outcome for the answer. "Show tests" and
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from executor.engine.agents import Waiting
 from executor.engine.decisions import Decision, NoHuman, Option, Question
@@ -24,10 +24,17 @@ O = Outcome  # noqa: E741 - the handlers read better with one letter
 class Gates(SessionPart):
     # -- one question -----------------------------------------------------------------
     def _question(
-        self, what: str, text: str, options: Sequence[Option], info: str, checkpoint: str | None
+        self,
+        what: str,
+        text: str,
+        options: Sequence[Option],
+        info: str,
+        checkpoint: str | None,
+        shows: Callable[[str], str] | None = None,
     ) -> Decision | Outcome:
         """Ask until the person answers something other than "show ..."; a stop outcome
-        (WAIT, NO_HUMAN, PAUSE) or the decision."""
+        (WAIT, NO_HUMAN, PAUSE) or the decision. `shows`: what "show ..." shows, when
+        not the session's tests or diff."""
         while True:
             key = f"s{self.s.number}.{what}.q{self.rec.asks}"
             got = self.r.decider.ask(
@@ -50,7 +57,7 @@ class Gates(SessionPart):
             assert isinstance(got, Decision)
             self.rec.asks += 1
             if got.action in {"show_diff", "show_tests"}:
-                info = self.show(got.action) + "\n\n" + info
+                info = (shows or self.show)(got.action) + "\n\n" + info
                 continue
             if got.action == "pause":
                 self.rec.paused = True
@@ -126,6 +133,16 @@ class Gates(SessionPart):
             return detail.test_files_text(self.r.repo.root, self.rec.red.files)
         base = self.rec.base_commit or "HEAD"
         return self.r.repo.diff_text(base, ignore=self._ignore()) or "(no changes)"
+
+    def _commit_text(self) -> str:
+        """The session's commit as `git show` would: its message, then its diff."""
+        base = self.rec.base_commit or "HEAD"
+        ours = next(
+            (c for c in self.r.repo.commits_since(base) if c.sha == self.rec.commit_hash), None
+        )
+        message = ours.message if ours else "(the session's commit is not on this branch)"
+        head = f"commit {self.rec.commit_hash}\n\n{message}\n\n"
+        return head + (self.r.repo.diff_text(base, ignore=self._ignore()) or "(no changes)")
 
     def _diff_stat(self) -> str:
         base = self.rec.base_commit or "HEAD"
@@ -212,6 +229,7 @@ class Gates(SessionPart):
                 self.rec, commit_subject(self.r.plan, self.s), self.r.next_session
             ),
             "session_complete",
+            shows=lambda _: self._commit_text(),
         )
         if isinstance(got, Outcome):
             return got

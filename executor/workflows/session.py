@@ -399,10 +399,7 @@ class TddSteps(SessionPart):
         else:
             ticked = self._tick()
             message = commit_message(self.r.plan, self.s, self.rec, self._cmd("green"))
-            keep_out = [self.r.repo.root / f for f in self.rec.excluded]
-            sha = self.r.repo.commit_all(
-                message, trailers=marks, ignore=[*self._ignore(), *keep_out]
-            )
+            sha = self.r.repo.commit_all(message, trailers=marks, ignore=self._ignore())
             faults.hit("git.committed")
             if ticked:
                 self._say(f"ticked the session's boxes in {guards.describe(ticked)}")

@@ -117,7 +117,16 @@ def _edits(g: Gates, files: list[str]) -> Outcome | None:
     info = "\n".join(
         [f"- {f}" + (" (the agent changed it too)" if f in shared else "") for f in files]
     )
-    got = g._question("edits", rec.problem + " What now?", options, info, None)
+    base = rec.base_commit or "HEAD"
+    paths = [g.r.repo.root / f for f in files]
+    got = g._question(
+        "edits",
+        rec.problem + " What now?",
+        options,
+        info,
+        None,
+        shows=lambda _: g.r.repo.diff_text(base, paths=paths) or "(no changes)",
+    )
     if isinstance(got, Outcome):
         return got
     assert isinstance(got, Decision)

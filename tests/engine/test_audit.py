@@ -130,9 +130,23 @@ def test_9_03_edits_made_while_waiting_are_never_committed_silently(git_repo: Pa
     question = request(plan)["context"]
     assert "Files changed while session 1 waited" in question["question"]
     assert "notes.txt" in question["question"] and "ledger/scratch.py" in question["question"]
+    respond(plan, git_repo, "show_diff")
+    assert run_cli(*args, "--resume", cwd=git_repo).returncode == 42
+    context = request(plan)["context"]
+    diff = Path(context["detail_file"]).read_text("utf-8") if "detail_file" in context else ""
+    diff = context["detail"] + diff
+    assert "+my notes" in diff and "+x = 1" in diff  # their files, not the agent's tests
+    assert "test_models.py" not in diff
     respond(plan, git_repo, "keep_out")
-    done = host([*args, "--resume"], plan, git_repo, ["approve"] * 4)
-    assert done.returncode == 0, done.stderr
+    shown = []  # what each later checkpoint showed: the person's files are not in it
+    while (proc := run_cli(*args, "--resume", cwd=git_repo)).returncode == 42:
+        context = request(plan)["context"]
+        more = Path(context["detail_file"]).read_text("utf-8") if "detail_file" in context else ""
+        shown.append(context["detail"] + more)
+        respond(plan, git_repo, "approve")
+    assert proc.returncode == 0, proc.stderr
+    assert any("The commit message will be" in text for text in shown)
+    assert not any("notes.txt" in text or "scratch.py" in text for text in shown)
     committed = git(git_repo, "show", "--name-only", "--format=", "HEAD").split()
     assert "README.md" not in committed and "notes.txt" not in committed
     assert "ledger/scratch.py" not in committed and "ledger/models.py" in committed

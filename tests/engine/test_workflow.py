@@ -203,6 +203,17 @@ def test_abort_after_the_commit_drops_our_own_commit(world: World) -> None:
     assert "1" not in world.state()["sessions"]
 
 
+def test_review_at_session_complete_shows_the_commit_with_its_message(world: World) -> None:
+    answers = ["approve"] * 4 + ["show_diff", "pause"]
+    with pytest.raises(Paused):
+        world.run(PlanScope(), answers=answers)
+    assert world.prompter is not None
+    shown = world.prompter.asked[5][2]
+    sha = git(world.repo, "rev-parse", "HEAD").strip()
+    assert shown.startswith(f"commit {sha}\n\n{world.commits()[0]}\n")
+    assert "+++ b/tests/test_s1.py" in shown
+
+
 def test_pause_saves_and_the_same_question_is_asked_again(world: World) -> None:
     with pytest.raises(Paused) as caught:
         world.run(answers=["approve", "approve", "pause"])
