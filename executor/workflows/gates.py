@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from executor.engine.agents import Waiting
 from executor.engine.decisions import Decision, NoHuman, Option, Question
 from executor.engine.machine import Outcome
+from executor.errors import RollbackRefused
 from executor.workflows import detail
 from executor.workflows.commit import commit_message, commit_subject
 from executor.workflows.context import SessionPart, opt
@@ -102,14 +103,49 @@ class Gates(SessionPart):
             got = self._ask(step, text, options, info, asking=name in self.r.stops)
             if isinstance(got, Outcome):
                 return got
-            if got != "abort" or self._confirmed("abort"):
+            refused = self._refused("abort") if got == "abort" else None
+            if refused is None:
                 break
+            info = refused + info
         return {
             "approve": O.APPROVE,
             "request_changes": O.CHANGES,
             "skip_refactor": O.SKIP,
             "abort": O.ABORT,
         }[got]
+
+    def _refused(self, what: str) -> str | None:
+        """None when the session may be rolled back now (`what`: abort, rollback, skip);
+        else why not, for the question asked again: git refuses (a pushed, merged or
+        foreign commit would be dropped: said, and nothing changed), or the person on a
+        terminal did not confirm (an empty note)."""
+        refused = self.rollback_refusal()
+        if refused is not None:
+            self._say(str(refused))
+            return f"{refused}\n\n"
+        return None if self._confirmed(what) else ""
+
+    def rollback_refusal(self) -> RollbackRefused | None:
+        """Why rolling this session back would lose something git cannot give back."""
+        base = self.rec.base_commit
+        if base is None:
+            return None
+        ours = {"Agent-Run": self.r.state.run_id, "Agent-Step": f"session-{self.s.number}"}
+        unsafe = self.r.repo.droppable(base, ours)
+        if not unsafe:
+            return None
+        pushed = self.rec.commit_hash if "pushed" in " ".join(unsafe) else None
+        return RollbackRefused(
+            f"Refusing to roll session {self.s.number} back to {base[:12]}: "
+            + "; ".join(unsafe)
+            + ". Nothing was changed."
+            + (
+                f" To undo a pushed session commit, revert it: git revert {pushed}"
+                if pushed
+                else ""
+            ),
+            commits=unsafe,
+        )
 
     def _confirmed(self, what: str) -> bool:
         """On a terminal, a second question before anything is undone (a host or `--yes`
@@ -221,19 +257,26 @@ class Gates(SessionPart):
             opt("pause", "Pause (save and stop)"),
             opt("abort", "Abort session (roll back its commit)"),
         ]
-        got = self._question(
-            "session_complete",
-            f"Session {self.s.number} complete. Continue to the next session?",
-            options,
-            detail.session_complete(
-                self.rec, commit_subject(self.r.plan, self.s), self.r.next_session
-            ),
-            "session_complete",
-            shows=lambda _: self._commit_text(),
+        info = detail.session_complete(
+            self.rec, commit_subject(self.r.plan, self.s), self.r.next_session
         )
-        if isinstance(got, Outcome):
-            return got
-        return O.ABORT if got.action == "abort" else O.APPROVE
+        while True:
+            got = self._question(
+                "session_complete",
+                f"Session {self.s.number} complete. Continue to the next session?",
+                options,
+                info,
+                "session_complete",
+                shows=lambda _: self._commit_text(),
+            )
+            if isinstance(got, Outcome):
+                return got
+            if got.action != "abort":
+                return O.APPROVE
+            refused = self._refused("abort")
+            if refused is None:
+                return O.ABORT
+            info = refused + info
 
     # -- agent steps ----------------------------------------------------------------------
     def escalated(self) -> Outcome:
@@ -255,7 +298,8 @@ class Gates(SessionPart):
             )
             if isinstance(got, Outcome):
                 return got
-            if got not in {"rollback", "skip"} or self._confirmed(got):
+            refused = self._refused(got) if got in {"rollback", "skip"} else None
+            if refused is None:
                 break
         if got == "retry":
             self.rec.retries = 0

@@ -25,7 +25,7 @@ from executor.engine.agents import (
 from executor.engine.machine import Outcome
 from executor.engine.state import AgentCall as AgentCallLog
 from executor.engine.state import now
-from executor.errors import DirtyWorktreeError, RollbackRefused
+from executor.errors import DirtyWorktreeError
 from executor.words import plural
 from executor.workflows import checks, guards
 from executor.workflows.brief import digest, render_brief, usage_line
@@ -426,21 +426,9 @@ class TddSteps(SessionPart):
         base = self.rec.base_commit
         if base is None:
             return O.SKIP if self.rec.after_rollback == "skip" else O.OK
-        ours = {"Agent-Run": self.r.state.run_id, "Agent-Step": f"session-{self.s.number}"}
-        unsafe = self.r.repo.droppable(base, ours)
-        if unsafe:
-            pushed = [self.rec.commit_hash] if "pushed" in " ".join(unsafe) else []
-            raise RollbackRefused(
-                f"refusing to roll session {self.s.number} back to {base[:12]}: "
-                + "; ".join(unsafe)
-                + ". Nothing was changed."
-                + (
-                    f" To undo a pushed session commit, revert it: git revert {pushed[0]}"
-                    if pushed and pushed[0]
-                    else ""
-                ),
-                commits=unsafe,
-            )
+        refused = self.gates.rollback_refusal()  # checked when asked; git may have moved
+        if refused is not None:
+            raise refused
         backup = self.r.repo.reset_hard(base, keep=self._ignore())
         self.rolled_back = (backup, base)
         return O.SKIP if self.rec.after_rollback == "skip" else O.OK

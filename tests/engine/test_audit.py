@@ -173,10 +173,17 @@ def test_9_04_abort_never_drops_a_pushed_commit(git_repo: Path, tmp_path: Path) 
     head = git(git_repo, "rev-parse", "HEAD").strip()
     respond(plan, git_repo, "abort")
     refused = run_cli("execute-plan", "--plan", str(plan), "--resume", cwd=git_repo)
-    assert refused.returncode == 13, refused.stderr
-    assert "already on a remote branch (pushed)" in refused.stderr
-    assert f"git revert {head}" in refused.stderr
+    assert refused.returncode == 42, refused.stderr  # the same question again, with why
+    assert "already on a remote branch (pushed)" in refused.stdout
+    context = request(plan)["context"]
+    assert context["checkpoint"] == "session_complete"
+    assert f"git revert {head}" in context["detail"]
     assert git(git_repo, "rev-parse", "HEAD").strip() == head
+    assert not (plan / ".agent-response.json").exists()  # the answer was used, not left
+    respond(plan, git_repo, "approve")  # the run goes on from the same question
+    assert run_cli("execute-plan", "--plan", str(plan), "--resume", cwd=git_repo).returncode == 42
+    following = request(plan)["context"]
+    assert (following["checkpoint"], following["session"]) == ("session_complete", 2)
 
 
 def test_9_04_abort_of_our_local_commit_backs_up_and_says_how_to_restore(
@@ -254,7 +261,8 @@ def test_9_06_plan_drift_offers_choices_that_work(git_repo: Path) -> None:
     kept = run_cli(*session(plan, "--resume"), cwd=git_repo)
     assert kept.returncode == 42, kept.stderr
     assert phase1.read_text("utf-8") == original
-    assert request(plan)["context"]["checkpoint"] == "before_start"
+    following = request(plan)["context"]
+    assert (following["checkpoint"], following["session"]) == ("session_complete", 2)
     assert "refs/executor/backup/plan-edit-session-1" in kept.stdout + kept.stderr
 
 
