@@ -426,8 +426,9 @@ class _FileParser:
         if kind not in ("test_cases", "tasks"):
             self.step = None  # bold-label sections other than test cases are session-level
         if kind in _VALUE_KINDS:
-            if value:
+            if value:  # a one-line value: what follows is not more of it
                 self.read_value(kind, rest, line)
+                self.section = None
             return
         if value:
             self.on_text(rest, line, checked=None, in_item=in_item)

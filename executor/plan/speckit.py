@@ -13,18 +13,20 @@ a code span gives the command, for the whole file (before the first phase) or a 
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
 from executor.plan import vocabulary as voc
 from executor.plan.markdown import Block, code_spans, plain, read_label, scan
-from executor.plan.models import FileSpec, Phase, Plan, PlanFormat, Session, Step
+from executor.plan.models import Diagnostic, FileSpec, Phase, Plan, PlanFormat, Session, Step
 from executor.plan.sessiontext import brief_text, source_hash, split_source
 from executor.plan.source import read_source
 
 _PATH_TOKEN = re.compile(r"[\w.@~+\-/]*[\w\-@+]/[\w.@~+\-/]*|[\w\-@+]+\.[A-Za-z][A-Za-z0-9]{0,5}")
 _SEPARATOR = re.compile(r"^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$")
 _TITLE_PREFIX = re.compile(r"^(?:implementation\s+)?tasks?\s*:\s*", re.I)
+_ARROW = re.compile(r"\s*(?:→|->|⟶|=>)\s*")
 _COMMAND_LABEL = re.compile(r"^(?:test command|run tests?|tests? run with|verify with)$", re.I)
 
 
@@ -48,6 +50,8 @@ class _TaskFile:
         self.stripped = [ln.rstrip("\r\n") for ln in self.lines]
         self.blocks = scan(text)
         self.command: str | None = None
+        #: Text after the last phase (a "Dependencies & Execution Order" section).
+        self.order_lines: list[Block] = []
 
     def run(self) -> None:
         #: (heading, name, blocks, boundary line: the heading that ends the phase)
@@ -68,6 +72,8 @@ class _TaskFile:
                 phases[-1][2].append(block)
             elif not phases:
                 self.header_command(block)
+            elif block.kind in ("text", "item"):
+                self.order_lines.append(block)
         for number, (heading, name, blocks, boundary) in enumerate(phases, start=1):
             end = self.trimmed_end((boundary or [len(self.lines) + 1])[0] - 1, heading.line)
             session = self.session(number, name, heading, blocks, end)
@@ -80,6 +86,43 @@ class _TaskFile:
                     sessions=[session],
                 )
             )
+        self.apply_order()
+
+    def apply_order(self) -> None:
+        """A "Critical Path" / execution-order line after the phases (`Phase 1 → Phase 2`,
+        `Phases 3, 4, 5 → Phase 6`) also orders the phases: a phase waits for what the
+        plan says runs before it, even where its own **Dependencies** line says none
+        (then with a warning: the plan disagrees with itself)."""
+        sessions = {s.number: s for s in self.plan.sessions()}
+        for block in self.order_lines:
+            text = plain(block.text, ticks=False)
+            parts = [voc.parse_session_refs(p, word="phase") for p in _ARROW.split(text)]
+            for before, after in itertools.pairwise(parts):
+                for later in after or []:
+                    session = sessions.get(later)
+                    if session is None:
+                        continue
+                    missing = [
+                        n
+                        for n in before or []
+                        if n < later and n in sessions and n not in session.dependencies
+                    ]
+                    if not missing:
+                        continue
+                    session.dependencies = sorted({*session.dependencies, *missing})
+                    if session.dependencies_line is None:
+                        continue  # the default order (after the phase before): no conflict
+                    self.plan.diagnostics.append(
+                        Diagnostic(
+                            severity="warning",
+                            path=self.path,
+                            line=block.line,
+                            message=f"Phase {later} waits for phase "
+                            + ", ".join(map(str, missing))
+                            + ": this line orders them so, though the phase's own dependencies "
+                            f"(line {session.dependencies_line}) leave it out",
+                        )
+                    )
 
     def header_command(self, block: Block) -> None:
         if block.kind not in ("text", "item"):

@@ -88,6 +88,7 @@ def test_b_bullet_summaries_run_as_derived_tdd_sessions_in_plan_order() -> None:
     assert [(p.number, p.name) for p in plan.phases] == [(1, "Backend"), (2, "Frontend")]
     s1, s2, s3 = plan.sessions()
     assert s1.derived and s1.tdd and (s1.estimated_hours, s1.estimated_tests) == (2.0, 40)
+    assert (s2.estimated_tests, s3.estimated_tests) == (25, 30)  # not the phase total's
     assert s1.red is not None and s1.red.tasks == [
         "Create the `recipes` app",
         "Recipe model with title, steps and tags",
@@ -250,3 +251,29 @@ def test_package_functions_stay_functions_after_their_modules_load() -> None:
     for name in plan_package.__all__:
         assert callable(getattr(plan_package, name)) or name == "PlanInvalidError", name
     assert not isinstance(plan_package.lint, type(plan_package))
+
+
+def test_d_an_execution_order_line_orders_the_phases(tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks.md"
+    tasks.write_text(
+        "# Tasks: Todo\n\n"
+        "## Phase 1: Setup\n\n- [ ] T001 Create `src/app.py`\n\n"
+        "## Phase 2: Foundational\n\n**Dependencies**: None (foundational layer)\n\n"
+        "- [ ] T002 Add `src/db.py`\n\n"
+        "## Phase 3: Polish\n\n- [ ] T003 Tidy `src/app.py`\n\n"
+        "## Dependencies & Execution Order\n\n"
+        "1. **Phase 1** (Setup) → **Phase 2** (Foundational)\n"
+        "2. **Phases 1, 2** → **Phase 3** (Polish)\n"
+        "3. Or in priority order (P1 → P2)\n",
+        encoding="utf-8",
+    )
+    plan = load_plan(tasks)
+    assert [s.dependencies for s in plan.sessions()] == [[], [1], [1, 2]]
+    warnings = [(d.line, d.message) for d in plan.diagnostics if d.severity == "warning"]
+    assert warnings == [
+        (
+            19,
+            "Phase 2 waits for phase 1: this line orders them so, though the phase's own "
+            "dependencies (line 9) leave it out",
+        ),
+    ]

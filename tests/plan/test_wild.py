@@ -49,6 +49,18 @@ def test_wild_plan_validates_with_the_counts_a_reader_counts(name: str) -> None:
         assert s.green is not None, f"session {s.number} has no work step"
 
 
+def test_wild_overview_estimates_are_each_sessions_own() -> None:
+    social = load_plan(WILD / "phase-planner/social/PROJECT_PLAN.md")
+    tests = [s.estimated_tests for s in social.sessions()]
+    assert tests[:4] == [60, 80, 90, 70]  # session 4 is not "Phase 1 Total"'s number
+    assert all(t is not None and t >= 40 for t in tests)
+
+
+def test_wild_spec_kit_critical_path_orders_the_phases() -> None:
+    todo = load_plan(WILD / "speckit/todo-app/tasks.md")
+    assert [s.dependencies for s in todo.sessions()] == [[], [1], [2], [3], [4], [3, 4, 5]]
+
+
 def test_wild_claims_are_read_from_the_boxes() -> None:
     chat = load_plan(WILD / "speckit/chat-api/tasks.md")
     assert all(s.claimed_done for s in chat.sessions())  # every task ticked [x]
