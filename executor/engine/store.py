@@ -62,6 +62,13 @@ def checksum_of(body: dict[str, Any]) -> str:
     return "sha256:" + hashlib.sha256(canonical(rest).encode("utf-8")).hexdigest()
 
 
+def _holds_other(path: Path, data: bytes) -> bool:
+    try:
+        return path.read_bytes() != data
+    except FileNotFoundError:
+        return False
+
+
 def _stamp() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + "Z"
 
@@ -185,7 +192,11 @@ class StateStore(Generic[P]):
         return state  # type: ignore[return-value]
 
     def _corrupt(self, raw: bytes, why: str) -> Any:
-        quarantine = self.path.with_name(f"{self.path.name}.corrupt-{_stamp().replace(':', '')}")
+        name = f"{self.path.name}.corrupt-{_stamp().replace(':', '')}"
+        quarantine, n = self.path.with_name(name), 1
+        while _holds_other(quarantine, raw):  # never over another copy (same second)
+            n += 1
+            quarantine = self.path.with_name(f"{name}-{n}")
         with contextlib.suppress(OSError):
             atomic_write_bytes(quarantine, raw, fault="quarantine")
         backup = self.backup if self.backup.exists() else None

@@ -22,8 +22,10 @@ from executor.plan.vocabulary import path_problem
 def lint(plan: Plan, *, project_test_command: str | None = None) -> list[Diagnostic]:
     """All diagnostics for `plan`, sorted by file and line (errors and warnings)."""
     found = list(plan.diagnostics)
-    found += _duplicates(plan)
-    found += _dependencies(plan)
+    duplicates = _duplicates(plan)
+    found += duplicates
+    # with two sessions of one number the graph is ambiguous: no cycle it shows is real
+    found += _dependencies(plan, cycles=not duplicates)
     found += _numbering(plan)
     for session in plan.sessions():
         found += _session_rules(session, project_test_command, plan.format)
@@ -59,7 +61,7 @@ def _duplicates(plan: Plan) -> list[Diagnostic]:
     return out
 
 
-def _dependencies(plan: Plan) -> list[Diagnostic]:
+def _dependencies(plan: Plan, *, cycles: bool) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     numbers = {s.number for s in plan.sessions()}
     for s in plan.sessions():
@@ -74,7 +76,7 @@ def _dependencies(plan: Plan) -> list[Diagnostic]:
                         f"Session {s.number} depends on Session {dep}, which does not exist",
                     )
                 )
-    for cycle in find_cycles(graph_of(plan)):
+    for cycle in find_cycles(graph_of(plan)) if cycles else []:
         first = plan.session(cycle[0])
         assert first is not None
         chain = " -> ".join(f"Session {n}" for n in cycle)

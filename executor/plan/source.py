@@ -15,7 +15,7 @@ def read_source(path: Path) -> tuple[str | None, list[Diagnostic]]:
         message = f"cannot read the plan file: {e.strerror or e}"
         return None, [Diagnostic(severity="error", path=path, line=1, message=message)]
     try:
-        return data.decode("utf-8"), []
+        return data.decode("utf-8-sig"), []  # a BOM (editors on Windows) is not text
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
         message = f"not UTF-8 text (byte {e.start}); save the plan as UTF-8"

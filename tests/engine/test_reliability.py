@@ -68,6 +68,10 @@ def test_corrupt_state_is_quarantined_not_reset(git_repo: Path) -> None:
     assert "corrupt" in proc.stderr and ".agent-state.json.bak" in proc.stderr
     assert state_file.read_bytes() == b'{"schema_version": 1, "gener'
     assert list(plan.glob(".agent-state.json.corrupt-*"))
+    state_file.write_bytes(b"AAA{")  # another corruption, within the same second or not
+    assert run_cli(*_session1(plan), cwd=git_repo).returncode == 11
+    kept = {p.read_bytes() for p in plan.glob(".agent-state.json.corrupt-*")}
+    assert kept == {b"AAA{", b'{"schema_version": 1, "gener'}  # neither copy lost
 
 
 def test_hand_edited_state_fails_checksum(git_repo: Path) -> None:

@@ -23,6 +23,13 @@ def test_duplicate_session_numbers(tmp_path: Path) -> None:
     ]
 
 
+def test_a_duplicate_that_depends_on_its_twin_is_not_also_a_cycle(tmp_path: Path) -> None:
+    plan = load(tmp_path, session(1) + session(1, "Session 1"))
+    assert [m for _, _, m in lint_messages(plan, "error")] == [
+        "duplicate session number 1: Session 1 is already defined at PHASE_1_CORE.md:1"
+    ]
+
+
 def test_dependency_on_a_missing_session(tmp_path: Path) -> None:
     plan = load(tmp_path, session(1) + session(2, "Sessions 1, 7"))
     assert lint_messages(plan, "error") == [

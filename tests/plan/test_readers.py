@@ -277,3 +277,10 @@ def test_d_an_execution_order_line_orders_the_phases(tmp_path: Path) -> None:
             "dependencies (line 9) leave it out",
         ),
     ]
+
+
+def test_a_byte_order_mark_is_not_part_of_the_title(tmp_path: Path) -> None:
+    source = SUPERPOWERS
+    plan_file = tmp_path / source.name
+    plan_file.write_bytes(b"\xef\xbb\xbf" + source.read_bytes().replace(b"\n", b"\r\n"))
+    assert load_plan(plan_file).name == load_plan(source).name != plan_file.stem
