@@ -175,14 +175,18 @@ class NeedAgent(RunStopped, SystemExit):
 
 
 class Paused(RunStopped):
-    """Stopped at a checkpoint on purpose; `session` continues with resume-session."""
+    """Stopped at a checkpoint on purpose; `session` continues with resume-session
+    (and `resume_flags`: what this run had that its saved options do not carry)."""
 
     exit_code = ExitCode.PAUSED
 
-    def __init__(self, message: str, *, session: int, plan: Path) -> None:
+    def __init__(
+        self, message: str, *, session: int, plan: Path, resume_flags: Sequence[str] = ()
+    ) -> None:
         super().__init__(message)
         self.session = session
         self.plan = plan
+        self.resume_flags = list(resume_flags)
 
 
 class BudgetSpent(RunStopped):
@@ -190,11 +194,14 @@ class BudgetSpent(RunStopped):
 
     exit_code = ExitCode.BUDGET_SPENT
 
-    def __init__(self, message: str, *, session: int, plan: Path, spent: str) -> None:
+    def __init__(
+        self, message: str, *, session: int, plan: Path, spent: str, resume_flags: Sequence[str]
+    ) -> None:
         super().__init__(message)
         self.session = session
         self.plan = plan
         self.spent = spent
+        self.resume_flags = list(resume_flags)
 
 
 class UserCancelled(RunStopped):
@@ -207,11 +214,13 @@ class UserCancelled(RunStopped):
         session: int | None = None,
         plan: Path | None = None,
         backup_ref: str | None = None,
+        resume_flags: Sequence[str] = (),
     ) -> None:
         super().__init__(message)
         self.session = session
         self.plan = plan
         self.backup_ref = backup_ref
+        self.resume_flags = list(resume_flags)
 
 
 class UserError(ExecutorError):

@@ -74,10 +74,8 @@ def outcome(fn: Callable[[], int | None], *, json_output: bool, rerun: str | Non
             verb = {Paused: "Continue", BudgetSpent: "Continue with a larger budget"}.get(
                 type(e), "Start it again"
             )
-            extra = " --budget-usd|--budget-tokens|--budget-minutes MORE"
-            line += f" {verb} with: {resume_session_line(e.session, e.plan)}" + (
-                extra if isinstance(e, BudgetSpent) else ""
-            )
+            command = " ".join([resume_session_line(e.session, e.plan), *e.resume_flags])
+            line += f" {verb} with: {command}"
         _stopped(e, line, json_output)
         return int(e.exit_code)
     except RunStopped as e:

@@ -32,15 +32,34 @@ def spent(state: RunState) -> Spent:
     )
 
 
-def exceeded(options: RunOptions, used: Spent) -> str | None:
-    """Which budget is spent ("" when none): the message says what and how much."""
+class Exceeded(Record, kw_only=False, frozen=True):
+    """A spent budget: its flag, what was spent of what, and a larger value to resume."""
+
+    flag: str
+    text: str
+    larger: str
+
+
+def exceeded(options: RunOptions, used: Spent) -> Exceeded | None:
+    """The budget that is spent, if one is (the money first, then tokens, then time)."""
     if options.budget_usd is not None and used.usd >= options.budget_usd:
-        return f"${used.usd:.2f} of the ${options.budget_usd:.2f} budget (--budget-usd)"
+        more = max(options.budget_usd * 2, used.usd + 0.01)
+        return Exceeded(
+            "--budget-usd",
+            f"${used.usd:.2f} of the ${options.budget_usd:.2f} budget (--budget-usd)",
+            f"{more:.2f}",
+        )
     if options.budget_tokens is not None and used.tokens >= options.budget_tokens:
-        return f"{used.tokens:,} of the {options.budget_tokens:,} token budget (--budget-tokens)"
+        return Exceeded(
+            "--budget-tokens",
+            f"{used.tokens:,} of the {options.budget_tokens:,} token budget (--budget-tokens)",
+            str(max(options.budget_tokens * 2, used.tokens + 1)),
+        )
     if options.budget_minutes is not None and used.seconds >= options.budget_minutes * 60:
-        return (
+        return Exceeded(
+            "--budget-minutes",
             f"{used.seconds / 60:.1f} of the {options.budget_minutes:g} minute budget of agent "
-            f"time (--budget-minutes)"
+            f"time (--budget-minutes)",
+            f"{max(options.budget_minutes * 2, used.seconds / 60 + 1):g}",
         )
     return None

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from executor import __version__
 from executor.bridge.models import new_id
 from executor.bridge.protocol import BridgeChannel
+from executor.engine import budget
 from executor.engine.agents import Agents, BridgeAgents, Durable
 from executor.engine.decisions import Decider
 from executor.engine.driver import drive
@@ -239,6 +240,8 @@ class Runner:
 
             return _run_tests(command, cwd=repo.root, coverage=coverage, on_line=on_line)
 
+        #: what this command line had that the saved options do not carry
+        unsaved = ["--yes"] if req.yes else []
         ran: list[int] = []
         for i, number in enumerate(sessions):
             ps = plan.session(number)
@@ -307,14 +310,17 @@ class Runner:
                     session=number,
                     plan=layout.folder,
                     backup_ref=backup or None,
+                    resume_flags=unsaved,
                 )
             if ended == "budget":
+                over = budget.exceeded(state.options, budget.spent(state))
                 raise BudgetSpent(
                     f"Budget spent before session {number}'s next agent call: {rec.problem}. "
                     f"State saved; nothing else was touched.",
                     session=number,
                     plan=layout.folder,
                     spent=rec.problem,
+                    resume_flags=[*unsaved, *((over.flag, over.larger) if over else ())],
                 )
             if ended == "pause":
                 raise Paused(
@@ -322,6 +328,7 @@ class Runner:
                     f"{layout.state}.",
                     session=number,
                     plan=layout.folder,
+                    resume_flags=unsaved,
                 )
             raise VerificationFailedError(
                 f"{rec.problem}\n{rec.last_failure[-2000:]}\nNo human is available (--yes "

@@ -153,7 +153,7 @@ class TddSteps(SessionPart):
         while True:
             over = budget.exceeded(self.r.state.options, budget.spent(self.r.state))
             if over:
-                self.rec.problem = over
+                self.rec.problem = over.text
                 return O.BUDGET
             call = self._agent_call(role)
             asking = f"{role.upper()}: asking {call.agent_name} (attempt {call.attempt})"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -79,10 +80,16 @@ def test_a_budget_stops_before_the_call_that_would_go_over_it(
     stopped = run_cli(*args, "--budget-usd", "0.25", cwd=git_repo, env=env, timeout=300)
     assert stopped.returncode == 23, stopped.stdout + stopped.stderr
     assert "$0.30 of the $0.25 budget" in stopped.stderr
-    assert "resume-session 2" in stopped.stderr
     calls = [c for rec in state(plan)["sessions"].values() for c in rec["agent_calls"]]
     assert len(calls) == 3  # session 1's three calls; session 2's first was not made
     assert commits(git_repo)[0] == "feat(ledger): Ledger Models"
+    printed = stopped.stderr.split("Continue with a larger budget with: ")[1].strip()
+    assert printed.endswith("--yes --budget-usd 0.50")  # runnable as printed, as it ran
+    resumed = run_cli(*shlex.split(printed)[1:], cwd=git_repo, env=env, timeout=300)
+    assert resumed.returncode == 23, resumed.stdout + resumed.stderr  # two calls further
+    assert resumed.stderr.rstrip().endswith("--yes --budget-usd 1.00")
+    calls = [c for rec in state(plan)["sessions"].values() for c in rec["agent_calls"]]
+    assert len(calls) == 5
     more = run_cli(*args, "--budget-usd", "5", cwd=git_repo, env=env, timeout=300)
     assert more.returncode == 0, more.stdout + more.stderr
     assert commits(git_repo)[0] == "feat(ledger): Command Line"
