@@ -89,7 +89,13 @@ def _why(rec: SessionRecord, file: str, name: str) -> str:
         if owner.startswith((module, file)) and test_id.split("::")[-1].split("[")[0] == short:
             return why
     own = (module, file)
-    return next((w for i, w in rec.red.why.items() if i in own or "::" not in i), "fails")
+    whole_file = next((w for i, w in rec.red.why.items() if i in own), None)
+    if whole_file is not None:  # the file failed as a whole (at import, say)
+        return whole_file
+    seen = [*rec.red.why, *rec.red.failing, *rec.red.passed]
+    if not any(i.split("::")[0].startswith(own) for i in seen):
+        return "not run: the RED test command does not run this file"
+    return "fails"
 
 
 def after_red(root: Path, rec: SessionRecord) -> str:
@@ -138,11 +144,10 @@ def after_refactor(session: Session, rec: SessionRecord, diff_stat: str, message
 
 
 def session_complete(rec: SessionRecord, subject: str, following: str | None) -> str:
-    seconds = sum(h.seconds for h in rec.history)
     lines = [
         f"Committed {rec.commit_hash[:12] if rec.commit_hash else '?'}: {subject}",
         f"Tests: {rec.tests_passing or 0} passing of {rec.tests_written or 0}; "
-        f"the session took {seconds / 60:.1f} min.",
+        f"the session took {_elapsed(rec) / 60:.1f} min from its start to its commit.",
     ]
     lines.append(f"Next: {following}" if following else "That was the last session of this run.")
     return "\n".join(lines)
@@ -156,3 +161,19 @@ def test_files_text(root: Path, files: Sequence[str], limit: int = 4000) -> str:
         except OSError as e:
             parts.append(f"--- {f}: {e}")
     return "\n".join(parts) or "(no test files recorded)"
+
+
+def _elapsed(rec: SessionRecord) -> float:
+    """Seconds from the session's start to its commit, waits for agents and people
+    included (through the bridge those happen between processes, outside every step's
+    own timing); the steps' own time when a timestamp is missing."""
+    from datetime import datetime  # only at this checkpoint: not on the resume path
+
+    if rec.started_at and rec.completed_at:
+        try:
+            start, end = (datetime.fromisoformat(t.replace("Z", "+00:00")) for t in
+                          (rec.started_at, rec.completed_at))  # fmt: skip
+            return max((end - start).total_seconds(), 0.0)
+        except ValueError:
+            pass
+    return sum(h.seconds for h in rec.history)

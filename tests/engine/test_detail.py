@@ -56,3 +56,32 @@ def test_after_red_names_the_failing_tests_of_other_languages(tmp_path: Path) ->
     )
     text = detail.after_red(tmp_path, rec)
     assert "test/money.test.js: 1 test\n- adds > two numbers: expected 3 to be 4" in text
+
+
+def test_a_test_file_the_red_command_never_ran_is_not_given_a_reason(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_models.py").write_text("def test_a():\n    pass\n", "utf-8")
+    (tmp_path / "tests" / "test_extra.py").write_text("def test_ok():\n    pass\n", "utf-8")
+    rec = SessionRecord(
+        red=RedFacts(
+            files=["tests/test_models.py", "tests/test_extra.py"],
+            why={"tests.test_models": "ModuleNotFoundError: No module named 'ledger'"},
+            failing=["tests.test_models"],
+        )
+    )
+    text = detail.after_red(tmp_path, rec)
+    assert "- test_a: ModuleNotFoundError: No module named 'ledger'" in text
+    assert "- test_ok: not run: the RED test command does not run this file" in text
+
+
+def test_a_session_lasts_from_its_start_to_its_commit() -> None:
+    rec = SessionRecord(
+        commit_hash="0123456789abcdef",
+        started_at="2026-11-23T10:00:00.000Z",
+        completed_at="2026-11-23T10:22:30.500Z",  # through the bridge: waits included
+        tests_passing=3,
+        tests_written=3,
+    )
+    text = detail.session_complete(rec, "feat(x): y", "Session 2: Z")
+    assert "the session took 22.5 min from its start to its commit." in text
+    assert text.endswith("Next: Session 2: Z")
