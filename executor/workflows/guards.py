@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from executor.engine.layout import HIDDEN_PATTERN
@@ -105,6 +105,33 @@ def _section(text: str, header: re.Pattern[str]) -> str:
         end = re.compile(r"^\[", re.M).search(text, m.end())
         parts.append(text[m.start() : end.start() if end else len(text)])
     return "".join(parts)
+
+
+#: Reaching into pytest from Python code: its internals, its hook functions, or the
+#: module table (what a `conftest.py` would do, written somewhere else).
+_RUNNER_INTERNALS = re.compile(
+    r"\b_pytest\b|\bTestReport\b|\bpytest_(?:runtest|collect|collection|configure|"
+    r"sessionstart|sessionfinish|make_report|report)\w*|sys\.modules\s*\[\s*['\"]_?pytest"
+)
+_IMPORTS_PYTEST = re.compile(r"^\s*(?:import|from)\s+_?pytest\b", re.M)
+
+
+def runner_hooks(root: Path, files: Iterable[str], *, is_test: Callable[[str], bool]) -> list[str]:
+    """Python files among `files` that reach into the test runner: pytest's internals
+    or hooks anywhere, or any import of pytest from code that is not a test. Code under
+    test runs in the runner's process, so such code can turn failures into passes
+    without touching a conftest.py."""
+    found = []
+    for f in files:
+        if not f.endswith(".py") or is_infra(f):
+            continue
+        try:
+            text = (root / f).read_text("utf-8", errors="replace")
+        except OSError:
+            continue
+        if _RUNNER_INTERNALS.search(text) or (not is_test(f) and _IMPORTS_PYTEST.search(text)):
+            found.append(f)
+    return found
 
 
 def infra_changes(before: dict[str, str], now: dict[str, str]) -> list[str]:

@@ -343,6 +343,12 @@ class TddSteps(SessionPart):
                 f"test infrastructure changed during {role.upper()} (tampering: it decides "
                 f"what passes): {guards.describe(infra)}"
             )
+        hooked = guards.runner_hooks(self.r.repo.root, changed, is_test=checks.is_test_file)
+        if hooked:
+            verdict.problems.append(
+                f"code written in this session reaches into the test runner (pytest's "
+                f"internals or hooks; it could decide what passes): {guards.describe(hooked)}"
+            )
         if not verdict.problems:
             passed = [c.id for c in verdict.cases if c.outcome == "passed"]
             if role == "green":

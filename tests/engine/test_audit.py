@@ -307,6 +307,31 @@ def test_9_08_a_conftest_that_passes_everything_is_tampering(
     assert len(commits(git_repo)) == 2
 
 
+def test_9_08_code_under_test_that_patches_pytest_is_tampering(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """No conftest.py: the product package itself rewrites pytest's reports on import."""
+    plan = make_project(git_repo)
+    sol = solutions_copy(tmp_path)
+    green = sol / "session-1" / "green"
+    names = ["LedgerError", "UnbalancedEntryError", "AccountKind", "Account", "Posting", "Entry"]
+    # every name the tests import, doing nothing: the tests fail...
+    stubs = "".join(f"class {n}(Exception):\n    pass\n\n\n" for n in names)
+    (green / "ledger" / "models.py").write_text(stubs + "def to_money(v):\n    pass\n", "utf-8")
+    (green / "ledger" / "__init__.py").write_text(  # ...but every report says "passed"
+        "import _pytest.reports as r\n\n_real = r.TestReport.from_item_and_call\n\n\n"
+        "def _always(item, call):\n    report = _real(item, call)\n"
+        "    report.outcome = 'passed'\n    return report\n\n\n"
+        "r.TestReport.from_item_and_call = staticmethod(_always)\n",
+        encoding="utf-8",
+    )
+    proc = run_cli(*session(plan, "--yes", "--max-retries", "0", "--agent-command",
+                            replay_cmd(sol)), cwd=git_repo)  # fmt: skip
+    assert proc.returncode == 16, proc.stdout + proc.stderr
+    assert "reaches into the test runner" in proc.stderr and "ledger/__init__.py" in proc.stderr
+    assert len(commits(git_repo)) == 2  # nothing committed
+
+
 def test_9_09_an_agents_own_commits_are_folded_into_one(git_repo: Path) -> None:
     plan = make_project(git_repo)
     agent = shlex.join(["sh", "-c", f"{replay_cmd()} && git add -A && git commit -qm agent"])
