@@ -181,6 +181,9 @@ def run_tests(
         run_argv = runner.argv if runner else argv
         if coverage and runner is not None and runner.name == "pytest" and _has_pytest_cov():
             run_argv = [*run_argv, "--cov", f"--cov-report=json:{cov_file}"]
+            # coverage's own data file too: in the project it would be committed with
+            # the session (or show as the person's edit)
+            full_env["COVERAGE_FILE"] = str(Path(tmp) / ".coverage")
         started = time.monotonic()
         code, output, timed_out = _execute(
             run_argv,

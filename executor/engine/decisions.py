@@ -75,6 +75,11 @@ class Decider:
     def interactive(self) -> bool:
         return self.prompter is not None
 
+    @property
+    def unattended(self) -> bool:
+        """--yes with no terminal: nobody answers anything but a checkpoint."""
+        return self.yes and self.prompter is None
+
     def ask(self, q: Question, ledger: Ledger) -> Decision | Waiting | NoHuman:
         if q.checkpoint and self.yes:
             supersede(self.bridge.channel, ledger, self.bridge.durable)

@@ -276,6 +276,7 @@ class Runner:
                     ),
                     backoff=req.backoff,
                     restored_plan=restored.get(number, []),
+                    entry_step=rec.step.value,
                 )
             )
             ended = drive(
@@ -332,8 +333,10 @@ class Runner:
                 )
             raise VerificationFailedError(
                 f"{rec.problem}\n{rec.last_failure[-2000:]}\nNo human is available (--yes "
-                f"without a terminal), so the run stops here. State is saved; fix the cause "
-                f"and re-run, or run on a terminal / through a host to decide."
+                f"without a terminal), so the run stops here. State is saved. Fix the cause and "
+                f"run the same command again: it checks again (files you change meanwhile "
+                f"become part of the session, and the run says which); or run on a "
+                f"terminal / through a host to decide (retry the agent, roll back, skip)."
             )
         durable.save()
         return RunResult(plan=plan, state=state, repo_root=repo.root, sessions=ran)

@@ -66,6 +66,8 @@ class SessionRun(Record, kw_only=False):
     #: Plan files the runner put back before parsing (an agent changed them over the
     #: bridge); the agent step reports them as tampering.
     restored_plan: list[str] = field(default_factory=list)
+    #: The step the session was at when this process took it up (what a re-run resumes).
+    entry_step: str | None = None
 
     def reload(self) -> None:
         self.plan = self.reload_plan()

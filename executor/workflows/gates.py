@@ -280,8 +280,13 @@ class Gates(SessionPart):
 
     # -- agent steps ----------------------------------------------------------------------
     def escalated(self) -> Outcome:
-        """A person decides after a failure; with nobody to ask, the run stops (exit 16)."""
+        """A person decides after a failure; with nobody to ask, the run stops (exit 16),
+        and running it again unattended is the decision to retry."""
         self._say(self.rec.problem)
+        if self.r.decider.unattended and self.r.entry_step == self.rec.step.value:
+            self.r.entry_step = None  # once per run: a second failure stops it again
+            self._say("run again with --yes after this stop: checking again")
+            self.rec.held_action = "recheck"
         options = [
             opt("retry", "Retry (the agent gets the failure output)"),
             opt("show_diff", "Show code"),
@@ -298,6 +303,8 @@ class Gates(SessionPart):
             )
             if isinstance(got, Outcome):
                 return got
+            if got == "recheck":
+                return O.OK
             refused = self._refused(got) if got in {"rollback", "skip"} else None
             if refused is None:
                 break

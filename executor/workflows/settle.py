@@ -127,6 +127,10 @@ def _edits(g: Gates, files: list[str]) -> Outcome | None:
         None,
         shows=lambda _: g.r.repo.diff_text(base, paths=paths) or "(no changes)",
     )
+    if got is Outcome.NO_HUMAN:  # --yes, no terminal: a person changed them on purpose
+        g._say(f"nobody to ask (--yes): {guards.describe(files)} are part of the session")
+        take_snapshot(g)
+        return None
     if isinstance(got, Outcome):
         return got
     assert isinstance(got, Decision)

@@ -13,8 +13,11 @@
 
  Any *_agent or *_verify that fails (after the automatic retries) goes to its
  *_escalated step, where a person chooses: retry (back to the agent step), roll back,
- skip, or pause. Every checkpoint offers abort, which goes to rollback; rollback ends
- the drive at not_started (or skipped when the person chose skip).
+ skip, or pause. With nobody to ask (--yes, no terminal) the run stops there (exit 16);
+ running it again unattended checks again (ok: back to the verify step, no agent call),
+ for the person may have fixed the cause meanwhile. Every checkpoint offers abort, which
+ goes to rollback; rollback ends the drive at not_started (or skipped when the person
+ chose skip).
 
 Status and checkpoint are derived from the step (`status_of`, `checkpoint_of`), never
 stored beside it. The persisted cursor is the step.
@@ -68,6 +71,13 @@ _ESCALATIONS = {
     S.REFACTOR_ESCALATED: S.REFACTOR_AGENT,
     S.EVIDENCE_ESCALATED: S.GREEN_AGENT,
 }
+#: Where an escalation checks again (an unattended re-run: the person fixed the cause).
+_RECHECKS = {
+    S.RED_ESCALATED: S.RED_VERIFY,
+    S.GREEN_ESCALATED: S.GREEN_VERIFY,
+    S.REFACTOR_ESCALATED: S.REFACTOR_VERIFY,
+    S.EVIDENCE_ESCALATED: S.EVIDENCE,
+}
 
 
 def _table() -> dict[tuple[Step, Outcome], Step]:
@@ -114,6 +124,7 @@ def _table() -> dict[tuple[Step, Outcome], Step]:
         t[(checkpoint, O.ABORT)] = S.ROLLBACK
     for escalated, agent_step in _ESCALATIONS.items():
         t[(escalated, O.RETRY)] = agent_step
+        t[(escalated, O.OK)] = _RECHECKS[escalated]
         t[(escalated, O.ABORT)] = S.ROLLBACK
         t[(escalated, O.SKIP)] = S.ROLLBACK
     return t

@@ -362,6 +362,50 @@ def test_evidence_wants_every_listed_file(world: World) -> None:
     assert "pkg/extra.py" in rec["files_modified"]
 
 
+def _break_refactor(repo: Path) -> None:
+    write(repo / "pkg" / "s1.py", "BROKEN\n")
+
+
+@pytest.mark.parametrize(
+    ("role", "action", "fix"),
+    [
+        ("red", "nothing", ("tests/test_s1.py", "from pkg import s1\n")),
+        ("green", "broken", ("pkg/s1.py", "OK = 1\n")),
+        ("refactor", _break_refactor, ("pkg/s1.py", "OK = 3\n")),
+        ("evidence", None, ("pkg/extra.py", "X = 1\n")),
+    ],
+)
+@covers(
+    ("red_escalated", "ok"),
+    ("green_escalated", "ok"),
+    ("refactor_escalated", "ok"),
+    ("evidence_escalated", "ok"),
+)
+def test_an_unattended_run_again_checks_again_and_takes_the_persons_fix(
+    world: World, role: str, action: object, fix: tuple[str, str]
+) -> None:
+    if role == "evidence":  # the plan lists a file no step writes
+        plan = PLAN.replace("- `pkg/s1.py`\n", "- `pkg/s1.py`\n- `pkg/extra.py`\n", 1)
+        (world.plan / "PHASE_1_CORE.md").write_text(plan, encoding="utf-8")
+        git(world.repo, "commit", "-qam", "list an extra file")
+    else:
+        world.agent.plan(1, role, action)
+    with pytest.raises(VerificationFailedError, match="Fix the cause and run the same"):
+        world.run(yes=True, max_retries=0)
+    calls = len(world.agent.calls)
+    write(world.repo / fix[0], fix[1])  # the person fixes the cause
+    write(world.repo / "notes.txt", "mine\n")
+    world.run(yes=True, max_retries=0)
+    assert world.record(1)["step"] == "done"
+    said = "\n".join(world.lines)
+    assert "run again with --yes after this stop: checking again" in said
+    assert "nobody to ask (--yes)" in said and "notes.txt" in said
+    committed = git(world.repo, "show", "--name-only", "--format=", "HEAD").split()
+    assert fix[0] in committed and "notes.txt" in committed
+    again = [c.tdd_step for c in world.agent.calls[calls:]]
+    assert role not in again  # checked again, not asked again
+
+
 @pytest.mark.parametrize("choice", ["abort", "skip"])
 @covers(("evidence_escalated", "abort"), ("evidence_escalated", "skip"))
 def test_evidence_failure_can_be_rolled_back_or_skipped(world: World, choice: str) -> None:

@@ -142,6 +142,24 @@ def test_passing_is_green_and_leaves_no_cache_files(tmp_path: Path) -> None:
     assert leftovers == set()
 
 
+def test_coverage_is_measured_and_its_data_file_stays_out_of_the_project(
+    tmp_path: Path,
+) -> None:
+    root = project(
+        tmp_path,
+        {
+            "ledger.py": "def add(a, b):\n    return a + b\n",
+            "tests/test_ledger.py": LEDGER_TEST,
+        },
+    )
+    run = run_tests(
+        "pytest tests/test_ledger.py", cwd=root, env={"PYTHONPATH": str(root)}, coverage=True
+    )
+    assert run.verdict == "green", run.output_tail
+    assert run.coverage is not None and run.coverage > 0  # pytest-cov is a test extra
+    assert sorted(p.name for p in root.rglob(".coverage*")) == []
+
+
 def test_strict_xpass_fails_the_run(tmp_path: Path) -> None:
     root = project(
         tmp_path,
