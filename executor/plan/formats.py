@@ -7,7 +7,8 @@ costs next to nothing:
 - A `phase` / B `overview`: `Session N` headings; B when the file is PROJECT_PLAN.md or
   no session has a TDD step heading (RED / GREEN / REFACTOR, `TDD Workflow`).
 A folder is A when it holds PHASE files, B with only PROJECT_PLAN.md, D with a
-tasks.md, else the one markdown file in it that reads as a plan.
+tasks.md, else the one markdown file in it that reads as a plan (several: UserError
+listing them).
 """
 
 from __future__ import annotations
@@ -86,7 +87,26 @@ def detect(path: Path) -> tuple[PlanFormat, Path]:
     plans = [(fmt, p) for p in sorted(path.glob("*.md")) if (fmt := _detect_file(p))]
     if len(plans) == 1:
         return plans[0]
+    if plans:
+        listed = "\n".join(f"  {p}: format {describe(fmt)}" for fmt, p in plans)
+        raise UserError(
+            f"{len(plans)} plans in {path}; name the one you mean (e.g. --plan PATH):\n{listed}"
+        )
     return "phase", path  # the phase reader reports what is missing
+
+
+def others_beside(folder: Path, fmt: PlanFormat) -> list[Path]:
+    """Plans of another format in a folder read as PHASE files or an overview (a
+    tasks.md, a superpowers plan): the folder's reader does not read them."""
+    if fmt not in ("phase", "overview"):
+        return []
+    return [
+        p
+        for p in sorted(folder.glob("*.md"))
+        if not PHASE_FILE.match(p.name)
+        and p.name not in OVERVIEW_NAMES
+        and _detect_file(p) in ("superpowers", "speckit")
+    ]
 
 
 def plan_file(folder: Path, fmt: PlanFormat) -> Path:

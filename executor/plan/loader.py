@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Protocol
 
 from executor.errors import PathNotFoundError
-from executor.plan.formats import detect, format_named, plan_file
+from executor.plan.formats import describe, detect, format_named, others_beside, plan_file
 from executor.plan.models import Diagnostic, Plan, PlanFormat
 
 
@@ -57,6 +57,17 @@ def load_plan(path: Path, format: str | None = None) -> Plan:
         )
     plan = reader_for(fmt).read(target)
     plan.format = fmt
+    if target.is_dir():
+        for other in others_beside(target, fmt):
+            plan.diagnostics.append(
+                Diagnostic(
+                    severity="warning",
+                    path=other,
+                    line=1,
+                    message=f"a plan in another format, not read with this folder's "
+                    f"{describe(fmt)} plan; to use it: --plan {other}",
+                )
+            )
     _finish(plan, target)
     return plan
 

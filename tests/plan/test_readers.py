@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -284,3 +285,22 @@ def test_a_byte_order_mark_is_not_part_of_the_title(tmp_path: Path) -> None:
     plan_file = tmp_path / source.name
     plan_file.write_bytes(b"\xef\xbb\xbf" + source.read_bytes().replace(b"\n", b"\r\n"))
     assert load_plan(plan_file).name == load_plan(source).name != plan_file.stem
+
+
+def test_a_folder_of_several_plans_names_them(tmp_path: Path) -> None:
+    for name in ("a.md", "b.md"):
+        shutil.copy(SUPERPOWERS, tmp_path / name)
+    with pytest.raises(UserError, match="2 plans in ") as caught:
+        load_plan(tmp_path)
+    assert f"{tmp_path / 'a.md'}: format C (superpowers)" in str(caught.value)
+
+
+def test_a_plan_of_another_format_beside_phase_files_is_named(tmp_path: Path) -> None:
+    folder = tmp_path / "plan"
+    shutil.copytree(PHASE, folder)
+    shutil.copy(SPECKIT / "tasks.md", folder / "tasks.md")
+    plan = load_plan(folder)
+    assert plan.format == "phase"
+    assert [(d.path.name, d.severity) for d in lint(plan) if "another format" in d.message] == [
+        ("tasks.md", "warning")
+    ]
