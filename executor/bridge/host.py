@@ -14,7 +14,13 @@ from executor import fsutil
 from executor.bridge.models import AgentRequest, AgentResponse
 from executor.bridge.protocol import MAX_RESPONSE_BYTES, REQUEST_NAME, RESPONSE_NAME
 from executor.bridge.reading import read_request, validate_file
-from executor.errors import NothingToResumeError, PathNotFoundError, UserError
+from executor.errors import (
+    BridgeFileInvalid,
+    InvalidResponseError,
+    NothingToResumeError,
+    PathNotFoundError,
+    UserError,
+)
 
 RESPOND_STATUSES = ("success", "error", "timeout", "cancelled")
 
@@ -107,6 +113,15 @@ def write_response(
         raise UserError("--error-message/--error-type go with --status error or timeout.")
     directory = directory.absolute()
     req = load_pending(directory)
+    target = directory / RESPONSE_NAME
+    if status == "success":
+        check_answer(
+            req,
+            text,
+            path=target,
+            where=f"for request {req.request_id} in {directory / REQUEST_NAME} (nothing was "
+            f"written)",
+        )
     if status != "success" and error_type is None:
         error_type = "TIMEOUT" if status == "timeout" else "UNKNOWN"
     resp = AgentResponse(
@@ -117,16 +132,65 @@ def write_response(
         error_type=error_type,
         metadata={"agent_name": req.agent_name, "written_by": "executor bridge respond"},
     )
-    target = directory / RESPONSE_NAME
     fsutil.atomic_write_json(target, resp.to_json(), fault="response")
     return target
 
 
+def check_answer(req: AgentRequest, text: str | None, *, path: Path, where: str) -> None:
+    """Refuse (InvalidResponseError) an answer that a human request does not offer.
+
+    The check is the engine's own (`executor.engine.decisions.parse_decision`), so an
+    answer that passes here is one `--resume` accepts. Agent requests take any text.
+    """
+    if req.agent_name != "human" or text is None:
+        return
+    from executor.engine.decisions import options_of, parse_decision
+
+    options = options_of(req.context)
+    if options is not None:
+        parse_decision(text, options, path=path, where=where)
+
+
 def validate(path: Path) -> tuple[str, Path]:
-    """Validate a request or response file; return (kind, absolute path)."""
+    """Validate a request or response file; return (kind, absolute path).
+
+    A response with a request pending beside it is checked against that request too:
+    bound to it, and (a human request) an answer it offers.
+    """
     path = path.absolute()
     try:
-        kind, _ = validate_file(path)
+        kind, record = validate_file(path)
     except FileNotFoundError:
         raise PathNotFoundError(f"File not found: {path}", path=path) from None
+    if isinstance(record, AgentResponse):
+        _check_against_pending(record, path)
     return kind, path
+
+
+def _check_against_pending(resp: AgentResponse, path: Path) -> None:
+    request_file = path.parent / REQUEST_NAME
+    try:
+        req = read_request(request_file)
+    except FileNotFoundError:
+        return
+    if resp.request_id != req.request_id:
+        problem = (
+            f"request_id: {resp.request_id!r} is not the pending request's "
+            f"{req.request_id!r} (in {request_file})"
+        )
+        raise BridgeFileInvalid(
+            f"Invalid response file {path}: {problem}; --resume would reject it. Answer the "
+            f"pending request (executor bridge respond writes the right id).",
+            path=path,
+            problems=[problem],
+        )
+    if resp.status != "success":
+        return
+    try:
+        check_answer(req, resp.response, path=path, where=f"in {path}")
+    except InvalidResponseError as e:
+        raise BridgeFileInvalid(
+            f"{e} (the request pending in {request_file}); --resume would reject it.",
+            path=path,
+            problems=e.problems,
+        ) from e
