@@ -25,6 +25,32 @@ from executor.errors import (
 RESPOND_STATUSES = ("success", "error", "timeout", "cancelled")
 
 
+def resolve_dir(directory: Path | None, cwd: Path | None = None) -> Path:
+    """The folder to answer in: `--dir`; else the current folder when it holds a request
+    file; else the folder of the one plan found from it (`executor.plan.discover_plan`,
+    as execute-* find it). Several plans: the error lists them; none: nothing to answer."""
+    if directory is not None:
+        return directory.absolute()
+    cwd = (cwd or Path.cwd()).absolute()
+    if (cwd / REQUEST_NAME).exists():
+        return cwd
+    from executor.plan.discover import discover_plan, find_plans
+
+    if not find_plans(cwd):
+        raise NothingToResumeError(
+            f"No pending request: {cwd / REQUEST_NAME} does not exist, and no plan was found "
+            f"from {cwd} to look in; give --dir with the folder that holds the request."
+        )
+    try:
+        plan = discover_plan(cwd)
+    except UserError as e:
+        raise UserError(
+            f"No {REQUEST_NAME} in {cwd}, and the plan's folder is ambiguous: {e}\n"
+            f"Give --dir with the folder of the plan whose request to answer."
+        ) from None
+    return plan if plan.is_dir() else plan.parent
+
+
 def load_pending(directory: Path) -> AgentRequest:
     """The request waiting in `directory`; NothingToResumeError when there is none."""
     path = directory.absolute() / REQUEST_NAME
@@ -151,12 +177,21 @@ def check_answer(req: AgentRequest, text: str | None, *, path: Path, where: str)
         parse_decision(text, options, path=path, where=where)
 
 
-def validate(path: Path) -> tuple[str, Path]:
+def validate(path: Path | None, directory: Path | None = None) -> tuple[str, Path]:
     """Validate a request or response file; return (kind, absolute path).
 
-    A response with a request pending beside it is checked against that request too:
-    bound to it, and (a human request) an answer it offers.
+    No `path`: the response file in the folder `resolve_dir(directory)` picks, else (no
+    response yet) its request file. A response with a request pending beside it is
+    checked against that request too: bound to it, and (a human request) an answer it
+    offers.
     """
+    if path is None:
+        folder = resolve_dir(directory)
+        path = folder / RESPONSE_NAME
+        if not path.exists():
+            path = folder / REQUEST_NAME
+    elif directory is not None:
+        raise UserError("Give the FILE to check or --dir, not both.")
     path = path.absolute()
     try:
         kind, record = validate_file(path)

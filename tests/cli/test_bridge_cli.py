@@ -369,3 +369,54 @@ def test_resume_names_the_unknown_field_of_a_hand_written_answer(git_repo: Path)
     assert proc.returncode == 10, proc.stderr
     assert "decison: unknown field; expected one of decision, feedback" in proc.stderr
     assert "decision: required, a string (one of approve, " in proc.stderr
+
+
+# ------------------------------------------------- which folder, without --dir
+
+
+def test_from_the_repository_root_the_plan_folder_is_used(git_repo: Path) -> None:
+    plan = make_project(git_repo)  # project-plans/ledger
+    args = ["execute-session", "1", "--plan", str(plan)]
+    assert run_cli(*args, cwd=git_repo).returncode == 42
+    show = run_cli("bridge", "show", "--json", cwd=git_repo)
+    assert show.returncode == 0, show.stderr
+    assert json.loads(show.stdout)["dir"] == str(plan)
+    proc = run_cli("bridge", "respond", "--status", "success", "--response", "approve",
+                   cwd=git_repo)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert f"Wrote {plan / '.agent-response.json'}" in proc.stdout
+    valid = run_cli("bridge", "validate", cwd=git_repo)
+    assert valid.returncode == 0, valid.stderr
+    assert valid.stdout == f"{plan / '.agent-response.json'}: valid response file\n"
+    resumed = run_cli(*args, "--resume", cwd=git_repo)
+    assert resumed.returncode == 42, resumed.stderr  # applied: now the RED agent's turn
+    assert json.loads(run_cli("bridge", "show", "--json", cwd=git_repo).stdout)["kind"] == "agent"
+
+
+def test_without_dir_several_plans_are_listed(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    other = git_repo / "project-plans" / "other"
+    other.mkdir()
+    for md in plan.glob("*.md"):
+        (other / md.name).write_text(md.read_text("utf-8"), encoding="utf-8")
+    proc = run_cli("bridge", "respond", "--status", "success", "--response", "approve",
+                   cwd=git_repo)  # fmt: skip
+    assert proc.returncode == 64
+    assert f"No .agent-request.json in {git_repo}, and the plan's folder is ambiguous: " in (
+        proc.stderr
+    )
+    assert "  project-plans/ledger\n  project-plans/other\n" in proc.stderr
+    assert "Give --dir with the folder of the plan" in proc.stderr
+    assert run_cli("bridge", "show", "--dir", str(plan), cwd=git_repo).returncode == 21
+
+
+def test_without_dir_and_without_a_plan_nothing_is_pending(tmp_path: Path) -> None:
+    for command in (["show"], ["validate"], ["respond", "--status", "error"]):
+        proc = run_cli("bridge", *command, cwd=tmp_path)
+        assert proc.returncode == 21, proc.stderr
+        assert (
+            f"No pending request: {tmp_path / '.agent-request.json'} does not exist, and no "
+            f"plan was found from {tmp_path} to look in; give --dir" in proc.stderr
+        )
+    both = run_cli("bridge", "validate", "x.json", "--dir", str(tmp_path))
+    assert both.returncode == 64 and "not both" in both.stderr
