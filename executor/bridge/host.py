@@ -14,9 +14,41 @@ from executor import fsutil
 from executor.bridge.models import AgentRequest, AgentResponse
 from executor.bridge.protocol import MAX_RESPONSE_BYTES, REQUEST_NAME, RESPONSE_NAME
 from executor.bridge.reading import read_request, validate_file
-from executor.errors import NothingToResumeError, PathNotFoundError, UserError
+from executor.errors import (
+    BridgeFileInvalid,
+    InvalidResponseError,
+    NothingToResumeError,
+    PathNotFoundError,
+    UserError,
+)
 
 RESPOND_STATUSES = ("success", "error", "timeout", "cancelled")
+
+
+def resolve_dir(directory: Path | None, cwd: Path | None = None) -> Path:
+    """The folder to answer in: `--dir`; else the current folder when it holds a request
+    file; else the folder of the one plan found from it (`executor.plan.discover_plan`,
+    as execute-* find it). Several plans: the error lists them; none: nothing to answer."""
+    if directory is not None:
+        return directory.absolute()
+    cwd = (cwd or Path.cwd()).absolute()
+    if (cwd / REQUEST_NAME).exists():
+        return cwd
+    from executor.plan.discover import discover_plan, find_plans
+
+    if not find_plans(cwd):
+        raise NothingToResumeError(
+            f"No pending request: {cwd / REQUEST_NAME} does not exist, and no plan was found "
+            f"from {cwd} to look in; give --dir with the folder that holds the request."
+        )
+    try:
+        plan = discover_plan(cwd)
+    except UserError as e:
+        raise UserError(
+            f"No {REQUEST_NAME} in {cwd}, and the plan's folder is ambiguous: {e}\n"
+            f"Give --dir with the folder of the plan whose request to answer."
+        ) from None
+    return plan if plan.is_dir() else plan.parent
 
 
 def load_pending(directory: Path) -> AgentRequest:
@@ -107,6 +139,15 @@ def write_response(
         raise UserError("--error-message/--error-type go with --status error or timeout.")
     directory = directory.absolute()
     req = load_pending(directory)
+    target = directory / RESPONSE_NAME
+    if status == "success":
+        check_answer(
+            req,
+            text,
+            path=target,
+            where=f"for request {req.request_id} in {directory / REQUEST_NAME} (nothing was "
+            f"written)",
+        )
     if status != "success" and error_type is None:
         error_type = "TIMEOUT" if status == "timeout" else "UNKNOWN"
     resp = AgentResponse(
@@ -117,16 +158,74 @@ def write_response(
         error_type=error_type,
         metadata={"agent_name": req.agent_name, "written_by": "executor bridge respond"},
     )
-    target = directory / RESPONSE_NAME
     fsutil.atomic_write_json(target, resp.to_json(), fault="response")
     return target
 
 
-def validate(path: Path) -> tuple[str, Path]:
-    """Validate a request or response file; return (kind, absolute path)."""
+def check_answer(req: AgentRequest, text: str | None, *, path: Path, where: str) -> None:
+    """Refuse (InvalidResponseError) an answer that a human request does not offer.
+
+    The check is the engine's own (`executor.engine.decisions.parse_decision`), so an
+    answer that passes here is one `--resume` accepts. Agent requests take any text.
+    """
+    if req.agent_name != "human" or text is None:
+        return
+    from executor.engine.decisions import options_of, parse_decision
+
+    options = options_of(req.context)
+    if options is not None:
+        parse_decision(text, options, path=path, where=where)
+
+
+def validate(path: Path | None, directory: Path | None = None) -> tuple[str, Path]:
+    """Validate a request or response file; return (kind, absolute path).
+
+    No `path`: the response file in the folder `resolve_dir(directory)` picks, else (no
+    response yet) its request file. A response with a request pending beside it is
+    checked against that request too: bound to it, and (a human request) an answer it
+    offers.
+    """
+    if path is None:
+        folder = resolve_dir(directory)
+        path = folder / RESPONSE_NAME
+        if not path.exists():
+            path = folder / REQUEST_NAME
+    elif directory is not None:
+        raise UserError("Give the FILE to check or --dir, not both.")
     path = path.absolute()
     try:
-        kind, _ = validate_file(path)
+        kind, record = validate_file(path)
     except FileNotFoundError:
         raise PathNotFoundError(f"File not found: {path}", path=path) from None
+    if isinstance(record, AgentResponse):
+        _check_against_pending(record, path)
     return kind, path
+
+
+def _check_against_pending(resp: AgentResponse, path: Path) -> None:
+    request_file = path.parent / REQUEST_NAME
+    try:
+        req = read_request(request_file)
+    except FileNotFoundError:
+        return
+    if resp.request_id != req.request_id:
+        problem = (
+            f"request_id: {resp.request_id!r} is not the pending request's "
+            f"{req.request_id!r} (in {request_file})"
+        )
+        raise BridgeFileInvalid(
+            f"Invalid response file {path}: {problem}; --resume would reject it. Answer the "
+            f"pending request (executor bridge respond writes the right id).",
+            path=path,
+            problems=[problem],
+        )
+    if resp.status != "success":
+        return
+    try:
+        check_answer(req, resp.response, path=path, where=f"in {path}")
+    except InvalidResponseError as e:
+        raise BridgeFileInvalid(
+            f"{e} (the request pending in {request_file}); --resume would reject it.",
+            path=path,
+            problems=e.problems,
+        ) from e

@@ -1,5 +1,5 @@
 """`executor agents`: the agent presets, the exact command each runs, and whether its CLI
-is on PATH here."""
+is on PATH here; then replay and bridge, the two built-in choices of --agent."""
 
 from __future__ import annotations
 
@@ -18,6 +18,15 @@ REPLAY: dict[str, object] = {
     "sources": ["docs/replay-agent.md"],
 }
 
+BRIDGE: dict[str, object] = {
+    "name": "bridge",
+    "summary": "no agent process: each request is written for a host to answer, and the "
+    "executor exits 42 (the default; --agent bridge drops a saved agent)",
+    "template": "executor bridge show / executor bridge respond, then re-run with --resume",
+    "on_path": "built in",
+    "sources": ["docs/bridge.md"],
+}
+
 
 def agents_data() -> list[dict[str, object]]:
     from executor.agent_presets import PRESETS, on_path
@@ -32,7 +41,7 @@ def agents_data() -> list[dict[str, object]]:
         }
         for p in PRESETS.values()
     ]
-    return [*rows, REPLAY]
+    return [*rows, REPLAY, BRIDGE]
 
 
 def register(app: typer.Typer) -> None:

@@ -14,6 +14,11 @@ from executor import console
 from executor.cli import common
 from executor.exitcodes import ExitCode
 
+_DIR_HELP = (
+    "Folder holding .agent-request.json. Default: the current folder when it holds one, "
+    "else the folder of the one plan found from here (as execute-* find it)."
+)
+
 
 def _print_show(info: dict[str, Any]) -> None:
     who = "the person" if info["kind"] == "human" else f"agent {info['agent_name']!r}"
@@ -47,17 +52,15 @@ def register(app: typer.Typer) -> None:
 
     @sub.command("show")
     def _show(
-        directory: Annotated[
-            Path, typer.Option("--dir", help="Folder holding .agent-request.json.")
-        ] = Path("."),
+        directory: Annotated[Path | None, typer.Option("--dir", help=_DIR_HELP)] = None,
         json_out: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
     ) -> None:
         """Show the pending request: agent, request_id, attempt, prompt size, paths."""
 
         def body() -> int:
-            from executor.bridge.host import show_pending
+            from executor.bridge.host import resolve_dir, show_pending
 
-            info = show_pending(directory)
+            info = show_pending(resolve_dir(directory))
             if json_out:
                 console.out_json({k: v for k, v in info.items() if k != "prompt"})
             else:
@@ -72,9 +75,7 @@ def register(app: typer.Typer) -> None:
             Literal["success", "error", "timeout", "cancelled"],
             typer.Option("--status", help="How the agent (or person) did."),
         ],
-        directory: Annotated[
-            Path, typer.Option("--dir", help="Folder holding .agent-request.json.")
-        ] = Path("."),
+        directory: Annotated[Path | None, typer.Option("--dir", help=_DIR_HELP)] = None,
         response: Annotated[str | None, typer.Option("--response", help="The answer text.")] = None,
         response_file: Annotated[
             Path | None,
@@ -97,10 +98,10 @@ def register(app: typer.Typer) -> None:
         """Write .agent-response.json bound to the pending request (atomically)."""
 
         def body() -> int:
-            from executor.bridge.host import write_response
+            from executor.bridge.host import resolve_dir, write_response
 
             target = write_response(
-                directory,
+                resolve_dir(directory),
                 status=status,
                 response=response,
                 response_file=response_file,
@@ -117,7 +118,14 @@ def register(app: typer.Typer) -> None:
 
     @sub.command("validate")
     def _validate(
-        file: Annotated[Path, typer.Argument(help="A request or response file.")],
+        file: Annotated[
+            Path | None,
+            typer.Argument(
+                help="A request or response file (default: the response file, else the "
+                "request file, in the folder --dir picks)."
+            ),
+        ] = None,
+        directory: Annotated[Path | None, typer.Option("--dir", help=_DIR_HELP)] = None,
         json_out: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
     ) -> None:
         """Check a request or response file; field-level messages when invalid."""
@@ -125,7 +133,7 @@ def register(app: typer.Typer) -> None:
         def body() -> int:
             from executor.bridge.host import validate
 
-            kind, path = validate(file)
+            kind, path = validate(file, directory)
             if json_out:
                 console.out_json({"file": str(path), "kind": kind, "valid": True})
             else:

@@ -61,14 +61,16 @@ def _with_abs_plan(argv: list[str], values: dict[str, Any]) -> list[str]:
 
 
 def _execute(scope: Scope, values: dict[str, Any]) -> int:
+    from executor.engine.agents import BRIDGE_AGENT
     from executor.engine.runner import Overrides, Runner, RunRequest
     from executor.errors import UserError
 
     agent_command, agent = agent_choice(values)
-    if agent_command is not None or agent is not None:
+    if agent_command is not None or agent not in (None, BRIDGE_AGENT):
         from executor.engine.process import AgentProcess
 
-        AgentProcess.from_options(agent_command, agent)  # a usage error now, not mid-run
+        # a usage error now, not mid-run (replay was turned into a command above)
+        AgentProcess.from_options(agent_command, agent, others=("replay",))
     if values.get("repo") is not None and not Path(values["repo"]).is_dir():
         raise UserError(f"--repo {values['repo']} is not a folder")
     plan = resolve_plan(values.get("plan"))
@@ -100,7 +102,8 @@ def _execute(scope: Scope, values: dict[str, Any]) -> int:
 
 def agent_choice(values: dict[str, Any]) -> tuple[str | None, str | None]:
     """(agent command, preset) from --agent-command / --agent / --solutions. The replay
-    agent is a command (`executor replay-agent --solutions DIR`)."""
+    agent is a command (`executor replay-agent --solutions DIR`); `--agent bridge` is
+    kept as a preset name (no process), so it is saved and replaces a saved agent."""
     from executor.errors import UserError
 
     agent, solutions = values.get("agent"), values.get("solutions")

@@ -68,7 +68,7 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         ("--agent-command",),
         str,
         "Run each agent request with this command instead of the exit-42 bridge "
-        "(docs/agent-command.md). Saved with the run.",
+        "(docs/agent-command.md). Saved with the run (--agent bridge drops it).",
         metavar="CMD",
     ),
     RunOpt(
@@ -76,8 +76,9 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         ("--agent",),
         str,
         "Run each agent request with a ready-made command line for this CLI: claude, "
-        "codex, gemini, aider (`executor agents` shows each), or replay with --solutions. "
-        "Saved with the run.",
+        "codex, gemini, aider (`executor agents` shows each), or replay with --solutions; "
+        "bridge: no agent process, the exit-42 bridge (the default; use it to drop a saved "
+        "--agent or --agent-command). Saved with the run.",
         metavar="NAME",
     ),
     RunOpt(

@@ -34,6 +34,23 @@ def _config(plan_path: Path, test_command: str | None) -> ProjectConfig:
     return config
 
 
+def which_plan(argument: Path | None, option: Path | None) -> Path:
+    """The PLAN argument or `--plan` (the same path if both), else the one plan found from
+    the current folder (`executor.plan.discover_plan`, as the run commands find it)."""
+    from executor.errors import UserError
+
+    if argument is not None and option is not None and argument.absolute() != option.absolute():
+        raise UserError(
+            f"two plans given: the PLAN argument {argument} and --plan {option}; give one"
+        )
+    given = argument if argument is not None else option
+    if given is not None:
+        return given
+    from executor.plan import discover_plan
+
+    return discover_plan(Path.cwd())
+
+
 def validate(
     plan_path: Path, *, json_output: bool, test_command: str | None, format: str | None = None
 ) -> int:
@@ -86,6 +103,11 @@ def show(
     return int(ExitCode.PLAN_INVALID if errors else ExitCode.SUCCESS)
 
 
+_PLAN_HELP = (
+    "Plan folder or markdown file (the argument or --plan). Default: the one plan found "
+    "in the current folder, project-plans/, docs/plans/ or specs/*/, as the run commands "
+    "find it."
+)
 _FORMAT_HELP = (
     "Read the plan as this format instead of detecting it: a|phase, b|overview, "
     "c|superpowers, d|speckit."
@@ -100,7 +122,10 @@ def register(app: typer.Typer) -> None:
 
     @plan_app.command("validate")
     def _validate(
-        plan: Annotated[Path, typer.Argument(help="Plan folder or markdown file.")],
+        plan: Annotated[Path | None, typer.Argument(help=_PLAN_HELP, metavar="PLAN")] = None,
+        plan_option: Annotated[
+            Path | None, typer.Option("--plan", help=_PLAN_HELP, metavar="PLAN")
+        ] = None,
         json_output: Annotated[
             bool, typer.Option("--json", help="Print the parsed plan and diagnostics as JSON.")
         ] = False,
@@ -116,14 +141,20 @@ def register(app: typer.Typer) -> None:
         """Lint a plan: `FILE:LINE: error|warning: message`; exit 15 on errors."""
         common.run(
             lambda: validate(
-                plan, json_output=json_output, test_command=test_command, format=format
+                which_plan(plan, plan_option),
+                json_output=json_output,
+                test_command=test_command,
+                format=format,
             ),
             json_output=json_output,
         )
 
     @plan_app.command("show")
     def _show(
-        plan: Annotated[Path, typer.Argument(help="Plan folder or markdown file.")],
+        plan: Annotated[Path | None, typer.Argument(help=_PLAN_HELP, metavar="PLAN")] = None,
+        plan_option: Annotated[
+            Path | None, typer.Option("--plan", help=_PLAN_HELP, metavar="PLAN")
+        ] = None,
         phase: Annotated[int | None, typer.Option("--phase", help="Only this phase.")] = None,
         format: Annotated[str | None, typer.Option("--format", help=_FORMAT_HELP)] = None,
         json_output: Annotated[
@@ -132,7 +163,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Phases, sessions, dependencies, estimates, critical path, parallel sessions."""
         common.run(
-            lambda: show(plan, phase=phase, format=format, json_output=json_output),
+            lambda: show(
+                which_plan(plan, plan_option), phase=phase, format=format, json_output=json_output
+            ),
             json_output=json_output,
         )
 

@@ -9,7 +9,7 @@ from typing import Any
 from executor import console
 from executor.fsutil import quote
 
-COLUMNS = ("Phase", "Session", "Title", "Status", "Tests", "Time", "Commit", "Cost")
+COLUMNS = ("Phase", "Session", "Title", "Status", "Tests", "Time", "Commit", "Cost", "Tokens")
 
 
 def rows(data: dict[str, Any]) -> list[tuple[str, ...]]:
@@ -26,6 +26,7 @@ def rows(data: dict[str, Any]) -> list[tuple[str, ...]]:
                     _time(s.get("duration_seconds")),
                     (s.get("commit_hash") or "-")[:10],
                     _cost(s.get("agent_cost_usd")),
+                    _tokens(s.get("agent_tokens")),
                 )
             )
     return out
@@ -34,8 +35,9 @@ def rows(data: dict[str, Any]) -> list[tuple[str, ...]]:
 def render_status(data: dict[str, Any], *, rich: bool) -> None:
     table = rows(data)
     title = f"{data['plan']}: {data['status']}"
-    if data.get("agent_cost_usd") is not None:
-        title += f" (agents: {_cost(data['agent_cost_usd'])}, {data['agent_tokens'] or 0:,} tokens)"
+    usage = _usage(data)
+    if usage:
+        title += f" (agents: {usage})"
     if rich:
         from rich.table import Table
 
@@ -98,3 +100,18 @@ def _time(seconds: float | None) -> str:
 
 def _cost(usd: float | None) -> str:
     return "-" if usd is None else f"${usd:.2f}"
+
+
+def _tokens(tokens: int | None) -> str:
+    return "-" if tokens is None else f"{tokens:,}"
+
+
+def _usage(data: dict[str, Any]) -> str:
+    """What the agents reported in total: cost and tokens, each when known. A CLI that
+    reports tokens but no cost (Codex, Gemini CLI) still shows its tokens."""
+    parts = []
+    if data.get("agent_cost_usd") is not None:
+        parts.append(_cost(data["agent_cost_usd"]))
+    if data.get("agent_tokens") is not None:
+        parts.append(f"{data['agent_tokens']:,} tokens")
+    return ", ".join(parts)

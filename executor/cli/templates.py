@@ -144,7 +144,8 @@ def register(app: typer.Typer) -> None:
                 "--agent",
                 metavar="NAME",
                 help="Answer the agent requests with a ready-made command line for this "
-                "CLI: claude, codex, gemini, aider (`executor agents`). Saved with the run.",
+                "CLI: claude, codex, gemini, aider (`executor agents`); bridge: the exit-42 "
+                "bridge (drops a saved agent). Saved with the run.",
             ),
         ] = None,
         force: Annotated[

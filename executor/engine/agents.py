@@ -23,6 +23,9 @@ from executor.bridge.protocol import BridgeChannel, Reply
 from executor.records import Record, field
 
 DEFAULT_AGENT_TIMEOUT = 1200
+#: `--agent bridge`: no agent process, the exit-42 bridge (what no agent option means);
+#: saved like a preset, so it replaces a saved `--agent-command` or `--agent`.
+BRIDGE_AGENT = "bridge"
 #: The most of an agent's final message kept in state and shown at a checkpoint.
 MESSAGE_CHARS = 2000
 

@@ -11,7 +11,7 @@ blocks a later step.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -137,33 +137,73 @@ class Decider:
         return decision
 
 
-def parse_decision(text: str, options: Sequence[Option], *, path: Path) -> Decision:
+#: The keys a JSON answer may carry (other keys are named when the answer is refused).
+ANSWER_FIELDS = ("decision", "feedback")
+
+
+def options_of(context: Mapping[str, object]) -> tuple[Option, ...] | None:
+    """The options a human request offers (its context's `options`); None when it offers
+    none (an agent request, or a file someone else wrote)."""
+    raw = context.get("options")
+    if not isinstance(raw, list):
+        return None
+    options = tuple(
+        Option(str(o["value"]), str(o.get("label", o["value"])))
+        for o in raw
+        if isinstance(o, dict) and isinstance(o.get("value"), str)
+    )
+    return options or None
+
+
+def parse_decision(
+    text: str, options: Sequence[Option], *, path: Path, where: str | None = None
+) -> Decision:
     """A person's answer relayed through the bridge, as a Decision.
 
+    THE check of an answer to a human request: `executor bridge respond` and `bridge
+    validate` run it before anything is written or applied, `--resume` before it is used.
+
     Accepts an option value or label (case-insensitive, surrounding whitespace and JSON
-    string quotes ignored), or JSON `{"decision": ..., "feedback": ...}`.
+    string quotes ignored), or JSON `{"decision": ..., "feedback": ...}` (other keys are
+    ignored when the answer is good, and named when it is refused).
     "request_changes" must carry non-empty feedback (at most 64 KB). Anything else raises
-    InvalidResponseError naming `path` and the accepted answers.
+    InvalidResponseError naming `path` (or `where`), each problem as `field: problem`, and
+    the accepted answers.
     """
-    accepted = (
-        ", ".join(o.value for o in options)
-        + ', or JSON {"decision": "<one of those>", "feedback": "..."}'
-    )
+    values = ", ".join(o.value for o in options)
+    accepted = values + ', or JSON {"decision": "<one of those>", "feedback": "..."}'
+    where = where or f"in {path}"
+    unknown: list[str] = []
+
+    def invalid(why: str) -> InvalidResponseError:
+        problems = [*unknown, why]
+        return InvalidResponseError(
+            f"invalid decision {where}: {'; '.join(problems)}. Accepted answers: {accepted}",
+            path=path,
+            problems=problems,
+        )
+
     raw = text.strip()
     feedback = ""
     if not raw:
-        raise _invalid(path, "the answer is empty", accepted)
+        raise invalid("decision: the answer is empty")
     if raw.startswith(("{", '"')):
         try:
             loaded = json.loads(raw)
         except json.JSONDecodeError as e:
-            raise _invalid(path, f"not valid JSON ({e.msg})", accepted) from None
+            raise invalid(f"(answer): not valid JSON ({e.msg})") from None
         if isinstance(loaded, dict):
+            expected = ", ".join(ANSWER_FIELDS)
+            unknown = [
+                f"{k}: unknown field; expected one of {expected}"
+                for k in loaded
+                if k not in ANSWER_FIELDS
+            ]
             word, feedback = loaded.get("decision"), loaded.get("feedback", "")
             if not isinstance(word, str):
-                raise _invalid(path, "decision: required, a string", accepted)
+                raise invalid(f"decision: required, a string (one of {values})")
             if not isinstance(feedback, str):
-                raise _invalid(path, "feedback: must be a string", accepted)
+                raise invalid("feedback: must be a string")
             word, feedback = word.strip(), feedback.strip()
         else:
             word = str(loaded).strip()
@@ -171,16 +211,14 @@ def parse_decision(text: str, options: Sequence[Option], *, path: Path) -> Decis
         word = raw
     action = _match(word, options)
     if action is None:
-        raise _invalid(path, f"{word[:80]!r} is not one of the options", accepted)
+        raise invalid(f"decision: {word[:80]!r} is not one of the options ({values})")
     if action == REQUEST_CHANGES and not feedback:
-        raise _invalid(
-            path,
-            "request_changes needs feedback: answer with JSON "
-            '{"decision": "request_changes", "feedback": "what should change"}',
-            accepted,
+        raise invalid(
+            "feedback: request_changes needs feedback: answer with JSON "
+            '{"decision": "request_changes", "feedback": "what should change"}'
         )
     if len(feedback.encode("utf-8")) > MAX_FEEDBACK:
-        raise _invalid(path, f"the feedback is over {MAX_FEEDBACK // 1024} KB", accepted)
+        raise invalid(f"feedback: the feedback is over {MAX_FEEDBACK // 1024} KB")
     return Decision(action=action, feedback=feedback)
 
 
@@ -193,11 +231,3 @@ def _match(word: str, options: Sequence[Option]) -> str | None:
         if option.label.strip().casefold() == folded:
             return option.value
     return None
-
-
-def _invalid(path: Path, why: str, accepted: str) -> InvalidResponseError:
-    return InvalidResponseError(
-        f"invalid decision in {path}: {why}. Accepted answers: {accepted}",
-        path=path,
-        problems=[why],
-    )

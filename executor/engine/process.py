@@ -26,7 +26,7 @@ from pathlib import Path
 from executor import fsutil
 from executor.bridge.models import AgentRequest, Ledger, utc_now
 from executor.bridge.protocol import BridgeChannel
-from executor.engine.agents import AgentCall, AgentResult, Durable, supersede
+from executor.engine.agents import BRIDGE_AGENT, AgentCall, AgentResult, Durable, supersede
 from executor.errors import UserError
 from executor.records import Record
 
@@ -41,15 +41,21 @@ class AgentProcess(Record, kw_only=False, frozen=True):
     preset: str | None = None
 
     @staticmethod
-    def from_options(agent_command: str | None, preset: str | None) -> AgentProcess | None:
-        """None: no process (the bridge). UserError (usage) when the options are unusable."""
+    def from_options(
+        agent_command: str | None, preset: str | None, *, others: Sequence[str] = ()
+    ) -> AgentProcess | None:
+        """None: no process (the bridge: no option, or `--agent bridge`). UserError (usage)
+        when the options are unusable; an unknown preset's message lists the presets,
+        `bridge` and `others` (names the caller handles itself, such as `replay`)."""
         if agent_command is not None and preset is not None:
             raise UserError("give --agent or --agent-command, not both")
+        if preset == BRIDGE_AGENT:
+            return None
         if preset is not None:
             from executor.agent_presets import PRESETS
 
             if preset not in PRESETS:
-                known = ", ".join(sorted(PRESETS))
+                known = ", ".join(sorted({*PRESETS, BRIDGE_AGENT, *others}))
                 raise UserError(f"--agent {preset!r} is not a preset; known: {known}")
             return AgentProcess(preset=preset)
         if agent_command is None:
@@ -60,8 +66,8 @@ class AgentProcess(Record, kw_only=False, frozen=True):
             raise UserError(f"--agent-command {agent_command!r} cannot be split: {e}") from None
         if not argv:
             raise UserError(
-                "--agent-command is empty; give a command, or leave it out to use the "
-                "exit-42 bridge"
+                "--agent-command is empty; give a command, or --agent bridge to answer "
+                "agent requests through the exit-42 bridge"
             )
         return AgentProcess(command=tuple(argv))
 

@@ -13,7 +13,7 @@ from executor import __version__
 from executor.bridge.models import new_id
 from executor.bridge.protocol import BridgeChannel
 from executor.engine import budget
-from executor.engine.agents import Agents, BridgeAgents, Durable
+from executor.engine.agents import BRIDGE_AGENT, Agents, BridgeAgents, Durable
 from executor.engine.decisions import Decider
 from executor.engine.driver import drive
 from executor.engine.layout import Layout
@@ -75,8 +75,8 @@ class Overrides(Record, kw_only=False):
     budget_minutes: float | None = None
 
     def apply(self, saved: RunOptions) -> RunOptions:
-        """The saved options with this command line's on top. Naming an agent (command or
-        preset) replaces the saved one of either kind."""
+        """The saved options with this command line's on top. Naming an agent (command,
+        preset, or `bridge`: no agent process) replaces the saved one of either kind."""
         given = {k: v for k, v in vars(self).items() if v is not None}
         if "agent_command" in given or "agent" in given:
             given.setdefault("agent_command", None)
@@ -216,7 +216,9 @@ class Runner:
         channel.sweep()
         bridge = BridgeAgents(channel, durable)
         agents: Agents = req.agents or bridge
-        if (options.agent_command or options.agent) and req.agents is None:
+        if req.agents is None and (
+            options.agent_command or options.agent not in (None, BRIDGE_AGENT)
+        ):
             from executor.engine.process import AgentProcess, ProcessAgents
 
             how = AgentProcess.from_options(options.agent_command, options.agent)

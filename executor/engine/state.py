@@ -36,7 +36,11 @@ class RunOptions(Record):
         default=None, metadata={"doc": "run agents with this command; null: the exit-42 bridge"}
     )
     agent: str | None = field(
-        default=None, metadata={"doc": "run agents with this preset (claude, codex, ...)"}
+        default=None,
+        metadata={
+            "doc": "run agents with this preset (claude, codex, ...); bridge (like null "
+            "with no agent_command): the exit-42 bridge"
+        },
     )
     agent_timeout: int | None = field(
         default=None, metadata={"ge": 1, "doc": "seconds an agent call may take"}

@@ -23,17 +23,23 @@ PLACES = (
 )
 
 
-def discover_plan(cwd: Path) -> Path:
-    """The plan folder or file under `cwd`; UserError when there are none or several."""
+def find_plans(cwd: Path) -> list[Path]:
+    """Every plan `discover_plan` would consider (the current folder alone when it is one)."""
     cwd = Path(cwd).absolute()
     if _is_plan_folder(cwd):
-        return cwd
-    found = [
+        return [cwd]
+    return [
         *(d for d in sorted(cwd.glob("project-plans/*/")) if _is_plan_folder(d)),
         *(f for f in sorted(cwd.glob("docs/plans/*.md")) if _reads_as_plan(f)),
         *(f for f in sorted(cwd.glob("docs/superpowers/plans/*.md")) if _reads_as_plan(f)),
         *(f for f in sorted(cwd.glob("specs/*/tasks.md")) if f.is_file()),
     ]
+
+
+def discover_plan(cwd: Path) -> Path:
+    """The plan folder or file under `cwd`; UserError when there are none or several."""
+    cwd = Path(cwd).absolute()
+    found = find_plans(cwd)
     if len(found) == 1:
         return found[0]
     if not found:

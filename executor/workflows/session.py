@@ -224,8 +224,9 @@ class TddSteps(SessionPart):
                 log=str(result.log) if result.log else None,
             )
         )
-        if result.cost_usd is not None or result.input_tokens is not None:
-            self._say(f"{role.upper()}: {usage_line(result)}")
+        usage = usage_line(result)
+        if usage:
+            self._say(f"{role.upper()}: {usage}")
 
     def _guard(self, role: str) -> str:
         """After an agent step: fold its commits back; put back any plan file it changed

@@ -55,6 +55,7 @@ def test_execute_plan_with_claude_records_cost_per_call(git_repo: Path, tmp_path
     first = status["phases"][0]["sessions"][0]
     assert first["agent_cost_usd"] == pytest.approx(0.15) and first["agent_tokens"] == 3600
     assert "$0.0500" in proc.stdout  # each call's usage is shown as it happens
+    assert "(agents: $0.60, 14,400 tokens)" in run_cli("status", cwd=git_repo).stdout
 
 
 @pytest.mark.parametrize("preset", ["codex", "gemini", "aider"])
@@ -69,6 +70,19 @@ def test_each_preset_runs_a_session_and_commits_nothing_itself(
     calls = state(plan)["sessions"]["1"]["agent_calls"]
     assert [c["status"] for c in calls] == ["success"] * 3
     assert all(c["input_tokens"] == 1000 and c["output_tokens"] == 200 for c in calls)
+    assert_status_shows_usage(plan, git_repo, cost="$0.15" if preset == "aider" else None)
+
+
+def assert_status_shows_usage(plan: Path, repo: Path, *, cost: str | None) -> None:
+    """`executor status` (text) shows the tokens whenever they are known, with the cost
+    when the CLI reports one (Codex and Gemini CLI report none)."""
+    proc = run_cli("status", "--plan", str(plan), cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    title, header, first, *_ = proc.stdout.splitlines()
+    usage = ", ".join(filter(None, [cost, "3,600 tokens"]))
+    assert title.endswith(f" (agents: {usage})"), title
+    assert header.split()[-2:] == ["Cost", "Tokens"]
+    assert first.split()[-2:] == [cost or "-", "3,600"]
 
 
 def test_a_budget_stops_before_the_call_that_would_go_over_it(

@@ -10,6 +10,7 @@ import pytest
 from executor.bridge import BridgeChannel
 from executor.errors import NeedAgent
 from tests.conftest import run_cli
+from tests.engine.helpers import make_project
 
 
 def _pending(
@@ -244,3 +245,178 @@ def test_round_trip_through_the_cli(tmp_path: Path) -> None:
     )
     assert second.returncode == 0 and second.stdout.strip() == "ANSWER"
     assert run_cli("bridge", "show", "--dir", str(tmp_path)).returncode == 21
+
+
+# ------------------------------------------------- answers a human request offers
+
+OFFERED = [
+    {"value": "approve", "label": "Approve and continue"},
+    {"value": "request_changes", "label": "Request changes"},
+    {"value": "pause", "label": "Pause"},
+]
+ALLOWED = "approve, request_changes, pause"
+
+
+def _checkpoint(folder: Path) -> str:
+    return _pending(
+        folder,
+        agent="human",
+        prompt="RED verified. Answer with one of: approve, request_changes, pause.",
+        question="RED verified. Continue?",
+        options=OFFERED,
+        checkpoint="after_red",
+    )
+
+
+def test_respond_refuses_a_decision_the_checkpoint_does_not_offer(tmp_path: Path) -> None:
+    request_id = _checkpoint(tmp_path)
+    proc = run_cli(
+        "bridge", "respond", "--dir", str(tmp_path), "--status", "success", "--response", "maybe"
+    )
+    assert proc.returncode == 10, proc.stderr
+    assert proc.stderr.startswith(
+        f"error: invalid decision for request {request_id} in "
+        f"{tmp_path / '.agent-request.json'} (nothing was written): decision: 'maybe' is not "
+        f"one of the options ({ALLOWED})."
+    )
+    assert not (tmp_path / ".agent-response.json").exists()
+
+
+def test_respond_names_unknown_json_fields(tmp_path: Path) -> None:
+    _checkpoint(tmp_path)
+    proc = run_cli(
+        "bridge", "respond", "--dir", str(tmp_path), "--status", "success",
+        "--response-file", "-", input='{"decison":"approve"}\n',
+    )  # fmt: skip
+    assert proc.returncode == 10, proc.stderr
+    assert "decison: unknown field; expected one of decision, feedback; " in proc.stderr
+    assert f"decision: required, a string (one of {ALLOWED})" in proc.stderr
+    assert not (tmp_path / ".agent-response.json").exists()
+
+
+def test_respond_accepts_an_offered_answer_by_value_label_or_json(tmp_path: Path) -> None:
+    _checkpoint(tmp_path)
+    target = tmp_path / ".agent-response.json"
+    answers = ["approve", "Pause", '{"decision": "request_changes", "feedback": "use Decimal"}']
+    for answer in answers:
+        proc = run_cli(
+            "bridge", "respond", "--dir", str(tmp_path), "--status", "success",
+            "--response", answer,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(target.read_text("utf-8"))["response"] == answer
+        assert run_cli("bridge", "validate", str(target)).returncode == 0
+    errored = run_cli("bridge", "respond", "--dir", str(tmp_path), "--status", "error",
+                      "--error-message", "the person is away")  # fmt: skip
+    assert errored.returncode == 0, errored.stderr  # no decision to check
+
+
+def test_an_agent_request_takes_any_answer(tmp_path: Path) -> None:
+    _pending(tmp_path, options=OFFERED)  # options in an agent's context are not a choice
+    proc = run_cli(
+        "bridge", "respond", "--dir", str(tmp_path), "--status", "success", "--response", "maybe"
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("answer", "problem"),
+    [
+        ("maybe", f"decision: 'maybe' is not one of the options ({ALLOWED})"),
+        ('{"decison": "approve"}', "decison: unknown field; expected one of decision, feedback"),
+        ("request_changes", "feedback: request_changes needs feedback"),
+    ],
+)
+def test_validate_checks_a_response_against_the_pending_checkpoint(
+    tmp_path: Path, answer: str, problem: str
+) -> None:
+    request_id = _checkpoint(tmp_path)
+    target = tmp_path / ".agent-response.json"
+    body = {"request_id": request_id, "status": "success", "response": answer}
+    target.write_text(json.dumps(body), encoding="utf-8")
+    proc = run_cli("bridge", "validate", str(target))
+    assert proc.returncode == 5, proc.stderr
+    assert f"error: invalid decision in {target}: " in proc.stderr
+    assert problem in proc.stderr and "--resume would reject it" in proc.stderr
+    assert target.exists()  # validate never moves files
+    as_json = json.loads(run_cli("bridge", "validate", str(target), "--json").stdout)
+    assert as_json["exit_code"] == 5 and problem in as_json["message"]
+
+
+def test_validate_refuses_a_response_bound_to_another_request(tmp_path: Path) -> None:
+    request_id = _checkpoint(tmp_path)
+    target = tmp_path / ".agent-response.json"
+    body = {"request_id": "someone-else", "status": "success", "response": "approve"}
+    target.write_text(json.dumps(body), encoding="utf-8")
+    proc = run_cli("bridge", "validate", str(target))
+    assert proc.returncode == 5
+    assert f"request_id: 'someone-else' is not the pending request's {request_id!r}" in proc.stderr
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "resp.json").write_text(json.dumps(body), encoding="utf-8")
+    alone = run_cli("bridge", "validate", str(elsewhere / "resp.json"))
+    assert alone.returncode == 0, alone.stderr  # nothing pending beside it: the file alone
+
+
+def test_resume_names_the_unknown_field_of_a_hand_written_answer(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    args = ["execute-session", "1", "--plan", str(plan)]
+    assert run_cli(*args, cwd=git_repo).returncode == 42  # before_start: ask the person
+    request_id = json.loads((plan / ".agent-request.json").read_text("utf-8"))["request_id"]
+    body = {"request_id": request_id, "status": "success", "response": '{"decison": "approve"}'}
+    (plan / ".agent-response.json").write_text(json.dumps(body), encoding="utf-8")
+    proc = run_cli(*args, "--resume", cwd=git_repo)
+    assert proc.returncode == 10, proc.stderr
+    assert "decison: unknown field; expected one of decision, feedback" in proc.stderr
+    assert "decision: required, a string (one of approve, " in proc.stderr
+
+
+# ------------------------------------------------- which folder, without --dir
+
+
+def test_from_the_repository_root_the_plan_folder_is_used(git_repo: Path) -> None:
+    plan = make_project(git_repo)  # project-plans/ledger
+    args = ["execute-session", "1", "--plan", str(plan)]
+    assert run_cli(*args, cwd=git_repo).returncode == 42
+    show = run_cli("bridge", "show", "--json", cwd=git_repo)
+    assert show.returncode == 0, show.stderr
+    assert json.loads(show.stdout)["dir"] == str(plan)
+    proc = run_cli("bridge", "respond", "--status", "success", "--response", "approve",
+                   cwd=git_repo)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert f"Wrote {plan / '.agent-response.json'}" in proc.stdout
+    valid = run_cli("bridge", "validate", cwd=git_repo)
+    assert valid.returncode == 0, valid.stderr
+    assert valid.stdout == f"{plan / '.agent-response.json'}: valid response file\n"
+    resumed = run_cli(*args, "--resume", cwd=git_repo)
+    assert resumed.returncode == 42, resumed.stderr  # applied: now the RED agent's turn
+    assert json.loads(run_cli("bridge", "show", "--json", cwd=git_repo).stdout)["kind"] == "agent"
+
+
+def test_without_dir_several_plans_are_listed(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    other = git_repo / "project-plans" / "other"
+    other.mkdir()
+    for md in plan.glob("*.md"):
+        (other / md.name).write_text(md.read_text("utf-8"), encoding="utf-8")
+    proc = run_cli("bridge", "respond", "--status", "success", "--response", "approve",
+                   cwd=git_repo)  # fmt: skip
+    assert proc.returncode == 64
+    assert f"No .agent-request.json in {git_repo}, and the plan's folder is ambiguous: " in (
+        proc.stderr
+    )
+    assert "  project-plans/ledger\n  project-plans/other\n" in proc.stderr
+    assert "Give --dir with the folder of the plan" in proc.stderr
+    assert run_cli("bridge", "show", "--dir", str(plan), cwd=git_repo).returncode == 21
+
+
+def test_without_dir_and_without_a_plan_nothing_is_pending(tmp_path: Path) -> None:
+    for command in (["show"], ["validate"], ["respond", "--status", "error"]):
+        proc = run_cli("bridge", *command, cwd=tmp_path)
+        assert proc.returncode == 21, proc.stderr
+        assert (
+            f"No pending request: {tmp_path / '.agent-request.json'} does not exist, and no "
+            f"plan was found from {tmp_path} to look in; give --dir" in proc.stderr
+        )
+    both = run_cli("bridge", "validate", "x.json", "--dir", str(tmp_path))
+    assert both.returncode == 64 and "not both" in both.stderr

@@ -168,3 +168,37 @@ def test_show_names_the_format() -> None:
     r = run_cli("plan", "show", str(plan), env={"COLUMNS": "200"})
     assert r.returncode == 0, r.stderr
     assert "format C (superpowers)" in r.stdout and "Count lines" in r.stdout
+
+
+def test_plan_option_and_argument_give_the_same_view() -> None:
+    for command in ("show", "validate"):
+        positional = run_cli("plan", command, str(BLOG), "--json")
+        option = run_cli("plan", command, "--plan", str(BLOG), "--json")
+        both = run_cli("plan", command, str(BLOG), "--plan", f"{BLOG}/", "--json")
+        assert positional.returncode == option.returncode == both.returncode == 0, option.stderr
+        assert json.loads(positional.stdout) == json.loads(option.stdout)
+        assert json.loads(both.stdout) == json.loads(option.stdout)
+
+
+def test_without_a_plan_the_one_found_is_used(tmp_path: Path) -> None:
+    plan = tmp_path / "project-plans" / "core"
+    write(plan, "PHASE_1_CORE.md", session(1) + session(2))
+    r = run_cli("plan", "validate", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.endswith("valid: format A (phase), 1 phase, 2 sessions, 0 errors, 0 warnings\n")
+    shown = run_cli("plan", "show", "--json", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["folder"] == str(plan)
+    write(tmp_path / "project-plans" / "extra", "PHASE_1_EXTRA.md", session(1))
+    several = run_cli("plan", "show", cwd=tmp_path)
+    assert several.returncode == 64
+    assert "2 plans found" in several.stderr and "project-plans/extra" in several.stderr
+
+
+def test_two_different_plans_are_a_usage_error(tmp_path: Path) -> None:
+    write(tmp_path / "a", "PHASE_1_CORE.md", session(1))
+    write(tmp_path / "b", "PHASE_1_CORE.md", session(1))
+    for command in ("show", "validate"):
+        r = run_cli("plan", command, "a", "--plan", "b", cwd=tmp_path)
+        assert r.returncode == 64
+        assert r.stderr == "error: two plans given: the PLAN argument a and --plan b; give one\n"

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import run_cli
 from tests.engine.helpers import make_project, respond
 
@@ -27,12 +29,14 @@ sys.exit(code)
 """
 
 
-def test_resume_imports_no_heavy_library(git_repo: Path) -> None:
+@pytest.mark.parametrize("agent", [[], ["--agent", "bridge"]])
+def test_resume_imports_no_heavy_library(git_repo: Path, agent: list[str]) -> None:
     plan = make_project(git_repo)
-    assert run_cli("execute-session", "1", "--plan", str(plan), cwd=git_repo).returncode == 42
+    first = run_cli("execute-session", "1", "--plan", str(plan), *agent, cwd=git_repo)
+    assert first.returncode == 42
     respond(plan, git_repo, "approve")
     code = PROBE.format(heavy=HEAVY)
-    args = ["execute-session", "1", "--plan", str(plan), "--resume"]
+    args = ["execute-session", "1", "--plan", str(plan), *agent, "--resume"]
     proc = subprocess.run([sys.executable, "-c", code, *args], cwd=git_repo,
                           capture_output=True, text=True, timeout=60)  # fmt: skip
     assert proc.returncode == 42, proc.stderr

@@ -43,6 +43,12 @@ def request(plan: Path) -> dict[str, Any]:
     return data
 
 
+def hand_written(plan: Path, answer: str) -> None:
+    """Answer the pending request the way a host that skips `bridge respond` does."""
+    body = {"request_id": request(plan)["request_id"], "status": "success", "response": answer}
+    (plan / ".agent-response.json").write_text(json.dumps(body), encoding="utf-8")
+
+
 def reply_error(plan: Path, repo: Path) -> None:
     out = run_cli(
         "bridge", "respond", "--dir", str(plan), "--status", "error",
@@ -360,7 +366,10 @@ def test_9_10_oversized_answers_are_rejected_and_moved_aside(
     assert proc.returncode == 10 and "over the 1000000-byte limit" in proc.stderr
     assert (plan / ".agent-state.json").read_bytes() == before
     feedback = json.dumps({"decision": "request_changes", "feedback": "y" * 70_000})
-    respond(plan, git_repo, feedback)
+    refused = respond(plan, git_repo, feedback)
+    assert refused.returncode == 10 and "the feedback is over 64 KB" in refused.stderr
+    assert not (plan / ".agent-response.json").exists()
+    hand_written(plan, feedback)  # a host that writes the file itself
     proc = run_cli(*session(plan, "--resume"), cwd=git_repo)
     assert proc.returncode == 10 and "the feedback is over 64 KB" in proc.stderr, proc.stderr
     assert (plan / ".agent-state.json").read_bytes() == before
@@ -370,7 +379,9 @@ def test_9_10_oversized_answers_are_rejected_and_moved_aside(
 def test_9_11_an_answer_that_is_no_option_is_moved_aside(git_repo: Path) -> None:
     plan = make_project(git_repo)
     assert run_cli(*session(plan), cwd=git_repo).returncode == 42
-    respond(plan, git_repo, "rm -rf /")
+    refused = respond(plan, git_repo, "rm -rf /")
+    assert refused.returncode == 10 and "is not one of the options" in refused.stderr
+    hand_written(plan, "rm -rf /")  # a host that writes the file itself
     bad = run_cli(*session(plan, "--resume"), cwd=git_repo)
     assert bad.returncode == 10 and "is not one of the options" in bad.stderr
     again = run_cli(*session(plan, "--resume"), cwd=git_repo)

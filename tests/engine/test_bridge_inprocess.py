@@ -134,8 +134,12 @@ def test_an_answer_that_is_not_an_option_is_rejected_and_moved_aside(world: Worl
     with pytest.raises(NeedAgent):
         world.run(bridge=True)
     for bad in ("", "rm -rf /"):
-        write_response(world.plan, status="success", response=bad, response_file=None,
-                       error_message=None, error_type=None)  # fmt: skip
+        with pytest.raises(InvalidResponseError, match=r"not one of the options|empty"):
+            write_response(world.plan, status="success", response=bad, response_file=None,
+                           error_message=None, error_type=None)  # fmt: skip
+        request_id = show_pending(world.plan)["request_id"]
+        body = {"request_id": request_id, "status": "success", "response": bad}
+        (world.plan / ".agent-response.json").write_text(json.dumps(body), encoding="utf-8")
         with pytest.raises(InvalidResponseError, match=r"not one of the options|empty"):
             world.run(bridge=True, resume=True)
         assert not (world.plan / ".agent-response.json").exists()

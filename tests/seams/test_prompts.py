@@ -133,6 +133,8 @@ def test_parse_decision_forms(text: str, expected: Decision) -> None:
         ('{"decision": 3}', "decision: required, a string"),
         ('{"decision": "approve"', "not valid JSON"),
         ('{"decision": "merge"}', "'merge' is not one of the options"),
+        ('{"decison": "approve"}', "decison: unknown field; expected one of decision, feedback"),
+        ('{"decision": "merge", "by": "host"}', "by: unknown field; expected one of decision"),
         ('"approve', "not valid JSON"),
     ],
 )

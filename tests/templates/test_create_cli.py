@@ -62,8 +62,8 @@ def test_every_question_is_an_option(python_service: Path) -> None:
          "error: --resume: no template-create run to continue in {tmp}/lib/" + STATE
          + " (nothing is saved); run the command without --resume to start one.\n"),
         (["--path", "lib", "--agent-command", ""], 64,
-         "error: --agent-command is empty; give a command, or leave it out to use the "
-         "exit-42 bridge\n"),
+         "error: --agent-command is empty; give a command, or --agent bridge to answer "
+         "agent requests through the exit-42 bridge\n"),
     ],
 )  # fmt: skip
 def test_exit_codes_and_messages(
