@@ -54,7 +54,20 @@ def render_status(data: dict[str, Any], *, rich: bool) -> None:
             console.out(
                 "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
             )
+    latest = latest_transcript(data)
+    if latest:
+        console.out(f"last agent transcript: {latest}")
     console.out(f"next: {next_line(data)}")
+
+
+def latest_transcript(data: dict[str, Any]) -> str | None:
+    """The newest agent transcript of the plan (`.agent-logs/`), if any call left one."""
+    logs: list[str] = [
+        t for p in data["phases"] for s in p["sessions"] for t in s.get("transcripts") or []
+    ]
+    if not logs:
+        return None
+    return max(logs, key=lambda t: Path(t).stat().st_mtime if Path(t).exists() else 0.0)
 
 
 def next_line(data: dict[str, Any]) -> str:

@@ -17,6 +17,7 @@ from typing import Literal
 from executor.engine.state import RunState, SessionRecord
 from executor.plan.models import Session
 from executor.words import plural
+from executor.workflows.tdd import Step
 
 
 def before_start(
@@ -124,7 +125,25 @@ def after_red(root: Path, rec: SessionRecord) -> str:
             "Test infrastructure this step added or changed (GREEN and REFACTOR may not "
             "change it): " + ", ".join(sorted(rec.red.infra)),
         ]
-    return "\n".join(lines)
+    return "\n".join(lines + agent_said(rec, Step.RED_AGENT))
+
+
+def agent_said(rec: SessionRecord, step: Step) -> list[str]:
+    """The agent's own final message for the step's last call, and its transcript."""
+    call = next((c for c in reversed(rec.agent_calls) if c.step == step), None)
+    if call is None or not (call.message.strip() or call.log):
+        return []
+    out = [""]
+    if call.message.strip():
+        said = " ".join(call.message.split())
+        out.append(f"The agent said (attempt {call.attempt}): " + _clip(said, 400))
+    if call.log:
+        out.append(f"Its transcript: {call.log}")
+    return out
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
 
 
 def after_green(rec: SessionRecord, diff_stat: str) -> str:
@@ -132,7 +151,7 @@ def after_green(rec: SessionRecord, diff_stat: str) -> str:
     if rec.coverage is not None:
         lines.append(f"Coverage: {rec.coverage:g}%")
     lines += ["", "Changed files:", diff_stat or "(none)"]
-    return "\n".join(lines)
+    return "\n".join(lines + agent_said(rec, Step.GREEN_AGENT))
 
 
 def after_refactor(session: Session, rec: SessionRecord, diff_stat: str, message: str) -> str:
@@ -140,7 +159,8 @@ def after_refactor(session: Session, rec: SessionRecord, diff_stat: str, message
     if session.checkpoints:
         lines += ["", "The plan asks you to check before this is committed:"]
         lines += [f"- {c}" for c in session.checkpoints]
-    return "\n".join([*lines, "", "The commit message will be:", message])
+    lines += ["", "The commit message will be:", message]
+    return "\n".join(lines + agent_said(rec, Step.REFACTOR_AGENT))
 
 
 def session_complete(rec: SessionRecord, subject: str, following: str | None) -> str:

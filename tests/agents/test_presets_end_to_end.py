@@ -83,6 +83,8 @@ def assert_status_shows_usage(plan: Path, repo: Path, *, cost: str | None) -> No
     assert title.endswith(f" (agents: {usage})"), title
     assert header.split()[-2:] == ["Cost", "Tokens"]
     assert first.split()[-2:] == [cost or "-", "3,600"]
+    transcript = proc.stdout.splitlines()[-2].removeprefix("last agent transcript: ")
+    assert transcript.endswith(".log") and Path(transcript).is_file()
 
 
 def test_a_budget_stops_before_the_call_that_would_go_over_it(

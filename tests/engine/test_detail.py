@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from executor.engine.state import RedFacts, SessionRecord
+from executor.engine.state import AgentCall, RedFacts, SessionRecord
 from executor.plan import load_plan
 from executor.workflows import detail
+from executor.workflows.tdd import Step
 from tests.conftest import REPO_ROOT
 
 
@@ -85,3 +86,26 @@ def test_a_session_lasts_from_its_start_to_its_commit() -> None:
     text = detail.session_complete(rec, "feat(x): y", "Session 2: Z")
     assert "the session took 22.5 min from its start to its commit." in text
     assert text.endswith("Next: Session 2: Z")
+
+
+def test_each_step_shows_what_the_agent_said_and_where_its_transcript_is() -> None:
+    rec = SessionRecord(
+        last_summary="GREEN verified",
+        agent_calls=[
+            AgentCall(step=Step.GREEN_AGENT, attempt=1, status="error", seconds=1.0),
+            AgentCall(
+                step=Step.GREEN_AGENT,
+                attempt=2,
+                status="success",
+                seconds=9.5,
+                message="Implemented Money.\n\nAll 12 tests pass.",
+                log="/p/.agent-logs/s1.green.a2.log",
+            ),
+        ],
+    )
+    text = detail.after_green(rec, " ledger/models.py | 40 +")
+    assert text.endswith(
+        "The agent said (attempt 2): Implemented Money. All 12 tests pass.\n"
+        "Its transcript: /p/.agent-logs/s1.green.a2.log"
+    )
+    assert "The agent said" not in detail.after_red(Path("."), rec)  # no RED call
