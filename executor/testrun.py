@@ -141,9 +141,6 @@ class TestRun(Record):
         found = _IMPORT_ERROR_RE.search(self.output_tail)
         return found["msg"].strip() if found else "see the output"
 
-    def failing_ids(self) -> list[str]:
-        return [c.id for c in self.cases if c.outcome in ("failed", "error", "xpassed")]
-
     def _empty_reason(self) -> str:
         for line in self.output_tail.splitlines():
             if line.startswith("ERROR: "):

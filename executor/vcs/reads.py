@@ -168,11 +168,6 @@ class GitReads(GitBase):
         proc = self._run("merge-base", "--is-ancestor", commit, of, check=False)
         return proc.returncode == 0
 
-    def is_merge(self, commit: str) -> bool:
-        """True when `commit` has more than one parent (P18: never roll one back)."""
-        sha = self._require_commit(commit)
-        return len(self._out("rev-list", "--parents", "-n1", sha).split()) > 2
-
     def is_pushed(self, commit: str) -> bool:
         """True when a remote-tracking branch already contains `commit` (P18)."""
         sha = self._require_commit(commit)
