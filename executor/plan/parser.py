@@ -9,71 +9,25 @@ raises for content: what cannot be understood becomes a `Diagnostic` with file:l
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from executor.plan import vocabulary as voc
+from executor.plan.drafts import FileResult, SessionDraft, StepDraft, to_session
 from executor.plan.files import list_item_files, tree_paths
 from executor.plan.markdown import Block, code_spans, plain, read_label, scan
-from executor.plan.mermaid import Edge, mermaid_edges
+from executor.plan.mermaid import mermaid_edges
 from executor.plan.models import (
     ChecklistItem,
     Diagnostic,
     FileSpec,
     Phase,
-    Session,
     Step,
     StepRole,
 )
-from executor.plan.sessiontext import brief_text, source_hash, split_source
+from executor.plan.sessiontext import split_source
 
 _SEPARATOR = re.compile(r"^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$")
 _VALUE_KINDS = ("time", "tests_count", "context", "next", "dependencies")
-
-
-@dataclass
-class FileResult:
-    path: Path
-    phases: list[Phase] = field(default_factory=list)
-    edges: list[Edge] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    #: Session numbers whose dependencies were stated in prose (not just absent).
-    stated_dependencies: set[int] = field(default_factory=set)
-
-
-@dataclass
-class _StepDraft:
-    step: Step
-    level: int
-
-
-@dataclass
-class _SessionDraft:
-    number: int
-    title: str
-    phase: int
-    level: int
-    line: int
-    tdd: bool
-    hours: float | None
-    objectives: list[ChecklistItem] = field(default_factory=list)
-    exit_criteria: list[ChecklistItem] = field(default_factory=list)
-    files: list[FileSpec] = field(default_factory=list)
-    steps: dict[str, Step] = field(default_factory=dict)
-    dependencies: list[int] | None = None
-    dependencies_line: int | None = None
-    coverage: list[str] = field(default_factory=list)
-    test_cases: list[str] = field(default_factory=list)
-    tests: int | None = None
-    context_tokens: int | None = None
-    next_session: int | None = None
-    default_command: str | None = None
-    #: (line, ticked) of every checkbox item in the session
-    boxes: list[tuple[int, bool]] = field(default_factory=list)
-    subheadings: int = 0
-    bare_items: int = 0
-    #: dependency lines naming no session: (line, text)
-    dependency_prose: list[tuple[int, str]] = field(default_factory=list)
 
 
 def parse_file(path: Path, text: str) -> FileResult:
@@ -94,8 +48,8 @@ class _FileParser:
         self.phases: dict[int, Phase] = {}
         self.phase: Phase | None = None
         self.h1: str | None = None
-        self.session: _SessionDraft | None = None
-        self.step: _StepDraft | None = None
+        self.session: SessionDraft | None = None
+        self.step: StepDraft | None = None
         self.section: str | None = None
         self.awaiting_command = False
         #: Level of the `TDD Workflow` heading whose list items open steps (None: not in one)
@@ -227,7 +181,7 @@ class _FileParser:
         parts = voc.split_title(raw_title)
         if not parts.title:
             self.warn(line, f"Session {number} has no title; expected 'Session {number}: Title'")
-        self.session = _SessionDraft(
+        self.session = SessionDraft(
             number=number,
             title=parts.title,
             phase=self.current_phase().number,
@@ -252,11 +206,11 @@ class _FileParser:
                 f"Session {session.number} has a second {role.upper()} step "
                 f"(first at line {first.line}); its tasks are added to the first",
             )
-            self.step = _StepDraft(first, level)
+            self.step = StepDraft(first, level)
             return
         step = Step(role=role, heading=heading, line=line)
         session.steps[role] = step
-        self.step = _StepDraft(step, level)
+        self.step = StepDraft(step, level)
 
     # --- session close -------------------------------------------------------------
 
@@ -272,46 +226,13 @@ class _FileParser:
             not self.stripped[end - 1].strip() or _SEPARATOR.match(self.stripped[end - 1])
         ):
             end -= 1
-        source = "".join(self.lines[d.line - 1 : end])
         self.judge_dependency_prose(d)
         if d.dependencies is not None:
             self.result.stated_dependencies.add(d.number)
-        derived = not d.steps and not d.subheadings and d.bare_items > 0
-        if derived:
-            _derive_steps(d)
-        session = Session(
-            number=d.number,
-            title=d.title,
-            phase=d.phase,
-            tdd=d.tdd or derived,
-            objectives=d.objectives,
-            red=d.steps.get("red"),
-            green=d.steps.get("green"),
-            refactor=d.steps.get("refactor"),
-            files=d.files,
-            dependencies=d.dependencies or [],
-            exit_criteria=d.exit_criteria,
-            estimated_hours=d.hours,
-            estimated_tests=d.tests,
-            estimated_context_tokens=d.context_tokens,
-            coverage_requirements=d.coverage,
-            next_session=d.next_session,
-            test_cases=d.test_cases,
-            default_test_command=d.default_command,
-            dependencies_line=d.dependencies_line,
-            source_file=self.path,
-            line_start=d.line,
-            line_end=end,
-            source_hash=source_hash(source),
-            source_text=source,
-            brief_text=brief_text(self.lines, d.line, end),
-            box_lines=[line for line, _ in d.boxes],
-            claimed_done=bool(d.boxes) and all(ticked for _, ticked in d.boxes),
-            derived=derived,
-        )
+        session = to_session(d, self.path, self.lines, end)
         self.phases[d.phase].sessions.append(session)
 
-    def judge_dependency_prose(self, d: _SessionDraft) -> None:
+    def judge_dependency_prose(self, d: SessionDraft) -> None:
         """Dependency lines that name no session: a list of them (libraries, decisions)
         is prose and says nothing about sessions; a lone one, or one beside session
         references, is probably a reference we cannot read: warn."""
@@ -523,19 +444,3 @@ class _FileParser:
             text = plain(children, ticks=False)
             self.warn(line, f"cannot read a file path in '{text}'; expected '- `path/to/file`'")
         session.files.extend(specs)
-
-
-def _derive_steps(d: _SessionDraft) -> None:
-    """A bullet-summary session (format B) runs as a standard TDD session: failing tests
-    for its bullets, then the implementation, then a refactor, with the project's
-    test command (lint says so once per plan)."""
-    bullets = [o.text for o in d.objectives]
-    d.steps = {
-        "red": Step(
-            role="red", heading="Write failing tests for the summary", tasks=bullets, line=d.line
-        ),
-        "green": Step(
-            role="green", heading="Implement the summary", tasks=list(bullets), line=d.line
-        ),
-        "refactor": Step(role="refactor", heading="Refactor", line=d.line),
-    }

@@ -14,9 +14,10 @@ import re
 from itertools import pairwise
 from pathlib import Path
 
+from executor.plan.drafts import FileResult
 from executor.plan.mermaid import Edge
 from executor.plan.models import Diagnostic, Phase, Plan, PlanFormat, Session
-from executor.plan.parser import FileResult, parse_file
+from executor.plan.parser import parse_file
 from executor.plan.source import read_source
 from executor.plan.vocabulary import PHASE_FILE
 
