@@ -36,6 +36,7 @@ ExecutorError                      internal error unless a subclass says otherwi
     ├── TemplateValidationError    a template fails its checks, e.g. the round trip (exit 5)
     ├── TemplateSaveError          writing a template or a rendered project failed (exit 6)
     │   └── OverwriteRefusedError  the destination exists and overwriting was not asked for
+    ├── DestinationOverlapError    a template's destination is its codebase, or holds it (64)
     └── TemplateValueError         a placeholder value given by the user is not valid
 """
 
@@ -400,6 +401,16 @@ class OverwriteRefusedError(TemplateSaveError):
     def __init__(self, message: str, *, path: Path, conflicts: Sequence[str] = ()) -> None:
         super().__init__(message, path=path)
         self.conflicts = list(conflicts)
+
+
+class DestinationOverlapError(UserError):
+    """template-create was asked to write the template onto the codebase it analyses,
+    or onto a folder that holds it: replacing it would delete the codebase."""
+
+    def __init__(self, message: str, *, path: Path, codebase: Path) -> None:
+        super().__init__(message)
+        self.path = path
+        self.codebase = codebase
 
 
 class TemplateValueError(UserError):

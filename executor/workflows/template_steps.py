@@ -47,6 +47,7 @@ from executor.templates import (
     select_agents,
     template_files,
 )
+from executor.templates.assembly import check_destination
 from executor.workflows.template_context import TemplateResult, TemplateRun
 from executor.workflows.template_create import AGENT_PHASES, Step
 from executor.workflows.template_qa import ask_questions
@@ -133,9 +134,12 @@ class TemplateSteps:
         qa = answers(heuristic, given)
         if not qa.confirmed:
             return O.ABORT
+        dest = self.r.destination(qa.template_name)
+        # before anything is saved: a destination that cannot be written stops the run now
+        check_destination(dest, codebase=self.r.root, force=cfg.force or self.r.dry_run)
         self._put("heuristic", heuristic)
         self._put("qa_answers", qa)
-        self._say(f"template {qa.template_name!r} -> {self.r.destination(qa.template_name)}")
+        self._say(f"template {qa.template_name!r} -> {dest}")
         return O.OK
 
     def analysis(self) -> Outcome:
