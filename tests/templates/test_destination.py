@@ -119,3 +119,31 @@ def test_dry_run_refuses_the_codebase_too(python_service: Path, tmp_path: Path) 
     proc = run_cli("template-create", "--path", str(python_service), "--dry-run",
                    "--output", str(python_service), cwd=tmp_path)  # fmt: skip
     assert proc.returncode == 64, proc.stderr
+
+
+def test_repo_location_run_twice_from_the_codebase_does_not_template_its_output(
+    python_service: Path,
+) -> None:
+    args = ["template-create", "--path", ".", "--skip-qa", "--no-agents",
+            "--output-location", "repo"]  # fmt: skip
+    first = run_cli(*args, cwd=python_service)
+    assert first.returncode == 0, first.stderr
+    assert "16 templates" in first.stdout
+    again = run_cli(*args, "--force", cwd=python_service)
+    assert again.returncode == 0, again.stderr
+    assert "16 templates" in again.stdout
+    dest = python_service / "templates" / "library-service"
+    assert not [p for p in tree_bytes(dest) if p.startswith("templates/project/templates/")]
+
+
+def test_the_scan_skips_any_template_of_ours_but_not_another_manifest(
+    python_service: Path, tmp_path: Path
+) -> None:
+    from executor.templates import scan_codebase
+
+    create_template(python_service, python_service / "kept" / "old-template")
+    (python_service / "web").mkdir()
+    (python_service / "web" / "manifest.json").write_text('{"name": "PWA"}\n', "utf-8")
+    paths = [f.path for f in scan_codebase(python_service).files]
+    assert "web/manifest.json" in paths
+    assert not [p for p in paths if p.startswith("kept/")]
