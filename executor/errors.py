@@ -9,7 +9,8 @@ ExecutorError                      internal error unless a subclass says otherwi
 │   ├── NeedAgent  (also SystemExit(42): scripts that don't catch it exit 42)
 │   ├── Paused
 │   ├── BudgetSpent
-│   └── UserCancelled
+│   ├── UserCancelled
+│   └── Interrupted                Ctrl+C / SIGTERM stopped a workflow (what it saved, if any)
 └── UserError                      expected, actionable; str() is the message shown
     ├── PathNotFoundError
     ├── PlanInvalidError
@@ -213,6 +214,18 @@ class UserCancelled(RunStopped):
         self.session = session
         self.plan = plan
         self.backup_ref = backup_ref
+
+
+class Interrupted(RunStopped):
+    """Ctrl+C or SIGTERM stopped a workflow. `state`: the file that holds the run so far
+    (the CLI prints the command that continues it), or None when this run saved nothing
+    (there is nothing of it to resume)."""
+
+    exit_code = ExitCode.INTERRUPTED
+
+    def __init__(self, *, state: Path | None) -> None:
+        super().__init__(f"interrupted; the run is saved in {state}" if state else "interrupted")
+        self.state = state
 
 
 class UserError(ExecutorError):

@@ -5,7 +5,8 @@ Files, all in the analysed codebase folder (never found through the current dire
 `.template-create-state.json` (+ `.bak`, `.lock`), the bridge's `.agent-request.json` /
 `.agent-response.json`, and the briefs in `.agent-briefs/`. The state is removed on
 success (with the lock file and this workflow's briefs) and on a cancelled Q&A; it is
-kept on a failure, on exit 42 and on an interruption, for `--resume`. Without
+kept on a failure, on exit 42 and on an interruption, for `--resume` (an interruption
+raises `Interrupted` with the state file, or None when this run saved nothing yet). Without
 `--resume` a run starts afresh (an unfinished one is discarded, and the run says so).
 `--dry-run` writes nothing at all: no state, no lock, no request, no template.
 
@@ -32,6 +33,7 @@ from executor.engine.process import AgentProcess, ProcessAgents
 from executor.engine.store import StateStore
 from executor.errors import (
     CorruptStateError,
+    Interrupted,
     NothingToResumeError,
     PathNotFoundError,
     RecordError,
@@ -145,7 +147,10 @@ def create_template(opts: TemplateOptions, *, report: Callable[[str], None]) -> 
     if opts.dry_run:
         config = opts.config(root, None)
         check_known_destination(config, root, config.answers.get("template_name"), dry_run=True)
-        result = _drive(opts, new_state(opts.config(root, None)), layout, report, save=_nothing)
+        try:
+            result = _drive(opts, new_state(config), layout, report, save=_nothing)
+        except KeyboardInterrupt:
+            raise Interrupted(state=None) from None  # a dry run saves nothing
     else:
         result = _run(opts, root, layout, report)
     if result is None:
@@ -179,13 +184,16 @@ def _run(
                     made.unlink()
                 if folder.is_dir() and not any(folder.iterdir()):
                     folder.rmdir()
-        except (UserError, KeyboardInterrupt):
+        except UserError:
             if ours and layout.state.exists():
                 report(
                     f"[template-create] the run is saved in {layout.state}; continue it with: "
                     f"executor template-create --path {quote(root)} --resume"
                 )
             raise
+        except KeyboardInterrupt:  # the CLI says what is saved and how to continue it
+            kept = layout.state if ours and layout.state.exists() else None
+            raise Interrupted(state=kept) from None
         finally:
             if not layout.state.exists():  # nothing to resume: leave nothing behind
                 store.drop_lock_file()

@@ -209,7 +209,11 @@ def test_an_interrupted_agent_command_exits_130_and_keeps_the_state(
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, err
     assert json.loads(state.read_text("utf-8"))["step"] == "analysis"
-    assert f"continue it with: executor template-create --path {python_service} --resume" in out
+    assert err.splitlines()[-1] == (
+        f"Interrupted: the run so far is saved in {state}; continue it with: "
+        f"executor template-create --path {python_service} --resume"
+    )
+    assert "saved" not in out  # said once, on stderr
 
 
 def test_an_agent_preset_answers_both_requests(python_service: Path, tmp_path: Path) -> None:
