@@ -124,14 +124,15 @@ class TemplateSteps:
         )
         prompter = None if cfg.skip_qa else self.r.prompter
         why = "--skip-qa" if cfg.skip_qa else "no terminal to ask on"
+        asked = questions(heuristic)
         given = ask_questions(
-            questions(heuristic),
-            cfg.answers,
-            prompter=prompter,
-            report=self._say,
-            why_not_asked=why,
+            asked, cfg.answers, prompter=prompter, report=self._say, why_not_asked=why
         )
-        qa = answers(heuristic, given)
+        # an option is a choice; an answer is one when it is not the default offered
+        chosen = [
+            q.id for q in asked if q.id in cfg.answers or given.get(q.id, q.default) != q.default
+        ]
+        qa = answers(heuristic, given, chosen=chosen)
         if not qa.confirmed:
             return O.ABORT
         dest = self.r.destination(qa.template_name)

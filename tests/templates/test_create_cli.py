@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -237,3 +238,44 @@ def test_an_agent_preset_answers_both_requests(python_service: Path, tmp_path: P
     calls = [json.loads(line) for line in log.read_text("utf-8").splitlines()]
     assert [c["argv"][0] for c in calls] == ["-p", "-p"]
     assert tree_bytes(python_service) == before  # briefs, transcripts and state cleaned up
+
+
+def _manifest(dest: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((dest / "manifest.json").read_text("utf-8"))
+    return data
+
+
+def test_defaults_taken_with_skip_qa_yield_to_the_agents_answer(
+    python_service: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--skip-qa accepts the detected architecture; the agent's, a label with
+    punctuation, is what the template records (and the default purpose follows it)."""
+    dest = tmp_path / "lib"
+    path = ["--path", str(python_service)]
+    assert cli(capsys, *path, "--skip-qa", "--agents", "none", "--output", str(dest))[0] == 42
+    respond(python_service, "success", '{"architecture": "Library (core + public facade)"}')
+    code, out, _ = cli(capsys, *path, "--resume")
+    assert code == 0
+    assert "analysis (agent, heuristic): Python, Library (core + public facade), " in out
+    manifest = _manifest(dest)
+    assert (manifest["architecture"], manifest["sources"]["architecture"]) == (
+        "Library (core + public facade)", "agent",
+    )  # fmt: skip
+    assert manifest["description"] == (
+        "Library (core + public facade) Python project like library-service"
+    )
+
+
+def test_an_architecture_given_as_an_option_wins_even_when_it_is_the_detected_one(
+    python_service: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dest = tmp_path / "lib"
+    path = ["--path", str(python_service)]
+    args = ["--skip-qa", "--agents", "none", "--architecture", "Layered", "--purpose", "Mine"]
+    assert cli(capsys, *path, *args, "--output", str(dest))[0] == 42
+    respond(python_service, "success", json.dumps(AGENT_ANSWER))  # says Hexagonal
+    assert cli(capsys, *path, "--resume")[0] == 0
+    manifest = _manifest(dest)
+    assert (manifest["architecture"], manifest["sources"]["architecture"]) == ("Layered", "user")
+    assert manifest["frameworks"] == ["WSGI"]  # the rest of the answer is used
+    assert manifest["description"] == "Mine"
