@@ -9,7 +9,8 @@ ExecutorError                      internal error unless a subclass says otherwi
 │   ├── NeedAgent  (also SystemExit(42): scripts that don't catch it exit 42)
 │   ├── Paused
 │   ├── BudgetSpent
-│   └── UserCancelled
+│   ├── UserCancelled
+│   └── Interrupted                Ctrl+C / SIGTERM stopped a workflow (what it saved, if any)
 └── UserError                      expected, actionable; str() is the message shown
     ├── PathNotFoundError
     ├── PlanInvalidError
@@ -36,6 +37,7 @@ ExecutorError                      internal error unless a subclass says otherwi
     ├── TemplateValidationError    a template fails its checks, e.g. the round trip (exit 5)
     ├── TemplateSaveError          writing a template or a rendered project failed (exit 6)
     │   └── OverwriteRefusedError  the destination exists and overwriting was not asked for
+    ├── DestinationOverlapError    a template's destination is its codebase, or holds it (64)
     └── TemplateValueError         a placeholder value given by the user is not valid
 """
 
@@ -221,6 +223,18 @@ class UserCancelled(RunStopped):
         self.plan = plan
         self.backup_ref = backup_ref
         self.resume_flags = list(resume_flags)
+
+
+class Interrupted(RunStopped):
+    """Ctrl+C or SIGTERM stopped a workflow. `state`: the file that holds the run so far
+    (the CLI prints the command that continues it), or None when this run saved nothing
+    (there is nothing of it to resume)."""
+
+    exit_code = ExitCode.INTERRUPTED
+
+    def __init__(self, *, state: Path | None) -> None:
+        super().__init__(f"interrupted; the run is saved in {state}" if state else "interrupted")
+        self.state = state
 
 
 class UserError(ExecutorError):
@@ -409,6 +423,16 @@ class OverwriteRefusedError(TemplateSaveError):
     def __init__(self, message: str, *, path: Path, conflicts: Sequence[str] = ()) -> None:
         super().__init__(message, path=path)
         self.conflicts = list(conflicts)
+
+
+class DestinationOverlapError(UserError):
+    """template-create was asked to write the template onto the codebase it analyses,
+    or onto a folder that holds it: replacing it would delete the codebase."""
+
+    def __init__(self, message: str, *, path: Path, codebase: Path) -> None:
+        super().__init__(message)
+        self.path = path
+        self.codebase = codebase
 
 
 class TemplateValueError(UserError):

@@ -75,7 +75,8 @@ DESCRIPTIONS: dict[ExitCode, str] = {
     ExitCode.USAGE_ERROR: "Bad command-line usage.",
     ExitCode.INTERNAL_ERROR: "A bug in the executor (please report it with the traceback "
     "shown by --verbose).",
-    ExitCode.INTERRUPTED: "Interrupted (Ctrl+C / SIGTERM); state saved and resumable.",
+    ExitCode.INTERRUPTED: "Interrupted (Ctrl+C / SIGTERM). The message says what the run "
+    "saved and the command that continues it, or that it saved nothing.",
     ExitCode.OUTPUT_CLOSED: "The reader closed our output (e.g. `| head -1`); nothing failed "
     "and nothing was left half-done.",
 }

@@ -1,8 +1,9 @@
 """The one error boundary: run a core call, map what it raises to an exit code.
 
 The core never formats executor command lines; the commands to continue (re-run with
-`--resume` after exit 42, `resume-session` after a pause or an abort) are rendered
-here from the data the exceptions carry.
+`--resume` after exit 42, `resume-session` after a pause or an abort, the command given
+by the caller after an interruption that saved the run) are rendered here from the data
+the exceptions carry.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from executor import console
 from executor.errors import (
     BudgetSpent,
     ExecutorError,
+    Interrupted,
     NeedAgent,
     Paused,
     RunStopped,
@@ -44,21 +46,32 @@ class Exit(Exception):
 
 
 def run(
-    fn: Callable[[], int | None], *, json_output: bool = False, rerun: str | None = None
+    fn: Callable[[], int | None],
+    *,
+    json_output: bool = False,
+    rerun: str | None = None,
+    resume: str | None = None,
 ) -> None:
     """Run `fn`; translate its result or exception into `Exit(code)`.
 
-    `rerun`: the command line that continues this one after exit 42.
+    `rerun`: the command line that continues this one after exit 42; `resume`: the one
+    that continues it after an interruption that saved the run (default: `rerun`).
     """
     state["ran"] = True
-    raise Exit(outcome(fn, json_output=json_output, rerun=rerun))
+    raise Exit(outcome(fn, json_output=json_output, rerun=rerun, resume=resume))
 
 
 def resume_session_line(session: int, plan: object) -> str:
     return f"executor resume-session {session} --plan {quote(plan)}"
 
 
-def outcome(fn: Callable[[], int | None], *, json_output: bool, rerun: str | None) -> int:
+def outcome(
+    fn: Callable[[], int | None],
+    *,
+    json_output: bool,
+    rerun: str | None,
+    resume: str | None = None,
+) -> int:
     try:
         rv = fn()
         return int(rv) if rv is not None else int(ExitCode.SUCCESS)
@@ -78,6 +91,9 @@ def outcome(fn: Callable[[], int | None], *, json_output: bool, rerun: str | Non
             line += f" {verb} with: {command}"
         _stopped(e, line, json_output)
         return int(e.exit_code)
+    except Interrupted as e:
+        _stopped(e, interrupted_line(e, resume or rerun), json_output)
+        return int(e.exit_code)
     except RunStopped as e:
         _stopped(e, str(e), json_output)
         return int(e.exit_code)
@@ -88,8 +104,8 @@ def outcome(fn: Callable[[], int | None], *, json_output: bool, rerun: str | Non
             )
         console.err(f"error: {e}")
         return int(e.exit_code)
-    except KeyboardInterrupt:
-        console.err("Interrupted: state saved; re-run the same command to resume.")
+    except KeyboardInterrupt:  # not inside a workflow: nothing is known to be saved
+        console.err("Interrupted.")
         return int(ExitCode.INTERRUPTED)
     except ExecutorError as e:
         _internal(e)
@@ -102,6 +118,17 @@ def outcome(fn: Callable[[], int | None], *, json_output: bool, rerun: str | Non
     except Exception as e:  # the boundary: a bug must still never exit 0 or 42
         _internal(e)
         return int(ExitCode.INTERNAL_ERROR)
+
+
+def interrupted_line(e: Interrupted, resume: str | None) -> str:
+    """What an interruption leaves: the saved run and how to continue it, or nothing."""
+    if e.state is None:
+        return (
+            "Interrupted before this run saved anything: there is nothing of it to resume; "
+            "run the command again to start it."
+        )
+    then = f"; continue it with: {resume}" if resume else ""
+    return f"Interrupted: the run so far is saved in {e.state}{then}"
 
 
 def _stopped(e: ExecutorError, line: str, json_output: bool) -> None:

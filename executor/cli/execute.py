@@ -41,7 +41,11 @@ def run_scope(scope: Scope, values: dict[str, Any]) -> None:
     rerun = "executor " + " ".join(shlex.quote(a) for a in _with_abs_plan(argv, values))
     if "--resume" not in argv:
         rerun += " --resume"
-    common.run(lambda: _execute(scope, values), json_output=json_output, rerun=rerun)
+    # after an interruption the saved run continues by running the command again; not
+    # with --resume, which needs a pending request
+    again = [a for a in argv if a != "--resume"]
+    resume = "executor " + " ".join(shlex.quote(a) for a in _with_abs_plan(again, values))
+    common.run(lambda: _execute(scope, values), json_output=json_output, rerun=rerun, resume=resume)
 
 
 def _with_abs_plan(argv: list[str], values: dict[str, Any]) -> list[str]:

@@ -24,6 +24,7 @@ from executor.engine.workspace import check_workspace, reconcile
 from executor.errors import (
     BlockedError,
     BudgetSpent,
+    Interrupted,
     NothingToResumeError,
     Paused,
     UserCancelled,
@@ -141,38 +142,42 @@ class Runner:
 
             GitRepo.discover(req.repo or layout.folder).exclude_run_folder(layout.folder)
         with store.locked():
-            state = store.load()
-            if req.resume and (state is None or not _pending(state)):
-                raise NothingToResumeError(
-                    f"--resume: no request is pending in {layout.state}"
-                    + (
-                        f" (state: {plural(len(state.sessions), 'session')} recorded)"
-                        if state
-                        else ""
-                    )
-                    + "; nothing to apply. Run the command without --resume."
-                )
-            options = req.overrides.apply(state.options if state else RunOptions())
-            repo = _repo(state, req, layout.folder)
-            repo.ensure_not_busy()
-            restored = self._restore_plan(state, repo, layout)
-            config = load_project_config(repo.root)
-            project_command = options.test_command or config.test_command
-            plan = load_valid(req.plan, cache=layout.plan_cache, test_command=project_command)
-            if state is None:
-                state = RunState(
-                    tool_version=__version__,
-                    definition_hash=DEFINITION_HASH,
-                    run_id=new_id(),
-                    repo=str(repo.root),
-                )
-            state.options = options
-            reconcile(plan, state, DEFINITION_HASH)
-            sessions = select(plan, req.scope)
-            self._clear_stale_requests(state, layout)
-            check_workspace(state, repo, sessions, layout)
-            state.tool_version = __version__
-            return self._run(plan, state, store, repo, layout, sessions, restored, config)
+            try:
+                return self._execute(req, layout, store)
+            except KeyboardInterrupt:  # the CLI says what is saved and how to continue it
+                kept = layout.state if layout.state.exists() else None
+                raise Interrupted(state=kept) from None
+
+    def _execute(self, req: RunRequest, layout: Layout, store: StateStore[RunState]) -> RunResult:
+        """Under the lock: load (or start) the state, check the workspace, run."""
+        state = store.load()
+        if req.resume and (state is None or not _pending(state)):
+            raise NothingToResumeError(
+                f"--resume: no request is pending in {layout.state}"
+                + (f" (state: {plural(len(state.sessions), 'session')} recorded)" if state else "")
+                + "; nothing to apply. Run the command without --resume."
+            )
+        options = req.overrides.apply(state.options if state else RunOptions())
+        repo = _repo(state, req, layout.folder)
+        repo.ensure_not_busy()
+        restored = self._restore_plan(state, repo, layout)
+        config = load_project_config(repo.root)
+        project_command = options.test_command or config.test_command
+        plan = load_valid(req.plan, cache=layout.plan_cache, test_command=project_command)
+        if state is None:
+            state = RunState(
+                tool_version=__version__,
+                definition_hash=DEFINITION_HASH,
+                run_id=new_id(),
+                repo=str(repo.root),
+            )
+        state.options = options
+        reconcile(plan, state, DEFINITION_HASH)
+        sessions = select(plan, req.scope)
+        self._clear_stale_requests(state, layout)
+        check_workspace(state, repo, sessions, layout)
+        state.tool_version = __version__
+        return self._run(plan, state, store, repo, layout, sessions, restored, config)
 
     def _restore_plan(
         self, state: RunState | None, repo: GitRepo, layout: Layout

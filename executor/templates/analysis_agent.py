@@ -51,6 +51,9 @@ _ALIASES = {
 }  # fmt: skip
 _KNOWN = frozenset(ANSWER_SHAPE)
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9 _-]{0,60}$")
+#: a language or an architecture: a label, which may carry some punctuation
+#: ("C#", "Library (core + public facade)")
+_LABEL = re.compile(r"^[A-Za-z][A-Za-z0-9 _.,:;/&+#()'-]{0,79}$")
 
 
 def analysis_prompt(codebase: Codebase, heuristic: Analysis | None = None) -> str:
@@ -187,7 +190,7 @@ def merge_analysis(heuristic: Analysis, answer: dict[str, Any] | None) -> Analys
 
     for key, value in answer.items():
         if key in {"language", "architecture"}:
-            ok = isinstance(value, str) and bool(_NAME.match(value.strip()))
+            ok = isinstance(value, str) and bool(_LABEL.match(value.strip()))
             take(key, value.strip() if ok else None, ok)
         elif key in {"frameworks", "patterns", "build_tools", "example_files"}:
             names = _names(value)

@@ -5,6 +5,11 @@ Everything is written into a hidden sibling of the destination
 reproduce its source is never installed), and renamed onto the destination. Replacing
 an existing template (`force`) moves the old one aside first and puts it back if the
 rename fails. Where templates go by default: `default_destination`.
+
+What may be replaced (`check_destination`, run by the workflow at startup and again
+here): never the codebase itself or a folder that holds it, whatever the options; with
+`force`, only a folder that is a template of ours (`loading.is_template`). A new folder
+inside the codebase is fine (`--output-location repo` puts it there; the scan skips it).
 """
 
 from __future__ import annotations
@@ -16,7 +21,8 @@ from pathlib import Path
 from typing import Literal
 
 from executor import fsutil
-from executor.errors import OverwriteRefusedError, TemplateSaveError
+from executor.errors import DestinationOverlapError, OverwriteRefusedError, TemplateSaveError
+from executor.templates.loading import is_template
 from executor.templates.models import Manifest, Settings, TemplateSet, Written
 from executor.templates.verify import safe_relative, validation_report, verify_template
 
@@ -47,6 +53,46 @@ def default_destination(
         else Path(env.get("HOME") or Path.home()) / ".local" / "share"
     )
     return base / "plan-executor" / "templates" / name
+
+
+def check_destination(dest: Path, *, codebase: Path | None, force: bool) -> None:
+    """Refuse a destination the template must not replace (see the module docstring):
+    DestinationOverlapError (exit 64) for the codebase or a folder holding it,
+    OverwriteRefusedError (exit 6) for a file, a folder that is not a template of ours
+    (even with `force`), or a template of ours without `force`."""
+    dest = Path(dest).absolute()
+    if codebase is not None:
+        real, root = dest.resolve(), Path(codebase).resolve()
+        if real == root or real in root.parents:
+            what = "is the codebase" if real == root else f"holds the codebase {root}"
+            raise DestinationOverlapError(
+                f"the template destination {dest} {what}; a template is written to a folder "
+                "of its own: choose another --output",
+                path=dest,
+                codebase=root,
+            )
+    if not os.path.lexists(dest):
+        return
+    if not dest.is_dir():
+        raise OverwriteRefusedError(
+            f"{dest} exists and is a file, not a template folder; choose another --output",
+            path=dest,
+            conflicts=[str(dest)],
+        )
+    if not is_template(dest):
+        raise OverwriteRefusedError(
+            f"{dest} exists and is not a template made by template-create (no manifest.json "
+            "of ours): it is not replaced, even with --force; choose another --output, or "
+            "move it away yourself",
+            path=dest,
+            conflicts=[str(dest)],
+        )
+    if not force:
+        raise OverwriteRefusedError(
+            f"template already exists: {dest} (use --force to replace it)",
+            path=dest,
+            conflicts=[str(dest)],
+        )
 
 
 def template_files(
@@ -106,16 +152,12 @@ def assemble_template(
 ) -> Written:
     """Write `files` (see `template_files`) as the template folder `dest`.
 
-    Raises OverwriteRefusedError when `dest` exists and `force` is False,
+    Raises what `check_destination` raises (`source` is the codebase), then
     TemplateValidationError when the round trip fails (nothing is installed), and
     TemplateSaveError when writing fails. `validate` adds validation-report.md.
     """
     dest = Path(dest).absolute()
-    if dest.exists() and (not force or not dest.is_dir()):
-        what = "a file is in the way" if not dest.is_dir() else "use --force to replace it"
-        raise OverwriteRefusedError(
-            f"template already exists: {dest} ({what})", path=dest, conflicts=[str(dest)]
-        )
+    check_destination(dest, codebase=source, force=force)
     partial = dest.parent / f".{dest.name}.{os.getpid()}.partial"
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)

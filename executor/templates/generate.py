@@ -6,6 +6,9 @@ works, and a file left out is a file missing from it. Left out on purpose: binar
 files (listed in `skipped`), lock files (tools regenerate them and they pin the old
 name), and whatever the scan skips (see `scan`).
 
+Names the language defines are never templated (`executor.templates.reserved`): a
+project with an entity `Key` keeps its `KeyError`.
+
 Template paths: `templates/<layer>/<path inside the layer's folder>.template`; files in
 no layer go under `templates/project/<path>.template`; a clash falls back to the
 file's full path under its layer folder (then to a numbered name).
@@ -21,6 +24,7 @@ from executor.errors import TemplateGenerationError
 from executor.templates import completeness, detect
 from executor.templates.models import Analysis, Layer, TemplateEntry, TemplateFile, TemplateSet
 from executor.templates.placeholders import Substitution, concepts, declare, occurs
+from executor.templates.reserved import reserved_names
 from executor.templates.scan import Codebase, SourceFile
 
 
@@ -107,7 +111,9 @@ def generate_templates(
         )
     texts = [codebase.text(f.path) or "" for f in candidates]
     entity = next((e for e in analysis.entities if occurs(e, texts)), None)
-    subst = Substitution(concepts(analysis.project_name, entity))
+    python = (t for f, t in zip(candidates, texts, strict=True) if f.suffix in {".py", ".pyi"})
+    reserved = reserved_names([analysis.language, *analysis.languages], python)
+    subst = Substitution(concepts(analysis.project_name, entity), reserved)
     taken: set[str] = set()
     entries: list[TemplateEntry] = []
     used: set[str] = set()

@@ -9,7 +9,7 @@ from typing import TypeVar
 
 from executor.errors import TemplateValidationError
 from executor.records import Record, RecordError
-from executor.templates.models import Manifest
+from executor.templates.models import SCHEMA_VERSION, Manifest
 
 R = TypeVar("R", bound=Record)
 
@@ -17,6 +17,17 @@ R = TypeVar("R", bound=Record)
 def read_json_record(path: Path, cls: type[R]) -> R:
     """Raises OSError (unreadable), ValueError (not JSON) or RecordError (wrong fields)."""
     return cls.from_json(json.loads(Path(path).read_text("utf-8")))
+
+
+def is_template(folder: Path) -> bool:
+    """Whether `folder` holds a template made by template-create: a manifest.json that
+    our `Manifest` record reads, at our schema version. Any other manifest.json (a web
+    app's, a browser extension's) is not one."""
+    try:
+        manifest = read_json_record(Path(folder) / "manifest.json", Manifest)
+    except (OSError, ValueError):  # RecordError is a ValueError
+        return False
+    return manifest.schema_version == SCHEMA_VERSION
 
 
 def load_manifest(template_dir: Path) -> Manifest:

@@ -22,6 +22,7 @@ from executor.templates.models import (
     Settings,
     TemplateSet,
 )
+from executor.templates.qa import purpose
 
 
 def utc_now() -> str:
@@ -54,7 +55,7 @@ def build_manifest(
     )
     return Manifest(
         name=answers.template_name,
-        description=answers.purpose,
+        description=purpose(answers, analysis),
         language=analysis.language,
         frameworks=list(analysis.frameworks),
         architecture=analysis.architecture,

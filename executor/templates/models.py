@@ -95,6 +95,14 @@ class QAAnswers(Record):
     example_files: list[str] = field(default_factory=list)
     agents: Literal["ai", "builtin", "none"] = "ai"
     confirmed: bool = True
+    given: list[str] | None = field(
+        default=None,
+        metadata={
+            "doc": "question ids the person chose (an option, or an answer other than the "
+            "default offered); the others took their default, which the agent's analysis "
+            "overrides. null (an older state): an answer other than the default counts"
+        },
+    )
 
 
 class Placeholder(Record):

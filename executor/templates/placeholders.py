@@ -16,6 +16,10 @@ files that are not code), else the file type does (Python: snake, C-like languag
 camel, anything else: kebab). The choice only matters when the template is applied with
 a multi-word name; the round trip holds either way, because every default is the exact
 text it replaced.
+
+An identifier the language defines (`KeyError`, `dict.keys`, `Task`, `useState`: see
+`executor.templates.reserved`) is never changed, even when a name occurs inside it:
+`except KeyError:` stays, whatever the entity `Key` becomes.
 """
 
 from __future__ import annotations
@@ -112,11 +116,22 @@ def _bounded(literal: str) -> str:
     return before + re.escape(literal) + after
 
 
+def _identifier(text: str, start: int, end: int) -> str:
+    """The whole identifier (letters, digits, `_`) around `text[start:end]`."""
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        end += 1
+    return text[start:end]
+
+
 @dataclass
 class Substitution:
-    """The spellings to look for, compiled once for a whole project."""
+    """The spellings to look for, compiled once for a whole project; `reserved`: the
+    identifiers left as they are (`executor.templates.reserved`)."""
 
     concepts: list[Concept]
+    reserved: frozenset[str] = frozenset()
     spellings: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     regex: re.Pattern[str] = field(init=False)
 
@@ -156,6 +171,8 @@ class Substitution:
             literal = m.group(0)
             if literal == "{{":
                 return ESCAPED_BRACES
+            if _identifier(m.string, m.start(), m.end()) in self.reserved:
+                return literal
             name = self._choose(literal, m.string, m.start(), m.end(), default)
             if name not in used:
                 used.append(name)

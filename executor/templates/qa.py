@@ -4,12 +4,17 @@
 analysis and the option that answers it on the command line, so a CLI can prompt, read
 flags, or take every default (`--skip-qa`) from the same list. `answers(...)` checks and
 normalises what came back; `apply_answers` makes the user's choices win in the analysis.
+
+What the person chose wins; what they merely accepted does not. A value given as an
+option, or an answer other than the default offered, is a choice (`QAAnswers.given`);
+a default taken with `--skip-qa`, without a terminal, or by pressing Enter yields to the
+agent's analysis, and the default purpose is written from the final analysis.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, cast
 
 from executor.errors import UserError
@@ -38,6 +43,10 @@ def default_name(analysis: Analysis) -> str:
     return kebab(split_words(analysis.project_name)) or "template"
 
 
+def default_purpose(analysis: Analysis) -> str:
+    return f"{analysis.architecture} {analysis.language} project like {analysis.project_name}"
+
+
 def questions(analysis: Analysis) -> list[Question]:
     languages = list(dict.fromkeys([analysis.language, *analysis.languages]))
     architectures = list(dict.fromkeys([analysis.architecture, *ARCHITECTURES]))
@@ -62,8 +71,7 @@ def questions(analysis: Analysis) -> list[Question]:
             id="purpose",
             kind="text",
             flag="--purpose",
-            default=f"{analysis.architecture} {analysis.language} project "
-            f"like {analysis.project_name}",
+            default=default_purpose(analysis),
             text="What is the template for (one line)?",
         ),
         Question(
@@ -100,12 +108,16 @@ def questions(analysis: Analysis) -> list[Question]:
     ]
 
 
-def answers(analysis: Analysis, given: Mapping[str, Any]) -> QAAnswers:
-    """Answers from `given` (question id -> value), defaults for the rest.
+def answers(
+    analysis: Analysis, given: Mapping[str, Any], *, chosen: Collection[str] | None = None
+) -> QAAnswers:
+    """Answers from `given` (question id -> value), defaults for the rest. `chosen`: the
+    ids of `given` the person chose (see the module docstring; default: all of them).
 
     Raises UserError (naming the option) for a template name that is not a valid
     folder name or an agents choice that is not offered."""
     qs = {q.id: q for q in questions(analysis)}
+    picked = set(given if chosen is None else chosen) & set(qs)
     values = {qid: given.get(qid, q.default) for qid, q in qs.items()}
     name = str(values["template_name"]).strip()
     if not TEMPLATE_NAME.match(name):
@@ -127,17 +139,35 @@ def answers(analysis: Analysis, given: Mapping[str, Any]) -> QAAnswers:
         example_files=[str(g).strip() for g in globs if str(g).strip()],
         agents=cast(Any, agents),
         confirmed=bool(values["confirmed"]),
+        given=sorted(picked),
     )
 
 
+def chose(qa: QAAnswers, field: str, *, asked: Analysis) -> bool:
+    """Whether the person chose `field` (an older state without `given`: whether the
+    answer differs from the default offered, computed from `asked`)."""
+    if qa.given is not None:
+        return field in qa.given
+    if field == "purpose":
+        return True  # an older state kept its purpose as it was
+    return bool(getattr(qa, field)) and getattr(qa, field) != getattr(asked, field)
+
+
 def apply_answers(analysis: Analysis, qa: QAAnswers, *, asked: Analysis) -> Analysis:
-    """The analysis with the user's language and architecture (source `user`) where the
-    user chose something other than the default offered (computed from `asked`): taking
-    a default is not a choice, so an agent's finding stands."""
+    """The analysis with the language and architecture the person chose (source `user`),
+    even where the agent said otherwise; a default they only accepted is no choice, so
+    the agent's finding stands (`asked`: the analysis the defaults came from)."""
     out = Analysis.from_json(analysis.to_json())
     for field in ("language", "architecture"):
-        value = getattr(qa, field)
-        if value and value != getattr(asked, field) and value != getattr(out, field):
-            setattr(out, field, value)
+        if chose(qa, field, asked=asked):
+            setattr(out, field, getattr(qa, field))
             out.sources[field] = "user"
     return out
+
+
+def purpose(qa: QAAnswers, analysis: Analysis) -> str:
+    """What the template is for: the person's words, else the default written from the
+    final `analysis` (so it names the architecture the agent found)."""
+    if qa.given is None or "purpose" in qa.given:
+        return qa.purpose
+    return default_purpose(analysis)

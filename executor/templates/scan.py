@@ -1,8 +1,10 @@
 """The codebase as a sorted list of files, read on demand (bytes exactly as on disk).
 
 What is skipped and why: version control and tool caches, dependency folders, build
-output and virtualenvs (not the project's own code); `.env` files (secrets must never end
-up in a template); the executor's own bridge and state files; files over `MAX_FILE_BYTES`.
+output and virtualenvs (not the project's own code); folders that hold a template of
+ours (an earlier run's output, `--output-location repo`: a manifest.json our manifest
+record reads); `.env` files (secrets must never end up in a template); the executor's
+own bridge and state files; files over `MAX_FILE_BYTES`.
 Files whose bytes are not UTF-8, or hold a NUL, are binary: listed, never templated.
 """
 
@@ -15,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from executor.errors import AnalysisFailedError, PathNotFoundError
+from executor.templates.loading import is_template
 
 MAX_FILE_BYTES = 512 * 1024
 MAX_FILES = 5000
@@ -110,6 +113,8 @@ def _skip_dir(name: str, siblings: Iterable[str], folder: Path) -> bool:
         return True
     if (folder / name / "pyvenv.cfg").exists():  # a virtualenv, whatever its name
         return True
+    if (folder / name / "manifest.json").is_file() and is_template(folder / name):
+        return True  # a template made by an earlier run is not the project's code
     # .NET puts build output in bin/ next to obj/ and the project file
     return name == "bin" and any(s == "obj" or s.endswith(_DOTNET_PROJECTS) for s in siblings)
 

@@ -6,6 +6,12 @@
       `source` (the project folder) is given; and its output path renders to the
       source path;
   (b) every placeholder a template or output path uses is declared in manifest.json;
+  (c) rendered with OTHER names (`OTHER_NAMES`: ProjectName=Zeta, EntityName=Gadget),
+      the output paths stay distinct and every Python file that compiles in the source
+      still compiles, still uses every built-in name it used (`KeyError` must not
+      become `GadgetError`) and still imports what it imported from the standard
+      library: the round trip with the defaults cannot see a language's name caught
+      by a placeholder;
 and the folder is otherwise sound (valid manifest and settings, no unescaped `{{`,
 defaults that fit their patterns, unique relative output paths, agent files Claude
 Code can read). Completeness findings (CRUD symmetry, layers without a template) are
@@ -14,19 +20,36 @@ warnings. Each check is listed in the report; the score is the share that passed
 
 from __future__ import annotations
 
+import ast
+import builtins
 import hashlib
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
 from executor.claude.frontmatter import parse_frontmatter
-from executor.errors import FrontmatterError, TemplateValidationError
+from executor.errors import FrontmatterError, TemplateValidationError, TemplateValueError
 from executor.records import RecordError
 from executor.templates import completeness
 from executor.templates.loading import read_json_record
-from executor.templates.models import Check, Layer, Manifest, Settings, VerifyReport
+from executor.templates.models import (
+    Check,
+    Layer,
+    Manifest,
+    Settings,
+    TemplateFile,
+    VerifyReport,
+)
 from executor.templates.render import placeholders_in, render, stray_braces
+from executor.templates.reserved import is_stdlib, python_parse
 
 SHOWN_PROBLEMS = 5
+#: What the other-names check sets (the first value that is not the default).
+OTHER_NAMES: dict[str, tuple[str, ...]] = {
+    "ProjectName": ("Zeta", "Omega"),
+    "EntityName": ("Gadget", "Widget"),
+}
+_BUILTINS = frozenset(dir(builtins))
 
 
 def _first_difference(got: bytes, want: bytes) -> str:
@@ -54,7 +77,11 @@ class _Checks:
 
 
 def _check_templates(
-    root: Path, manifest: Manifest, source: Path | None, checks: _Checks
+    root: Path,
+    manifest: Manifest,
+    source: Path | None,
+    checks: _Checks,
+    other_names: Mapping[str, Sequence[str]],
 ) -> set[str]:
     """Run the per-template checks; return the placeholder names the templates use."""
     declared = set(manifest.placeholders)
@@ -62,6 +89,7 @@ def _check_templates(
     missing, undeclared, stray, round_trip, paths = [], [], [], [], []
     outputs: dict[str, str] = {}
     texts = []
+    renderable: list[tuple[TemplateFile, str]] = []
     used: set[str] = set()
     for t in manifest.templates:
         where = root / t.template_path
@@ -81,6 +109,7 @@ def _check_templates(
             listed = ", ".join("{{" + n + "}}" for n in dict.fromkeys(unknown))
             undeclared.append(f"{t.template_path}: uses {listed}, not declared in manifest.json")
             continue
+        renderable.append((t, text))
         stray += [f"{t.template_path}:{line}: unescaped '{{{{'" for line in stray_braces(text)]
         rendered = render(text, defaults).encode("utf-8")
         out_path = render(t.output_path, defaults)
@@ -109,11 +138,101 @@ def _check_templates(
     checks.record("round trip reproduces every source file", round_trip)
     checks.record("no unescaped '{{'", stray)
     checks.record("output paths are relative and unique", paths)
+    checks.record(
+        "renders with other names: Python compiles, keeps its built-ins",
+        _other_names_problems(manifest, renderable, other_names),
+    )
     crud = []
     if "EntityName" in manifest.placeholders:
         crud = completeness.crud_gaps(manifest.placeholders["EntityName"].default, texts)
     checks.record("CRUD operations are symmetric", crud, warning=True)
     return used
+
+
+def _stdlib_imports(tree: ast.Module) -> set[str]:
+    """What a module imports from the standard library (`keyword`, `dataclasses.field`)."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if is_stdlib(a.name))
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and is_stdlib(node.module):
+            out.update(f"{node.module}.{a.name}" for a in node.names)
+    return out
+
+
+def _builtins_used(tree: ast.Module) -> set[str]:
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in _BUILTINS}
+
+
+def _other_values(manifest: Manifest, other_names: Mapping[str, Sequence[str]]) -> dict[str, str]:
+    """For each name in `other_names` the template declares: its first candidate that is
+    not the default (nor, in any case, a spelling of it)."""
+    out: dict[str, str] = {}
+    for name, candidates in other_names.items():
+        p = manifest.placeholders.get(name)
+        if p is None:
+            continue
+        value = next((c for c in candidates if c.lower() != p.default.lower()), None)
+        if value is not None:
+            out[name] = value
+    return out
+
+
+def _other_names_problems(
+    manifest: Manifest,
+    templates: list[tuple[TemplateFile, str]],
+    other_names: Mapping[str, Sequence[str]],
+) -> list[str]:
+    """(c) of the module docstring: what breaks when the template is rendered with
+    other names than its source's."""
+    from executor.templates.apply import resolve_values  # it imports this module
+
+    chosen = _other_values(manifest, other_names)
+    try:
+        values = resolve_values(manifest, chosen)
+    except TemplateValueError as e:
+        return [f"cannot render with other names: {e}"]
+    except (TemplateValidationError, re.error):
+        return []  # a derivation cycle, a pattern that is no regex: the placeholders check says so
+    defaults = {name: p.default for name, p in manifest.placeholders.items()}
+    shown = ", ".join(f"{k}={v}" for k, v in chosen.items()) or "its defaults"
+    problems: list[str] = []
+    outputs: dict[str, str] = {}
+    for t, text in templates:
+        out_path = render(t.output_path, values)
+        if outputs.setdefault(out_path, t.template_path) != t.template_path:
+            problems.append(
+                f"{t.template_path}: rendered with {shown} it goes to {out_path}, "
+                f"like {outputs[out_path]}"
+            )
+        if PurePosixPath(out_path).suffix not in {".py", ".pyi"}:
+            continue
+        before = python_parse(render(text, defaults))
+        if before is None:
+            continue  # the source itself is not Python this interpreter compiles
+        rendered = render(text, values)
+        after = python_parse(rendered)
+        where = f"{t.template_path}: rendered with {shown} it"
+        if after is None:
+            try:
+                compile(rendered, t.output_path, "exec", flags=ast.PyCF_ONLY_AST)
+            except SyntaxError as e:
+                problems.append(f"{where} is not valid Python (line {e.lineno}: {e.msg})")
+            except ValueError as e:
+                problems.append(f"{where} is not valid Python ({e})")
+            continue
+        names = {n.id for n in ast.walk(after) if isinstance(n, ast.Name)}
+        lost = sorted(_builtins_used(before) - names)
+        if lost:
+            problems.append(
+                f"{where} no longer uses the built-in {', '.join(lost)} (a NameError when it runs)"
+            )
+        gone = sorted(_stdlib_imports(before) - _stdlib_imports(after))
+        if gone:
+            problems.append(
+                f"{where} no longer imports {', '.join(gone)} from the standard library"
+            )
+    return problems
 
 
 def _derivation_problem(manifest: Manifest, name: str) -> str | None:
@@ -171,11 +290,13 @@ def verify_template(
     source: Path | None = None,
     raise_on_failure: bool = True,
     shown_as: Path | None = None,
+    other_names: Mapping[str, Sequence[str]] = OTHER_NAMES,
 ) -> VerifyReport:
     """Check `template_dir` (see the module docstring). Returns the report; raises
     TemplateValidationError listing the problems unless `raise_on_failure` is False.
     `shown_as`: the folder the error names (a template verified before it is moved
-    into place is named by its destination, and nothing is installed)."""
+    into place is named by its destination, and nothing is installed).
+    `other_names`: placeholder -> candidate values for check (c)."""
     root = Path(template_dir)
     report = VerifyReport(template_dir=str(root))
     checks = _Checks(report)
@@ -192,7 +313,7 @@ def verify_template(
     except (OSError, ValueError, RecordError) as e:
         checks.record("settings.json is valid", [f"settings.json: {e}"])
     if manifest is not None:
-        used = _check_templates(root, manifest, source, checks)
+        used = _check_templates(root, manifest, source, checks, other_names)
         _check_placeholders(manifest, used, checks)
         layers = [Layer(name=n) for n in manifest.layers]
         checks.record(

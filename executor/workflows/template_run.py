@@ -5,9 +5,14 @@ Files, all in the analysed codebase folder (never found through the current dire
 `.template-create-state.json` (+ `.bak`, `.lock`), the bridge's `.agent-request.json` /
 `.agent-response.json`, and the briefs in `.agent-briefs/`. The state is removed on
 success (with the lock file and this workflow's briefs) and on a cancelled Q&A; it is
-kept on a failure, on exit 42 and on an interruption, for `--resume`. Without
+kept on a failure, on exit 42 and on an interruption, for `--resume` (an interruption
+raises `Interrupted` with the state file, or None when this run saved nothing yet). Without
 `--resume` a run starts afresh (an unfinished one is discarded, and the run says so).
 `--dry-run` writes nothing at all: no state, no lock, no request, no template.
+
+The destination is checked before anything is analysed or saved
+(`executor.templates.assembly.check_destination`): here, when the options (or the saved
+run) already name it, else by the qa step as soon as the template has its name.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from executor.engine.process import AgentProcess, ProcessAgents
 from executor.engine.store import StateStore
 from executor.errors import (
     CorruptStateError,
+    Interrupted,
     NothingToResumeError,
     PathNotFoundError,
     RecordError,
@@ -36,6 +42,8 @@ from executor.errors import (
 )
 from executor.fsutil import quote
 from executor.retry import RetryPolicy
+from executor.templates.assembly import check_destination
+from executor.templates.qa import TEMPLATE_NAME
 from executor.workflows.template_context import (
     Cursor,
     TemplateConfig,
@@ -137,7 +145,12 @@ def create_template(opts: TemplateOptions, *, report: Callable[[str], None]) -> 
     root = codebase_root(opts.path)
     layout = Layout(root, state_name=STATE_NAME)
     if opts.dry_run:
-        result = _drive(opts, new_state(opts.config(root, None)), layout, report, save=_nothing)
+        config = opts.config(root, None)
+        check_known_destination(config, root, config.answers.get("template_name"), dry_run=True)
+        try:
+            result = _drive(opts, new_state(config), layout, report, save=_nothing)
+        except KeyboardInterrupt:
+            raise Interrupted(state=None) from None  # a dry run saves nothing
     else:
         result = _run(opts, root, layout, report)
     if result is None:
@@ -150,28 +163,54 @@ def _run(
 ) -> TemplateResult | None:
     store = template_store(layout.state)
     with store.locked():
-        started = False
+        # whether the state on disk is this run's (resumed, or saved by this process):
+        # only then does a failure say how to continue it
+        ours = False
+
+        def save() -> None:
+            nonlocal ours
+            _save(store, state)
+            ours = True
+
         try:
-            state = _start(opts, store.load(), layout, root, report)
-            started = True
-            result = _drive(opts, state, layout, report, save=lambda: _save(store, state))
+            saved = store.load()
+            resumed = _resumed(opts, saved, layout, root) if opts.resume else None
+            ours = resumed is not None
+            state = _start(opts, resumed, saved, layout, root, report)
+            result = _drive(opts, state, layout, report, save=save)
             store.remove()
             for folder in (layout.briefs, layout.logs):
                 for made in folder.glob("tc.*"):
                     made.unlink()
                 if folder.is_dir() and not any(folder.iterdir()):
                     folder.rmdir()
-        except (UserError, KeyboardInterrupt):
-            if started and layout.state.exists():
+        except UserError:
+            if ours and layout.state.exists():
                 report(
                     f"[template-create] the run is saved in {layout.state}; continue it with: "
                     f"executor template-create --path {quote(root)} --resume"
                 )
             raise
+        except KeyboardInterrupt:  # the CLI says what is saved and how to continue it
+            kept = layout.state if ours and layout.state.exists() else None
+            raise Interrupted(state=kept) from None
         finally:
             if not layout.state.exists():  # nothing to resume: leave nothing behind
                 store.drop_lock_file()
     return result
+
+
+def check_known_destination(
+    config: TemplateConfig, root: Path, name: object, *, dry_run: bool = False
+) -> None:
+    """Refuse the destination now if it is known without the Q&A: an `--output`, a valid
+    `--name`, or the name a resumed run's Q&A gave (`name`). A dry run writes nothing,
+    so an existing template of ours is only noted, not refused."""
+    valid = isinstance(name, str) and TEMPLATE_NAME.match(name) is not None
+    if config.output is None and not valid:
+        return
+    dest = config.destination(name if isinstance(name, str) and valid else "")
+    check_destination(dest, codebase=root, force=config.force or dry_run)
 
 
 def _save(store: StateStore[TemplateCreateState], state: TemplateCreateState) -> None:
@@ -183,32 +222,46 @@ def _nothing() -> None:
     """--dry-run's save: there is no state to save."""
 
 
+def _resumed(
+    opts: TemplateOptions, saved: TemplateCreateState | None, layout: Layout, root: Path
+) -> TemplateCreateState:
+    """The saved run `--resume` continues, with the options given now over its own."""
+    if saved is None or saved.step is None:
+        what = "nothing is saved" if saved is None else "it was written by the seed API"
+        raise NothingToResumeError(
+            f"--resume: no template-create run to continue in {layout.state} ({what}); "
+            f"run the command without --resume to start one."
+        )
+    try:
+        previous = TemplateConfig.from_json(saved.config)
+    except RecordError as e:
+        raise CorruptStateError(
+            f"{layout.state}: config is invalid ({'; '.join(e.problems)}); run the "
+            f"command without --resume to start afresh.",
+            path=layout.state,
+        ) from None
+    saved.config = opts.config(root, previous).to_json()
+    return saved
+
+
 def _start(
     opts: TemplateOptions,
+    resumed: TemplateCreateState | None,
     saved: TemplateCreateState | None,
     layout: Layout,
     root: Path,
     report: Callable[[str], None],
 ) -> TemplateCreateState:
-    """The state to drive: the saved one (`--resume`) or a new one."""
-    if opts.resume:
-        if saved is None or saved.step is None:
-            what = "nothing is saved" if saved is None else "it was written by the seed API"
-            raise NothingToResumeError(
-                f"--resume: no template-create run to continue in {layout.state} ({what}); "
-                f"run the command without --resume to start one."
-            )
-        try:
-            previous = TemplateConfig.from_json(saved.config)
-        except RecordError as e:
-            raise CorruptStateError(
-                f"{layout.state}: config is invalid ({'; '.join(e.problems)}); run the "
-                f"command without --resume to start afresh.",
-                path=layout.state,
-            ) from None
-        saved.config = opts.config(root, previous).to_json()
-        report(f"[template-create] resuming at {saved.checkpoint} ({layout.state})")
-        return saved
+    """The state to drive: the `resumed` one, or a new one (replacing `saved`), once the
+    destination known so far is checked."""
+    if resumed is not None:
+        qa = resumed.phase_data.get("qa_answers")
+        name = qa.get("template_name") if isinstance(qa, dict) else None
+        check_known_destination(TemplateConfig.from_json(resumed.config), root, name)
+        report(f"[template-create] resuming at {resumed.checkpoint} ({layout.state})")
+        return resumed
+    config = opts.config(root, None)
+    check_known_destination(config, root, config.answers.get("template_name"))
     if saved is not None:
         report(
             f"[template-create] starting afresh: the unfinished run in {layout.state} "
@@ -216,7 +269,7 @@ def _start(
         )
         if saved.bridge.pending is not None:
             BridgeChannel(root).drop_request(saved.bridge.pending.request_id)
-    state = new_state(opts.config(root, None))
+    state = new_state(config)
     if saved is not None:
         state.bridge.consumed = saved.bridge.consumed  # an old answer is never applied again
     return state

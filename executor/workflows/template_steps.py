@@ -47,6 +47,7 @@ from executor.templates import (
     select_agents,
     template_files,
 )
+from executor.templates.assembly import check_destination
 from executor.workflows.template_context import TemplateResult, TemplateRun
 from executor.workflows.template_create import AGENT_PHASES, Step
 from executor.workflows.template_qa import ask_questions
@@ -123,19 +124,23 @@ class TemplateSteps:
         )
         prompter = None if cfg.skip_qa else self.r.prompter
         why = "--skip-qa" if cfg.skip_qa else "no terminal to ask on"
+        asked = questions(heuristic)
         given = ask_questions(
-            questions(heuristic),
-            cfg.answers,
-            prompter=prompter,
-            report=self._say,
-            why_not_asked=why,
+            asked, cfg.answers, prompter=prompter, report=self._say, why_not_asked=why
         )
-        qa = answers(heuristic, given)
+        # an option is a choice; an answer is one when it is not the default offered
+        chosen = [
+            q.id for q in asked if q.id in cfg.answers or given.get(q.id, q.default) != q.default
+        ]
+        qa = answers(heuristic, given, chosen=chosen)
         if not qa.confirmed:
             return O.ABORT
+        dest = self.r.destination(qa.template_name)
+        # before anything is saved: a destination that cannot be written stops the run now
+        check_destination(dest, codebase=self.r.root, force=cfg.force or self.r.dry_run)
         self._put("heuristic", heuristic)
         self._put("qa_answers", qa)
-        self._say(f"template {qa.template_name!r} -> {self.r.destination(qa.template_name)}")
+        self._say(f"template {qa.template_name!r} -> {dest}")
         return O.OK
 
     def analysis(self) -> Outcome:

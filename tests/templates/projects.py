@@ -486,6 +486,156 @@ public static class MauiProgram
 """,
 }
 
+#: An entity whose name is inside Python's own names: `Key` in `KeyError` and `keys()`,
+#: `key` beside the standard library's `keyword`.
+KEY_STORE: dict[str, str] = {
+    "pyproject.toml": """\
+[project]
+name = "keystore"
+version = "0.1.0"
+
+[tool.pytest.ini_options]
+pythonpath = ["."]
+""",
+    "keystore/__init__.py": "",
+    "keystore/key.py": """\
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Key:
+    name: str
+    tags: list[str] = field(default_factory=list)
+""",
+    "keystore/key_store.py": """\
+import keyword
+
+from keystore.key import Key
+
+
+class KeyStore:
+    def __init__(self) -> None:
+        self._keys: dict[str, Key] = {}
+
+    def add(self, key: Key) -> None:
+        if keyword.iskeyword(key.name):
+            raise ValueError(f"{key.name!r} is a Python keyword")
+        self._keys[key.name] = key
+
+    def get(self, name: str) -> Key | None:
+        try:
+            return self._keys[name]
+        except KeyError:
+            return None
+
+    def names(self) -> list[str]:
+        return sorted(self._keys.keys())
+""",
+    "tests/test_key_store.py": """\
+import pytest
+
+from keystore.key import Key
+from keystore.key_store import KeyStore
+
+
+def test_add_get_and_list():
+    store = KeyStore()
+    store.add(Key("b"))
+    store.add(Key("a"))
+    assert store.get("a") == Key("a")
+    assert store.names() == ["a", "b"]
+
+
+def test_a_missing_key_is_none():
+    assert KeyStore().get("nope") is None
+
+
+def test_keywords_are_refused():
+    with pytest.raises(ValueError):
+        KeyStore().add(Key("class"))
+
+
+def test_a_dict_raises_key_error():
+    with pytest.raises(KeyError):
+        {}["x"]
+""",
+}
+
+#: attrs' shape: an entity `Attribute`, an exception deriving from `AttributeError`.
+ATTRIBUTES: dict[str, str] = {
+    "pyproject.toml": """\
+[project]
+name = "attrkit"
+version = "0.1.0"
+
+[tool.pytest.ini_options]
+pythonpath = ["."]
+""",
+    "attrkit/__init__.py": "",
+    "attrkit/attribute.py": """\
+class FrozenError(AttributeError):
+    \"\"\"Raised when a frozen attribute is set.\"\"\"
+
+
+class Attribute:
+    def __init__(self, name: str, *, frozen: bool = False) -> None:
+        self.name = name
+        self.frozen = frozen
+        self._value: object = None
+
+    def set(self, value: object) -> None:
+        if self.frozen:
+            raise FrozenError(self.name)
+        self._value = value
+
+    def get(self) -> object:
+        if self._value is None:
+            raise AttributeError(self.name)
+        return self._value
+""",
+    "attrkit/attribute_set.py": """\
+from attrkit.attribute import Attribute
+
+
+class AttributeSet:
+    def __init__(self, *attributes: Attribute) -> None:
+        self.attributes = {a.name: a for a in attributes}
+
+    def __getattr__(self, name: str) -> object:
+        try:
+            return self.attributes[name].get()
+        except KeyError:
+            raise AttributeError(name) from None
+""",
+    "tests/test_attribute.py": """\
+import pytest
+
+from attrkit.attribute import Attribute, FrozenError
+from attrkit.attribute_set import AttributeSet
+
+
+def test_set_and_get():
+    attribute = Attribute("x")
+    attribute.set(1)
+    assert attribute.get() == 1
+
+
+def test_frozen_is_an_attribute_error():
+    with pytest.raises(AttributeError):
+        Attribute("x", frozen=True).set(1)
+    assert issubclass(FrozenError, AttributeError)
+
+
+def test_a_set_reads_its_attributes():
+    attribute = Attribute("x")
+    attribute.set(2)
+    values = AttributeSet(attribute)
+    assert values.x == 2
+    with pytest.raises(AttributeError):
+        values.y
+""",
+}
+
 
 def write_project(root: Path, files: dict[str, str]) -> Path:
     """Write `files` under `root` (created) and return it."""

@@ -10,6 +10,7 @@ import pytest
 from executor.errors import AnalysisFailedError, PathNotFoundError
 from executor.exitcodes import ExitCode
 from executor.templates import (
+    QAAnswers,
     analyse,
     analysis_prompt,
     answers,
@@ -18,6 +19,7 @@ from executor.templates import (
     parse_analysis_answer,
     scan_codebase,
 )
+from executor.templates.qa import purpose
 from tests.templates.projects import PYTHON_SERVICE, write_project
 
 AGENT_ANSWER = {
@@ -204,3 +206,21 @@ def test_analyse_lets_the_user_win(python_service: Path) -> None:
     assert final.frameworks == ["WSGI"]
     garbage = analyse(heuristic, "I could not do it, sorry", qa)
     assert garbage.frameworks == [] and garbage.notes[-1].startswith("agent answer not usable")
+
+
+def test_a_choice_wins_over_the_agent_and_a_default_yields_to_it(python_service: Path) -> None:
+    heuristic = heuristic_analysis(scan_codebase(python_service))
+    answer = json.dumps({"architecture": "Library (core + public facade)"})
+    chosen = analyse(heuristic, answer, answers(heuristic, {"architecture": "Layered"}))
+    assert (chosen.architecture, chosen.sources["architecture"]) == ("Layered", "user")
+    defaulted = answers(heuristic, {"architecture": "Layered"}, chosen=[])
+    taken = analyse(heuristic, answer, defaulted)
+    assert (taken.architecture, taken.sources["architecture"]) == (
+        "Library (core + public facade)", "agent",
+    )  # fmt: skip
+    assert purpose(defaulted, taken) == "Library (core + public facade) Python project like " + (
+        "library-service"
+    )
+    older = QAAnswers.from_json({**defaulted.to_json(), "given": None})  # a state from before
+    assert analyse(heuristic, answer, older).architecture == "Library (core + public facade)"
+    assert purpose(older, taken) == defaulted.purpose

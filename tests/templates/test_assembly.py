@@ -44,7 +44,7 @@ def test_template_folder_layout(python_service: Path, tmp_path: Path) -> None:
     assert {"manifest.json", "settings.json", "CLAUDE.md", "validation-report.md",
             "agents/python-specialist.md"} <= set(files)  # fmt: skip
     report = files["validation-report.md"].decode()
-    assert report.startswith("# Validation report: lib\n\nScore: 10.0/10 (13 of 13 checks passed)")
+    assert report.startswith("# Validation report: lib\n\nScore: 10.0/10 (14 of 14 checks passed)")
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".lib.")]
 
 

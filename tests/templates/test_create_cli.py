@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ from executor.cli import main
 from executor.templates import heuristic_analysis, questions, scan_codebase
 from tests.agents.conftest import STANDINS
 from tests.conftest import run_cli
-from tests.templates.helpers import tree_bytes
+from tests.templates.helpers import create_template, tree_bytes
 from tests.templates.test_agents import RECOMMENDED
 from tests.templates.test_analysis import AGENT_ANSWER
 from tests.templates.workflow import golden, made, respond
@@ -53,8 +54,13 @@ def test_every_question_is_an_option(python_service: Path) -> None:
         (["--path", "empty"], 3, "error: no files to analyse in {tmp}/empty\n"),
         (["--path", "lib", "--no-agents", "--example-files", "nothing/*"], 4,
          "error: no text file matching nothing/* to make a template from in {tmp}/lib\n"),
-        (["--path", "lib", "--no-agents", "--output", "taken"], 6,
-         "error: template already exists: {tmp}/taken (use --force to replace it)\n"),
+        (["--path", "lib", "--no-agents", "--output", "taken", "--force"], 6,
+         "error: {tmp}/taken exists and is not a template made by template-create (no "
+         "manifest.json of ours): it is not replaced, even with --force; choose another "
+         "--output, or move it away yourself\n"),
+        (["--path", "lib", "--output", "lib", "--force"], 64,
+         "error: the template destination {tmp}/lib is the codebase; a template is written "
+         "to a folder of its own: choose another --output\n"),
         (["--path", "lib", "--name", "Bad Name"], 64,
          "error: template name 'Bad Name' is not valid (--name): use lowercase letters, "
          "digits, '.', '_' or '-', at most 64 characters\n"),
@@ -87,16 +93,19 @@ def test_exit_codes_and_messages(
 def test_a_failure_keeps_the_state_and_says_how_to_continue(
     python_service: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """A template that appeared at the destination while the run waited for the agent:
+    the resumed run stops at once, says how to continue, and `--resume --force` ends it."""
     dest = tmp_path / "taken"
-    dest.mkdir()
-    args = ["--path", str(python_service), "--no-agents", "--output", str(dest)]
-    code, out, _ = cli(capsys, *args)
+    path = ["--path", str(python_service)]
+    assert cli(capsys, *path, "--skip-qa", "--output", str(dest))[0] == 42
+    create_template(python_service, dest)
+    code, out, _ = cli(capsys, *path, "--resume")
     assert code == 6
     assert out.splitlines()[-1] == (
         f"[template-create] the run is saved in {python_service / STATE}; continue it with: "
         f"executor template-create --path {python_service} --resume"
     )
-    code, out, _ = cli(capsys, "--path", str(python_service), "--resume", "--force", "--validate")
+    code, out, _ = cli(capsys, *path, "--resume", "--force", "--validate", "--no-agents")
     assert code == 0
     assert out.splitlines()[-3:] == [
         f"Template 'library-service' written to {dest}: 23 files (16 templates, 3 agent(s))",
@@ -201,7 +210,11 @@ def test_an_interrupted_agent_command_exits_130_and_keeps_the_state(
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, err
     assert json.loads(state.read_text("utf-8"))["step"] == "analysis"
-    assert f"continue it with: executor template-create --path {python_service} --resume" in out
+    assert err.splitlines()[-1] == (
+        f"Interrupted: the run so far is saved in {state}; continue it with: "
+        f"executor template-create --path {python_service} --resume"
+    )
+    assert "saved" not in out  # said once, on stderr
 
 
 def test_an_agent_preset_answers_both_requests(python_service: Path, tmp_path: Path) -> None:
@@ -225,3 +238,44 @@ def test_an_agent_preset_answers_both_requests(python_service: Path, tmp_path: P
     calls = [json.loads(line) for line in log.read_text("utf-8").splitlines()]
     assert [c["argv"][0] for c in calls] == ["-p", "-p"]
     assert tree_bytes(python_service) == before  # briefs, transcripts and state cleaned up
+
+
+def _manifest(dest: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((dest / "manifest.json").read_text("utf-8"))
+    return data
+
+
+def test_defaults_taken_with_skip_qa_yield_to_the_agents_answer(
+    python_service: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--skip-qa accepts the detected architecture; the agent's, a label with
+    punctuation, is what the template records (and the default purpose follows it)."""
+    dest = tmp_path / "lib"
+    path = ["--path", str(python_service)]
+    assert cli(capsys, *path, "--skip-qa", "--agents", "none", "--output", str(dest))[0] == 42
+    respond(python_service, "success", '{"architecture": "Library (core + public facade)"}')
+    code, out, _ = cli(capsys, *path, "--resume")
+    assert code == 0
+    assert "analysis (agent, heuristic): Python, Library (core + public facade), " in out
+    manifest = _manifest(dest)
+    assert (manifest["architecture"], manifest["sources"]["architecture"]) == (
+        "Library (core + public facade)", "agent",
+    )  # fmt: skip
+    assert manifest["description"] == (
+        "Library (core + public facade) Python project like library-service"
+    )
+
+
+def test_an_architecture_given_as_an_option_wins_even_when_it_is_the_detected_one(
+    python_service: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dest = tmp_path / "lib"
+    path = ["--path", str(python_service)]
+    args = ["--skip-qa", "--agents", "none", "--architecture", "Layered", "--purpose", "Mine"]
+    assert cli(capsys, *path, *args, "--output", str(dest))[0] == 42
+    respond(python_service, "success", json.dumps(AGENT_ANSWER))  # says Hexagonal
+    assert cli(capsys, *path, "--resume")[0] == 0
+    manifest = _manifest(dest)
+    assert (manifest["architecture"], manifest["sources"]["architecture"]) == ("Layered", "user")
+    assert manifest["frameworks"] == ["WSGI"]  # the rest of the answer is used
+    assert manifest["description"] == "Mine"

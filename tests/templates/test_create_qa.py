@@ -12,10 +12,10 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from executor.cli import main
-from executor.errors import UserCancelled
+from executor.errors import NeedAgent, UserCancelled
 from executor.prompts import TerminalPrompter
 from executor.workflows import template_run
-from tests.templates.workflow import Run, options, run_once
+from tests.templates.workflow import Run, options, respond, run_once
 
 DOWN, ENTER, CLEAR_LINE, CTRL_C = "\x1b[B", "\r", "\x15", "\x03"
 
@@ -51,6 +51,25 @@ def test_a_person_answers_every_question(
     assert (manifest["name"], manifest["description"]) == ("books-api", "A WSGI books service")
     assert (manifest["architecture"], manifest["sources"]["architecture"]) == ("MVVM", "user")
     assert not (dest / "agents").exists()
+
+
+def test_defaults_a_person_accepts_yield_to_the_agent(
+    python_service: Path, tmp_path: Path, pipe: PipeInput
+) -> None:
+    """Enter on every proposed default is no choice: the agent's architecture is used,
+    recorded as the agent's."""
+    pipe.send_text(ENTER * 5 + DOWN + DOWN + ENTER + "y")  # agents: none; create it
+    dest = tmp_path / "out" / "library-service"
+    opts = options(python_service, dest, prompter=terminal(pipe))
+    with pytest.raises(NeedAgent):
+        run_once(opts)
+    respond(python_service, "success", '{"architecture": "Hexagonal"}')
+    opts.resume = True
+    run_once(opts)
+    manifest = json.loads((dest / "manifest.json").read_text("utf-8"))
+    assert (manifest["architecture"], manifest["sources"]["architecture"]) == (
+        "Hexagonal", "agent",
+    )  # fmt: skip
 
 
 def test_options_answer_their_questions_and_the_rest_are_asked(
@@ -112,3 +131,8 @@ def test_cancel_and_ctrl_c_exit_codes_through_the_cli(
     err = capsys.readouterr().err
     assert "Traceback" not in err
     assert not (python_service / ".template-create-state.json").exists()
+    if code == 130:  # at a question: before the first save
+        assert err == (
+            "Interrupted before this run saved anything: there is nothing of it to resume; "
+            "run the command again to start it.\n"
+        )

@@ -31,7 +31,7 @@ def _problems(template: Path, source: Path | None = None) -> list[str]:
 def test_a_created_template_verifies(template: Path, python_service: Path) -> None:
     report = verify_template(template, source=python_service)
     assert report.ok and report.problems == [] and report.score == 10.0
-    assert len(report.checks) == 13
+    assert len(report.checks) == 14
 
 
 def test_a_changed_template_fails_the_round_trip(template: Path) -> None:
@@ -89,7 +89,7 @@ def test_report_without_raising_lists_checks_and_warnings(react_app: Path, tmp_p
     assert report.warnings == ["Task: create without delete (seen in src/services/taskService.ts)"]
     failed = [c.name for c in report.checks if not c.passed]
     assert failed == ["round trip reproduces every source file", "CRUD operations are symmetric"]
-    assert report.score == round(10 * 11 / 13, 1)
+    assert report.score == round(10 * 12 / 14, 1)
 
 
 def test_placeholder_declarations_are_checked(template: Path) -> None:

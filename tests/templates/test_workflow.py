@@ -161,22 +161,23 @@ def test_dry_run_writes_nothing(python_service: Path, tmp_path: Path) -> None:
     assert sorted(result.files) == sorted(set(golden("python-service")) - {"validation-report.md"})
 
 
-def test_an_existing_template_exits_6_then_resume_with_force(
+def test_an_existing_template_exits_6_before_anything_is_saved_then_force_replaces_it(
     python_service: Path, tmp_path: Path
 ) -> None:
     dest = tmp_path / "out" / "lib"
-    dest.mkdir(parents=True)
     opts = options(python_service, dest, no_agents=True)
-    with pytest.raises(OverwriteRefusedError) as refused:
-        run_once(opts)
-    assert refused.value.exit_code == 6
-    state = json.loads((python_service / STATE).read_text("utf-8"))
-    assert (state["step"], state["checkpoint"]) == ("assembly", "claude_md_generated")
-    opts.resume, opts.force = True, True
+    run_once(opts)
+    before = tree_bytes(python_service)
     run = Run()
-    run_once(opts, run)
+    with pytest.raises(OverwriteRefusedError) as refused:
+        run_once(opts, run)
+    assert refused.value.exit_code == 6
+    assert run.lines == []  # refused before the scan: --output names the destination
+    assert tree_bytes(python_service) == before  # no state, no lock
+    opts.force = True
+    run_once(opts)
     assert (dest / "manifest.json").is_file()
-    assert not (python_service / STATE).exists()
+    assert tree_bytes(python_service) == before
 
 
 def test_a_codebase_changed_while_waiting_fails_validation_with_5(

@@ -1,0 +1,89 @@
+"""Ctrl+C / SIGTERM: the line printed says what is true. A workflow that saved its run
+names the state file and the command that continues it; one interrupted before it saved
+anything says so; any other interruption claims nothing."""
+
+from __future__ import annotations
+
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from executor.cli import common
+from executor.errors import Interrupted
+from tests.engine.helpers import make_project
+
+
+def _interrupted(error: BaseException) -> int:
+    raise error
+
+
+def test_a_saved_run_names_its_state_and_the_command_that_continues_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    state = tmp_path / ".state.json"
+    error = Interrupted(state=state)
+    code = common.outcome(
+        lambda: _interrupted(error), json_output=False, rerun="x --resume", resume="x again"
+    )
+    assert code == 130
+    assert capsys.readouterr().err == (
+        f"Interrupted: the run so far is saved in {state}; continue it with: x again\n"
+    )
+
+
+def test_the_exit_42_line_continues_a_run_when_no_other_is_given(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    error = Interrupted(state=tmp_path / "s")
+    common.outcome(lambda: _interrupted(error), json_output=False, rerun="x --resume")
+    assert capsys.readouterr().err.endswith("; continue it with: x --resume\n")
+
+
+def test_nothing_saved_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    error = Interrupted(state=None)
+    code = common.outcome(lambda: _interrupted(error), json_output=False, rerun="x --resume")
+    assert code == 130
+    assert capsys.readouterr().err == (
+        "Interrupted before this run saved anything: there is nothing of it to resume; run "
+        "the command again to start it.\n"
+    )
+
+
+def test_an_interruption_outside_a_workflow_claims_nothing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = common.outcome(lambda: _interrupted(KeyboardInterrupt()), json_output=False, rerun=None)
+    assert code == 130
+    assert capsys.readouterr().err == "Interrupted.\n"
+
+
+def test_a_plan_run_interrupted_names_the_command_without_resume(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """SIGTERM while the agent command runs: the state is saved; re-running the command
+    (not `--resume`, which needs a pending request) continues it."""
+    plan = make_project(git_repo)
+    started = tmp_path / "agent-started"
+    agent = f"{shlex.quote(sys.executable)} -c " + shlex.quote(
+        f"import pathlib, time; pathlib.Path({str(started)!r}).touch(); time.sleep(30)"
+    )
+    args = ["execute-session", "1", "--plan", str(plan), "--yes", "--agent-command", agent]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "executor", *args],
+        cwd=git_repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not started.exists():
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert err.splitlines()[-1] == (
+        f"Interrupted: the run so far is saved in {plan / '.agent-state.json'}; continue it "
+        f"with: executor {shlex.join(args)}"
+    )
