@@ -129,11 +129,17 @@ class GitBase:
             repo.close()
 
     def _write(self, repo: git.Repo, *args: str, env: Mapping[str, str] | None = None) -> str:
-        """Run a git command through GitPython; map its failures to our errors."""
+        """Run a git command through GitPython; map its failures to our errors.
+
+        No hook runs (`core.hooksPath` points nowhere): a pre-commit, prepare-commit-msg,
+        post-commit or reference-transaction hook, the user's or one an agent wrote into
+        `.git/hooks`, could change a commit after it was verified and approved.
+        """
         import git
 
+        argv = ["git", "-c", f"core.hooksPath={os.devnull}", *args]
         try:
-            out = repo.git.execute(["git", *args], env={**_BASE_ENV, **(env or {})})
+            out = repo.git.execute(argv, env={**_BASE_ENV, **(env or {})})
         except git.GitCommandError as e:
             stderr = e.stderr if isinstance(e.stderr, str) else str(e.stderr)
             status = e.status if isinstance(e.status, int) else -1

@@ -1,7 +1,8 @@
 """`GitRepo`: one git working tree, the engine's only way to git.
 
-Commits are made with `--no-verify`: the executor has already verified the session by
-running its tests, and a hook that rewrote files would commit a tree nobody verified.
+Commits run no git hooks (see `GitBase._write`): the executor has already verified the
+session by running its tests, and a hook that rewrote files or the message would commit
+something nobody verified or approved.
 """
 
 from __future__ import annotations

@@ -150,3 +150,24 @@ def infra_changes(before: dict[str, str], now: dict[str, str]) -> list[str]:
 def describe(paths: Sequence[str], limit: int = 10) -> str:
     shown = ", ".join(paths[:limit])
     return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
+
+
+def git_controls_changed(git_dir: Path, since: float) -> list[str]:
+    """git's own files that decide what git runs (`config`, `hooks/*` but the shipped
+    `.sample`s) modified after `since` (a POSIX time), as `.git/...` paths.
+
+    They are outside the worktree, so no diff shows them; the executor's own git writes
+    run no hooks, but the person's next `git commit` would.
+    """
+    found = []
+    hooks = git_dir / "hooks"
+    candidates = [git_dir / "config"]
+    if hooks.is_dir():
+        candidates += sorted(p for p in hooks.iterdir() if not p.name.endswith(".sample"))
+    for path in candidates:
+        try:
+            if path.stat().st_mtime > since:
+                found.append(".git/" + path.relative_to(git_dir).as_posix())
+        except OSError:
+            continue
+    return found

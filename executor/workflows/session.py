@@ -238,6 +238,7 @@ class TddSteps(SessionPart):
                 f"{role.upper()}: the agent committed {plural(len(folded), 'time')} during its "
                 f"step; folded back into the worktree (the executor makes the one session commit)"
             )
+        self._note_git_controls(role)
         restored = self.r.restored_plan or restore_plan(self.r.repo, self.r.layout, self.rec)
         self.r.restored_plan = []
         if not restored:
@@ -247,6 +248,25 @@ class TddSteps(SessionPart):
             f"the agent changed the plan ({guards.describe(restored)}); the plan is read-only "
             f"to agents, so the executor put it back and this step failed as tampering."
         )
+
+    def _note_git_controls(self, role: str) -> None:
+        """Say (once a session) which of git's hooks or config changed since it started."""
+        if not self.rec.started_at:
+            return
+        from datetime import datetime
+
+        since = datetime.fromisoformat(self.rec.started_at.replace("Z", "+00:00")).timestamp()
+        changed = guards.git_controls_changed(self.r.repo.git_dir, since)
+        if not changed:
+            return
+        note = (
+            f"git's own files changed since this session started (by the agent during its "
+            f"step, or by you while it waited): {guards.describe(changed)}. The executor's "
+            f"git commands run no hooks; yours will: look at them before your next commit."
+        )
+        if note not in self.rec.errors:
+            self.rec.errors.append(note)
+            self._say(f"{role.upper()}: {note}")
 
     def _agent_call(self, role: str) -> AgentCall:
         brief = render_brief(

@@ -346,6 +346,25 @@ def test_9_09_an_agents_own_commits_are_folded_into_one(git_repo: Path) -> None:
     assert commits(git_repo) == ["feat(ledger): Ledger Models", "add plan", "initial"]
 
 
+def test_9_09_hooks_an_agent_writes_into_git_never_run_on_our_commit(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    plan = make_project(git_repo)
+    marker = tmp_path / "hook-ran"
+    hook = f'#!/bin/sh\ntouch {shlex.quote(str(marker))}\necho hijacked > "$1"\n'
+    install = "; ".join(
+        f"printf %s {shlex.quote(hook)} > .git/hooks/{name} && chmod +x .git/hooks/{name}"
+        for name in ("prepare-commit-msg", "post-commit", "reference-transaction")
+    )
+    agent = shlex.join(["sh", "-c", f"{replay_cmd()} && {install}"])
+    proc = run_cli(*session(plan, "--yes", "--agent-command", agent), cwd=git_repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert not marker.exists()
+    assert commits(git_repo)[0] == "feat(ledger): Ledger Models"
+    assert proc.stdout.count("git's own files changed since this session started") == 1
+    assert ".git/hooks/post-commit" in proc.stdout
+
+
 def test_9_10_oversized_answers_are_rejected_and_moved_aside(
     git_repo: Path, tmp_path: Path
 ) -> None:
