@@ -26,6 +26,7 @@ from executor.errors import (
     BudgetSpent,
     Interrupted,
     NothingToResumeError,
+    PathNotFoundError,
     Paused,
     UserCancelled,
     VerificationFailedError,
@@ -113,6 +114,8 @@ class RunResult(Record, kw_only=False):
 
 def plan_folder(path: Path) -> Path:
     path = Path(path).absolute()
+    if not path.exists():  # before its parent is taken for the repository
+        raise PathNotFoundError(f"plan not found: {path}", path=path)
     return path if path.is_dir() else path.parent
 
 

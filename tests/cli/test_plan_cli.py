@@ -45,6 +45,16 @@ def test_validate_missing_plan_exits_2(tmp_path: Path) -> None:
     assert r.stderr.strip() == f"error: plan not found: {tmp_path / 'nope'}"
 
 
+def test_running_a_missing_plan_outside_any_repository_names_the_plan(
+    tmp_path: Path,
+) -> None:
+    """Not "/ is not inside a git repository": the plan's parent is not looked at."""
+    for args in (["execute-session", "1"], ["execute-plan"], ["resume-session", "1"]):
+        r = run_cli(*args, "--plan", "/nonexistent/plan", cwd=tmp_path)
+        assert r.returncode == 2, args
+        assert r.stderr.strip() == "error: plan not found: /nonexistent/plan"
+
+
 def test_validate_json_contract() -> None:
     r = run_cli("plan", "validate", str(BLOG), "--json")
     assert r.returncode == 0, r.stderr
