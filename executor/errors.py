@@ -177,18 +177,26 @@ class NeedAgent(RunStopped, SystemExit):
 
 
 class Paused(RunStopped):
-    """Stopped at a checkpoint on purpose; `session` continues with resume-session
-    (and `resume_flags`: what this run had that its saved options do not carry)."""
+    """Stopped at a checkpoint on purpose. It continues with `continue_with` (the
+    subcommand words: `execute-plan` for a plan run, `resume-session N` by default) and
+    `resume_flags` (what this run had that its saved options do not carry)."""
 
     exit_code = ExitCode.PAUSED
 
     def __init__(
-        self, message: str, *, session: int, plan: Path, resume_flags: Sequence[str] = ()
+        self,
+        message: str,
+        *,
+        session: int,
+        plan: Path,
+        resume_flags: Sequence[str] = (),
+        continue_with: Sequence[str] = (),
     ) -> None:
         super().__init__(message)
         self.session = session
         self.plan = plan
         self.resume_flags = list(resume_flags)
+        self.continue_with = list(continue_with)
 
 
 class BudgetSpent(RunStopped):
@@ -197,13 +205,21 @@ class BudgetSpent(RunStopped):
     exit_code = ExitCode.BUDGET_SPENT
 
     def __init__(
-        self, message: str, *, session: int, plan: Path, spent: str, resume_flags: Sequence[str]
+        self,
+        message: str,
+        *,
+        session: int,
+        plan: Path,
+        spent: str,
+        resume_flags: Sequence[str],
+        continue_with: Sequence[str] = (),
     ) -> None:
         super().__init__(message)
         self.session = session
         self.plan = plan
         self.spent = spent
         self.resume_flags = list(resume_flags)
+        self.continue_with = list(continue_with)
 
 
 class UserCancelled(RunStopped):
@@ -217,12 +233,14 @@ class UserCancelled(RunStopped):
         plan: Path | None = None,
         backup_ref: str | None = None,
         resume_flags: Sequence[str] = (),
+        continue_with: Sequence[str] = (),
     ) -> None:
         super().__init__(message)
         self.session = session
         self.plan = plan
         self.backup_ref = backup_ref
         self.resume_flags = list(resume_flags)
+        self.continue_with = list(continue_with)
 
 
 class Interrupted(RunStopped):

@@ -61,10 +61,6 @@ def run(
     raise Exit(outcome(fn, json_output=json_output, rerun=rerun, resume=resume))
 
 
-def resume_session_line(session: int, plan: object) -> str:
-    return f"executor resume-session {session} --plan {quote(plan)}"
-
-
 def outcome(
     fn: Callable[[], int | None],
     *,
@@ -87,7 +83,8 @@ def outcome(
             verb = {Paused: "Continue", BudgetSpent: "Continue with a larger budget"}.get(
                 type(e), "Start it again"
             )
-            command = " ".join([resume_session_line(e.session, e.plan), *e.resume_flags])
+            words = e.continue_with or ["resume-session", str(e.session)]
+            command = " ".join(["executor", *words, "--plan", quote(e.plan), *e.resume_flags])
             line += f" {verb} with: {command}"
         _stopped(e, line, json_output)
         return int(e.exit_code)

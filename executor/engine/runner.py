@@ -17,7 +17,7 @@ from executor.engine.agents import BRIDGE_AGENT, Agents, BridgeAgents, Durable
 from executor.engine.decisions import Decider
 from executor.engine.driver import drive
 from executor.engine.layout import Layout
-from executor.engine.scope import Scope, select
+from executor.engine.scope import PhaseScope, PlanScope, Scope, select
 from executor.engine.state import SCHEMA_VERSION, RunOptions, RunState, SessionRecord
 from executor.engine.store import StateStore
 from executor.engine.workspace import check_workspace, reconcile
@@ -300,6 +300,7 @@ class Runner:
             if ended in {"done", "skipped"}:
                 ran.append(number)
                 continue
+            go_on = continue_words(req.scope, number)
             if ended == "blocked":
                 raise BlockedError(
                     f"session {number} ({ps.title}) is blocked: {rec.blocked_reason}. Run "
@@ -322,6 +323,7 @@ class Runner:
                     plan=layout.folder,
                     backup_ref=backup or None,
                     resume_flags=unsaved,
+                    continue_with=go_on,
                 )
             if ended == "budget":
                 over = budget.exceeded(state.options, budget.spent(state))
@@ -332,6 +334,7 @@ class Runner:
                     plan=layout.folder,
                     spent=rec.problem,
                     resume_flags=[*unsaved, *((over.flag, over.larger) if over else ())],
+                    continue_with=go_on,
                 )
             if ended == "pause":
                 raise Paused(
@@ -340,6 +343,7 @@ class Runner:
                     session=number,
                     plan=layout.folder,
                     resume_flags=unsaved,
+                    continue_with=go_on,
                 )
             raise VerificationFailedError(
                 f"{rec.problem}\n{rec.last_failure[-2000:]}\nNo human is available (--yes "
@@ -350,6 +354,16 @@ class Runner:
             )
         durable.save()
         return RunResult(plan=plan, state=state, repo_root=repo.root, sessions=ran)
+
+
+def continue_words(scope: Scope, number: int) -> list[str]:
+    """The subcommand that continues a stopped run over the same scope: a plan or phase
+    run goes on past this session; a session run finishes this session."""
+    if isinstance(scope, PlanScope):
+        return ["execute-plan"]
+    if isinstance(scope, PhaseScope):
+        return ["execute-phase", str(scope.number)]
+    return ["resume-session", str(number)]
 
 
 def _next_title(plan: PlanView, sessions: Sequence[int], i: int) -> str | None:

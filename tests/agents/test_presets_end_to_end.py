@@ -100,6 +100,7 @@ def test_a_budget_stops_before_the_call_that_would_go_over_it(
     assert len(calls) == 3  # session 1's three calls; session 2's first was not made
     assert commits(git_repo)[0] == "feat(ledger): Ledger Models"
     printed = stopped.stderr.split("Continue with a larger budget with: ")[1].strip()
+    assert printed.startswith("executor execute-plan --plan ")  # the plan goes on
     assert printed.endswith("--yes --budget-usd 0.50")  # runnable as printed, as it ran
     resumed = run_cli(*shlex.split(printed)[1:], cwd=git_repo, env=env, timeout=300)
     assert resumed.returncode == 23, resumed.stdout + resumed.stderr  # two calls further

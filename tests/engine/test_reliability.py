@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shlex
 from pathlib import Path
 
 import pytest
@@ -221,6 +222,24 @@ def test_pause_exits_20_and_resume_session_continues(git_repo: Path) -> None:
     )
     assert cont.returncode == 0, cont.stdout + cont.stderr
     assert commits(git_repo)[0] == "feat(ledger): Ledger Models"
+
+
+def test_a_plan_run_paused_after_a_session_continues_the_plan(git_repo: Path) -> None:
+    """Paused at "continue to the next session?", the printed command goes on with the
+    plan (`resume-session 1` would only re-finish the finished session)."""
+    plan = make_project(git_repo)
+    args = ["execute-plan", "--plan", str(plan), "--agent-command", replay_cmd()]
+    proc = run_cli(*args, cwd=git_repo)
+    for answer in ["approve"] * 4 + ["pause"]:
+        assert proc.returncode == 42, proc.stdout + proc.stderr
+        respond(plan, git_repo, answer)
+        proc = run_cli(*args, "--resume", cwd=git_repo)
+    assert proc.returncode == 20, proc.stdout + proc.stderr
+    printed = proc.stderr.split("Continue with: ")[1].strip()
+    assert printed == f"executor execute-plan --plan {plan}"
+    cont = run_cli(*shlex.split(printed)[1:], "--yes", cwd=git_repo)
+    assert cont.returncode == 0, cont.stdout + cont.stderr
+    assert commits(git_repo)[0] == "feat(ledger): Command Line"
 
 
 def test_pending_human_question_is_superseded_by_yes(git_repo: Path) -> None:
