@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from executor.errors import ConfigError
+from executor.minitoml import parse_minimal_toml
 from executor.project_config import (
     ProjectConfig,
     find_root,
     load_project_config,
     map_test_command,
-    parse_minimal_toml,
 )
 
 PYPROJECT = """

@@ -41,6 +41,9 @@ class Decision(Record, kw_only=False, frozen=True):
 
     action: str
     feedback: str = ""
+    #: asked live (a terminal prompt): time passed while the person thought, so what
+    #: changed meanwhile is checked again (a bridge answer was there when the run began)
+    waited: bool = False
 
 
 class Question(Record, kw_only=False, frozen=True):
@@ -91,7 +94,7 @@ class Decider:
                 self.prompter = None  # the terminal went away: fall through
             else:
                 supersede(self.bridge.channel, ledger, self.bridge.durable)
-                return decision
+                return Decision(decision.action, decision.feedback, waited=True)
         if self.yes:
             return NO_HUMAN
         return self._through_bridge(q, ledger)

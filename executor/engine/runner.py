@@ -36,9 +36,10 @@ from executor.project_config import ProjectConfig, load_project_config, map_test
 from executor.records import Record, field
 from executor.retry import RetryPolicy
 from executor.words import plural
+from executor.workflows.agent_guard import restore_plan
 from executor.workflows.brief import BRIEF_VERSION
 from executor.workflows.context import Progress, SessionRun
-from executor.workflows.session import TddSteps, restore_plan
+from executor.workflows.session import TddSteps
 from executor.workflows.tdd import AGENT_STEPS, TDD, Step
 
 if TYPE_CHECKING:

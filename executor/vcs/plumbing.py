@@ -151,7 +151,11 @@ class GitBase:
     def git_dir(self) -> Path:
         """This worktree's git directory (where index and index.lock live)."""
         if self._git_dir is None:
-            self._git_dir = Path(self._out("rev-parse", "--absolute-git-dir").strip())
+            dot_git = self.root / ".git"
+            if dot_git.is_dir() and "GIT_DIR" not in os.environ:  # the common case: no git call
+                self._git_dir = dot_git
+            else:  # a linked worktree or submodule (`.git` is a file), or GIT_DIR set
+                self._git_dir = Path(self._out("rev-parse", "--absolute-git-dir").strip())
         return self._git_dir
 
     def _rel(self, path: Path) -> str | None:

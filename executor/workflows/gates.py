@@ -69,7 +69,8 @@ class Gates(SessionPart):
         self, step: Step, text: str, options: Sequence[Option], info: str, *, asking: bool = True
     ) -> Outcome | str:
         """A gate's question, after settling what changed while the session waited (the
-        plan's text, a person's edits), also when the answer took a while. `asking`
+        plan's text, a person's edits), and again when the answer was asked live (it
+        took a while). `asking`
         False: approve without asking (a checkpoint `--checkpoints` leaves out)."""
         name = checkpoint_of(step)
         while True:
@@ -86,7 +87,7 @@ class Gates(SessionPart):
                 return got
             if got.feedback:
                 self.rec.feedback.append(got.feedback)
-            if not changed_meanwhile(self):
+            if not got.waited or not changed_meanwhile(self):
                 return got.action
             self.rec.held_action = got.action  # asked again after the edits are settled
 

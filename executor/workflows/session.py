@@ -28,6 +28,7 @@ from executor.engine.state import now
 from executor.errors import DirtyWorktreeError
 from executor.words import plural
 from executor.workflows import checks, guards
+from executor.workflows.agent_guard import after_agent_step
 from executor.workflows.brief import digest, render_brief, usage_line
 from executor.workflows.commit import commit_message, commit_subject, trailers
 from executor.workflows.context import LiveCount, SessionPart, SessionRun, agent_for
@@ -36,10 +37,7 @@ from executor.workflows.settle import take_snapshot
 from executor.workflows.tdd import Step
 
 if TYPE_CHECKING:
-    from executor.engine.layout import Layout
-    from executor.engine.state import SessionRecord
     from executor.testrun import TestRun
-    from executor.vcs import GitRepo
 
 O = Outcome  # noqa: E741 - the handlers read better with one letter
 _WORK = (
@@ -169,7 +167,7 @@ class TddSteps(SessionPart):
             if isinstance(result, Waiting):
                 return O.WAIT
             self._log_call(role, result)
-            tampered = self._guard(role)
+            tampered = after_agent_step(self, role)
             if tampered:
                 self.rec.problem = f"Session {self.s.number} {role.upper()}: {tampered}"
                 self.rec.last_failure = self.rec.problem
@@ -227,46 +225,6 @@ class TddSteps(SessionPart):
         usage = usage_line(result)
         if usage:
             self._say(f"{role.upper()}: {usage}")
-
-    def _guard(self, role: str) -> str:
-        """After an agent step: fold its commits back; put back any plan file it changed
-        (the plan is read-only to agents). The problem, "" when there is none."""
-        head = self.r.repo.head()
-        if self.rec.head and head != self.rec.head:
-            folded = self.r.repo.fold_commits(self.rec.head)
-            self._say(
-                f"{role.upper()}: the agent committed {plural(len(folded), 'time')} during its "
-                f"step; folded back into the worktree (the executor makes the one session commit)"
-            )
-        self._note_git_controls(role)
-        restored = self.r.restored_plan or restore_plan(self.r.repo, self.r.layout, self.rec)
-        self.r.restored_plan = []
-        if not restored:
-            return ""
-        self.r.reload()
-        return (
-            f"the agent changed the plan ({guards.describe(restored)}); the plan is read-only "
-            f"to agents, so the executor put it back and this step failed as tampering."
-        )
-
-    def _note_git_controls(self, role: str) -> None:
-        """Say (once a session) which of git's hooks or config changed since it started."""
-        if not self.rec.started_at:
-            return
-        from datetime import datetime
-
-        since = datetime.fromisoformat(self.rec.started_at.replace("Z", "+00:00")).timestamp()
-        changed = guards.git_controls_changed(self.r.repo.git_dir, since)
-        if not changed:
-            return
-        note = (
-            f"git's own files changed since this session started (by the agent during its "
-            f"step, or by you while it waited): {guards.describe(changed)}. The executor's "
-            f"git commands run no hooks; yours will: look at them before your next commit."
-        )
-        if note not in self.rec.errors:
-            self.rec.errors.append(note)
-            self._say(f"{role.upper()}: {note}")
 
     def _agent_call(self, role: str) -> AgentCall:
         brief = render_brief(
@@ -459,19 +417,3 @@ class TddSteps(SessionPart):
         backup = self.r.repo.reset_hard(base, keep=self._ignore())
         self.rolled_back = (backup, base)
         return O.SKIP if self.rec.after_rollback == "skip" else O.OK
-
-
-def restore_plan(repo: GitRepo, layout: Layout, rec: SessionRecord) -> list[str]:
-    """Plan files that differ from the session's last snapshot are put back as at the
-    session's base commit; returns them (repo-relative). The plan is read-only to agents.
-    """
-    if rec.base_commit is None:
-        return []
-    changed = repo.facts(ignore=layout.owned()).changed
-    plan_now = guards.plan_paths(layout.folder, repo.root, changed)
-    plan_before = guards.plan_paths(layout.folder, repo.root, rec.tree)
-    before = {p: rec.tree[p] for p in plan_before}
-    touched = guards.differences(before, guards.snapshot(repo.root, plan_now))
-    if touched:
-        repo.restore_paths(rec.base_commit, [repo.root / p for p in touched])
-    return touched

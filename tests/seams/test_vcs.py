@@ -235,6 +235,19 @@ def test_index_lock_is_reported_and_never_removed(git_repo: Path) -> None:
     assert repo.dirty_files() == ["f"]  # reads still work and took no lock
 
 
+def test_a_linked_worktrees_own_index_lock_is_found(git_repo: Path, tmp_path: Path) -> None:
+    """`.git` is a file in a linked worktree: its git dir is asked of git, not guessed."""
+    linked = tmp_path / "linked"
+    git(git_repo, "worktree", "add", "-q", "-b", "side", str(linked))
+    assert GitRepo(git_repo).git_dir == git_repo / ".git"
+    repo = GitRepo(linked)
+    assert repo.git_dir == git_repo / ".git" / "worktrees" / "linked"
+    (repo.git_dir / "index.lock").write_text("", encoding="utf-8")
+    with pytest.raises(errors.GitBusyError, match=r"worktrees/linked/index\.lock"):
+        repo.ensure_not_busy()
+    GitRepo(git_repo).ensure_not_busy()  # the main worktree is not busy
+
+
 # ---------------------------------------------------------------- snapshot / reset
 
 
