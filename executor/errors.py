@@ -176,54 +176,11 @@ class NeedAgent(RunStopped, SystemExit):
         )
 
 
-class Paused(RunStopped):
-    """Stopped at a checkpoint on purpose. It continues with `continue_with` (the
-    subcommand words: `execute-plan` for a plan run, `resume-session N` by default) and
-    `resume_flags` (what this run had that its saved options do not carry)."""
-
-    exit_code = ExitCode.PAUSED
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        session: int,
-        plan: Path,
-        resume_flags: Sequence[str] = (),
-        continue_with: Sequence[str] = (),
-    ) -> None:
-        super().__init__(message)
-        self.session = session
-        self.plan = plan
-        self.resume_flags = list(resume_flags)
-        self.continue_with = list(continue_with)
-
-
-class BudgetSpent(RunStopped):
-    """A budget is spent; the run stopped before the next agent call (resumable)."""
-
-    exit_code = ExitCode.BUDGET_SPENT
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        session: int,
-        plan: Path,
-        spent: str,
-        resume_flags: Sequence[str],
-        continue_with: Sequence[str] = (),
-    ) -> None:
-        super().__init__(message)
-        self.session = session
-        self.plan = plan
-        self.spent = spent
-        self.resume_flags = list(resume_flags)
-        self.continue_with = list(continue_with)
-
-
-class UserCancelled(RunStopped):
-    exit_code = ExitCode.USER_CANCELLED
+class Resumable(RunStopped):
+    """A run stopped with its state saved, that a printed command continues: the
+    subcommand words `continue_with` (`execute-plan` for a plan run, `resume-session N`
+    when empty), `--plan plan`, and `resume_flags` (what this run had that its saved
+    options do not carry). `session` None: nothing of it to continue."""
 
     def __init__(
         self,
@@ -231,16 +188,40 @@ class UserCancelled(RunStopped):
         *,
         session: int | None = None,
         plan: Path | None = None,
-        backup_ref: str | None = None,
         resume_flags: Sequence[str] = (),
         continue_with: Sequence[str] = (),
     ) -> None:
         super().__init__(message)
         self.session = session
         self.plan = plan
-        self.backup_ref = backup_ref
         self.resume_flags = list(resume_flags)
         self.continue_with = list(continue_with)
+
+
+class Paused(Resumable):
+    """Stopped at a checkpoint on purpose."""
+
+    exit_code = ExitCode.PAUSED
+
+
+class BudgetSpent(Resumable):
+    """A budget is spent; the run stopped before the next agent call. `spent`: what."""
+
+    exit_code = ExitCode.BUDGET_SPENT
+
+    def __init__(self, message: str, *, spent: str, **where: Any) -> None:
+        super().__init__(message, **where)
+        self.spent = spent
+
+
+class UserCancelled(Resumable):
+    """The person aborted; `backup_ref` holds what the rolled-back session had."""
+
+    exit_code = ExitCode.USER_CANCELLED
+
+    def __init__(self, message: str, *, backup_ref: str | None = None, **where: Any) -> None:
+        super().__init__(message, **where)
+        self.backup_ref = backup_ref
 
 
 class Interrupted(RunStopped):

@@ -19,8 +19,8 @@ from executor.errors import (
     Interrupted,
     NeedAgent,
     Paused,
+    Resumable,
     RunStopped,
-    UserCancelled,
     UserError,
 )
 from executor.exitcodes import ExitCode
@@ -77,7 +77,7 @@ def outcome(
             console.out_json({**e.as_dict(), "resume": rerun})
         console.err(str(e) + then)
         return int(ExitCode.NEED_AGENT)
-    except (Paused, UserCancelled, BudgetSpent) as e:
+    except Resumable as e:
         line = str(e)
         if e.session is not None and e.plan is not None:
             verb = {Paused: "Continue", BudgetSpent: "Continue with a larger budget"}.get(

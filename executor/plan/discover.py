@@ -26,10 +26,10 @@ PLACES = (
 def find_plans(cwd: Path) -> list[Path]:
     """Every plan `discover_plan` would consider (the current folder alone when it is one)."""
     cwd = Path(cwd).absolute()
-    if _is_plan_folder(cwd):
+    if is_plan_folder(cwd):
         return [cwd]
     return [
-        *(d for d in sorted(cwd.glob("project-plans/*/")) if _is_plan_folder(d)),
+        *(d for d in sorted(cwd.glob("project-plans/*/")) if is_plan_folder(d)),
         *(f for f in sorted(cwd.glob("docs/plans/*.md")) if _reads_as_plan(f)),
         *(f for f in sorted(cwd.glob("docs/superpowers/plans/*.md")) if _reads_as_plan(f)),
         *(f for f in sorted(cwd.glob("specs/*/tasks.md")) if f.is_file()),
@@ -54,7 +54,7 @@ def discover_plan(cwd: Path) -> Path:
     )
 
 
-def _is_plan_folder(folder: Path) -> bool:
+def is_plan_folder(folder: Path) -> bool:
     if not folder.is_dir():
         return False
     names = {p.name for p in folder.iterdir() if p.is_file()}

@@ -8,12 +8,13 @@ caller forces one. Content problems never raise: they become `plan.diagnostics`.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Protocol
 
 from executor.errors import PathNotFoundError
 from executor.plan.formats import describe, detect, format_named, others_beside, plan_file
-from executor.plan.models import Diagnostic, Plan, PlanFormat
+from executor.plan.models import NO_PLAN_FILES, Diagnostic, Plan, PlanFormat
 
 
 class PlanReader(Protocol):
@@ -74,15 +75,39 @@ def load_plan(path: Path, format: str | None = None) -> Plan:
 
 def _finish(plan: Plan, where: Path) -> None:
     if not plan.sessions():
-        plan.diagnostics.append(
-            Diagnostic(
-                severity="error",
-                path=where,
-                line=1,
-                message=_NO_SESSIONS[plan.format],
+        empty = next((d for d in plan.diagnostics if d.message.startswith(NO_PLAN_FILES)), None)
+        if empty is None:
+            message = _NO_SESSIONS[plan.format] + _template_hint(where)
+            plan.diagnostics.append(
+                Diagnostic(severity="error", path=where, line=1, message=message)
             )
-        )
+        else:  # a folder of plans, not a plan: say which ones (one error, not two)
+            below = plans_below(where)
+            if below:
+                names = ", ".join(p.relative_to(where).as_posix() for p in below)
+                empty.message += f"; plans in its subfolders: {names} (name one with --plan)"
     plan.diagnostics.sort(key=lambda d: (str(d.path), d.line))
+
+
+def plans_below(folder: Path) -> list[Path]:
+    """Plan folders one level under `folder`, and the plans `discover_plan` looks for."""
+    from executor.plan.discover import find_plans, is_plan_folder
+
+    found = [d for d in sorted(folder.glob("*/")) if is_plan_folder(d)]
+    return [*found, *(p for p in find_plans(folder) if p not in found and p != folder)]
+
+
+def _template_hint(where: Path) -> str:
+    """A planner's template (headings such as `## Session {{SESSION_NUMBER}}: ...`)."""
+    if not where.is_file():
+        return ""
+    text = where.read_text(encoding="utf-8", errors="replace")
+    if _PLACEHOLDER_HEADING.search(text) is None:
+        return ""
+    return " (its headings hold {{...}} placeholders: this is a template to fill in, not a plan)"
+
+
+_PLACEHOLDER_HEADING = re.compile(r"^#{1,6}[^\n]*\{\{\s*\w+\s*\}\}", re.M)
 
 
 _NO_SESSIONS: dict[PlanFormat, str] = {

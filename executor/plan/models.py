@@ -140,6 +140,10 @@ class Outline(Record):
     red_command: str | None = None
 
 
+#: How a folder with no plan file in it is reported (the loader adds what is below it).
+NO_PLAN_FILES = "no plan files here"
+
+
 class Diagnostic(Record):
     severity: Severity
     path: Path

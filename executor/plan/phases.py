@@ -16,7 +16,14 @@ from pathlib import Path
 
 from executor.plan.drafts import FileResult
 from executor.plan.mermaid import Edge
-from executor.plan.models import Diagnostic, Phase, Plan, PlanFormat, Session
+from executor.plan.models import (
+    NO_PLAN_FILES,
+    Diagnostic,
+    Phase,
+    Plan,
+    PlanFormat,
+    Session,
+)
 from executor.plan.parser import parse_file
 from executor.plan.source import read_source
 from executor.plan.vocabulary import PHASE_FILE
@@ -90,8 +97,8 @@ def _load_folder(folder: Path) -> Plan:
                 severity="error",
                 path=folder,
                 line=1,
-                message="no plan files here; expected PHASE_<n>_<NAME>.md files "
-                "and/or PROJECT_PLAN.md",
+                message=f"{NO_PLAN_FILES}; expected PHASE_<n>_<NAME>.md files and/or "
+                "PROJECT_PLAN.md, a spec-kit tasks.md, or a superpowers plan (a file)",
             )
         )
     return plan

@@ -205,3 +205,26 @@ def test_empty_folder(tmp_path: Path) -> None:
 
     errors = [d.message for d in load_plan(tmp_path).errors]
     assert errors[0].startswith("no plan files here; expected PHASE_<n>_<NAME>.md files")
+    assert len(errors) == 1  # not also "no sessions found"
+
+
+def test_a_folder_of_plans_names_them(tmp_path: Path) -> None:
+    """Pointed at the folder above its plans (specs/, project-plans/), a user is told
+    which plans are there, not only that this folder is none."""
+    from executor.plan import load_plan
+
+    write(tmp_path / "chat", "tasks.md", "# Tasks\n\n## Phase 1: Setup\n\n- [ ] T001 init\n")
+    write(tmp_path / "todo", "PROJECT_PLAN.md", "# Todo\n")
+    write(tmp_path / "notes", "README.md", "# not a plan\n")
+    errors = [d.message for d in load_plan(tmp_path).errors]
+    assert len(errors) == 1
+    assert errors[0].endswith("; plans in its subfolders: chat, todo (name one with --plan)")
+
+
+def test_a_planners_template_is_called_one(tmp_path: Path) -> None:
+    text = "# Phase {{PHASE_NUMBER}}\n\n## Session {{SESSION_NUMBER}}: {{SESSION_NAME}}\n"
+    plan = load(tmp_path, text, "PHASE_TASKS_TEMPLATE.md")
+    assert [m for _, _, m in lint_messages(plan, "error")] == [
+        "no sessions found; expected headings like '## Session 1: Title' (its headings hold "
+        "{{...}} placeholders: this is a template to fill in, not a plan)"
+    ]
