@@ -19,6 +19,22 @@ def _sigterm(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
+def _exit_now(code: int) -> None:
+    """End the process without the interpreter's teardown (~13 ms of freeing modules,
+    a tenth of a round trip). Safe here: every file the run wrote is closed and, for
+    the state and the request, fsynced; the executor registers no exit handlers."""
+    import os
+
+    from executor.exitcodes import ExitCode
+
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:  # the reader went away: as a program killed by SIGPIPE
+        code = int(ExitCode.OUTPUT_CLOSED)
+    os._exit(code)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Console-script entry point. Returns the exit code (never raises SystemExit)."""
     signal.signal(signal.SIGTERM, _sigterm)
@@ -27,7 +43,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parsed = parse(args)
     if parsed is not None:
-        return run(*parsed)
+        fast_code = run(*parsed)
+        if argv is None:  # the console script's own process, not a caller's
+            _exit_now(fast_code)
+        return fast_code
     from executor.cli.app import run_app
 
     code: int = run_app(args)
