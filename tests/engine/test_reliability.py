@@ -237,9 +237,19 @@ def test_a_plan_run_paused_after_a_session_continues_the_plan(git_repo: Path) ->
     assert proc.returncode == 20, proc.stdout + proc.stderr
     printed = proc.stderr.split("Continue with: ")[1].strip()
     assert printed == f"executor execute-plan --plan {plan}"
-    cont = run_cli(*shlex.split(printed)[1:], "--yes", cwd=git_repo)
-    assert cont.returncode == 0, cont.stdout + cont.stderr
-    assert commits(git_repo)[0] == "feat(ledger): Command Line"
+    cont = run_cli(*shlex.split(printed)[1:], cwd=git_repo)  # as printed
+    assert cont.returncode == 42, cont.stdout + cont.stderr  # the question it paused at
+    assert asked(plan) == (1, "Session 1 complete. Continue to the next session?")
+    respond(plan, git_repo, "approve")
+    cont = run_cli(*shlex.split(printed)[1:], "--resume", cwd=git_repo)
+    assert cont.returncode == 42, cont.stdout + cont.stderr
+    assert asked(plan) == (2, "Start session 2: Balances?")  # the plan goes on
+    assert commits(git_repo)[0] == "feat(ledger): Ledger Models"
+
+
+def asked(plan: Path) -> tuple[int, str]:
+    context = json.loads((plan / ".agent-request.json").read_text("utf-8"))["context"]
+    return context["session"], context["question"]
 
 
 def test_pending_human_question_is_superseded_by_yes(git_repo: Path) -> None:
