@@ -20,8 +20,8 @@ def _sigterm(signum: int, frame: Any) -> None:
 
 
 def _exit_now(code: int) -> None:
-    """End the process without the interpreter's teardown (~13 ms of freeing modules,
-    a tenth of a round trip). Safe here: every file the run wrote is closed and, for
+    """End the process without the interpreter's teardown (freeing ~130 modules: ~13 ms
+    of a ~90 ms round trip). Safe here: every file the run wrote is closed and, for
     the state and the request, fsynced; the executor registers no exit handlers."""
     import os
 

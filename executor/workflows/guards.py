@@ -159,6 +159,9 @@ def git_controls_changed(git_dir: Path, since: float) -> list[str]:
     They are outside the worktree, so no diff shows them; the executor's own git writes
     run no hooks, but the person's next `git commit` would.
     """
+    common = git_dir / "commondir"  # a linked worktree: hooks and config are shared
+    if common.is_file():
+        git_dir = (git_dir / common.read_text("utf-8").strip()).resolve()
     found = []
     hooks = git_dir / "hooks"
     candidates = [git_dir / "config"]

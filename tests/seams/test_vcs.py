@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -392,3 +393,18 @@ def test_is_merge_and_is_pushed(git_repo: Path, tmp_path: Path) -> None:
     git(git_repo, "push", "-q", "origin", f"{first}:refs/heads/main")
     git(git_repo, "fetch", "-q", "origin")
     assert repo.is_pushed(first) and not repo.is_pushed("HEAD")
+
+
+def test_git_controls_changed_reads_a_linked_worktrees_shared_hooks(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    from executor.workflows.guards import git_controls_changed
+
+    linked = tmp_path / "linked"
+    git(git_repo, "worktree", "add", "-q", "-b", "side", str(linked))
+    since = time.time()
+    time.sleep(0.05)
+    hook = git_repo / ".git" / "hooks" / "post-commit"
+    hook.write_text("#!/bin/sh\n", encoding="utf-8")
+    assert git_controls_changed(GitRepo(linked).git_dir, since) == [".git/hooks/post-commit"]
+    assert git_controls_changed(GitRepo(git_repo).git_dir, time.time() + 60) == []
