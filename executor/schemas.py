@@ -13,7 +13,8 @@ from executor import fsutil
 from executor.bridge.models import AgentRequest, AgentResponse, InvokerLedger
 from executor.bridge.template_state import TemplateCreateState
 from executor.engine.state import RunState
-from executor.records import Record, json_schema
+from executor.record_schema import json_schema
+from executor.records import Record
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 

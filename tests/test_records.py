@@ -11,7 +11,8 @@ from typing import Any, Literal
 
 import pytest
 
-from executor.records import Record, RecordError, field, json_schema
+from executor.record_schema import json_schema
+from executor.records import Record, RecordError, field
 
 
 class Color(enum.Enum):

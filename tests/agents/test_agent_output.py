@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from executor.agent_output import AgentReport, parse_agent_output
-from executor.records import json_schema
+from executor.record_schema import json_schema
 
 SAMPLES = Path(__file__).parent / "samples"
 
