@@ -3,9 +3,11 @@ becomes a `Session` once its section ends."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from executor.plan import vocabulary as voc
 from executor.plan.mermaid import Edge
 from executor.plan.models import ChecklistItem, Diagnostic, FileSpec, Phase, Session, Step
 from executor.plan.sessiontext import brief_text, source_hash
@@ -54,6 +56,36 @@ class SessionDraft:
     bare_items: int = 0
     #: dependency lines naming no session: (line, text)
     dependency_prose: list[tuple[int, str]] = field(default_factory=list)
+
+    def read_value(self, kind: str, text: str, line: int) -> str | None:
+        """A one-line value (`**Estimated Time**: 2 hours`, `**Dependencies**: ...`) into
+        the draft; the warning to give when it cannot be read, else None."""
+        if kind == "time":
+            hours = voc.parse_hours(text)
+            if hours is None:
+                return f"cannot read the time estimate '{text}'; expected e.g. '2.5 hours'"
+            self.hours = hours
+        elif kind == "tests_count":
+            self.tests = voc.parse_count(text)
+        elif kind == "context":
+            self.context_tokens = voc.parse_count(text)
+        elif kind == "next":
+            m = re.search(r"session\s+#?(\d+)", text, re.I)
+            self.next_session = int(m.group(1)) if m else None
+        elif kind == "dependencies":
+            self.read_dependencies(text, line)
+        return None
+
+    def read_dependencies(self, text: str, line: int) -> None:
+        """Session references are dependencies; prose naming none is kept to judge."""
+        refs = voc.parse_session_refs(text)
+        if refs is None:
+            self.dependency_prose.append((line, text))
+            return
+        if self.dependencies is None:
+            self.dependencies = []
+            self.dependencies_line = line
+        self.dependencies.extend(r for r in refs if r not in self.dependencies)
 
 
 def to_session(d: SessionDraft, path: Path, lines: list[str], end: int) -> Session:

@@ -374,36 +374,9 @@ class _FileParser:
     def read_value(self, kind: str, rest: str, line: int) -> None:
         session = self.session
         assert session is not None
-        text = plain(rest, ticks=False)
-        if kind == "time":
-            hours = voc.parse_hours(text)
-            if hours is None:
-                self.warn(
-                    line, f"cannot read the time estimate '{text}'; expected e.g. '2.5 hours'"
-                )
-            else:
-                session.hours = hours
-        elif kind == "tests_count":
-            session.tests = voc.parse_count(text)
-        elif kind == "context":
-            session.context_tokens = voc.parse_count(text)
-        elif kind == "next":
-            m = re.search(r"session\s+#?(\d+)", text, re.I)
-            session.next_session = int(m.group(1)) if m else None
-        elif kind == "dependencies":
-            self.read_dependencies(text, line)
-
-    def read_dependencies(self, text: str, line: int) -> None:
-        session = self.session
-        assert session is not None
-        refs = voc.parse_session_refs(text)
-        if refs is None:
-            session.dependency_prose.append((line, text))
-            return
-        if session.dependencies is None:
-            session.dependencies = []
-            session.dependencies_line = line
-        session.dependencies.extend(r for r in refs if r not in session.dependencies)
+        problem = session.read_value(kind, plain(rest, ticks=False), line)
+        if problem:
+            self.warn(line, problem)
 
     def on_text(
         self, children: str, line: int, *, checked: bool | None, in_item: bool = False
