@@ -39,6 +39,10 @@ ExecutorError                      internal error unless a subclass says otherwi
     │   └── OverwriteRefusedError  the destination exists and overwriting was not asked for
     ├── DestinationOverlapError    a template's destination is its codebase, or holds it (64)
     └── TemplateValueError         a placeholder value given by the user is not valid
+
+The errors about one file or folder (not found, invalid response or bridge file, storage,
+the template ones with exit codes 3-6) share `PathError`: `path`, and `problems` when
+several faults were found.
 """
 
 from __future__ import annotations
@@ -242,12 +246,17 @@ class UserError(ExecutorError):
     exit_code: ExitCode = ExitCode.USAGE_ERROR
 
 
-class PathNotFoundError(UserError):
-    exit_code = ExitCode.PATH_NOT_FOUND
+class PathError(UserError):
+    """About one file or folder (`path`); `problems`: every fault found, when several."""
 
-    def __init__(self, message: str, *, path: Path) -> None:
+    def __init__(self, message: str, *, path: Path, problems: Sequence[str] = ()) -> None:
         super().__init__(message)
         self.path = path
+        self.problems = list(problems)
+
+
+class PathNotFoundError(PathError):
+    exit_code = ExitCode.PATH_NOT_FOUND
 
 
 class PlanInvalidError(UserError):
@@ -259,24 +268,14 @@ class PlanInvalidError(UserError):
         self.line = line
 
 
-class InvalidResponseError(UserError):
+class InvalidResponseError(PathError):
     exit_code = ExitCode.INVALID_RESPONSE
 
-    def __init__(self, message: str, *, path: Path, problems: Sequence[str] = ()) -> None:
-        super().__init__(message)
-        self.path = path
-        self.problems = list(problems)
 
-
-class BridgeFileInvalid(UserError):
+class BridgeFileInvalid(PathError):
     """A request/response file failed validation (`executor bridge validate`, `show`)."""
 
     exit_code = ExitCode.VALIDATION_FAILED
-
-    def __init__(self, message: str, *, path: Path, problems: Sequence[str]) -> None:
-        super().__init__(message)
-        self.path = path
-        self.problems = list(problems)
 
 
 class CorruptStateError(UserError):
@@ -321,12 +320,8 @@ class RollbackRefused(StaleWorkspaceError):
         self.commits = list(commits)
 
 
-class StorageError(UserError):
+class StorageError(PathError):
     exit_code = ExitCode.STORAGE_ERROR
-
-    def __init__(self, message: str, *, path: Path) -> None:
-        super().__init__(message)
-        self.path = path
 
 
 class VerificationFailedError(UserError):
@@ -380,40 +375,22 @@ class FrontmatterError(UserError):
         self.line = line
 
 
-class AnalysisFailedError(UserError):
+class AnalysisFailedError(PathError):
     exit_code = ExitCode.ANALYSIS_FAILED
 
-    def __init__(self, message: str, *, path: Path) -> None:
-        super().__init__(message)
-        self.path = path
 
-
-class TemplateGenerationError(UserError):
+class TemplateGenerationError(PathError):
     exit_code = ExitCode.GENERATION_FAILED
 
-    def __init__(self, message: str, *, path: Path, problems: Sequence[str] = ()) -> None:
-        super().__init__(message)
-        self.path = path
-        self.problems = list(problems)
 
-
-class TemplateValidationError(UserError):
+class TemplateValidationError(PathError):
     """`problems` lists every failed check; the message shows the first few."""
 
     exit_code = ExitCode.VALIDATION_FAILED
 
-    def __init__(self, message: str, *, path: Path, problems: Sequence[str] = ()) -> None:
-        super().__init__(message)
-        self.path = path
-        self.problems = list(problems)
 
-
-class TemplateSaveError(UserError):
+class TemplateSaveError(PathError):
     exit_code = ExitCode.SAVE_FAILED
-
-    def __init__(self, message: str, *, path: Path) -> None:
-        super().__init__(message)
-        self.path = path
 
 
 class OverwriteRefusedError(TemplateSaveError):
