@@ -117,7 +117,8 @@ def register(app: typer.Typer) -> None:
             from executor.engine.status import status_data
             from executor.plan import load_plan
 
-            data = status_data(load_plan(resolve_plan(plan)))
+            named = resolve_plan(plan)
+            data = status_data(load_plan(named), named)
             if json_output:
                 console.out_json(data)
             else:

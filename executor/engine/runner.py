@@ -20,7 +20,7 @@ from executor.engine.layout import Layout
 from executor.engine.scope import PhaseScope, PlanScope, Scope, select
 from executor.engine.state import SCHEMA_VERSION, RunOptions, RunState, SessionRecord
 from executor.engine.store import StateStore
-from executor.engine.workspace import check_workspace, reconcile
+from executor.engine.workspace import check_plan_owner, check_workspace, reconcile
 from executor.errors import (
     BlockedError,
     BudgetSpent,
@@ -161,10 +161,12 @@ class Runner:
                 + (f" (state: {plural(len(state.sessions), 'session')} recorded)" if state else "")
                 + "; nothing to apply. Run the command without --resume."
             )
+        named = Path(req.plan).absolute()
+        check_plan_owner(state, named, layout)
         options = req.overrides.apply(state.options if state else RunOptions())
         repo = _repo(state, req, layout.folder)
         repo.ensure_not_busy()
-        restored = self._restore_plan(state, repo, layout)
+        restored = self._restore_plan(state, repo, layout, named)
         config = load_project_config(repo.root)
         project_command = options.test_command or config.test_command
         plan = load_valid(req.plan, cache=layout.plan_cache, test_command=project_command)
@@ -175,6 +177,7 @@ class Runner:
                 run_id=new_id(),
                 repo=str(repo.root),
             )
+        state.plan = state.plan or str(named)
         state.options = options
         reconcile(plan, state, DEFINITION_HASH)
         sessions = select(plan, req.scope)
@@ -184,7 +187,7 @@ class Runner:
         return self._run(plan, state, store, repo, layout, sessions, restored, config)
 
     def _restore_plan(
-        self, state: RunState | None, repo: GitRepo, layout: Layout
+        self, state: RunState | None, repo: GitRepo, layout: Layout, named: Path
     ) -> dict[int, list[str]]:
         """Before the plan is read: an agent answering over the bridge may have changed
         it during its step. Put it back first (so a broken plan cannot stop the run
@@ -192,7 +195,7 @@ class Runner:
         restored: dict[int, list[str]] = {}
         for number, rec in (state.sessions if state else {}).items():
             if rec.step in AGENT_STEPS and rec.bridge.pending is not None:
-                touched = restore_plan(repo, layout, rec)
+                touched = restore_plan(repo, layout, rec, named)
                 if touched:
                     restored[number] = touched
         return restored

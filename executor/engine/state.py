@@ -167,6 +167,13 @@ class RunState(Record):
         default=0, metadata={"doc": "incremented by every save; a save must see the one it loaded"}
     )
     repo: str = field(metadata={"doc": "the git repository's top folder"})
+    plan: str = field(
+        default="",
+        metadata={
+            "doc": "the plan this run executes, as named (a file or a folder); a "
+            "folder keeps one plan's run"
+        },
+    )
     options: RunOptions = field(default_factory=RunOptions)
     sessions: dict[int, SessionRecord] = field(default_factory=dict)
     created_at: str = field(default_factory=now)

@@ -6,11 +6,13 @@ derived here from each session's step; nothing of it is stored.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from executor.engine.layout import Layout
 from executor.engine.runner import state_store
 from executor.engine.state import AgentCall, RunState, SessionRecord
+from executor.engine.workspace import check_plan_owner
 from executor.plan.cache import PlanView
 from executor.workflows.tdd import ACTIVE, Step, checkpoint_of, is_escalation, status_of
 
@@ -69,10 +71,13 @@ def _usage(calls: list[AgentCall]) -> dict[str, Any]:
     }
 
 
-def status_data(plan: PlanView) -> dict[str, Any]:
-    """Plan sessions merged with their saved state; no state means all not_started."""
+def status_data(plan: PlanView, named: Path | None = None) -> dict[str, Any]:
+    """Plan sessions merged with their saved state; no state means all not_started.
+    `named`: the plan as the person named it (the folder's run must be this plan's)."""
     layout = Layout(plan.folder)
     state = state_store(layout).load()
+    if named is not None:
+        check_plan_owner(state, named, layout)
     sessions = state.sessions if state else {}
     outline = plan.outline()
     phases = []

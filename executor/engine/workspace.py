@@ -5,6 +5,7 @@ session is waiting on the bridge's one request file."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from executor.engine.layout import Layout
@@ -16,6 +17,23 @@ from executor.workflows.tdd import ACTIVE, AGENT_STEPS, Step
 
 if TYPE_CHECKING:
     from executor.vcs import GitRepo
+
+
+def check_plan_owner(state: RunState | None, named: Path, layout: Layout) -> None:
+    """A folder keeps one plan's run (its `.agent-state.json`): a run another plan in the
+    same folder started is not this plan's, whatever its session numbers say."""
+    if state is None or not state.plan or state.plan == str(named):
+        return
+    from executor.plan.formats import plan_target
+
+    if plan_target(Path(state.plan)) == plan_target(named):
+        return
+    raise UserError(
+        f"{quote(layout.state)} holds the run of another plan, {quote(state.plan)}: a folder "
+        f"keeps one plan's run. Give {quote(named)} a folder of its own (e.g. "
+        f"{quote(named.parent / named.stem)}/), or continue that plan with --plan "
+        f"{quote(state.plan)}."
+    )
 
 
 def reconcile(plan: PlanView, state: RunState, definition_hash: str) -> None:

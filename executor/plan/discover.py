@@ -12,8 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from executor.errors import UserError
-from executor.plan.formats import OVERVIEW_NAMES, SPECKIT_NAMES, detect_text
-from executor.plan.vocabulary import PHASE_FILE
+from executor.plan.formats import detect_text, is_plan_file_name
 
 PLACES = (
     "project-plans/*/",
@@ -57,12 +56,7 @@ def discover_plan(cwd: Path) -> Path:
 def is_plan_folder(folder: Path) -> bool:
     if not folder.is_dir():
         return False
-    names = {p.name for p in folder.iterdir() if p.is_file()}
-    return (
-        any(PHASE_FILE.match(n) for n in names)
-        or any(n in names for n in OVERVIEW_NAMES)
-        or any(n in names for n in SPECKIT_NAMES)
-    )
+    return any(is_plan_file_name(p.name) for p in folder.iterdir() if p.is_file())
 
 
 def _reads_as_plan(path: Path) -> bool:

@@ -30,6 +30,21 @@ FORMATS: dict[PlanFormat, tuple[str, tuple[str, ...]]] = {
 OVERVIEW_NAMES = ("PROJECT_PLAN.md", "project_plan.md", "Project_Plan.md")
 SPECKIT_NAMES = ("tasks.md", "TASKS.md")
 
+
+def is_plan_file_name(name: str) -> bool:
+    """A PHASE file, an overview or a spec-kit task list, by its name alone."""
+    return bool(PHASE_FILE.match(name)) or name in OVERVIEW_NAMES or name in SPECKIT_NAMES
+
+
+def plan_target(path: Path) -> Path:
+    """What a plan named `path` is read from (`detect`'s second half), resolved; `path`
+    itself when that cannot be told (it is gone, or its folder holds several plans)."""
+    try:
+        return detect(path)[1].resolve() if path.exists() else path.resolve()
+    except UserError:
+        return path.resolve()
+
+
 _SESSION = re.compile(r"^ {0,3}#{1,6}[ \t]+session[ \t]+#?\d", re.I | re.M)
 _TASK = re.compile(r"^ {0,3}#{2,4}[ \t]+task[ \t]+#?\d", re.I | re.M)
 _SPECKIT_TASK = re.compile(r"^[ \t]*[-*][ \t]+\[[ xX]\][ \t]+T\d{2,}\b", re.M)

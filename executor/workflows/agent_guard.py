@@ -9,6 +9,7 @@ verification, in `executor.workflows.session`, with the facts in `guards`.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from executor.words import plural
@@ -33,7 +34,7 @@ def after_agent_step(part: SessionPart, role: str) -> str:
             f"step; folded back into the worktree (the executor makes the one session commit)"
         )
     _note_git_controls(part, role)
-    restored = r.restored_plan or restore_plan(r.repo, r.layout, rec)
+    restored = r.restored_plan or restore_plan(r.repo, r.layout, rec, Path(r.state.plan))
     r.restored_plan = []
     if not restored:
         return ""
@@ -65,15 +66,15 @@ def _note_git_controls(part: SessionPart, role: str) -> None:
         part._say(f"{role.upper()}: {note}")
 
 
-def restore_plan(repo: GitRepo, layout: Layout, rec: SessionRecord) -> list[str]:
+def restore_plan(repo: GitRepo, layout: Layout, rec: SessionRecord, plan: Path) -> list[str]:
     """Plan files that differ from the session's last snapshot are put back as at the
     session's base commit; returns them (repo-relative). The plan is read-only to agents.
     """
     if rec.base_commit is None:
         return []
     changed = repo.facts(ignore=layout.owned()).changed
-    plan_now = guards.plan_paths(layout.folder, repo.root, changed)
-    plan_before = guards.plan_paths(layout.folder, repo.root, rec.tree)
+    plan_now = guards.plan_paths(plan, repo.root, changed)
+    plan_before = guards.plan_paths(plan, repo.root, rec.tree)
     before = {p: rec.tree[p] for p in plan_before}
     touched = guards.differences(before, guards.snapshot(repo.root, plan_now))
     if touched:

@@ -51,14 +51,23 @@ def differences(before: dict[str, str], now: dict[str, str]) -> list[str]:
     return sorted(p for p in set(before) | set(now) if before.get(p) != now.get(p))
 
 
-def plan_paths(plan_folder: Path, repo_root: Path, files: Iterable[str]) -> list[str]:
-    """Those of `files` (repo-relative) that belong to the plan, not to the executor."""
+def plan_paths(plan: Path, repo_root: Path, files: Iterable[str]) -> list[str]:
+    """Those of `files` (repo-relative) that belong to the plan named `plan`: for a plan
+    file, that file; for a plan folder of its own, everything in it but the executor's
+    `.agent-*` files; for plan files kept in the repository's top folder beside the
+    code, those files only (PHASE_*.md, PROJECT_PLAN.md, tasks.md), not the code."""
+    from executor.plan.formats import is_plan_file_name, plan_target
+
+    target = plan_target(plan)
     try:
-        rel = plan_folder.resolve().relative_to(repo_root.resolve()).as_posix()
+        rel = target.relative_to(repo_root.resolve()).as_posix()
     except ValueError:
         return []
-    prefix = "" if rel == "." else rel + "/"
-    hidden = HIDDEN_PATTERN.rstrip("*")
+    if not target.is_dir():
+        return [f for f in files if f == rel]
+    if rel == ".":
+        return [f for f in files if "/" not in f and is_plan_file_name(f)]
+    prefix, hidden = rel + "/", HIDDEN_PATTERN.rstrip("*")
     return [
         f
         for f in files

@@ -507,3 +507,39 @@ def test_9_17_printed_commands_quote_paths_with_spaces(tmp_path: Path) -> None:
     assert f"--dir {shlex.quote(str(plan))}" in proc.stderr
     assert f"--plan {shlex.quote(str(plan))}" in proc.stderr
     assert state(plan)["sessions"]["1"]["step"] == "before_start"
+
+
+def test_a_plan_kept_in_the_repository_root_protects_only_its_plan_files(
+    git_repo: Path,
+) -> None:
+    """With PHASE files at the top of the repository, the agent's code and tests are not
+    "the plan": they are kept and committed (they were deleted as tampering)."""
+    plan = make_project(git_repo)
+    for md in plan.glob("*.md"):
+        shutil.move(md, git_repo / md.name)
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "plan at the top")
+    proc = run_cli(*session(git_repo, "--yes", "--agent-command", replay_cmd()), cwd=git_repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert commits(git_repo)[0] == "feat(ledger): Ledger Models"
+    assert (git_repo / "tests" / "test_models.py").is_file()
+
+
+def test_two_plans_in_one_folder_never_share_a_run(git_repo: Path) -> None:
+    """A folder keeps one plan's run: a second plan file beside it is refused (it
+    "completed" without running, reporting the first plan's sessions)."""
+    plan = make_project(git_repo)
+    first = run_cli(*session(plan, "--yes", "--agent-command", replay_cmd()), cwd=git_repo)
+    assert first.returncode == 0, first.stdout + first.stderr
+    other = plan / "2026-01-01-other.md"
+    other.write_text(
+        "# Other Plan\n\n### Task 1: Thing\n\n**Files:**\n- Create: `x.py`\n\n"
+        "- [ ] **Step 1: Write the failing test**\n\n- [ ] **Step 2: Implement**\n",
+        "utf-8",
+    )
+    for args in (["execute-plan", "--yes"], ["status"]):
+        proc = run_cli(*args, "--plan", str(other), cwd=git_repo)
+        assert proc.returncode == 64, proc.stdout + proc.stderr
+        assert "holds the run of another plan" in proc.stderr, proc.stderr
+    same = run_cli("status", "--plan", str(plan), cwd=git_repo)
+    assert same.returncode == 0, same.stderr
