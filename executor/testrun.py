@@ -284,6 +284,7 @@ def _execute(
         _kill_group(proc)
         proc.wait()
         raise
+    _kill_group(proc)  # code under test may not leave a process changing files after it
     return proc.returncode, out.decode("utf-8", errors="replace"), timed_out
 
 
@@ -331,6 +332,7 @@ def _stream(
         _kill_group(proc)
         proc.wait()
         raise
+    _kill_group(proc)
     reader.join(timeout=5)
     return proc.returncode, b"".join(chunks).decode("utf-8", errors="replace"), timed_out
 

@@ -35,6 +35,7 @@ class Outcome(str, enum.Enum):
     ABORT = "abort"
     BLOCKED = "blocked"
     ADOPT = "adopt"  # the plan claims the work done and the executor's own test run agrees
+    RECHECK = "recheck"  # files changed after they were verified: verify again first
     # stops (never in a table)
     WAIT = "wait"
     PAUSE = "pause"

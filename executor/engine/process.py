@@ -192,6 +192,7 @@ def run_agent(
         proc.wait()
         raise
     seconds = time.monotonic() - started
+    _kill_group(proc)  # nothing the agent started may go on changing files after its step
     _transcript(log, argv, out, err, f"exit {proc.returncode} after {seconds:.1f} s")
     report = parse_agent_output(preset, out, err, proc.returncode, seconds)
     return AgentResult(

@@ -19,9 +19,27 @@ from executor.engine.layout import HIDDEN_PATTERN
 
 #: Files that change how tests run, whatever the tests say (pytest, jest, vitest, node).
 _INFRA_NAMES = frozenset(
-    {"conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "package.json"}
+    {
+        "conftest.py",
+        "pytest.ini",
+        ".pytest.ini",
+        "pytest.toml",
+        ".pytest.toml",
+        "pyproject.toml",
+        "setup.cfg",
+        "tox.ini",
+        "package.json",
+        # a module of these names in the repository shadows the runner itself
+        "pytest.py",
+        "_pytest.py",
+        "pluggy.py",
+        "sitecustomize.py",
+        "usercustomize.py",
+    }
 )
 _INFRA_PREFIXES = ("jest.config.", "vitest.config.", "vitest.workspace.", ".mocharc")
+#: Packages of these names shadow the runner (`pytest/__init__.py` beside the tests).
+_INFRA_PACKAGES = ("pytest/", "_pytest/", "pluggy/")
 #: The part of a shared config file that configures the test runner.
 _SECTIONS = {
     "pyproject.toml": re.compile(r"^\[tool\.pytest[^\]]*\]", re.M),
@@ -77,7 +95,12 @@ def plan_paths(plan: Path, repo_root: Path, files: Iterable[str]) -> list[str]:
 
 def is_infra(path: str) -> bool:
     name = path.rsplit("/", 1)[-1]
-    return name in _INFRA_NAMES or name.startswith(_INFRA_PREFIXES)
+    return (
+        name in _INFRA_NAMES
+        or name.startswith(_INFRA_PREFIXES)
+        or name.endswith(".pth")
+        or any(path.startswith(p) or f"/{p}" in path for p in _INFRA_PACKAGES)
+    )
 
 
 def infra_fingerprint(root: Path, files: Iterable[str]) -> dict[str, str]:
@@ -162,8 +185,9 @@ def describe(paths: Sequence[str], limit: int = 10) -> str:
 
 
 def git_controls_changed(git_dir: Path, since: float) -> list[str]:
-    """git's own files that decide what git runs (`config`, `hooks/*` but the shipped
-    `.sample`s) modified after `since` (a POSIX time), as `.git/...` paths.
+    """git's own files that decide what git runs or shows (`config`, `info/attributes`
+    with its filters, `info/exclude`, `hooks/*` but the shipped `.sample`s) modified after
+    `since` (a POSIX time), as `.git/...` paths.
 
     They are outside the worktree, so no diff shows them; the executor's own git writes
     run no hooks, but the person's next `git commit` would.
@@ -173,7 +197,7 @@ def git_controls_changed(git_dir: Path, since: float) -> list[str]:
         git_dir = (git_dir / common.read_text("utf-8").strip()).resolve()
     found = []
     hooks = git_dir / "hooks"
-    candidates = [git_dir / "config"]
+    candidates = [git_dir / "config", git_dir / "info" / "attributes", git_dir / "info" / "exclude"]
     if hooks.is_dir():
         candidates += sorted(p for p in hooks.iterdir() if not p.name.endswith(".sample"))
     for path in candidates:

@@ -18,6 +18,7 @@ from executor.engine.decisions import Decision
 from executor.engine.machine import Outcome
 from executor.workflows import guards
 from executor.workflows.context import SessionPart, opt
+from executor.workflows.tdd import RECHECK_AT
 
 if TYPE_CHECKING:
     from executor.workflows.gates import Gates
@@ -103,7 +104,8 @@ def _edits(g: Gates, files: list[str]) -> Outcome | None:
     shared = [f for f in files if f in rec.tree]
     options = []
     if theirs:
-        options.append(opt("keep_out", "Keep them out of this session's commit and continue"))
+        label = "Keep them" if not shared else "Keep the ones only you changed"
+        options.append(opt("keep_out", f"{label} out of this session's commit and continue"))
     options += [
         opt("include", "They belong to the session: commit them with it"),
         opt("show_diff", "Show the diff"),
@@ -129,8 +131,7 @@ def _edits(g: Gates, files: list[str]) -> Outcome | None:
     )
     if got is Outcome.NO_HUMAN:  # --yes, no terminal: a person changed them on purpose
         g._say(f"nobody to ask (--yes): {guards.describe(files)} are part of the session")
-        take_snapshot(g)
-        return None
+        return _taken_in(g, files)
     if isinstance(got, Outcome):
         return got
     assert isinstance(got, Decision)
@@ -138,8 +139,28 @@ def _edits(g: Gates, files: list[str]) -> Outcome | None:
         return Outcome.ABORT
     if got.action == "keep_out":
         rec.excluded = sorted({*rec.excluded, *theirs})
-        g._say(f"kept out of the session's commit: {guards.describe(theirs)}")
-    else:
-        g._say(f"part of the session from now on: {guards.describe(files)}")
+        kept = [f for f in files if f not in theirs]
+        g._say(
+            f"kept out of the session's commit: {guards.describe(theirs)}"
+            + (f" ({guards.describe(kept)}: the agent changed them too, so they stay in)"
+               if kept else "")
+        )  # fmt: skip
+        take_snapshot(g)
+        return None
+    g._say(f"part of the session from now on: {guards.describe(files)}")
+    return _taken_in(g, files)
+
+
+def _taken_in(g: Gates, files: list[str]) -> Outcome | None:
+    """The person's files are the session's now: a RED test they edited is the RED test
+    from now on, and what was verified before them is verified again (RECHECK), so no
+    commit holds a change its tests never ran against."""
+    rec = g.rec
+    for f in files:
+        if f in rec.red.hashes:
+            rec.red.hashes[f] = guards.file_sha(g.r.repo.root / f)
     take_snapshot(g)
+    if rec.step in RECHECK_AT:
+        g._say("verifying again with them")
+        return Outcome.RECHECK
     return None

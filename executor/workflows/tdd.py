@@ -72,6 +72,13 @@ _ESCALATIONS = {
     S.EVIDENCE_ESCALATED: S.GREEN_AGENT,
 }
 #: Where an escalation checks again (an unattended re-run: the person fixed the cause).
+#: Gates that come after a verification: files changed while one waited (and taken into
+#: the session) are verified again before the gate asks again.
+RECHECK_AT = {
+    S.AFTER_RED: S.RED_VERIFY,
+    S.AFTER_GREEN: S.GREEN_VERIFY,
+    S.AFTER_REFACTOR: S.REFACTOR_VERIFY,
+}
 _RECHECKS = {
     S.RED_ESCALATED: S.RED_VERIFY,
     S.GREEN_ESCALATED: S.GREEN_VERIFY,
@@ -122,6 +129,8 @@ def _table() -> dict[tuple[Step, Outcome], Step]:
     }
     for checkpoint in _CHECKPOINTS:
         t[(checkpoint, O.ABORT)] = S.ROLLBACK
+    for checkpoint, verify in RECHECK_AT.items():
+        t[(checkpoint, O.RECHECK)] = verify
     for escalated, agent_step in _ESCALATIONS.items():
         t[(escalated, O.RETRY)] = agent_step
         t[(escalated, O.OK)] = _RECHECKS[escalated]

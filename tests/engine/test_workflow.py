@@ -225,6 +225,33 @@ def test_pause_saves_and_the_same_question_is_asked_again(world: World) -> None:
     assert rec["step"] == "done" and rec["paused"] is False
 
 
+@covers(("after_red", "recheck"), ("after_green", "recheck"), ("after_refactor", "recheck"))
+def test_files_a_person_takes_into_the_session_are_verified_again(world: World) -> None:
+    """Taken into the session at a gate, a person's edit is verified before the gate asks
+    again (it was committed under counts measured without it), and a RED test the person
+    edited is the RED test from then on (GREEN failed on it as "modified")."""
+    test, impl = world.repo / "tests" / "test_s1.py", world.repo / "pkg" / "s1.py"
+    with pytest.raises(Paused):
+        world.run(answers=["approve", "pause"])  # at after_red
+    write(test, test.read_text("utf-8") + "# the person's note on RED\n")
+    with pytest.raises(Paused):
+        world.run(answers=["include", "pause"])
+    assert world.record(1)["last_summary"].startswith("RED verified")
+    with pytest.raises(Paused):
+        world.run(answers=["approve", "pause"])  # at after_green
+    write(test, test.read_text("utf-8") + "# and on GREEN\n")
+    with pytest.raises(Paused):
+        world.run(answers=["include", "pause"])
+    assert world.record(1)["step"] == "after_green"
+    with pytest.raises(Paused):
+        world.run(answers=["approve", "pause"])  # at after_refactor
+    write(impl, impl.read_text("utf-8") + "# the person's last word\n")
+    world.run(answers=["include", "approve", "approve"])
+    assert world.record(1)["step"] == "done"
+    shown = git(world.repo, "show", "HEAD:pkg/s1.py")
+    assert shown.endswith("# the person's last word\n")
+
+
 def _commit_s1_implementation(world: World) -> None:
     write(world.repo / "pkg" / "__init__.py", "")
     write(world.repo / "pkg" / "s1.py", "OK = 1\n")
