@@ -9,6 +9,7 @@ import typer
 
 from executor import console
 from executor.cli import common
+from executor.fsutil import quote
 
 
 def _install(target: Path | None, plan: Path | None, force: bool, json_output: bool) -> int:
@@ -30,6 +31,13 @@ def _install(target: Path | None, plan: Path | None, force: bool, json_output: b
         f"{len(result.written)} written, {len(result.unchanged)} unchanged, "
         f"{len(result.skipped)} skipped in {result.target / '.claude'}"
     )
+    if result.written:  # a session starts only from a clean worktree
+        folder = quote(result.target / ".claude")
+        console.out(
+            f"next: commit them before running a session, which starts only from a clean "
+            f"worktree: git -C {quote(result.target)} add {folder} && git -C "
+            f"{quote(result.target)} commit -m 'Claude Code commands for the plan'"
+        )
     return 0
 
 

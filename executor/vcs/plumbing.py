@@ -37,10 +37,21 @@ def _raise_for(args: Sequence[str], returncode: int, stderr: str, git_dir: Path 
             f"failing. Nothing was committed; the state is intact. Free space and re-run.",
             path=where,
         )
+    if any(m in stderr for m in ("identity unknown", "tell me who you are", "empty ident")):
+        raise errors.UserError(_identity_message(git_dir.parent if git_dir else Path(".")))
     if "index.lock" in stderr:
         lock = (git_dir / "index.lock") if git_dir else Path("index.lock")
         raise errors.GitBusyError(_busy_message(lock))
     raise errors.GitCommandError(args, returncode, stderr)
+
+
+def _identity_message(root: Path) -> str:
+    return (
+        f"git does not know who is committing in {root}: every session ends in a commit, "
+        f'which needs a name and an email. Set them (git config user.name "Your Name"; '
+        f"git config user.email you@example.com; add --global for every repository) and "
+        f"run the same command again. Nothing was touched."
+    )
 
 
 def _busy_message(lock: Path) -> str:

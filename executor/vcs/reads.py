@@ -14,6 +14,7 @@ from executor.vcs.plumbing import (
     GitBase,
     _busy_message,
     _git_subprocess,
+    _identity_message,
     _raise_for,
     _split_z,
     _trailers_of,
@@ -101,6 +102,14 @@ class GitReads(GitBase):
         if proc.returncode != 0:
             return None
         return proc.stdout.strip() or None
+
+    def ensure_identity(self) -> None:
+        """UserError unless git knows the author and committer a commit here would name
+        (checked before a session's work, not found out at its commit)."""
+        for who in ("GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"):
+            proc = self._run("var", who, check=False)
+            if proc.returncode != 0:
+                raise errors.UserError(_identity_message(self.root))
 
     def ensure_not_busy(self) -> None:
         """Raise GitBusyError while `.git/index.lock` exists. Never deletes it (P21)."""

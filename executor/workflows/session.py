@@ -124,6 +124,7 @@ class TddSteps(SessionPart):
                 f"\n  {shown}",
                 files=dirty,
             )
+        self.r.repo.ensure_identity()
         head = self.r.repo.head()
         self.rec.blocked_reason = None
         if self.s.claimed_done:

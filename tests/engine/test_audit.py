@@ -543,3 +543,22 @@ def test_two_plans_in_one_folder_never_share_a_run(git_repo: Path) -> None:
         assert "holds the run of another plan" in proc.stderr, proc.stderr
     same = run_cli("status", "--plan", str(plan), cwd=git_repo)
     assert same.returncode == 0, same.stderr
+
+
+def test_no_git_identity_is_said_before_any_work(git_repo: Path, tmp_path: Path) -> None:
+    """Not an internal error at the commit, after the agent and the tests did their work."""
+    plan = make_project(git_repo)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_AUTHOR", "GIT_COMMI"))}
+    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home), GIT_CONFIG_NOSYSTEM="1")
+    argv = [sys.executable, "-m", "executor", *session(plan, "--yes", "--agent-command",
+                                                       replay_cmd())]  # fmt: skip
+    proc = subprocess.run(argv, cwd=git_repo, env=env, capture_output=True, text=True)
+    assert proc.returncode == 64, proc.stdout + proc.stderr
+    assert "git does not know who is committing" in proc.stderr
+    assert "asking" not in proc.stdout  # no agent was called
+    git(git_repo, "config", "user.name", "T")
+    git(git_repo, "config", "user.email", "t@example.invalid")
+    proc = subprocess.run(argv, cwd=git_repo, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
