@@ -100,6 +100,9 @@ class AgentResult(Record, kw_only=False):
     output_tokens: int | None = None
     turns: int | None = None
     log: Path | None = None
+    #: The executor's own files (state, plan cache) the agent process changed; they were
+    #: put back (a command agent runs while this process holds the run).
+    tampered: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

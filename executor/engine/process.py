@@ -83,12 +83,14 @@ class ProcessAgents:
         channel: BridgeChannel,
         durable: Durable,
         exclude: Callable[[Sequence[str]], None],
+        own_files: OwnFiles | None = None,
     ) -> None:
         self.how = how
         self.repo = repo
         self.channel = channel
         self.durable = durable
         self.exclude = exclude
+        self.own_files = own_files
 
     def call(self, call: AgentCall, ledger: Ledger) -> AgentResult:
         supersede(self.channel, ledger, self.durable)
@@ -130,7 +132,8 @@ class ProcessAgents:
             env.update(built.env_additions)
             if built.git_excludes:
                 self.exclude(built.git_excludes)
-        return run_agent(
+        kept = self.own_files.keep() if self.own_files else None
+        result = run_agent(
             argv,
             preset=self.how.preset,
             cwd=self.repo,
@@ -139,6 +142,45 @@ class ProcessAgents:
             timeout=call.timeout,
             log=call.log,
         )
+        if self.own_files is not None and kept is not None:
+            result.tampered = self.own_files.put_back(kept)
+        return result
+
+
+class OwnFiles:
+    """The executor's own files a command agent could rewrite while it runs (this process
+    holds the run): the state and its `.bak` are put back byte for byte, the plan cache
+    is dropped (the next read parses the plan), and the state store is told the file on
+    disk is its own again. An agent that marks sessions done, or forges the parsed plan,
+    gets its step failed as tampering instead of a run that trusts it."""
+
+    def __init__(self, state: Path, backup: Path, cache: Path, reclaim: Callable[[], None]):
+        self.paths = (state, backup, cache)
+        self.cache = cache
+        self.reclaim = reclaim
+
+    def keep(self) -> dict[Path, bytes | None]:
+        return {p: _bytes(p) for p in self.paths}
+
+    def put_back(self, kept: dict[Path, bytes | None]) -> list[str]:
+        changed = [p for p, data in kept.items() if _bytes(p) != data]
+        for path in changed:
+            data = kept[path]
+            if path == self.cache or data is None:
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+            else:
+                fsutil.atomic_write_bytes(path, data, fault="put_back")
+        if changed:
+            self.reclaim()
+        return [p.name for p in changed]
+
+
+def _bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
 
 
 def run_agent(

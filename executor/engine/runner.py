@@ -235,8 +235,16 @@ class Runner:
 
             how = AgentProcess.from_options(options.agent_command, options.agent)
             assert how is not None
+            from executor.engine.process import OwnFiles
+
+            own = OwnFiles(layout.state, layout.backup, layout.plan_cache, store.reclaim)
             agents = ProcessAgents(
-                how, repo=repo.root, channel=channel, durable=durable, exclude=repo.exclude
+                how,
+                repo=repo.root,
+                channel=channel,
+                durable=durable,
+                exclude=repo.exclude,
+                own_files=own,
             )
         prompter = req.prompter if req.prompter is not None else _terminal_prompter()
         decider = Decider(yes=req.yes, prompter=prompter, bridge=bridge, folder=layout.folder)

@@ -240,6 +240,11 @@ class StateStore(Generic[P]):
             ) from e
         self._seen = self._identity()
 
+    def reclaim(self) -> None:
+        """The file on disk is this process's again (it put back what it last saved,
+        after a command agent rewrote it while this process held the run)."""
+        self._seen = self._identity()
+
     def _identity(self) -> tuple[int, int, int] | None:
         try:
             st = os.stat(self.path)

@@ -169,6 +169,11 @@ class TddSteps(SessionPart):
                 return O.WAIT
             self._log_call(role, result)
             tampered = after_agent_step(self, role)
+            if result.tampered:
+                tampered = (
+                    f"the agent changed the executor's own files ({', '.join(result.tampered)}"
+                    f"); they were put back, and this step failed as tampering. " + tampered
+                ).strip()
             if tampered:
                 self.rec.problem = f"Session {self.s.number} {role.upper()}: {tampered}"
                 self.rec.last_failure = self.rec.problem

@@ -562,3 +562,36 @@ def test_no_git_identity_is_said_before_any_work(git_repo: Path, tmp_path: Path)
     git(git_repo, "config", "user.email", "t@example.invalid")
     proc = subprocess.run(argv, cwd=git_repo, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_an_agent_that_rewrites_the_executors_own_files_is_tampering(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """A command agent runs while the executor holds the run: a state it forges (a later
+    session marked done) or a plan cache it edits is put back, and its step fails; the
+    re-run the old message asked for used to trust the forged state."""
+    plan = make_project(git_repo)
+    forge = tmp_path / "forge.py"
+    forge.write_text(
+        "import json, pathlib, sys\n"
+        "plan = pathlib.Path(sys.argv[1])\n"
+        "state = plan / '.agent-state.json'\n"
+        "data = json.loads(state.read_text())\n"
+        "data['sessions']['2'] = {'step': 'done', 'commit_hash': 'f' * 40}\n"
+        "state.write_text(json.dumps(data))\n"
+        "cache = plan / '.agent-plan-cache.json'\n"
+        "cache.write_text(cache.read_text().replace('Balances', 'Forged'))\n",
+        "utf-8",
+    )
+    agent = shlex.join(
+        ["sh", "-c", f"{replay_cmd()} && {shlex.quote(sys.executable)} {forge} {plan}"]
+    )
+    proc = run_cli(*session(plan, "--yes", "--max-retries", "0", "--agent-command", agent),
+                   cwd=git_repo)  # fmt: skip
+    assert proc.returncode == 16, proc.stdout + proc.stderr
+    assert "the agent changed the executor's own files (.agent-state.json" in proc.stderr
+    saved = state(plan)
+    assert "2" not in saved["sessions"]
+    assert not (plan / ".agent-plan-cache.json").exists() or "Forged" not in (
+        plan / ".agent-plan-cache.json"
+    ).read_text("utf-8")
