@@ -135,6 +135,10 @@ class SessionRecord(Record):
     excluded: list[str] = field(
         default_factory=list, metadata={"doc": "a person's files kept out of the commit"}
     )
+    ignored: list[str] | None = field(
+        default=None,
+        metadata={"doc": "what git ignored when the session started (files, `folder/`s)"},
+    )
     held_action: str | None = field(
         default=None, metadata={"doc": "an answer waiting while edits made meanwhile are settled"}
     )

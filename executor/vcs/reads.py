@@ -149,6 +149,15 @@ class GitReads(GitBase):
         skip = self._rels(ignore)
         return sorted(f for f in _split_z(out) if not f.endswith("/") and not _under(f, skip))
 
+    def ignored_entries(self, ignore: Sequence[Path] = ()) -> list[str]:
+        """What git ignores in the worktree: files, and wholly ignored folders as one
+        `folder/` entry each (a `.venv` is one line, not thousands)."""
+        out = self._out(
+            "ls-files", "--others", "--ignored", "--exclude-standard", "--directory", "-z", ":/"
+        )
+        skip = self._rels(ignore)
+        return sorted(f for f in _split_z(out) if not _under(f.rstrip("/"), skip))
+
     def changed_since(self, base: str, ignore: Sequence[Path] = ()) -> list[str]:
         """Files that differ between commit `base` and the working tree, incl. untracked."""
         base = self._require_commit(base)

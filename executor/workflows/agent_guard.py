@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from executor.words import plural
-from executor.workflows import guards
+from executor.workflows import checks, guards
 
 if TYPE_CHECKING:
     from executor.engine.layout import Layout
     from executor.engine.state import SessionRecord
+    from executor.testrun import TestRun
     from executor.vcs import GitRepo
     from executor.workflows.context import SessionPart
 
@@ -64,6 +65,77 @@ def _note_git_controls(part: SessionPart, role: str) -> None:
     if note not in rec.errors:
         rec.errors.append(note)
         part._say(f"{role.upper()}: {note}")
+
+
+def tampering(part: SessionPart, role: str, suite_run: TestRun | None) -> list[str]:
+    """At GREEN/REFACTOR verification: what in the tree decides what passes, besides the
+    code under test. Test infrastructure changed since RED, code that reaches into the
+    runner, code git ignores (used by the tests, never committed), and earlier sessions'
+    passing tests missing from the suite."""
+    r, rec = part.r, part.rec
+    root = r.repo.root
+    problems = []
+    changed = r.repo.changed_since(rec.base_commit or "HEAD", ignore=part._ignore())
+    infra = guards.infra_changes(rec.red.infra, guards.infra_fingerprint(root, changed))
+    if infra:
+        problems.append(
+            f"test infrastructure changed during {role.upper()} (tampering: it decides what "
+            f"passes): {guards.describe(infra)}"
+        )
+    if rec.ignored is not None:  # None: a session started before this was recorded
+        now = r.repo.ignored_entries(ignore=part._ignore())
+        hidden = guards.hidden_code(root, rec.ignored, now)
+        if hidden:
+            problems.append(
+                f"code or test configuration git ignores appeared during the session (the "
+                f"tests can use it, but it is never committed and no diff shows it): "
+                f"{guards.describe(hidden)}"
+            )
+    hooked = guards.runner_hooks(root, changed, is_test=checks.is_test_file)
+    if hooked:
+        problems.append(
+            f"code written in this session reaches into the test runner (pytest's internals "
+            f"or hooks; it could decide what passes): {guards.describe(hooked)}"
+        )
+    gone = _earlier_tests_gone(part, suite_run)
+    if gone:
+        problems.append(
+            f"tests that passed when earlier sessions were committed are gone from the suite "
+            f"(deleted or renamed in this session): {guards.describe(gone)}"
+        )
+    return problems
+
+
+def _earlier_tests_gone(part: SessionPart, suite_run: TestRun | None) -> list[str]:
+    """Earlier sessions' passing test ids the suite no longer has: from a test module the
+    suite still collects, or whose module is gone (a suite that never ran that module,
+    e.g. a separate command, is not asked about it)."""
+    if suite_run is None or not suite_run.structured or not suite_run.cases:
+        return []
+    now = {c.id for c in suite_run.cases}
+    collected = {i.split("::", 1)[0] for i in now}
+    before: set[str] = set()
+    for number, other in part.r.state.sessions.items():
+        if number != part.s.number and other.commit_hash and not other.adopted:
+            before.update(other.green_passed)
+    root = part.r.repo.root
+    return [
+        tid
+        for tid in sorted(before - now)
+        if (module := tid.split("::", 1)[0]) in collected or not _module_exists(root, module)
+    ]
+
+
+def _module_exists(root: Path, module: str) -> bool:
+    """A test id's module (`tests.test_x[.TestClass]` for pytest, a file path for JS)."""
+    if (root / module).is_file():
+        return True
+    parts = module.split(".")
+    while parts:
+        if (root / ("/".join(parts) + ".py")).is_file():
+            return True
+        parts.pop()
+    return False
 
 
 def restore_plan(repo: GitRepo, layout: Layout, rec: SessionRecord, plan: Path) -> list[str]:

@@ -207,3 +207,33 @@ def git_controls_changed(git_dir: Path, since: float) -> list[str]:
         except OSError:
             continue
     return found
+
+
+#: Folders of caches and build output that tools write and git is told to ignore.
+_CACHE_DIRS = frozenset(
+    {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis", ".tox",
+     ".nox", "htmlcov", ".cache", ".eggs", "node_modules", ".git", "build", "dist"}
+)  # fmt: skip
+_CODE_SUFFIXES = (".py", ".pyc", ".pyo", ".so", ".pyd", ".pth")
+
+
+def hidden_code(root: Path, before: Iterable[str], now: Iterable[str]) -> list[str]:
+    """Python code or test configuration that git newly ignores (`git ls-files --ignored
+    --directory` entries, `before` -> `now`): the tests can import it, but it is never
+    committed and no diff shows it. Caches, build output and virtual environments aside.
+    """
+    found = []
+    for entry in sorted(set(now) - set(before)):
+        parts = entry.rstrip("/").split("/")
+        if any(p in _CACHE_DIRS or p.endswith(".egg-info") for p in parts):
+            continue
+        path = root / entry
+        if entry.endswith("/"):
+            if (path / "pyvenv.cfg").exists():
+                continue
+            inside = (f.name for _, f in zip(range(500), path.rglob("*"), strict=False))
+            if any(n.endswith(_CODE_SUFFIXES) or is_infra(n) for n in inside):
+                found.append(entry)
+        elif parts[-1].endswith(_CODE_SUFFIXES) or is_infra(entry):
+            found.append(entry)
+    return found

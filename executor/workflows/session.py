@@ -28,7 +28,7 @@ from executor.engine.state import now
 from executor.errors import DirtyWorktreeError
 from executor.words import plural
 from executor.workflows import checks, guards
-from executor.workflows.agent_guard import after_agent_step
+from executor.workflows.agent_guard import after_agent_step, tampering
 from executor.workflows.brief import digest, render_brief, usage_line
 from executor.workflows.commit import commit_message, commit_subject, trailers
 from executor.workflows.context import LiveCount, SessionPart, SessionRun, agent_for
@@ -137,6 +137,7 @@ class TddSteps(SessionPart):
                 return O.ADOPT
             self._say(f"ticked as done in the plan, but {doubt}: running it")
         self.rec.base_commit = self.rec.head = head
+        self.rec.ignored = self.r.repo.ignored_entries(ignore=self._ignore())
         self.rec.branch = self.r.repo.branch()
         self.rec.source_hash = self.s.source_hash
         self.rec.started_at = now()
@@ -319,21 +320,7 @@ class TddSteps(SessionPart):
             green_passed=self.rec.green_passed,
             root=self.r.repo.root,
         )
-        changed = self.r.repo.changed_since(self.rec.base_commit or "HEAD", ignore=self._ignore())
-        infra = guards.infra_changes(
-            self.rec.red.infra, guards.infra_fingerprint(self.r.repo.root, changed)
-        )
-        if infra:
-            verdict.problems.append(
-                f"test infrastructure changed during {role.upper()} (tampering: it decides "
-                f"what passes): {guards.describe(infra)}"
-            )
-        hooked = guards.runner_hooks(self.r.repo.root, changed, is_test=checks.is_test_file)
-        if hooked:
-            verdict.problems.append(
-                f"code written in this session reaches into the test runner (pytest's "
-                f"internals or hooks; it could decide what passes): {guards.describe(hooked)}"
-            )
+        verdict.problems += tampering(self, role, suite_run)
         if not verdict.problems:
             passed = [c.id for c in verdict.cases if c.outcome == "passed"]
             if role == "green":

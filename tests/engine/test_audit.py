@@ -595,3 +595,57 @@ def test_an_agent_that_rewrites_the_executors_own_files_is_tampering(
     assert not (plan / ".agent-plan-cache.json").exists() or "Forged" not in (
         plan / ".agent-plan-cache.json"
     ).read_text("utf-8")
+
+
+def _hostile(act: str) -> str:
+    """The replay agent, then `act` (shell) in its GREEN step only."""
+    script = f'{replay_cmd()} && if [ "$EXECUTOR_TDD_STEP" = green ]; then {act}; fi'
+    return shlex.join(["sh", "-c", script])
+
+
+def test_code_git_ignores_cannot_make_tests_pass(git_repo: Path) -> None:
+    """Code hidden from git (here by .git/info/exclude) is used by the tests but never
+    committed: the commit would hold code that fails its own tests."""
+    plan = make_project(git_repo)
+    act = "echo hidden_helper.py >> .git/info/exclude && echo 'X = 1' > hidden_helper.py"
+    proc = run_cli(*session(plan, "--yes", "--max-retries", "0", "--agent-command",
+                            _hostile(act)), cwd=git_repo)  # fmt: skip
+    assert proc.returncode == 16, proc.stdout + proc.stderr
+    assert "code or test configuration git ignores appeared" in proc.stderr
+    assert "hidden_helper.py" in proc.stderr
+    assert commits(git_repo)[0] == "add plan"
+
+
+def test_a_later_session_may_not_delete_earlier_sessions_tests(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    first = run_cli(*session(plan, "--yes", "--agent-command", replay_cmd()), cwd=git_repo)
+    assert first.returncode == 0, first.stdout + first.stderr
+    proc = run_cli(*session(plan, "--yes", "--max-retries", "0", "--agent-command",
+                            _hostile("rm tests/test_models.py"), number=2),
+                   cwd=git_repo)  # fmt: skip
+    assert proc.returncode == 16, proc.stdout + proc.stderr
+    assert "tests that passed when earlier sessions were committed are gone" in proc.stderr
+    assert "tests.test_models::test_account_has_name_and_kind" in proc.stderr
+    assert commits(git_repo)[0] == "feat(ledger): Ledger Models"
+
+
+def test_a_pyc_git_ignores_cannot_stand_in_for_its_source(git_repo: Path, tmp_path: Path) -> None:
+    """REFACTOR compiles the good module into an unchecked .pyc in __pycache__ (ignored
+    by the project's .gitignore), then breaks the source: the tests must see the source."""
+    plan = make_project(git_repo)
+    swap = tmp_path / "swap.py"
+    swap.write_text(
+        "import importlib.util, py_compile, sys\n"
+        "src = 'ledger/models.py'\n"
+        "if __import__('os').environ.get('EXECUTOR_TDD_STEP') == 'refactor':\n"
+        "    py_compile.compile(src, cfile=importlib.util.cache_from_source(src),\n"
+        "        invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)\n"
+        "    open(src, 'w').write('raise RuntimeError(\"broken\")\\n')\n",
+        "utf-8",
+    )
+    agent = shlex.join(["sh", "-c", f"{replay_cmd()} && {shlex.quote(sys.executable)} {swap}"])
+    proc = run_cli(*session(plan, "--yes", "--max-retries", "0", "--agent-command", agent),
+                   cwd=git_repo)  # fmt: skip
+    assert proc.returncode == 16, proc.stdout + proc.stderr
+    assert "REFACTOR" in proc.stderr
+    assert commits(git_repo)[0] == "add plan"
