@@ -25,7 +25,7 @@ from executor.engine.agents import (
 from executor.engine.machine import Outcome
 from executor.engine.state import AgentCall as AgentCallLog
 from executor.engine.state import now
-from executor.errors import DirtyWorktreeError
+from executor.errors import DirtyWorktreeError, UserError
 from executor.words import plural
 from executor.workflows import checks, guards
 from executor.workflows.agent_guard import after_agent_step, tampering
@@ -124,6 +124,13 @@ class TddSteps(SessionPart):
                 f"\n  {shown}",
                 files=dirty,
             )
+        if not (self._cmd("green") or self._cmd("red") or self.r.suite_command):
+            raise UserError(
+                f"session {self.s.number} has no test command: its plan section names none "
+                f"and the project has none, so nothing could verify it. Give one with "
+                f"--test-command, or test_command in [tool.executor] (pyproject.toml) or "
+                f".executor.toml (docs/plan-format.md). Nothing was touched."
+            )
         self.r.repo.ensure_identity()
         head = self.r.repo.head()
         self.rec.blocked_reason = None
@@ -145,10 +152,14 @@ class TddSteps(SessionPart):
 
     # -- checkpoints --------------------------------------------------------------------
     def agent_step(self, role: str) -> Outcome:
-        if role in {"red", "refactor"} and self.s.step(role) is None:  # type: ignore[arg-type]
+        no_step = role in {"red", "refactor"} and self.s.step(role) is None  # type: ignore[arg-type]
+        if no_step and role == "refactor" and self.rec.feedback:
+            self._say("REFACTOR: the plan has none; the agent applies the requested changes")
+        elif no_step:
             self._say(f"{role.upper()}: the plan has no {role.upper()} step; skipped")
-            if role == "refactor":
-                self.rec.last_summary += "\nREFACTOR skipped: the plan has no refactor step."
+            note = "REFACTOR skipped: the plan has no refactor step."
+            if role == "refactor" and note not in self.rec.last_summary:
+                self.rec.last_summary += "\n" + note
             return O.SKIP
         while True:
             over = budget.exceeded(self.r.state.options, budget.spent(self.r.state))

@@ -22,6 +22,7 @@ from executor.errors import (
     Paused,
     TransitionNotAllowed,
     UserCancelled,
+    UserError,
     VerificationFailedError,
 )
 from executor.workflows.tdd import TDD, Step
@@ -563,3 +564,56 @@ def test_a_terminal_confirms_before_anything_is_rolled_back(world: World) -> Non
     questions = [q for q, _, _ in world.prompter.asked]
     assert any(q.startswith("Abort session 1: reset the worktree") for q in questions)
     assert world.record(1)["step"] == "done"  # "no": back to the question, then approved
+
+
+NO_REFACTOR = PLAN.replace(
+    "#### Step 3: Refactor (REFACTOR)\n- tidy\n\n**Run tests**: Should still PASS\n\n", ""
+)
+
+
+def test_without_a_refactor_step_one_question_and_its_changes_reach_the_agent(
+    tmp_path: Path,
+) -> None:
+    """A plan without REFACTOR (every superpowers and spec-kit plan): after GREEN comes
+    the commit question alone, and changes asked for there go to an agent (they were
+    dropped: "the plan has no REFACTOR step; skipped", then the same question)."""
+    assert "(REFACTOR)" not in NO_REFACTOR
+    world = World(tmp_path, NO_REFACTOR)
+    wanted = Decision("request_changes", "add a docstring")
+    world.run(answers=["approve", "approve", wanted, "approve", "approve"])
+    assert world.prompter is not None
+    questions = [q for q, _, _ in world.prompter.asked]
+    assert not any("Refactor?" in q for q in questions), questions
+    refactor = [c for c in world.agent.calls if c.tdd_step == "refactor"]
+    assert len(refactor) == 1 and "add a docstring" in refactor[0].brief.read_text("utf-8")
+    assert world.record(1)["step"] == "done"
+
+
+SETUP = """# Phase 1: Setup
+
+## Session 1: Project Skeleton
+
+### Objectives
+- [ ] Create the package
+
+### Files to Create/Modify
+- `pkg/__init__.py`
+
+### Dependencies
+None
+"""
+
+
+def test_a_session_without_tests_in_a_project_without_any_is_verified_by_its_files(
+    tmp_path: Path,
+) -> None:
+    """spec-kit's Setup phase: no test tasks, and no tests in the project yet. It used
+    to ask the agent three times, then stop: "the suite ran no tests"."""
+    world = World(tmp_path, SETUP)
+    with pytest.raises(UserError, match="session 1 has no test command"):
+        world.run(yes=True)
+    assert world.agent.calls == []  # said before any agent was asked
+    world.run(yes=True, test_command="pytest")
+    assert world.record(1)["step"] == "done"
+    assert [c.tdd_step for c in world.agent.calls] == ["green"]
+    assert len(world.commits()) == 2  # the plan, and the session
