@@ -5,9 +5,10 @@ junit XML, `node --test`'s junit reporter, vitest's junit reporter, jest's JSON 
 and counts, test ids and each test's file come from it, never from the console text. A
 bare `pytest` / `python` / `python3` in front runs as `sys.executable -m pytest`, so the
 tests run in the executor's own environment. Tests run with PYTHONDONTWRITEBYTECODE=1
-(unless the caller's env says otherwise) so no `__pycache__` appears in the repository,
-and with PYTHONPYCACHEPREFIX in a temporary folder, so no `.pyc` in the repository's
-`__pycache__` (ignored by git: never committed, never shown) runs instead of its source.
+(unless the caller's env says otherwise) so no `__pycache__` appears in the repository.
+(A bytecode cache of its own would keep a planted `.pyc` out, but makes every run compile
+pytest and the standard library again: 1.3 s became 3.2 s; `guards.unchecked_pycs`
+finds the planted ones instead.)
 
 Any other command is measured by its exit code only: `structured` is False, `runner` is
 None, `collected` stays 0 and the verdict is green on exit 0, red otherwise.
@@ -173,15 +174,8 @@ def run_tests(
     cwd = Path(cwd)
     if not cwd.is_dir():
         raise errors.PathNotFoundError(f"test folder {cwd} does not exist", path=cwd)
+    full_env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
     with tempfile.TemporaryDirectory(prefix="executor-report-") as tmp:
-        # bytecode only from the sources: a .pyc left in the repository's __pycache__
-        # (ignored by git, so never committed or shown) cannot stand in for its source
-        full_env = {
-            **os.environ,
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONPYCACHEPREFIX": str(Path(tmp) / "pycache"),
-            **(env or {}),
-        }
         runner = prepare(argv, Path(tmp) / "report")
         cov_file = Path(tmp) / "coverage.json"
         run_argv = runner.argv if runner else argv

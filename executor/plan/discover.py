@@ -36,20 +36,29 @@ def find_plans(cwd: Path) -> list[Path]:
 
 
 def discover_plan(cwd: Path) -> Path:
-    """The plan folder or file under `cwd`; UserError when there are none or several."""
-    cwd = Path(cwd).absolute()
+    """The plan folder or file under `cwd`, else under the nearest folder above it (up to
+    the repository's top) that has one; UserError when there are none or several."""
+    cwd = where = Path(cwd).absolute()
     found = find_plans(cwd)
+    top = next((d for d in (cwd, *cwd.parents) if (d / ".git").exists()), None)
+    if not found and top is not None and top != cwd:  # only inside one repository
+        for parent in cwd.parents:
+            found = find_plans(parent)
+            if found or parent == top:
+                where = parent
+                break
     if len(found) == 1:
         return found[0]
     if not found:
         places = ", ".join(PLACES)
         raise UserError(
-            f"no plan found in {cwd}: looked for PHASE_<n>_*.md, PROJECT_PLAN.md or tasks.md "
-            f"here and in {places}; name the plan to run (e.g. --plan path/to/plan)"
+            f"no plan found in {cwd} or above it: looked for PHASE_<n>_*.md, PROJECT_PLAN.md "
+            f"or tasks.md there and in {places}; name the plan to run (e.g. --plan "
+            f"path/to/plan)"
         )
-    listed = "\n".join(f"  {p.relative_to(cwd)}" for p in found)
+    listed = "\n".join(f"  {p.relative_to(where)}" for p in found)
     raise UserError(
-        f"{len(found)} plans found in {cwd}; name the one to run (e.g. --plan PATH):\n{listed}"
+        f"{len(found)} plans found in {where}; name the one to run (e.g. --plan PATH):\n{listed}"
     )
 
 

@@ -66,7 +66,20 @@ def _under(path: str, prefixes: Sequence[str]) -> bool:
 
 
 def _split_z(out: str) -> list[str]:
-    return [p for p in out.split("\0") if p]
+    """The paths of a `-z` listing. A name that is not UTF-8 (git's bytes, decoded with
+    surrogateescape) cannot be recorded in the state or shown: a clear error, not a crash
+    at the next save that would repeat on every run."""
+    paths = [p for p in out.split("\0") if p]
+    for path in paths:
+        try:
+            path.encode("utf-8")
+        except UnicodeEncodeError:
+            raise errors.UserError(
+                f"a file name in the repository is not UTF-8 ({os.fsencode(path)!r}): the "
+                f"executor records file names as text. Rename or remove it, then run the "
+                f"same command again."
+            ) from None
+    return paths
 
 
 def _trailers_of(message: str) -> dict[str, str]:

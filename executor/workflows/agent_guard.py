@@ -97,6 +97,19 @@ def tampering(part: SessionPart, role: str, suite_run: TestRun | None) -> list[s
             f"code written in this session reaches into the test runner (pytest's internals "
             f"or hooks; it could decide what passes): {guards.describe(hooked)}"
         )
+    planted = guards.unchecked_pycs(root, changed)
+    if planted:
+        problems.append(
+            f"bytecode that Python runs without checking its source sits beside this "
+            f"session's modules (git ignores it; the commit holds the source): "
+            f"{guards.describe(planted)}"
+        )
+    outside = guards.links_outside(root, changed)
+    if outside:
+        problems.append(
+            f"symbolic links to files outside the repository (the tests read them, the "
+            f"commit would hold only the link): {guards.describe(outside)}"
+        )
     gone = _earlier_tests_gone(part, suite_run)
     if gone:
         problems.append(

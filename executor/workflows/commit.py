@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
 from executor.engine.state import SessionRecord
 from executor.plan.cache import PlanView
 from executor.plan.models import Session
@@ -28,7 +31,12 @@ def _scope(plan: PlanView, session: Session) -> str:
 
 
 def commit_subject(plan: PlanView, session: Session) -> str:
-    return f"feat({_scope(plan, session)}): {session.title}"
+    """`feat(<scope>): <title>`; a spec-kit title's `(Priority: P1)` and emoji tags are
+    the plan's bookkeeping, not what the commit did."""
+    title = re.sub(r"\s*\(Priority:[^)]*\)", "", session.title)
+    tag = next((i for i, ch in enumerate(title) if unicodedata.category(ch) == "So"), None)
+    title = " ".join(title[:tag].split())  # from an emoji on (`🎯 MVP`): a tag
+    return f"feat({_scope(plan, session)}): {title or session.title}"
 
 
 def commit_message(

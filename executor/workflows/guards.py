@@ -237,3 +237,38 @@ def hidden_code(root: Path, before: Iterable[str], now: Iterable[str]) -> list[s
         elif parts[-1].endswith(_CODE_SUFFIXES) or is_infra(entry):
             found.append(entry)
     return found
+
+
+def links_outside(root: Path, files: Iterable[str]) -> list[str]:
+    """Those of `files` that are symbolic links to somewhere outside the repository: the
+    tests read what they point to, the commit holds only a link a clone cannot follow."""
+    top = root.resolve()
+    found = []
+    for f in files:
+        path = root / f
+        if path.is_symlink() and not path.resolve().is_relative_to(top):
+            found.append(f)
+    return found
+
+
+def unchecked_pycs(root: Path, files: Iterable[str]) -> list[str]:
+    """Bytecode beside the session's changed modules that Python loads without looking at
+    the source (hash-based, unchecked: no normal run writes one). Placed in the ignored
+    `__pycache__`, it would run in place of the source the commit holds."""
+    found = []
+    for f in files:
+        if not f.endswith(".py"):
+            continue
+        cache = (root / f).parent / "__pycache__"
+        if not cache.is_dir():
+            continue
+        for pyc in sorted(cache.glob(f"{Path(f).stem}.*.pyc")):
+            try:
+                with pyc.open("rb") as fh:
+                    head = fh.read(8)
+            except OSError:
+                continue
+            flags = int.from_bytes(head[4:8], "little") if len(head) == 8 else 0
+            if flags & 0b01 and not flags & 0b10:
+                found.append(pyc.relative_to(root).as_posix())
+    return found

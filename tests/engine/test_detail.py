@@ -109,3 +109,17 @@ def test_each_step_shows_what_the_agent_said_and_where_its_transcript_is() -> No
         "Its transcript: /p/.agent-logs/s1.green.a2.log"
     )
     assert "The agent said" not in detail.after_red(Path("."), rec)  # no RED call
+
+
+def test_a_commit_subject_leaves_out_the_plans_priority_and_emoji_tags(tmp_path: Path) -> None:
+    from executor.workflows.commit import commit_subject
+
+    tasks = tmp_path / "tasks.md"
+    tasks.write_text(
+        "# Tasks: Slugs\n\n## Phase 1: User Story 2 - Max length (Priority: P2) 🎯 MVP\n\n"
+        "- [ ] T001 [US2] Implement max length in src/slug.py\n",
+        "utf-8",
+    )
+    plan = load_plan(tasks)
+    session = plan.sessions()[0]
+    assert commit_subject(plan, session).endswith("): User Story 2 - Max length")

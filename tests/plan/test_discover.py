@@ -54,3 +54,11 @@ def test_no_plan_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "docs" / "plans" / "idea.md").write_text("# An idea\n", encoding="utf-8")
     with pytest.raises(UserError, match=r"^no plan found in .*: looked for PHASE_<n>_\*\.md"):
         discover_plan(tmp_path)
+
+
+def test_from_a_subfolder_the_plan_above_it_in_the_repository(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()  # the repository's top (discovery stops there)
+    shutil.copytree(PHASE, tmp_path / "project-plans" / "notes")
+    deep = tmp_path / "src" / "pkg"
+    deep.mkdir(parents=True)
+    assert discover_plan(deep) == tmp_path / "project-plans" / "notes"

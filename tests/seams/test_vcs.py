@@ -408,3 +408,19 @@ def test_git_controls_changed_reads_a_linked_worktrees_shared_hooks(
     hook.write_text("#!/bin/sh\n", encoding="utf-8")
     assert git_controls_changed(GitRepo(linked).git_dir, since) == [".git/hooks/post-commit"]
     assert git_controls_changed(GitRepo(git_repo).git_dir, time.time() + 60) == []
+
+
+def test_a_file_name_that_is_not_utf8_is_a_clear_error(git_repo: Path) -> None:
+    os.close(os.open(os.fsencode(git_repo) + b"/bad\xff.txt", os.O_CREAT | os.O_WRONLY))
+    with pytest.raises(errors.UserError, match=r"not UTF-8 .*bad\\xff\.txt"):
+        GitRepo(git_repo).dirty_files()
+
+
+def test_links_to_outside_the_repository_are_found(git_repo: Path, tmp_path: Path) -> None:
+    from executor.workflows.guards import links_outside
+
+    outside = tmp_path / "outside.py"
+    outside.write_text("X = 1\n", encoding="utf-8")
+    (git_repo / "out.py").symlink_to(outside)
+    (git_repo / "in.py").symlink_to(git_repo / "README.md")
+    assert links_outside(git_repo, ["out.py", "in.py", "README.md"]) == ["out.py"]
