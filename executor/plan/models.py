@@ -51,8 +51,8 @@ class Session(Record):
 
     `tdd=False` sessions have `red=None` and `refactor=None`: their `green` step holds the
     work, verified by the test command (the whole suite when the plan names none).
-    `refactor=None` in a TDD session means the plan has no refactor step: the engine
-    skips REFACTOR and says so.
+    `refactor=None` in a TDD session means the plan has no refactor step: after GREEN
+    comes the commit question, and the REFACTOR agent runs only for changes asked there.
     """
 
     number: int
