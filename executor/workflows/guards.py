@@ -220,7 +220,8 @@ _CODE_SUFFIXES = (".py", ".pyc", ".pyo", ".so", ".pyd", ".pth")
 def hidden_code(root: Path, before: Iterable[str], now: Iterable[str]) -> list[str]:
     """Python code or test configuration that git newly ignores (`git ls-files --ignored
     --directory` entries, `before` -> `now`): the tests can import it, but it is never
-    committed and no diff shows it. Caches, build output and virtual environments aside.
+    committed and no diff shows it. Caches, build output, virtual environments and a
+    generated `_version.py` aside.
     """
     found = []
     for entry in sorted(set(now) - set(before)):
@@ -234,6 +235,8 @@ def hidden_code(root: Path, before: Iterable[str], now: Iterable[str]) -> list[s
             inside = (f.name for _, f in zip(range(500), path.rglob("*"), strict=False))
             if any(n.endswith(_CODE_SUFFIXES) or is_infra(n) for n in inside):
                 found.append(entry)
+        elif parts[-1] == "_version.py":  # written by setuptools-scm and the like
+            continue
         elif parts[-1].endswith(_CODE_SUFFIXES) or is_infra(entry):
             found.append(entry)
     return found

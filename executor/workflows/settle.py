@@ -139,11 +139,10 @@ def _edits(g: Gates, files: list[str]) -> Outcome | None:
         return Outcome.ABORT
     if got.action == "keep_out":
         rec.excluded = sorted({*rec.excluded, *theirs})
-        kept = [f for f in files if f not in theirs]
         g._say(
             f"kept out of the session's commit: {guards.describe(theirs)}"
-            + (f" ({guards.describe(kept)}: the agent changed them too, so they stay in)"
-               if kept else "")
+            + (f" ({guards.describe(shared)}: the agent changed them too, so they stay in)"
+               if shared else "")
         )  # fmt: skip
         take_snapshot(g)
         return None

@@ -424,3 +424,23 @@ def test_links_to_outside_the_repository_are_found(git_repo: Path, tmp_path: Pat
     (git_repo / "out.py").symlink_to(outside)
     (git_repo / "in.py").symlink_to(git_repo / "README.md")
     assert links_outside(git_repo, ["out.py", "in.py", "README.md"]) == ["out.py"]
+
+
+def test_code_git_newly_ignores_is_found_and_caches_are_not(tmp_path: Path) -> None:
+    from executor.workflows.guards import hidden_code
+
+    def put(rel: str, text: str = "") -> None:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+
+    put("hidden.py")
+    put("shadow/impl.py")
+    put("pkg/__pycache__/m.cpython-311.pyc")
+    put(".venv/pyvenv.cfg")
+    put(".venv/lib/x.py")
+    put("src/pkg/_version.py")
+    put("notes/todo.txt")
+    before = ["old.py"]
+    now = ["old.py", "hidden.py", "shadow/", "pkg/__pycache__/", ".venv/", "src/pkg/_version.py",
+           "notes/"]  # fmt: skip
+    assert hidden_code(tmp_path, before, now) == ["hidden.py", "shadow/"]
