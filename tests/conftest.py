@@ -35,6 +35,11 @@ def isolated_env(
     for var in list(os.environ):
         if var.startswith("EXECUTOR_"):
             monkeypatch.delenv(var)
+    # The CLI subprocesses run from the checkout import its sources: let them keep their
+    # bytecode (the executor's own project test runs set PYTHONDONTWRITEBYTECODE again).
+    # With it set, as on some CI machines, every `python -m executor` compiled the whole
+    # package afresh: a fifth of the suite's CPU.
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
     (home / ".gitconfig").write_text(
         "[user]\n\tname = Test User\n\temail = test@example.com\n"
         "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n",
