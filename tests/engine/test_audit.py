@@ -649,3 +649,27 @@ def test_a_pyc_git_ignores_cannot_stand_in_for_its_source(git_repo: Path, tmp_pa
     assert proc.returncode == 16, proc.stdout + proc.stderr
     assert "REFACTOR" in proc.stderr
     assert commits(git_repo)[0] == "add plan"
+
+
+def test_an_fsmonitor_an_agent_configures_never_runs_in_our_git_calls(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    plan = make_project(git_repo)
+    marker = tmp_path / "fsmonitor-ran"
+    act = f"git config core.fsmonitor {shlex.quote(f'touch {marker}; true')}"
+    proc = run_cli(*session(plan, "--yes", "--agent-command", _hostile(act)), cwd=git_repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert not marker.exists()
+    assert ".git/config" in proc.stdout  # reported once, for the person to look at
+
+
+def test_what_an_agent_leaves_running_is_stopped_with_its_step(git_repo: Path) -> None:
+    """A process the agent leaves behind would edit files after the checks (here: a
+    line appended to the module 2 s later, after the session's commit)."""
+    plan = make_project(git_repo)
+    act = shlex.join(["sh", "-c", "(sleep 2; echo '# late' >> ledger/models.py) >/dev/null 2>&1 &"])
+    proc = run_cli(*session(plan, "--yes", "--agent-command", _hostile(act)), cwd=git_repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    time.sleep(3)
+    assert git(git_repo, "status", "--porcelain") == ""
+    assert "# late" not in (git_repo / "ledger" / "models.py").read_text("utf-8")

@@ -444,3 +444,13 @@ def test_code_git_newly_ignores_is_found_and_caches_are_not(tmp_path: Path) -> N
     now = ["old.py", "hidden.py", "shadow/", "pkg/__pycache__/", ".venv/", "src/pkg/_version.py",
            "notes/"]  # fmt: skip
     assert hidden_code(tmp_path, before, now) == ["hidden.py", "shadow/"]
+
+
+def test_files_that_shadow_or_configure_the_runner_are_test_infrastructure() -> None:
+    from executor.workflows.guards import is_infra
+
+    for path in ("pytest.toml", ".pytest.ini", "pytest.py", "src/pytest/__init__.py",
+                 "_pytest/x.py", "sitecustomize.py", "x.pth", "conftest.py"):  # fmt: skip
+        assert is_infra(path), path
+    for path in ("pkg/models.py", "tests/test_pytest_usage.py", "docs/pytest.md"):
+        assert not is_infra(path), path
