@@ -37,8 +37,8 @@ def isolated_env(
             monkeypatch.delenv(var)
     # The CLI subprocesses run from the checkout import its sources: let them keep their
     # bytecode (the executor's own project test runs set PYTHONDONTWRITEBYTECODE again).
-    # With it set, as on some CI machines, every `python -m executor` compiled the whole
-    # package afresh: a fifth of the suite's CPU.
+    # With it set, as on this machine, each such `python -m executor` compiled the
+    # package afresh (~0.1 s of CPU a call, measured; the suite's total barely moved).
     monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
     (home / ".gitconfig").write_text(
         "[user]\n\tname = Test User\n\temail = test@example.com\n"
