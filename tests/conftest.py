@@ -40,6 +40,10 @@ def isolated_env(
     # With it set, as on this machine, each such `python -m executor` compiled the
     # package afresh (~0.1 s of CPU a call, measured; the suite's total barely moved).
     monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    # The projects these tests build run their tests with this environment's pytest,
+    # which would load the hypothesis plugin (this suite's own dependency, ~0.15 s of
+    # import) into every one of those hundreds of runs.
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
     (home / ".gitconfig").write_text(
         "[user]\n\tname = Test User\n\temail = test@example.com\n"
         "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n",
