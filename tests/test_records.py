@@ -126,6 +126,8 @@ def test_records_import_no_third_party_module() -> None:
 def test_a_trusted_record_equals_the_checked_one() -> None:
     from executor.plan.models import Outline
 
-    values = {"number": 2, "phase": 1, "title": "T", "dependencies": [1], "red_command": None}
+    values: dict[str, Any] = {
+        "number": 2, "phase": 1, "title": "T", "dependencies": [1], "red_command": None
+    }  # fmt: skip
     assert Outline.trusted(values) == Outline(**values)
     assert repr(Outline.trusted(values)) == repr(Outline(**values))
