@@ -19,6 +19,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 from collections.abc import Sequence
+from pathlib import PurePosixPath
 
 from executor.errors import TemplateGenerationError
 from executor.templates import completeness, detect
@@ -117,9 +118,16 @@ def generate_templates(
     taken: set[str] = set()
     entries: list[TemplateEntry] = []
     used: set[str] = set()
+    # a folder that holds Python modules is a package: a path in it spells names snake
+    packages = {
+        str(PurePosixPath(f.path).parent) for f in codebase.files if f.suffix in {".py", ".pyi"}
+    } - {"."}
     for f, source in zip(candidates, texts, strict=True):
         text, names = subst.apply(source, f.path)
-        output_path, path_names = subst.apply(f.path, f.path)
+        in_package = str(PurePosixPath(f.path).parent) in packages
+        output_path, path_names = subst.apply(
+            f.path, f.path, default="snake" if in_package else None
+        )
         layer, folder = assign_layer(f, analysis.layers)
         names = list(dict.fromkeys(path_names + names))
         used.update(names)

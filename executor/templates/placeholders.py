@@ -13,7 +13,8 @@ tried first, so `library_service` wins over `library`. A one-word name spells th
 in several cases (`book` is snake, camel, kebab and lower); its neighbours decide (`_`
 after it -> snake, `-` -> kebab, a capital after it -> camel; `_` before it -> snake, in
 files that are not code), else the file type does (Python: snake, C-like languages:
-camel, anything else: kebab). The choice only matters when the template is applied with
+camel, anything else: kebab; but a path inside a Python package folder, and a module
+setting's value in TOML/INI, are snake). The choice only matters when the template is applied with
 a multi-word name; the round trip holds either way, because every default is the exact
 text it replaced.
 
@@ -159,12 +160,15 @@ class Substitution:
         case = next(c for c in _PREFERENCE if c in options)
         return options[case] + SUFFIXES[case]
 
-    def apply(self, text: str, path: str) -> tuple[str, list[str]]:
-        """(template text, placeholder names used) for the source `text` of file `path`."""
+    def apply(self, text: str, path: str, *, default: str | None = None) -> tuple[str, list[str]]:
+        """(template text, placeholder names used) for the source `text` of file `path`;
+        `default`: the case of a one-word name the neighbours leave open (else by file
+        type)."""
         suffix = PurePosixPath(path).suffix.lower()
-        default = (
+        default = default or (
             "snake" if suffix in _SNAKE_FILES else "camel" if suffix in _CAMEL_FILES else "kebab"
         )
+        config = suffix in _CONFIG_FILES
         used: list[str] = []
 
         def replace(m: re.Match[str]) -> str:
@@ -173,12 +177,39 @@ class Substitution:
                 return ESCAPED_BRACES
             if _identifier(m.string, m.start(), m.end()) in self.reserved:
                 return literal
-            name = self._choose(literal, m.string, m.start(), m.end(), default)
+            here = default
+            if config and default == "kebab" and _names_a_module(m.string, m.start()):
+                here = "snake"
+            name = self._choose(literal, m.string, m.start(), m.end(), here)
             if name not in used:
                 used.append(name)
             return "{{" + name + "}}"
 
         return self.regex.sub(replace, text), used
+
+
+_CONFIG_FILES = frozenset({".toml", ".cfg", ".ini"})
+_TABLE = re.compile(r"^\s*\[+\s*([^\]]+?)\s*\]+\s*$", re.M)
+_KEY = re.compile(r"^\s*([\w.\"'-]+)\s*=", re.M)
+#: settings whose values are module or package names (snake), not a distribution's
+_MODULE_KEYS = frozenset(
+    {"module", "modules", "packages", "package", "source", "files", "include", "testpaths",
+     "known-first-party", "known_first_party", "src", "where", "py-modules", "py_modules"}
+)  # fmt: skip
+
+
+def _names_a_module(text: str, at: int) -> bool:
+    """In a TOML/INI file: whether the value at `at` is a module or package name (the
+    key it belongs to, or its table, says so: `[tool.flit.module] name`, coverage's
+    `source`, mypy's `files`), where a project's distribution name would be kebab."""
+    tables = list(_TABLE.finditer(text, 0, at))
+    table = tables[-1].group(1).lower() if tables else ""
+    keys = list(_KEY.finditer(text, tables[-1].end() if tables else 0, at))
+    key = keys[-1].group(1).strip("\"'").lower() if keys else ""
+    parts = table.split(".")
+    if parts[-1] == "urls":  # `Source = "https://..."` is a link, not a module
+        return False
+    return key in _MODULE_KEYS or "module" in parts or "packages" in parts
 
 
 def occurs(name: str, texts: Iterable[str]) -> bool:

@@ -106,3 +106,37 @@ def test_validation_fails_python_that_no_longer_compiles_with_other_names(
         "templates/project/keystore/key_store.py.template: rendered with EntityName=Class it "
         "is not valid Python (line 3: invalid syntax)"
     ) in failed.value.problems
+
+
+WIDGETS = {
+    "pyproject.toml": (
+        '[project]\nname = "widgets"\nversion = "1.0"\n\n[project.urls]\n'
+        'Source = "https://github.com/acme/widgets/"\n\n'
+        '[build-system]\nrequires = ["flit_core<4"]\nbuild-backend = "flit_core.buildapi"\n\n'
+        '[tool.flit.module]\nname = "widgets"\n\n[tool.coverage.run]\n'
+        'source = ["widgets", "tests"]\n\n[tool.mypy]\nfiles = ["src/widgets"]\n'
+    ),
+    "src/widgets/__init__.py": '"""Widgets."""\n\nNAME = "widgets"\n',
+    "src/widgets/py.typed": "",
+    "tests/test_widgets.py": "import widgets\n\n\ndef test_name():\n    assert widgets.NAME\n",
+}
+
+
+def test_a_one_word_package_renamed_keeps_module_and_distribution_spellings_apart(
+    tmp_path: Path,
+) -> None:
+    """`widgets` spells the same in every case; renamed to two words, the package folder
+    (and `py.typed` in it) and the module settings are snake, the distribution and its
+    links kebab. A renamed flit project built a wheel without its code."""
+    template = _template(tmp_path, WIDGETS)
+    applied = run_cli("template-apply", str(template), "out", "--set",
+                      "ProjectName=TokenKit", cwd=tmp_path)  # fmt: skip
+    assert applied.returncode == 0, applied.stderr
+    out = tmp_path / "out"
+    assert (out / "src" / "token_kit" / "py.typed").is_file()
+    assert not (out / "src" / "token-kit").exists()
+    toml = (out / "pyproject.toml").read_text("utf-8")
+    for line in ('[project]\nname = "token-kit"', "https://github.com/acme/token-kit/",
+                 '[tool.flit.module]\nname = "token_kit"', 'source = ["token_kit", "tests"]',
+                 'files = ["src/token_kit"]'):  # fmt: skip
+        assert line in toml, line
