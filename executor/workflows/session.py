@@ -330,7 +330,9 @@ class TddSteps(SessionPart):
             green_passed=self.rec.green_passed,
             root=self.r.repo.root,
         )
-        verdict.problems += tampering(self, role, suite_run)
+        # the run of the whole suite: the session's own when its command is the suite
+        whole = suite_run or (session_run if command == self.r.suite_command else None)
+        verdict.problems += tampering(self, role, whole)
         if not verdict.problems:
             passed = [c.id for c in verdict.cases if c.outcome == "passed"]
             if role == "green":

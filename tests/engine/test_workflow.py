@@ -616,3 +616,18 @@ def test_a_session_without_tests_in_a_project_without_any_is_verified_by_its_fil
     assert world.record(1)["step"] == "done"
     assert [c.tdd_step for c in world.agent.calls] == ["green"]
     assert len(world.commits()) == 2  # the plan, and the session
+
+
+def test_earlier_tests_count_when_the_session_runs_the_whole_suite(tmp_path: Path) -> None:
+    """Session 2's command is the suite itself (`pytest`): that run is the suite run, and
+    the tests session 1 left passing may not vanish from it."""
+    world = World(tmp_path, PLAN.replace("`pytest tests/test_s2.py`", "`pytest`"))
+    world.run(SessionScope(1), yes=True)
+
+    def drop_s1(repo: Path) -> None:  # GREEN's work, and session 1's test deleted
+        write(repo / "pkg" / "s2.py", "OK = 2\n")
+        (repo / "tests" / "test_s1.py").unlink()
+
+    world.agent.plan(2, "green", drop_s1)
+    with pytest.raises(VerificationFailedError, match="gone from the suite"):
+        world.run(SessionScope(2), yes=True, max_retries=0)
