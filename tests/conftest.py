@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -89,3 +91,21 @@ def run_cli(
         input=input,
         timeout=timeout,
     )
+
+
+def terminate_when(
+    started: Path, *args: str, cwd: Path | None = None, wait: float = 0.0
+) -> subprocess.CompletedProcess[str]:
+    """Run the real CLI; once `started` exists (the agent or the state is there), and
+    `wait` seconds later, send it SIGTERM as a service manager would; its result."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "executor", *args],
+        cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not started.exists():
+        time.sleep(0.05)
+    time.sleep(wait)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)

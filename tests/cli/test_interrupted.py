@@ -5,16 +5,14 @@ anything says so; any other interruption claims nothing."""
 from __future__ import annotations
 
 import shlex
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from executor.cli import common
 from executor.errors import Interrupted
+from tests.conftest import terminate_when
 from tests.engine.helpers import make_project
 
 
@@ -73,17 +71,9 @@ def test_a_plan_run_interrupted_names_the_command_without_resume(
         f"import pathlib, time; pathlib.Path({str(started)!r}).touch(); time.sleep(30)"
     )
     args = ["execute-session", "1", "--plan", str(plan), "--yes", "--agent-command", agent]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "executor", *args],
-        cwd=git_repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not started.exists():
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130, err
-    assert err.splitlines()[-1] == (
+    proc = terminate_when(started, *args, cwd=git_repo)
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr.splitlines()[-1] == (
         f"Interrupted: the run so far is saved in {plan / '.agent-state.json'}; continue it "
         f"with: executor {shlex.join(args)}"
     )

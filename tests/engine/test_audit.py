@@ -11,7 +11,6 @@ import json
 import os
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -20,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import git, run_cli
+from tests.conftest import git, run_cli, terminate_when
 from tests.engine.helpers import (
     commits,
     make_project,
@@ -239,17 +238,10 @@ def test_9_05_sigterm_while_a_grandchild_holds_stdout_is_interrupted(
             "import pathlib, subprocess, time; subprocess.Popen(['sleep', '30']); "
             f"pathlib.Path({str(started)!r}).touch(); time.sleep(30)"
         )
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "executor", *session(plan, "--yes", "--agent-command", agent)],
-            cwd=git_repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not started.exists():
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=30)
-        assert proc.returncode == 130, err
-        assert "No such process" not in err
+        proc = terminate_when(started, *session(plan, "--yes", "--agent-command", agent),
+                              cwd=git_repo)  # fmt: skip
+        assert proc.returncode == 130, proc.stderr
+        assert "No such process" not in proc.stderr
 
 
 def test_9_06_plan_drift_offers_choices_that_work(git_repo: Path) -> None:

@@ -8,10 +8,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +17,7 @@ import pytest
 from executor.cli import main
 from executor.templates import heuristic_analysis, questions, scan_codebase
 from tests.agents.conftest import STANDINS
-from tests.conftest import run_cli
+from tests.conftest import run_cli, terminate_when
 from tests.templates.helpers import create_template, tree_bytes
 from tests.templates.test_agents import RECOMMENDED
 from tests.templates.test_analysis import AGENT_ANSWER
@@ -196,25 +193,17 @@ def test_exit_42_names_the_request_and_the_resume_command(python_service: Path) 
 def test_an_interrupted_agent_command_exits_130_and_keeps_the_state(
     python_service: Path,
 ) -> None:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "executor", "template-create", "--path", str(python_service),
-         "--skip-qa", "--agent-command", "sleep 30"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
     state = python_service / STATE
-    deadline = time.monotonic() + 20
-    while not state.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.3)  # the agent command is running
-    proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=20)
+    proc = terminate_when(state, "template-create", "--path", str(python_service),
+                          "--skip-qa", "--agent-command", "sleep 30", wait=0.3)  # fmt: skip
+    err = proc.stderr
     assert proc.returncode == 130, err
     assert json.loads(state.read_text("utf-8"))["step"] == "analysis"
     assert err.splitlines()[-1] == (
         f"Interrupted: the run so far is saved in {state}; continue it with: "
         f"executor template-create --path {python_service} --resume"
     )
-    assert "saved" not in out  # said once, on stderr
+    assert "saved" not in proc.stdout  # said once, on stderr
 
 
 def test_an_agent_preset_answers_both_requests(python_service: Path, tmp_path: Path) -> None:
