@@ -21,27 +21,29 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from executor.records import Record, field
+from pydantic import Field
+
+from executor.datamodel import Strict
 
 _EXCERPT_LINES = 5
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
-class AgentReport(Record):
+class AgentReport(Strict):
     """One agent run, as its CLI reported it. The executor still verifies the work."""
 
-    agent: str = field(metadata={"doc": "preset name, or 'command' for a plain --agent-command"})
+    agent: str = Field(description="preset name, or 'command' for a plain --agent-command")
     ok: bool
     final_message: str = ""
     error_message: str | None = None
-    cost_usd: float | None = field(default=None, metadata={"doc": "as reported by the CLI"})
+    cost_usd: float | None = Field(default=None, description="as reported by the CLI")
     input_tokens: int | None = None
     output_tokens: int | None = None
-    turns: int | None = field(default=None, metadata={"doc": "model round trips, if reported"})
-    denied: list[str] = field(
-        default_factory=list, metadata={"doc": "tool calls the CLI's permission system refused"}
+    turns: int | None = Field(default=None, description="model round trips, if reported")
+    denied: list[str] = Field(
+        default_factory=list, description="tool calls the CLI's permission system refused"
     )
-    duration_s: float = field(metadata={"ge": 0})
+    duration_s: float = Field(ge=0)
 
 
 Parser = Callable[[str, str, str, int, float], AgentReport]

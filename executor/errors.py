@@ -3,7 +3,7 @@
 ExecutorError                      internal error unless a subclass says otherwise
 ├── TransitionNotAllowed           a workflow table has no edge for (step, outcome): a bug
 ├── GitCommandError                a git command failed unexpectedly
-├── RecordError (also ValueError)  data did not fit a record; lists `location: problem`
+├── DataError (also ValueError)    data did not fit a model; lists `location: problem`
 ├── AgentInvocationError           error/timeout/cancelled response (seed 000 API)
 ├── RunStopped                     a controlled stop that is not a failure of ours
 │   ├── NeedAgent  (also SystemExit(42): scripts that don't catch it exit 42)
@@ -79,7 +79,7 @@ class GitCommandError(ExecutorError):
         self.stderr = stderr
 
 
-class RecordError(ExecutorError, ValueError):
+class DataError(ExecutorError, ValueError):
     """What was wrong with the data, one `location: problem` line per fault.
 
     Internal until a boundary turns it into the error of the file it came from
@@ -110,14 +110,6 @@ class AgentInvocationError(ExecutorError):
         self.error_type = error_type
         self.error_message = error_message
         self.request_id = request_id
-
-    @property
-    def retryable(self) -> bool:
-        """Transient failures are retried; parse/validation/not-found ones are not."""
-        from executor.bridge.models import known_error_type
-        from executor.retry import RetryPolicy
-
-        return RetryPolicy.retryable(self.status, known_error_type(self.error_type))
 
 
 class RunStopped(ExecutorError):
@@ -165,19 +157,6 @@ class NeedAgent(RunStopped, SystemExit):
             "response_file": str(self.response_file),
             "prompt_file": str(self.prompt_file) if self.prompt_file else None,
         }
-
-    def __str__(self) -> str:
-        from executor.fsutil import quote
-
-        who = "ask the person" if self.agent_name == "human" else f"run agent {self.agent_name!r}"
-        brief = f" (brief: {quote(self.prompt_file)})" if self.prompt_file else ""
-        answer = "--response CHOICE" if self.agent_name == "human" else "--response-file ANSWER"
-        return (
-            f"NEED_AGENT: {who} for request {self.request_id} in {quote(self.request_file)}"
-            f"{brief}; write the answer with `executor bridge respond --dir "
-            f"{quote(self.request_file.parent)} --status success {answer}` (or --status error "
-            f"--error-message M)"
-        )
 
 
 class Resumable(RunStopped):

@@ -23,18 +23,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
+from executor.datamodel import Strict
 from executor.errors import ConfigError
-from executor.records import Record, field
 
 FILES = (".executor.toml", "pyproject.toml")
 
 
-class ProjectConfig(Record, frozen=True):
+class ProjectConfig(Strict, frozen=True):
     """The settings that apply to a repository (all optional). (A record, not a
     dataclass: the resume path reads it and cannot pay for importing `dataclasses`.)"""
 
     test_command: str | None = None
-    test_command_map: dict[str, str] = field(default_factory=dict)
+    test_command_map: dict[str, str] = Field(default_factory=dict)
     #: The file they were read from (None: no settings anywhere).
     source: Path | None = None
 

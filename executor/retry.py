@@ -13,13 +13,14 @@ most `max_emissions` times, then the run stops instead of asking forever.
 
 from __future__ import annotations
 
-from executor.records import Record
+from dataclasses import dataclass
 
 NOT_RETRYABLE_TYPES = frozenset({"PARSE_ERROR", "VALIDATION_ERROR", "AGENT_NOT_FOUND"})
 RETRYABLE_STATUSES = frozenset({"error", "timeout"})
 
 
-class RetryPolicy(Record, kw_only=False, frozen=True):
+@dataclass(frozen=True)
+class RetryPolicy:
     max_retries: int = 2
     #: Seconds before the first retry; doubled for each further one, capped.
     base_delay: float = 0.5

@@ -9,17 +9,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from executor import fsutil
 from executor.bridge.models import AgentRequest, AgentResponse, InvokerLedger
 from executor.bridge.template_state import TemplateCreateState
 from executor.engine.state import RunState
-from executor.record_schema import json_schema
-from executor.records import Record
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 #: file name -> (record, what the file is)
-SCHEMAS: dict[str, tuple[type[Record], str]] = {
+SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
     "agent-request.schema.json": (AgentRequest, "`.agent-request.json`, written by the executor"),
     "agent-response.schema.json": (
         AgentResponse,
@@ -44,7 +44,7 @@ def render_schemas() -> dict[str, str]:
     """File name -> schema text, exactly as `write_schemas` writes it."""
     out: dict[str, str] = {}
     for name, (model, what) in SCHEMAS.items():
-        schema = {"$schema": SCHEMA_DIALECT, "$id": name, **json_schema(model)}
+        schema = {"$schema": SCHEMA_DIALECT, "$id": name, **model.model_json_schema()}
         schema.setdefault("description", f"Schema of {what}.")
         out[name] = fsutil.dumps_json(schema)
     return out

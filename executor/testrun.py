@@ -43,8 +43,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar, Literal
 
+from pydantic import Field
+
 from executor import errors
-from executor.records import Record, field
+from executor.datamodel import Strict
 from executor.testreports import Case, Outcome, RunnerName, prepare, read_report
 
 Verdict = Literal["red", "green", "empty"]
@@ -58,7 +60,7 @@ _IMPORT_ERROR_RE = re.compile(r"(?:ModuleNotFoundError|ImportError): (?P<msg>[^\
 _EXC_PREFIX_RE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception): ")
 
 
-class TestCase(Record):
+class TestCase(Strict):
     """One test as the runner's report gave it."""
 
     __test__: ClassVar[bool] = False  # not a pytest test class
@@ -74,7 +76,7 @@ class TestCase(Record):
     file: str | None = None
 
 
-class TestRun(Record):
+class TestRun(Strict):
     """What the executor measured when it ran a test command."""
 
     __test__: ClassVar[bool] = False
@@ -94,7 +96,7 @@ class TestRun(Record):
     #: The runner whose report was read (None: not a runner we read reports from).
     runner: RunnerName | None = None
     timed_out: bool = False
-    cases: list[TestCase] = field(default_factory=list)
+    cases: list[TestCase] = Field(default_factory=list)
     output_tail: str = ""
     #: Line coverage in percent, when asked for and pytest-cov is installed.
     coverage: float | None = None

@@ -14,6 +14,7 @@ from executor import fsutil
 from executor.bridge.models import AgentRequest, AgentResponse
 from executor.bridge.protocol import MAX_RESPONSE_BYTES, REQUEST_NAME, RESPONSE_NAME
 from executor.bridge.reading import read_request, validate_file
+from executor.datamodel import dump
 from executor.errors import (
     BridgeFileInvalid,
     InvalidResponseError,
@@ -152,13 +153,13 @@ def write_response(
         error_type = "TIMEOUT" if status == "timeout" else "UNKNOWN"
     resp = AgentResponse(
         request_id=req.request_id,
-        status=status,  # type: ignore[arg-type]
+        status=status,
         response=text,
         error_message=error_message,
         error_type=error_type,
         metadata={"agent_name": req.agent_name, "written_by": "executor bridge respond"},
     )
-    fsutil.atomic_write_json(target, resp.to_json(), fault="response")
+    fsutil.atomic_write_json(target, dump(resp), fault="response")
     return target
 
 

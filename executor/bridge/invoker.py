@@ -35,13 +35,14 @@ from executor.bridge.models import (
 from executor.bridge.protocol import BridgeChannel, Reply
 from executor.bridge.reading import read_response, remove_quietly
 from executor.bridge.state_manager import StateManager
+from executor.datamodel import dump, validate
 from executor.errors import (
     AgentInvocationError,
     CorruptStateError,
+    DataError,
     DefinitionDriftError,
     InvalidResponseError,
 )
-from executor.records import RecordError
 from executor.retry import RetryPolicy
 
 LEDGER_NAME = ".agent-bridge-ledger.json"
@@ -65,10 +66,10 @@ class FileLedgerStore:
         except FileNotFoundError:
             return InvokerLedger()
         try:
-            return InvokerLedger.from_json(json.loads(data.decode("utf-8")))
+            return validate(InvokerLedger, json.loads(data.decode("utf-8")))
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             problem = f"not valid JSON ({e})"
-        except RecordError as e:
+        except DataError as e:
             problem = "; ".join(e.problems)
         raise CorruptStateError(
             f"Corrupt bridge ledger {self.path}: {problem}. Nothing was changed. Delete it to "
@@ -77,7 +78,7 @@ class FileLedgerStore:
         )
 
     def save(self, ledger: InvokerLedger) -> None:
-        fsutil.atomic_write_json(self.path, ledger.to_json(), fault="ledger")
+        fsutil.atomic_write_json(self.path, dump(ledger), fault="ledger")
 
 
 class StateLedgerStore:
@@ -323,7 +324,7 @@ class AgentBridgeInvoker:
 
 def _answer(reply: Reply) -> Answer:
     return Answer(
-        status=reply.status,  # type: ignore[arg-type]
+        status=reply.status,
         text=reply.text,
         error_type=reply.error_type,
         error_message=reply.error_message,

@@ -1,4 +1,4 @@
-"""The bridge's file formats (seeds 000/001, hardened) as typed records.
+"""The bridge's file formats (seeds 000/001, hardened) as pydantic models.
 
 Strict where we write (unknown keys rejected): `AgentRequest`, `PendingRequest`,
 `Consumed`, `Ledger`, `InvokerLedger`. `AgentResponse` is what a
@@ -18,7 +18,9 @@ import os
 import time
 from typing import Any, Literal
 
-from executor.records import Record, field
+from pydantic import Field
+
+from executor.datamodel import Strict
 
 PROTOCOL_VERSION = "1.0"
 
@@ -69,89 +71,82 @@ def known_error_type(error_type: str | None) -> str | None:
     return error_type if error_type in ERROR_TYPES else "UNKNOWN"
 
 
-class AgentRequest(Record):
+class AgentRequest(Strict):
     """`.agent-request.json`: written by the executor, read by the host."""
 
-    request_id: str = field(metadata={"doc": "uuid4; the response must carry the same id"})
-    version: str = field(default=PROTOCOL_VERSION, metadata={"doc": "protocol version"})
-    phase: int = field(metadata={"doc": "phase number of the caller's workflow"})
+    request_id: str = Field(description="uuid4; the response must carry the same id")
+    version: str = Field(default=PROTOCOL_VERSION, description="protocol version")
+    phase: int = Field(description="phase number of the caller's workflow")
     phase_name: str
-    agent_name: str = field(metadata={"doc": 'agent to run; "human" means ask the person'})
-    prompt: str = field(
-        metadata={"doc": "the prompt; when long, a short pointer to context.prompt_file"}
-    )
-    timeout_seconds: int = field(default=120, metadata={"ge": 1})
-    created_at: str = field(metadata={"doc": "ISO 8601 UTC"})
-    context: dict[str, Any] = field(
+    agent_name: str = Field(description='agent to run; "human" means ask the person')
+    prompt: str = Field(description="the prompt; when long, a short pointer to context.prompt_file")
+    timeout_seconds: int = Field(default=120, ge=1)
+    created_at: str = Field(description="ISO 8601 UTC")
+    context: dict[str, Any] = Field(
         default_factory=dict,
-        metadata={
-            "doc": "extra context; prompt_file (absolute path of the full brief) when the "
-            "prompt is long; question/options/detail for human requests; attempt (the "
-            "step's attempt: retries and requested changes)"
-        },
+        description=(
+            "extra context; prompt_file (absolute path of the full brief) when the prompt is "
+            "long; question/options/detail for human requests; attempt (the step's attempt: "
+            "retries and requested changes)"
+        ),
     )
-    attempt: int = field(
-        default=1,
-        metadata={"ge": 1, "doc": "the step's attempt: 1, then +1 per retry or requested change"},
+    attempt: int = Field(
+        default=1, ge=1, description="the step's attempt: 1, then +1 per retry or requested change"
     )
-    emission: int = field(
-        default=1,
-        metadata={"ge": 1, "doc": "times this request_id was written (re-runs with no response)"},
+    emission: int = Field(
+        default=1, ge=1, description="times this request_id was written (re-runs with no response)"
     )
 
 
-class AgentResponse(Record):
+class AgentResponse(Strict):
     """`.agent-response.json`: written by the host (use `executor bridge respond`)."""
 
-    request_id: str = field(metadata={"doc": "must equal the pending request's request_id"})
+    request_id: str = Field(description="must equal the pending request's request_id")
     version: str = PROTOCOL_VERSION
     status: Status
-    response: str | None = field(
-        default=None,
-        metadata={"doc": "the agent's answer as a string (required when status is success)"},
+    response: str | None = Field(
+        default=None, description="the agent's answer as a string (required when status is success)"
     )
     error_message: str | None = None
-    error_type: str | None = field(
+    error_type: str | None = Field(
         default=None,
-        metadata={
-            "doc": "AGENT_NOT_FOUND, INVOCATION_FAILED, TIMEOUT, PARSE_ERROR, VALIDATION_ERROR "
-            "or UNKNOWN; any other string is kept and treated as UNKNOWN"
-        },
+        description=(
+            "AGENT_NOT_FOUND, INVOCATION_FAILED, TIMEOUT, PARSE_ERROR, VALIDATION_ERROR or "
+            "UNKNOWN; any other string is kept and treated as UNKNOWN"
+        ),
     )
-    created_at: str = field(default_factory=utc_now)
-    duration_seconds: float | None = field(default=None, metadata={"ge": 0})
-    metadata: dict[str, Any] = field(default_factory=dict)
+    created_at: str = Field(default_factory=utc_now)
+    duration_seconds: float | None = Field(default=None, ge=0)
+    metadata: dict[str, Any] = Field(default_factory=dict)
 
 
-class PendingRequest(Record):
+class PendingRequest(Strict):
     """The request the caller is waiting for; stored in the caller's own state (P3)."""
 
     request_id: str
-    key: str = field(metadata={"doc": 'the caller\'s step key, e.g. "s3.green_agent.a2.f0"'})
+    key: str = Field(description='the caller\'s step key, e.g. "s3.green_agent.a2.f0"')
     kind: Literal["agent", "human"] = "agent"
     agent_name: str
-    attempt: int = field(
-        default=1, metadata={"ge": 1, "doc": "the step's attempt (retries, requested changes)"}
+    attempt: int = Field(
+        default=1, ge=1, description="the step's attempt (retries, requested changes)"
     )
-    emissions: int = field(
-        default=1, metadata={"ge": 1, "doc": "times the request file was written"}
-    )
+    emissions: int = Field(default=1, ge=1, description="times the request file was written")
     prompt_sha256: str
     created_at: str
 
 
-class Consumed(Record):
+class Consumed(Strict):
     """A response that was applied; never applied again (P8)."""
 
     request_id: str
     response_sha256: str
 
 
-class Ledger(Record):
+class Ledger(Strict):
     """The bridge bookkeeping of one caller: what is pending, what was applied."""
 
     pending: PendingRequest | None = None
-    consumed: list[Consumed] = field(default_factory=list)
+    consumed: list[Consumed] = Field(default_factory=list)
 
     def consume(self, request_id: str, response_sha256: str, keep: int = 20) -> None:
         """Record an applied response (the last `keep` are remembered) and clear pending."""
@@ -162,7 +157,7 @@ class Ledger(Record):
         self.pending = None
 
 
-class Answer(Record):
+class Answer(Strict):
     """The final answer to one `AgentBridgeInvoker.request()` key, replayed on re-runs."""
 
     status: Status
@@ -179,5 +174,5 @@ class InvokerLedger(Ledger):
     """
 
     schema_version: int = 1
-    outcomes: dict[str, Answer] = field(default_factory=dict)
-    failures: dict[str, int] = field(default_factory=dict)
+    outcomes: dict[str, Answer] = Field(default_factory=dict)
+    failures: dict[str, int] = Field(default_factory=dict)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import stat
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -29,8 +30,8 @@ from executor.bridge.models import (
     utc_now,
 )
 from executor.bridge.reading import quarantine, read_response, remove_quietly
+from executor.datamodel import dump
 from executor.errors import AgentUnavailableError, InvalidResponseError, NeedAgent
-from executor.records import Record
 from executor.retry import RetryPolicy
 
 __all__ = ["BridgeChannel", "Consumed", "Ledger", "PendingRequest", "Reply"]
@@ -44,7 +45,8 @@ INLINE_PROMPT_MAX = 1500
 MAX_RESPONSE_BYTES = 1_000_000
 
 
-class Reply(Record, kw_only=False, frozen=True):
+@dataclass(frozen=True)
+class Reply:
     """A response bound to the pending request, as `poll` hands it back."""
 
     request_id: str
@@ -139,7 +141,7 @@ class BridgeChannel:
                 f"with `executor bridge respond --dir {fsutil.quote(self.response_file.parent)}`"
                 f" before re-running with --resume; stopping instead of asking again forever."
             )
-        return pending.replace(emissions=pending.emissions + 1)
+        return pending.model_copy(update={"emissions": pending.emissions + 1})
 
     # -- reading the answer -----------------------------------------------------------
 
@@ -283,7 +285,7 @@ class BridgeChannel:
             emission=pending.emissions,
         )
         self.request_file.parent.mkdir(parents=True, exist_ok=True)
-        fsutil.atomic_write_json(self.request_file, request.to_json(), fault="request")
+        fsutil.atomic_write_json(self.request_file, dump(request), fault="request")
         faults.hit("request.written")
         raise NeedAgent(
             request_file=self.request_file,

@@ -16,9 +16,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from executor.bridge.models import PROTOCOL_VERSION, AgentRequest, AgentResponse
-from executor.errors import BridgeFileInvalid, InvalidResponseError
-from executor.records import Record, RecordError
+from executor.datamodel import validate
+from executor.errors import BridgeFileInvalid, DataError, InvalidResponseError
 
 RESPONSE_EXAMPLE = (
     '{"request_id": "<the pending request_id>", "version": "1.0", "status": "success", '
@@ -83,8 +85,8 @@ def parse_response(data: bytes, *, path: Path) -> AgentResponse:
         raw["response"] = json.dumps(raw["response"], ensure_ascii=False)
     problems: list[str] = []
     try:
-        resp = AgentResponse.from_json(raw)
-    except RecordError as e:
+        resp = validate(AgentResponse, raw)
+    except DataError as e:
         problems = e.problems
     else:
         if not resp.version.startswith(PROTOCOL_VERSION.split(".")[0] + "."):
@@ -128,10 +130,10 @@ def _load_file(path: Path, what: str) -> Any:
         ) from e
 
 
-def _validated(model: type[Record], path: Path, raw: Any, what: str) -> Record:
+def _validated(model: type[BaseModel], path: Path, raw: Any, what: str) -> BaseModel:
     try:
-        return model.from_json(raw)
-    except RecordError as e:
+        return validate(model, raw)
+    except DataError as e:
         raise BridgeFileInvalid(
             f"Invalid {what} file {path}: " + "; ".join(e.problems), path=path, problems=e.problems
         ) from e
@@ -145,7 +147,7 @@ def read_request(path: Path) -> AgentRequest:
     return req
 
 
-def validate_file(path: Path) -> tuple[str, Record]:
+def validate_file(path: Path) -> tuple[str, BaseModel]:
     """Check a request or response file (detected by its fields); return (kind, record).
 
     Raises FileNotFoundError, or BridgeFileInvalid with field-level problems.

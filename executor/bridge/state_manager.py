@@ -26,6 +26,7 @@ from executor.bridge.template_state import (
     TemplateCreateState,
     template_store,
 )
+from executor.datamodel import dump
 from executor.errors import CorruptStateError
 
 DEFAULT_STATE_NAME = STATE_NAME
@@ -67,17 +68,19 @@ class StateManager:
                 existing = None
             pending = agent_request_pending
             if pending is None and existing is not None and existing.bridge.pending is not None:
-                pending = existing.bridge.pending.to_json()
+                pending = dump(existing.bridge.pending)
             now = utc_now()
             base = existing or TemplateCreateState(
                 checkpoint=checkpoint, phase=phase, created_at=now, updated_at=now
             )
-            state = base.replace(
-                checkpoint=checkpoint,
-                phase=phase,
-                config=config,
-                phase_data=phase_data,
-                agent_request_pending=pending,
+            state = base.model_copy(
+                update={
+                    "checkpoint": checkpoint,
+                    "phase": phase,
+                    "config": config,
+                    "phase_data": phase_data,
+                    "agent_request_pending": pending,
+                }
             )
             self._store.save(state)
 
@@ -111,5 +114,5 @@ class StateManager:
         with self._store.locked():
             state = self.load_state()
             state.bridge = ledger
-            state.agent_request_pending = ledger.pending.to_json() if ledger.pending else None
+            state.agent_request_pending = dump(ledger.pending) if ledger.pending else None
             self._store.save(state)

@@ -22,16 +22,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
 from executor.bridge.models import PROTOCOL_VERSION, InvokerLedger
+from executor.datamodel import Strict, dump
 from executor.engine.store import StateStore
-from executor.records import Record, field
 from executor.workflows.template_create import Step, progress_of
 
 SCHEMA_VERSION = 2
 STATE_NAME = ".template-create-state.json"
 
 
-class StepLog(Record):
+class StepLog(Strict):
     """One transition: the step that ran, what it reported, when and for how long."""
 
     step: Step
@@ -41,39 +43,36 @@ class StepLog(Record):
     note: str = ""
 
 
-class TemplateCreateState(Record):
+class TemplateCreateState(Strict):
     """`.template-create-state.json`: seed 000's checkpoint, the workflow's cursor and
     the bridge ledger, in one file."""
 
     schema_version: int = SCHEMA_VERSION
-    version: str = field(default=PROTOCOL_VERSION, metadata={"doc": "seed 000's version"})
-    checkpoint: str = field(metadata={"doc": "seed 000's checkpoint (derived from step)"})
-    phase: int = field(metadata={"doc": "seed 000's phase number (derived from step)"})
+    version: str = Field(default=PROTOCOL_VERSION, description="seed 000's version")
+    checkpoint: str = Field(description="seed 000's checkpoint (derived from step)")
+    phase: int = Field(description="seed 000's phase number (derived from step)")
     created_at: str
     updated_at: str
-    config: dict[str, Any] = field(
-        default_factory=dict, metadata={"doc": "the run's options (see docs/template-create.md)"}
+    config: dict[str, Any] = Field(
+        default_factory=dict, description="the run's options (see docs/template-create.md)"
     )
-    phase_data: dict[str, Any] = field(
+    phase_data: dict[str, Any] = Field(
         default_factory=dict,
-        metadata={"doc": "results of the finished steps: qa_answers, analysis, templates, ..."},
+        description="results of the finished steps: qa_answers, analysis, templates, ...",
     )
-    agent_request_pending: dict[str, Any] | None = field(
-        default=None, metadata={"doc": "the bridge's pending request, mirrored for the seed"}
+    agent_request_pending: dict[str, Any] | None = Field(
+        default=None, description="the bridge's pending request, mirrored for the seed"
     )
-    step: Step | None = field(
-        default=None,
-        metadata={"doc": "the workflow cursor; null in a state the seed API wrote"},
+    step: Step | None = Field(
+        default=None, description="the workflow cursor; null in a state the seed API wrote"
     )
-    agent_failures: int = field(
-        default=0, metadata={"doc": "failed agent answers in a row at this step"}
+    agent_failures: int = Field(default=0, description="failed agent answers in a row at this step")
+    history: list[StepLog] = Field(default_factory=list)
+    bridge: InvokerLedger = Field(default_factory=InvokerLedger)
+    generation: int = Field(
+        default=0, description="incremented by every save; a save must see the one it loaded"
     )
-    history: list[StepLog] = field(default_factory=list)
-    bridge: InvokerLedger = field(default_factory=InvokerLedger)
-    generation: int = field(
-        default=0, metadata={"doc": "incremented by every save; a save must see the one it loaded"}
-    )
-    checksum: str = field(default="", metadata={"doc": "sha256 of the canonical body"})
+    checksum: str = Field(default="", description="sha256 of the canonical body")
 
     def derive(self) -> None:
         """Seed 000's checkpoint, phase and pending request, from the cursor and ledger."""
@@ -81,7 +80,7 @@ class TemplateCreateState(Record):
             self.phase, self.checkpoint = progress_of(
                 self.step, waiting=self.bridge.pending is not None
             )
-        self.agent_request_pending = self.bridge.pending.to_json() if self.bridge.pending else None
+        self.agent_request_pending = dump(self.bridge.pending) if self.bridge.pending else None
 
 
 def migrate(data: dict[str, Any]) -> dict[str, Any]:

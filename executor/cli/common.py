@@ -75,7 +75,7 @@ def outcome(
         then = f", then re-run: {rerun}" if rerun else ", then re-run the command with --resume"
         if json_output:
             console.out_json({**e.as_dict(), "resume": rerun})
-        console.err(str(e) + then)
+        console.err(need_agent_line(e) + then)
         return int(ExitCode.NEED_AGENT)
     except Resumable as e:
         line = str(e)
@@ -115,6 +115,20 @@ def outcome(
     except Exception as e:  # the boundary: a bug must still never exit 0 or 42
         _internal(e)
         return int(ExitCode.INTERNAL_ERROR)
+
+
+def need_agent_line(e: NeedAgent) -> str:
+    """The one line a host reads after exit 42: who answers, where, and how."""
+    human = e.agent_name == "human"
+    who = "ask the person" if human else f"run agent {e.agent_name!r}"
+    brief = f" (brief: {quote(e.prompt_file)})" if e.prompt_file else ""
+    answer = "--response CHOICE" if human else "--response-file ANSWER"
+    return (
+        f"NEED_AGENT: {who} for request {e.request_id} in {quote(e.request_file)}"
+        f"{brief}; write the answer with `executor bridge respond --dir "
+        f"{quote(e.request_file.parent)} --status success {answer}` (or --status error "
+        f"--error-message M)"
+    )
 
 
 def interrupted_line(e: Interrupted, resume: str | None) -> str:

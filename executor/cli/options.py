@@ -8,14 +8,14 @@ from this table); the light `--resume` path parses the same table itself
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-
-from executor.records import Record
 
 CHECKPOINT_CHOICES = ("all", "session", "none")
 
 
-class RunOpt(Record, kw_only=False, frozen=True):
+@dataclass(frozen=True)
+class RunOpt:
     name: str
     flags: tuple[str, ...]
     kind: type  # bool, int, float, str or Path; every non-bool option defaults to None

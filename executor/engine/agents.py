@@ -15,12 +15,12 @@ right after it saves.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn, Protocol
 
 from executor.bridge.models import Ledger, PendingRequest, known_error_type
 from executor.bridge.protocol import BridgeChannel, Reply
-from executor.records import Record, field
 
 DEFAULT_AGENT_TIMEOUT = 1200
 #: `--agent bridge`: no agent process, the exit-42 bridge (what no agent option means);
@@ -57,7 +57,8 @@ class Durable:
             emit()
 
 
-class AgentCall(Record, kw_only=False):
+@dataclass
+class AgentCall:
     """One agent step's request: the same for the bridge and for a command."""
 
     key: str
@@ -88,7 +89,8 @@ class AgentCall(Record, kw_only=False):
         }
 
 
-class AgentResult(Record, kw_only=False):
+@dataclass
+class AgentResult:
     status: str  # success | error | timeout | cancelled | invalid_request
     text: str = ""
     error_type: str | None = None

@@ -8,11 +8,13 @@ budget continues where it stopped.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from executor.engine.state import RunOptions, RunState
-from executor.records import Record
 
 
-class Spent(Record, kw_only=False, frozen=True):
+@dataclass(frozen=True)
+class Spent:
     usd: float
     tokens: int
     seconds: float
@@ -32,7 +34,8 @@ def spent(state: RunState) -> Spent:
     )
 
 
-class Exceeded(Record, kw_only=False, frozen=True):
+@dataclass(frozen=True)
+class Exceeded:
     """A spent budget: its flag, what was spent of what, and a larger value to resume."""
 
     flag: str

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,6 @@ from executor import fsutil
 from executor.bridge.models import Ledger, PendingRequest
 from executor.engine.agents import WAITING, BridgeAgents, Waiting, supersede
 from executor.errors import InvalidResponseError
-from executor.records import Record
 
 if TYPE_CHECKING:
     from executor.prompts import Prompter
@@ -31,12 +31,14 @@ MAX_FEEDBACK = 64 * 1024
 INLINE_DETAIL = 600
 
 
-class Option(Record, kw_only=False, frozen=True):
+@dataclass(frozen=True)
+class Option:
     value: str  # the stable identifier a step branches on ("approve", "show_diff", ...)
     label: str  # what the person reads
 
 
-class Decision(Record, kw_only=False, frozen=True):
+@dataclass(frozen=True)
+class Decision:
     """What the person chose: `action` is one of the offered options' values."""
 
     action: str
@@ -46,7 +48,8 @@ class Decision(Record, kw_only=False, frozen=True):
     waited: bool = False
 
 
-class Question(Record, kw_only=False, frozen=True):
+@dataclass(frozen=True)
+class Question:
     key: str
     text: str
     options: tuple[Option, ...]

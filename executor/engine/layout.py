@@ -8,16 +8,17 @@ worktree dirty, never enter a commit and survive a rollback.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from executor.bridge.protocol import BRIEFS_DIR, REQUEST_NAME, RESPONSE_NAME
-from executor.records import Record
 
 #: The pattern (relative to the run folder) that hides every executor file from git.
 HIDDEN_PATTERN = ".agent-*"
 
 
-class Layout(Record, kw_only=False, frozen=True):
+@dataclass(frozen=True)
+class Layout:
     folder: Path
     state_name: str = ".agent-state.json"
 

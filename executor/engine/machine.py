@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from executor.errors import TransitionNotAllowed
-from executor.records import Record
 
 
 class Outcome(str, enum.Enum):
@@ -48,7 +48,8 @@ STOPS = frozenset({Outcome.WAIT, Outcome.PAUSE, Outcome.NO_HUMAN, Outcome.BUDGET
 S = TypeVar("S", bound=str)
 
 
-class Workflow(Record, Generic[S], kw_only=False, frozen=True):
+@dataclass(frozen=True)
+class Workflow(Generic[S]):
     """One workflow: its table, where it starts, where it ends, and its decision steps."""
 
     name: str

@@ -21,20 +21,22 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from executor import fsutil
 from executor.bridge.models import AgentRequest, Ledger, utc_now
 from executor.bridge.protocol import BridgeChannel
+from executor.datamodel import dump
 from executor.engine.agents import BRIDGE_AGENT, AgentCall, AgentResult, Durable, supersede
 from executor.errors import UserError
-from executor.records import Record
 
 #: Transcript bytes kept per stream: the head and the tail of a long run.
 TRANSCRIPT_HALF = 32_000
 
 
-class AgentProcess(Record, kw_only=False, frozen=True):
+@dataclass(frozen=True)
+class AgentProcess:
     """What to run for each agent step: a fixed command, or a preset by name."""
 
     command: tuple[str, ...] = ()
@@ -106,7 +108,7 @@ class ProcessAgents:
             context=call.request_context(),
             attempt=call.attempt,
         )
-        fsutil.atomic_write_json(request_file, request.to_json(), fault="request")
+        fsutil.atomic_write_json(request_file, dump(request), fault="request")
         env = {
             **os.environ,
             "EXECUTOR_PROMPT_FILE": str(call.brief),

@@ -6,12 +6,14 @@ from __future__ import annotations
 import hashlib
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from executor import __version__
 from executor.bridge.models import new_id
 from executor.bridge.protocol import BridgeChannel
+from executor.datamodel import dump, validate
 from executor.engine import budget
 from executor.engine.agents import BRIDGE_AGENT, Agents, BridgeAgents, Durable
 from executor.engine.decisions import Decider
@@ -33,7 +35,6 @@ from executor.errors import (
 )
 from executor.plan.cache import PlanView, load_valid
 from executor.project_config import ProjectConfig, load_project_config, map_test_command
-from executor.records import Record, field
 from executor.retry import RetryPolicy
 from executor.words import plural
 from executor.workflows.agent_guard import restore_plan
@@ -64,7 +65,8 @@ CHECKPOINT_SETS = {
 FINISHED = frozenset({Step.DONE, Step.SKIPPED})
 
 
-class Overrides(Record, kw_only=False):
+@dataclass
+class Overrides:
     """Run options given on this command line (None: not given, use the saved value)."""
 
     agent_command: str | None = None
@@ -84,10 +86,11 @@ class Overrides(Record, kw_only=False):
         if "agent_command" in given or "agent" in given:
             given.setdefault("agent_command", None)
             given.setdefault("agent", None)
-        return RunOptions.from_json({**saved.to_json(), **given})
+        return validate(RunOptions, {**dump(saved), **given})
 
 
-class RunRequest(Record, kw_only=False):
+@dataclass
+class RunRequest:
     plan: Path
     scope: Scope
     repo: Path | None = None
@@ -106,7 +109,8 @@ class RunRequest(Record, kw_only=False):
     activity: Callable[[str], Progress] | None = None
 
 
-class RunResult(Record, kw_only=False):
+@dataclass
+class RunResult:
     plan: PlanView
     state: RunState
     repo_root: Path

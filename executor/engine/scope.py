@@ -3,24 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from executor.errors import UserError
 from executor.plan.cache import PlanView
 from executor.plan.models import Outline
-from executor.records import Record
 
 
-class PlanScope(Record, kw_only=False, frozen=True):
+@dataclass(frozen=True)
+class PlanScope:
     """Every session of the plan, in dependency order (`execute-plan`)."""
 
 
-class PhaseScope(Record, kw_only=False, frozen=True):
+@dataclass(frozen=True)
+class PhaseScope:
     """Every session of phase `number`, in dependency order (`execute-phase N`)."""
 
     number: int
 
 
-class SessionScope(Record, kw_only=False, frozen=True):
+@dataclass(frozen=True)
+class SessionScope:
     """One session (`execute-session S`, `resume-session S`); `phase` is checked if given."""
 
     number: int

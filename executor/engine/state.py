@@ -15,9 +15,11 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field
+
 from executor.bridge.models import Ledger, utc_now
+from executor.datamodel import Strict
 from executor.engine.machine import Outcome
-from executor.records import Record, field
 from executor.workflows.tdd import Step
 
 SCHEMA_VERSION = 2
@@ -28,32 +30,32 @@ Checkpoints = Literal["all", "session", "none"]
 now = utc_now
 
 
-class RunOptions(Record):
+class RunOptions(Strict):
     """The options a run was started with; `--resume` and `resume-session` reuse them
     unless the command line overrides one."""
 
-    agent_command: str | None = field(
-        default=None, metadata={"doc": "run agents with this command; null: the exit-42 bridge"}
+    agent_command: str | None = Field(
+        default=None, description="run agents with this command; null: the exit-42 bridge"
     )
-    agent: str | None = field(
+    agent: str | None = Field(
         default=None,
-        metadata={
-            "doc": "run agents with this preset (claude, codex, ...); bridge (like null "
-            "with no agent_command): the exit-42 bridge"
-        },
+        description=(
+            "run agents with this preset (claude, codex, ...); bridge (like null with no "
+            "agent_command): the exit-42 bridge"
+        ),
     )
-    agent_timeout: int | None = field(
-        default=None, metadata={"ge": 1, "doc": "seconds an agent call may take"}
+    agent_timeout: int | None = Field(
+        default=None, ge=1, description="seconds an agent call may take"
     )
     checkpoints: Checkpoints = "all"
-    max_retries: int = field(default=2, metadata={"ge": 0})
+    max_retries: int = Field(default=2, ge=0)
     test_command: str | None = None
-    budget_usd: float | None = field(default=None, metadata={"ge": 0})
-    budget_tokens: int | None = field(default=None, metadata={"ge": 0})
-    budget_minutes: float | None = field(default=None, metadata={"ge": 0, "doc": "agent wall time"})
+    budget_usd: float | None = Field(default=None, ge=0)
+    budget_tokens: int | None = Field(default=None, ge=0)
+    budget_minutes: float | None = Field(default=None, ge=0, description="agent wall time")
 
 
-class StepLog(Record):
+class StepLog(Strict):
     """One transition: the step that ran, what it reported, when and for how long."""
 
     step: Step
@@ -63,95 +65,90 @@ class StepLog(Record):
     note: str = ""
 
 
-class AgentCall(Record):
+class AgentCall(Strict):
     """One answer from an agent (bridge or command)."""
 
     step: Step
     attempt: int
     status: str
     seconds: float
-    message: str = field(default="", metadata={"doc": "the agent's final message (bounded)"})
+    message: str = Field(default="", description="the agent's final message (bounded)")
     cost_usd: float | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
     turns: int | None = None
-    log: str | None = field(default=None, metadata={"doc": "the transcript (.agent-logs/)"})
+    log: str | None = Field(default=None, description="the transcript (.agent-logs/)")
 
 
-class RedFacts(Record):
+class RedFacts(Strict):
     """What RED measured: the test files it wrote, their hashes, the ids that failed."""
 
-    files: list[str] = field(default_factory=list)
-    hashes: dict[str, str] = field(default_factory=dict)
-    failing: list[str] = field(default_factory=list)
-    infra: dict[str, str] = field(
+    files: list[str] = Field(default_factory=list)
+    hashes: dict[str, str] = Field(default_factory=dict)
+    failing: list[str] = Field(default_factory=list)
+    infra: dict[str, str] = Field(
         default_factory=dict,
-        metadata={"doc": "test infrastructure as RED left it (GREEN/REFACTOR may not touch it)"},
+        description="test infrastructure as RED left it (GREEN/REFACTOR may not touch it)",
     )
-    why: dict[str, str] = field(
-        default_factory=dict, metadata={"doc": "test id -> why it failed (one line, bounded)"}
+    why: dict[str, str] = Field(
+        default_factory=dict, description="test id -> why it failed (one line, bounded)"
     )
-    passed: list[str] = field(
-        default_factory=list, metadata={"doc": "tests that already passed in RED"}
-    )
+    passed: list[str] = Field(default_factory=list, description="tests that already passed in RED")
 
 
-class SessionRecord(Record):
+class SessionRecord(Strict):
     step: Step = Step.NOT_STARTED
-    paused: bool = field(default=False, metadata={"doc": "the last stop was a pause"})
+    paused: bool = Field(default=False, description="the last stop was a pause")
     blocked_reason: str | None = None
     started_at: str | None = None
     completed_at: str | None = None
-    base_commit: str | None = field(
-        default=None, metadata={"doc": "HEAD when the session started: rollback target"}
+    base_commit: str | None = Field(
+        default=None, description="HEAD when the session started: rollback target"
     )
-    head: str | None = field(default=None, metadata={"doc": "HEAD after the last step"})
+    head: str | None = Field(default=None, description="HEAD after the last step")
     branch: str | None = None
-    source_hash: str | None = field(
-        default=None, metadata={"doc": "the session's plan section when it started (drift)"}
+    source_hash: str | None = Field(
+        default=None, description="the session's plan section when it started (drift)"
     )
     commit_hash: str | None = None
-    adopted: bool = field(
+    adopted: bool = Field(
         default=False,
-        metadata={"doc": "ticked as done in the plan and proven by a test run: no agent call"},
+        description="ticked as done in the plan and proven by a test run: no agent call",
     )
-    attempt: int = field(default=1, metadata={"ge": 1, "doc": "attempt of the current agent step"})
-    agent_failures: int = field(
-        default=0, metadata={"doc": "failed agent answers in a row at this step"}
+    attempt: int = Field(default=1, ge=1, description="attempt of the current agent step")
+    agent_failures: int = Field(default=0, description="failed agent answers in a row at this step")
+    retries: int = Field(default=0, description="automatic verify retries at this step")
+    asks: int = Field(default=0, description="questions asked (each gets its own key)")
+    feedback: list[str] = Field(
+        default_factory=list, description="the person's feedback for the next brief"
     )
-    retries: int = field(default=0, metadata={"doc": "automatic verify retries at this step"})
-    asks: int = field(default=0, metadata={"doc": "questions asked (each gets its own key)"})
-    feedback: list[str] = field(
-        default_factory=list, metadata={"doc": "the person's feedback for the next brief"}
-    )
-    last_failure: str = field(default="", metadata={"doc": "why the last attempt was rejected"})
-    last_summary: str = field(default="", metadata={"doc": "what the last check measured"})
-    problem: str = field(default="", metadata={"doc": "what the person decides about"})
+    last_failure: str = Field(default="", description="why the last attempt was rejected")
+    last_summary: str = Field(default="", description="what the last check measured")
+    problem: str = Field(default="", description="what the person decides about")
     after_rollback: Literal["restart", "skip"] = "restart"
-    tree: dict[str, str] = field(
+    tree: dict[str, str] = Field(
         default_factory=dict,
-        metadata={"doc": "every changed file's sha256 as the last work step left it"},
+        description="every changed file's sha256 as the last work step left it",
     )
-    excluded: list[str] = field(
-        default_factory=list, metadata={"doc": "a person's files kept out of the commit"}
+    excluded: list[str] = Field(
+        default_factory=list, description="a person's files kept out of the commit"
     )
-    ignored: list[str] | None = field(
-        default=None,
-        metadata={"doc": "what git ignored when the session started (files, `folder/`s)"},
+    ignored: list[str] | None = Field(
+        default=None, description="what git ignored when the session started (files, `folder/`s)"
     )
-    held_action: str | None = field(
-        default=None, metadata={"doc": "an answer waiting while edits made meanwhile are settled"}
+    held_action: str | None = Field(
+        default=None, description="an answer waiting while edits made meanwhile are settled"
     )
-    red: RedFacts = field(default_factory=RedFacts)
-    green_passed: list[str] = field(default_factory=list)
+    red: RedFacts = Field(default_factory=RedFacts)
+    green_passed: list[str] = Field(default_factory=list)
     tests_written: int | None = None
     tests_passing: int | None = None
     coverage: float | None = None
-    files_modified: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    history: list[StepLog] = field(default_factory=list)
-    agent_calls: list[AgentCall] = field(default_factory=list)
-    bridge: Ledger = field(default_factory=Ledger)
+    files_modified: list[str] = Field(default_factory=list)
+    errors: list[str] = Field(default_factory=list)
+    history: list[StepLog] = Field(default_factory=list)
+    agent_calls: list[AgentCall] = Field(default_factory=list)
+    bridge: Ledger = Field(default_factory=Ledger)
 
     def log(self, step: Step, outcome: Outcome, seconds: float, note: str) -> None:
         """Record one transition (the driver calls this once per step it leaves)."""
@@ -160,26 +157,24 @@ class SessionRecord(Record):
         )
 
 
-class RunState(Record):
+class RunState(Strict):
     schema_version: int = SCHEMA_VERSION
     tool_version: str
-    definition_hash: str = field(
-        metadata={"doc": "hash of the workflow table and brief version (P5)"}
-    )
+    definition_hash: str = Field(description="hash of the workflow table and brief version (P5)")
     run_id: str
-    generation: int = field(
-        default=0, metadata={"doc": "incremented by every save; a save must see the one it loaded"}
+    generation: int = Field(
+        default=0, description="incremented by every save; a save must see the one it loaded"
     )
-    repo: str = field(metadata={"doc": "the git repository's top folder"})
-    plan: str = field(
+    repo: str = Field(description="the git repository's top folder")
+    plan: str = Field(
         default="",
-        metadata={
-            "doc": "the plan this run executes, as named (a file or a folder); a "
-            "folder keeps one plan's run"
-        },
+        description=(
+            "the plan this run executes, as named (a file or a folder); a folder keeps one plan's"
+            " run"
+        ),
     )
-    options: RunOptions = field(default_factory=RunOptions)
-    sessions: dict[int, SessionRecord] = field(default_factory=dict)
-    created_at: str = field(default_factory=now)
-    updated_at: str = field(default_factory=now)
-    checksum: str = field(default="", metadata={"doc": "sha256 of the canonical body"})
+    options: RunOptions = Field(default_factory=RunOptions)
+    sessions: dict[int, SessionRecord] = Field(default_factory=dict)
+    created_at: str = Field(default_factory=now)
+    updated_at: str = Field(default_factory=now)
+    checksum: str = Field(default="", description="sha256 of the canonical body")

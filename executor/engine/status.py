@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from executor.datamodel import dump
 from executor.engine.layout import Layout
 from executor.engine.runner import state_store
 from executor.engine.state import AgentCall, RunState, SessionRecord
@@ -52,7 +53,7 @@ def _session(rec: SessionRecord | None) -> dict[str, Any]:
         "errors": rec.errors,
         "blocked_reason": rec.blocked_reason,
         "adopted": rec.adopted,
-        "pending_request": rec.bridge.pending.to_json() if rec.bridge.pending else None,
+        "pending_request": dump(rec.bridge.pending) if rec.bridge.pending else None,
         **_usage(rec.agent_calls),
         "transcripts": [c.log for c in rec.agent_calls if c.log],
     }
@@ -91,7 +92,7 @@ def status_data(plan: PlanView, named: Path | None = None) -> dict[str, Any]:
     current = next((n for n, r in sorted(sessions.items()) if r.step in ACTIVE), None)
     pending = next(
         (
-            {"session": n, **r.bridge.pending.to_json()}
+            {"session": n, **dump(r.bridge.pending)}
             for n, r in sorted(sessions.items())
             if r.bridge.pending
         ),

@@ -27,15 +27,18 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
+from pydantic import BaseModel
+
+from executor.datamodel import validate
 from executor.errors import (
     CorruptStateError,
+    DataError,
     DefinitionDriftError,
     LockedError,
     StaleWorkspaceError,
     StorageError,
 )
 from executor.fsutil import atomic_write_bytes, quote, sweep_orphans
-from executor.records import Record, RecordError
 
 
 class Persisted(Protocol):
@@ -44,7 +47,7 @@ class Persisted(Protocol):
     updated_at: str
     checksum: str
 
-    def to_json(self) -> dict[str, Any]: ...
+    def model_dump(self, *, mode: str, by_alias: bool) -> dict[str, Any]: ...
 
 
 P = TypeVar("P", bound=Persisted)
@@ -80,7 +83,7 @@ class StateStore(Generic[P]):
         self,
         path: Path,
         *,
-        model: type[Record],
+        model: type[BaseModel],
         version: int,
         lock: Path,
         migrate: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
@@ -186,8 +189,8 @@ class StateStore(Generic[P]):
 
     def _decode(self, raw: bytes, data: dict[str, Any]) -> P:
         try:
-            state = self.model.from_json(data)
-        except RecordError as e:
+            state = validate(self.model, data)
+        except DataError as e:
             self._corrupt(raw, "schema-invalid (" + "; ".join(e.problems[:5]) + ")")
         return state  # type: ignore[return-value]
 
@@ -228,7 +231,7 @@ class StateStore(Generic[P]):
             )
         state.generation += 1
         state.updated_at = _stamp()
-        body = state.to_json()
+        body = state.model_dump(mode="json", by_alias=True)
         state.checksum = body["checksum"] = checksum_of(body)
         data = canonical(body).encode("utf-8") + b"\n"
         try:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from executor import __version__, fsutil
+from executor.datamodel import dump, validate
 from executor.errors import PlanInvalidError
 from executor.plan.models import Outline, Plan, Session
 from executor.words import plural
@@ -54,7 +55,7 @@ class CachedPlan:
             with self._path.open("rb") as f:
                 f.seek(self._offset + where[0])
                 raw = f.read(where[1])
-            self._sessions[number] = Session.from_json(json.loads(raw))
+            self._sessions[number] = validate(Session, json.loads(raw))
         return self._sessions[number]
 
     def sessions(self) -> list[Session]:
@@ -79,10 +80,9 @@ def _outline_row(row: Any) -> Outline:
         and (red is None or type(red) is str)
     ):
         raise ValueError(f"not an outline row: {row!r}")
-    return Outline.trusted(
-        {"number": number, "phase": phase, "title": title, "dependencies": deps,
-         "red_command": red}
-    )  # fmt: skip
+    return Outline.model_construct(
+        number=number, phase=phase, title=title, dependencies=deps, red_command=red
+    )
 
 
 def plan_files(path: Path) -> list[Path]:
@@ -145,7 +145,7 @@ def _write(cache: Path, key: str, plan: Plan) -> None:
     at: dict[str, tuple[int, int]] = {}
     offset = 0
     for s in plan.sessions():
-        data = json.dumps(s.to_json(), ensure_ascii=False, separators=(",", ":")).encode()
+        data = json.dumps(dump(s), ensure_ascii=False, separators=(",", ":")).encode()
         at[str(s.number)] = (offset, len(data))
         lines.append(data + b"\n")
         offset += len(data) + 1

@@ -8,7 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from executor.records import Record, field
+from pydantic import Field
+
+from executor.datamodel import Strict
 
 StepRole = Literal["red", "green", "refactor"]
 Severity = Literal["error", "warning"]
@@ -17,12 +19,12 @@ Severity = Literal["error", "warning"]
 PlanFormat = Literal["phase", "overview", "superpowers", "speckit"]
 
 
-class ChecklistItem(Record):
+class ChecklistItem(Strict):
     text: str
     checked: bool = False
 
 
-class FileSpec(Record):
+class FileSpec(Strict):
     """A file the session creates or modifies, e.g. `config/settings.py (add app)`."""
 
     path: str
@@ -31,13 +33,13 @@ class FileSpec(Record):
     line: int | None = None
 
 
-class Step(Record):
+class Step(Strict):
     """One TDD step (RED, GREEN or REFACTOR) of a session."""
 
     role: StepRole
     heading: str
-    tasks: list[str] = field(default_factory=list)
-    files: list[str] = field(default_factory=list)
+    tasks: list[str] = Field(default_factory=list)
+    files: list[str] = Field(default_factory=list)
     #: The command the step names in a code span, or None.
     test_command: str | None = None
     #: True when the step says "Should now PASS" & co: the same command as before.
@@ -46,7 +48,7 @@ class Step(Record):
     line: int
 
 
-class Session(Record):
+class Session(Strict):
     """One unit of work the executor runs and commits.
 
     `tdd=False` sessions have `red=None` and `refactor=None`: their `green` step holds the
@@ -59,20 +61,20 @@ class Session(Record):
     title: str
     phase: int
     tdd: bool = True
-    objectives: list[ChecklistItem] = field(default_factory=list)
+    objectives: list[ChecklistItem] = Field(default_factory=list)
     red: Step | None = None
     green: Step | None = None
     refactor: Step | None = None
-    files: list[FileSpec] = field(default_factory=list)
-    dependencies: list[int] = field(default_factory=list)
-    exit_criteria: list[ChecklistItem] = field(default_factory=list)
+    files: list[FileSpec] = Field(default_factory=list)
+    dependencies: list[int] = Field(default_factory=list)
+    exit_criteria: list[ChecklistItem] = Field(default_factory=list)
     estimated_hours: float | None = None
     estimated_tests: int | None = None
     estimated_context_tokens: int | None = None
-    coverage_requirements: list[str] = field(default_factory=list)
+    coverage_requirements: list[str] = Field(default_factory=list)
     next_session: int | None = None
     #: `**Test Cases to Write**` items written outside any step.
-    test_cases: list[str] = field(default_factory=list)
+    test_cases: list[str] = Field(default_factory=list)
     #: A `**Run tests**:` command given at session level, outside any step.
     default_test_command: str | None = None
     #: Line of the dependencies statement (None: not stated, or from a Mermaid graph).
@@ -92,9 +94,9 @@ class Session(Record):
     claimed_done: bool = False
     #: Source lines (in `source_file`) of the checkboxes that claim this session done:
     #: the steps (format C), the tasks (D), every box of the session (A, B).
-    box_lines: list[int] = field(default_factory=list)
+    box_lines: list[int] = Field(default_factory=list)
     #: Human checkpoints to hold at the end of the session (`**Checkpoint**:` text).
-    checkpoints: list[str] = field(default_factory=list)
+    checkpoints: list[str] = Field(default_factory=list)
     #: True when the plan gives only a bullet summary and the steps were derived from it
     #: (RED: failing tests for the bullets; GREEN; REFACTOR) with the project's command.
     derived: bool = False
@@ -120,22 +122,22 @@ class Session(Record):
         return default
 
 
-class Phase(Record):
+class Phase(Strict):
     number: int
     name: str
     source_file: Path | None = None
     #: Line of the `Phase N` heading (None when the number came from the file name only).
     line: int | None = None
-    sessions: list[Session] = field(default_factory=list)
+    sessions: list[Session] = Field(default_factory=list)
 
 
-class Outline(Record):
+class Outline(Strict):
     """One session as the schedule and the status table see it (no parsing needed)."""
 
     number: int
     phase: int
     title: str
-    dependencies: list[int] = field(default_factory=list)
+    dependencies: list[int] = Field(default_factory=list)
     #: The RED step's test command, if the plan names one (what "the suite" defaults to).
     red_command: str | None = None
 
@@ -144,7 +146,7 @@ class Outline(Record):
 NO_PLAN_FILES = "no plan files here"
 
 
-class Diagnostic(Record):
+class Diagnostic(Strict):
     severity: Severity
     path: Path
     line: int
@@ -154,7 +156,7 @@ class Diagnostic(Record):
         return f"{self.path}:{self.line}: {self.severity}: {self.message}"
 
 
-class Plan(Record):
+class Plan(Strict):
     name: str
     #: The plan folder (for a single-file plan: the file's folder).
     folder: Path
@@ -162,8 +164,8 @@ class Plan(Record):
     format: PlanFormat = "phase"
     #: The file read for a single-file plan (None for a folder).
     source_file: Path | None = None
-    phases: list[Phase] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    phases: list[Phase] = Field(default_factory=list)
+    diagnostics: list[Diagnostic] = Field(default_factory=list)
 
     def sessions(self) -> list[Session]:
         return [s for p in self.phases for s in p.sessions]

@@ -18,6 +18,7 @@ import json
 import re
 from typing import Any
 
+from executor.datamodel import dump, validate
 from executor.templates.analysis import heuristic_analysis
 from executor.templates.answers import excerpt, extract_json, fence, tree
 from executor.templates.models import Analysis, Layer, QAAnswers
@@ -178,7 +179,7 @@ def merge_analysis(heuristic: Analysis, answer: dict[str, Any] | None) -> Analys
     """The heuristic analysis with every valid field of the agent's answer applied."""
     if not answer:
         return heuristic
-    merged = Analysis.from_json(heuristic.to_json())
+    merged = validate(Analysis, dump(heuristic))
     notes: list[str] = []
 
     def take(field: str, value: Any, ok: bool) -> None:

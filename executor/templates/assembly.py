@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 from executor import fsutil
+from executor.datamodel import dump
 from executor.errors import DestinationOverlapError, OverwriteRefusedError, TemplateSaveError
 from executor.templates.loading import is_template
 from executor.templates.models import Manifest, Settings, TemplateSet, Written
@@ -105,8 +106,8 @@ def template_files(
 ) -> dict[str, str]:
     """Relative path -> content of every file of the template folder."""
     files = {
-        "manifest.json": fsutil.dumps_json(manifest.to_json()),
-        "settings.json": fsutil.dumps_json(settings.to_json()),
+        "manifest.json": fsutil.dumps_json(dump(manifest)),
+        "settings.json": fsutil.dumps_json(dump(settings)),
         "CLAUDE.md": claude_md,
         **{e.file.template_path: e.text for e in templates.entries},
         **agent_files,

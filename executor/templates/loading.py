@@ -7,16 +7,18 @@ import re
 from pathlib import Path
 from typing import TypeVar
 
-from executor.errors import TemplateValidationError
-from executor.records import Record, RecordError
+from pydantic import BaseModel
+
+from executor.datamodel import validate
+from executor.errors import DataError, TemplateValidationError
 from executor.templates.models import SCHEMA_VERSION, Manifest
 
-R = TypeVar("R", bound=Record)
+R = TypeVar("R", bound=BaseModel)
 
 
 def read_json_record(path: Path, cls: type[R]) -> R:
-    """Raises OSError (unreadable), ValueError (not JSON) or RecordError (wrong fields)."""
-    return cls.from_json(json.loads(Path(path).read_text("utf-8")))
+    """Raises OSError (unreadable), ValueError (not JSON) or DataError (wrong fields)."""
+    return validate(cls, json.loads(Path(path).read_text("utf-8")))
 
 
 def is_template(folder: Path) -> bool:
@@ -25,7 +27,7 @@ def is_template(folder: Path) -> bool:
     app's, a browser extension's) is not one."""
     try:
         manifest = read_json_record(Path(folder) / "manifest.json", Manifest)
-    except (OSError, ValueError):  # RecordError is a ValueError
+    except (OSError, ValueError):  # DataError is a ValueError
         return False
     return manifest.schema_version == SCHEMA_VERSION
 
@@ -46,7 +48,7 @@ def load_manifest(template_dir: Path) -> Manifest:
         return manifest
     except FileNotFoundError:
         raise TemplateValidationError(f"not a template: {path} does not exist", path=path) from None
-    except RecordError as e:
+    except DataError as e:
         raise TemplateValidationError(
             f"{path} is not a valid manifest: {e}", path=path, problems=e.problems
         ) from None

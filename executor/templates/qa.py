@@ -17,6 +17,7 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any, cast
 
+from executor.datamodel import dump, validate
 from executor.errors import UserError
 from executor.templates.models import Analysis, Choice, QAAnswers, Question
 from executor.templates.naming import kebab, split_words
@@ -157,7 +158,7 @@ def apply_answers(analysis: Analysis, qa: QAAnswers, *, asked: Analysis) -> Anal
     """The analysis with the language and architecture the person chose (source `user`),
     even where the agent said otherwise; a default they only accepted is no choice, so
     the agent's finding stands (`asked`: the analysis the defaults came from)."""
-    out = Analysis.from_json(analysis.to_json())
+    out = validate(Analysis, dump(analysis))
     for field in ("language", "architecture"):
         if chose(qa, field, asked=asked):
             setattr(out, field, getattr(qa, field))

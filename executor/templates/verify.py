@@ -28,8 +28,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
 from executor.claude.frontmatter import parse_frontmatter
-from executor.errors import FrontmatterError, TemplateValidationError, TemplateValueError
-from executor.records import RecordError
+from executor.errors import DataError, FrontmatterError, TemplateValidationError, TemplateValueError
 from executor.templates import completeness
 from executor.templates.loading import read_json_record
 from executor.templates.models import (
@@ -302,7 +301,7 @@ def verify_template(
     checks = _Checks(report)
     try:
         manifest = read_json_record(root / "manifest.json", Manifest)
-    except (OSError, ValueError, RecordError) as e:
+    except (OSError, ValueError, DataError) as e:
         checks.record("manifest.json is valid", [f"manifest.json: {e}"])
         manifest = None
     else:
@@ -310,7 +309,7 @@ def verify_template(
     try:
         read_json_record(root / "settings.json", Settings)
         checks.record("settings.json is valid", [])
-    except (OSError, ValueError, RecordError) as e:
+    except (OSError, ValueError, DataError) as e:
         checks.record("settings.json is valid", [f"settings.json: {e}"])
     if manifest is not None:
         used = _check_templates(root, manifest, source, checks, other_names)

@@ -6,10 +6,10 @@ covers everything under it."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from executor import errors, fsutil
-from executor.records import Record
 from executor.vcs.plumbing import (
     GitBase,
     _busy_message,
@@ -22,7 +22,8 @@ from executor.vcs.plumbing import (
 )
 
 
-class Facts(Record, kw_only=False, frozen=True):
+@dataclass(frozen=True)
+class Facts:
     """What one `git status` says: HEAD, the branch (None: detached), changed files."""
 
     head: str
@@ -30,7 +31,8 @@ class Facts(Record, kw_only=False, frozen=True):
     changed: list[str]
 
 
-class Commit(Record, kw_only=False, frozen=True):
+@dataclass(frozen=True)
+class Commit:
     sha: str
     parents: list[str]
     trailers: dict[str, str]  # keys lower-cased

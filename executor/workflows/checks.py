@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from executor.engine.state import RedFacts
-from executor.records import Record
 from executor.words import plural
 
 if TYPE_CHECKING:  # the resume path does not load the test runner
@@ -91,7 +91,8 @@ def red_problem(run: TestRun | None) -> str | None:
     return f"no tests ran (empty run), so this is not RED: {run.summary()}"
 
 
-class PassVerdict(Record, kw_only=False):
+@dataclass
+class PassVerdict:
     problems: list[str]
     output: str
     cases: list[TestCase]  # the session's cases, as measured

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -13,7 +14,6 @@ from executor.engine.layout import Layout
 from executor.engine.state import RunState, SessionRecord
 from executor.plan.cache import PlanView
 from executor.plan.models import Session
-from executor.records import Record, field
 from executor.retry import RetryPolicy
 
 if TYPE_CHECKING:
@@ -34,7 +34,8 @@ def agent_for(phase_name: str) -> str:
     return "backend-builder"
 
 
-class SessionRun(Record, kw_only=False):
+@dataclass
+class SessionRun:
     """Everything the handlers of one session need; built by the plan runner."""
 
     plan: PlanView

@@ -8,11 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from pydantic import ConfigDict, Field
+
 from executor.bridge.models import utc_now
 from executor.bridge.template_state import StepLog, TemplateCreateState
+from executor.datamodel import Strict, dump
 from executor.engine.agents import Agents, Durable
 from executor.engine.machine import Outcome
-from executor.records import Record, field
 from executor.retry import RetryPolicy
 from executor.templates import Written, default_destination
 from executor.workflows.template_create import Step
@@ -23,27 +25,30 @@ if TYPE_CHECKING:
     from executor.prompts import FormPrompter
 
 
-class TemplateConfig(Record):
+class TemplateConfig(Strict):
     """The state's `config`: the run's options (seed 000's names where it has them).
     `--resume` uses them; an option given again on the command line overrides it."""
 
-    codebase_path: str = field(metadata={"doc": "the analysed codebase (absolute)"})
-    cwd: str = field(metadata={"doc": "where `repo` and a relative --output resolve"})
+    model_config = ConfigDict(populate_by_name=True)
+
+    codebase_path: str = Field(description="the analysed codebase (absolute)")
+    cwd: str = Field(description="where `repo` and a relative --output resolve")
     output_location: Literal["global", "repo"] = "global"
-    output: str | None = field(default=None, metadata={"doc": "--output, absolute"})
+    output: str | None = Field(default=None, description="--output, absolute")
     skip_qa: bool = False
     max_templates: int | None = None
     no_agents: bool = False
-    validate: bool = False
+    #: `--validate` (extended validation); the file keeps the option's name
+    validate_output: bool = Field(default=False, alias="validate")
     force: bool = False
-    agent_command: str | None = field(
-        default=None, metadata={"doc": "run agents with this command; null: the exit-42 bridge"}
+    agent_command: str | None = Field(
+        default=None, description="run agents with this command; null: the exit-42 bridge"
     )
-    agent: str | None = field(
-        default=None, metadata={"doc": "run agents with this preset (claude, codex, ...)"}
+    agent: str | None = Field(
+        default=None, description="run agents with this preset (claude, codex, ...)"
     )
-    answers: dict[str, Any] = field(
-        default_factory=dict, metadata={"doc": "Q&A answers given as options, by question id"}
+    answers: dict[str, Any] = Field(
+        default_factory=dict, description="Q&A answers given as options, by question id"
     )
 
     def destination(self, name: str) -> Path:
@@ -115,6 +120,6 @@ def new_state(config: TemplateConfig) -> TemplateCreateState:
     state = TemplateCreateState(
         checkpoint="", phase=1, created_at=now, updated_at=now, step=Step.QA
     )
-    state.config = config.to_json()
+    state.config = dump(config)
     state.derive()
     return state

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from executor.bridge.protocol import BridgeChannel
 from executor.bridge.template_state import STATE_NAME, TemplateCreateState, template_store
+from executor.datamodel import dump, validate
 from executor.engine.agents import Agents, BridgeAgents, Durable
 from executor.engine.driver import drive
 from executor.engine.layout import Layout
@@ -33,10 +34,10 @@ from executor.engine.process import AgentProcess, ProcessAgents
 from executor.engine.store import StateStore
 from executor.errors import (
     CorruptStateError,
+    DataError,
     Interrupted,
     NothingToResumeError,
     PathNotFoundError,
-    RecordError,
     UserCancelled,
     UserError,
 )
@@ -97,7 +98,7 @@ class TemplateOptions:
             skip_qa=self.skip_qa or base.skip_qa,
             max_templates=self.max_templates or base.max_templates,
             no_agents=self.no_agents or self.dry_run or base.no_agents,
-            validate=self.validate or base.validate,
+            validate_output=self.validate or base.validate_output,
             force=self.force or base.force,
             # a command or preset given now replaces the saved one (never both)
             agent_command=self.agent_command
@@ -233,14 +234,14 @@ def _resumed(
             f"run the command without --resume to start one."
         )
     try:
-        previous = TemplateConfig.from_json(saved.config)
-    except RecordError as e:
+        previous = validate(TemplateConfig, saved.config)
+    except DataError as e:
         raise CorruptStateError(
             f"{layout.state}: config is invalid ({'; '.join(e.problems)}); run the "
             f"command without --resume to start afresh.",
             path=layout.state,
         ) from None
-    saved.config = opts.config(root, previous).to_json()
+    saved.config = dump(opts.config(root, previous))
     return saved
 
 
@@ -257,7 +258,7 @@ def _start(
     if resumed is not None:
         qa = resumed.phase_data.get("qa_answers")
         name = qa.get("template_name") if isinstance(qa, dict) else None
-        check_known_destination(TemplateConfig.from_json(resumed.config), root, name)
+        check_known_destination(validate(TemplateConfig, resumed.config), root, name)
         report(f"[template-create] resuming at {resumed.checkpoint} ({layout.state})")
         return resumed
     config = opts.config(root, None)
@@ -284,7 +285,7 @@ def _drive(
     save: Callable[[], None],
 ) -> TemplateResult | None:
     """Drive the workflow to its end: the result, or None when the person cancelled."""
-    config = TemplateConfig.from_json(state.config)
+    config = validate(TemplateConfig, state.config)
     policy = RetryPolicy()
     channel = BridgeChannel(layout.folder, policy=policy)
     if not opts.dry_run:

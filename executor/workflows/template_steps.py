@@ -16,11 +16,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pydantic import BaseModel
+
 from executor import fsutil
+from executor.datamodel import dump, validate
 from executor.engine.agents import AgentCall, AgentResult, BridgeAgents, Waiting, supersede
 from executor.engine.machine import Outcome
-from executor.errors import AgentUnavailableError, CorruptStateError
-from executor.records import Record, RecordError
+from executor.errors import AgentUnavailableError, CorruptStateError, DataError
 from executor.templates import (
     AgentSpec,
     Analysis,
@@ -53,7 +55,7 @@ from executor.workflows.template_create import AGENT_PHASES, Step
 from executor.workflows.template_qa import ask_questions
 
 O = Outcome  # noqa: E741 - the handlers read better with one letter
-R = TypeVar("R", bound=Record)
+R = TypeVar("R", bound=BaseModel)
 AGENT = "architectural-reviewer"
 
 
@@ -78,15 +80,15 @@ class TemplateSteps:
     # -- phase data ---------------------------------------------------------------------
     def _get(self, key: str, model: type[R]) -> R:
         try:
-            return model.from_json(self.state.phase_data[key])
-        except (KeyError, RecordError) as e:
+            return validate(model, self.state.phase_data[key])
+        except (KeyError, DataError) as e:
             raise self._bad_state(key, e) from None
 
-    def _put(self, key: str, value: Record | Sequence[Record] | str | dict[str, str]) -> None:
-        if isinstance(value, Record):
-            self.state.phase_data[key] = value.to_json()
+    def _put(self, key: str, value: BaseModel | Sequence[BaseModel] | str | dict[str, str]) -> None:
+        if isinstance(value, BaseModel):
+            self.state.phase_data[key] = dump(value)
         elif isinstance(value, (list, tuple)):
-            self.state.phase_data[key] = [v.to_json() for v in value]
+            self.state.phase_data[key] = [dump(v) for v in value]
         else:
             self.state.phase_data[key] = value
 
@@ -217,7 +219,7 @@ class TemplateSteps:
         analysis = self._get("analysis", Analysis)
         manifest = self._get("manifest", Manifest)
         settings = self._get("settings", Settings)
-        specs = [AgentSpec.from_json(s) for s in self.state.phase_data.get("agents", [])]
+        specs = [validate(AgentSpec, s) for s in self.state.phase_data.get("agents", [])]
         self._put("claude_md", claude_md(manifest, settings, analysis, specs))
         self._put(
             "agent_files", agent_files(specs, analysis, settings, template_name=manifest.name)
@@ -242,7 +244,7 @@ class TemplateSteps:
         if not self.r.dry_run:
             cfg = self.r.config
             self.r.result.written = assemble_template(
-                dest, files, source=self.r.root, force=cfg.force, validate=cfg.validate
+                dest, files, source=self.r.root, force=cfg.force, validate=cfg.validate_output
             )
         return O.OK
 

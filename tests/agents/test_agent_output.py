@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from executor.agent_output import AgentReport, parse_agent_output
-from executor.record_schema import json_schema
+from executor.datamodel import dump, validate
 
 SAMPLES = Path(__file__).parent / "samples"
 
@@ -193,5 +193,5 @@ def test_parsers_never_raise(name: str, stdout: str, exit_code: int) -> None:
 
 def test_report_round_trips_through_json_and_has_a_schema() -> None:
     report = parse_agent_output("claude", sample("claude_success.json"), "", 0, 1.0)
-    assert AgentReport.from_json(report.to_json()) == report
-    assert json_schema(AgentReport)["required"] == ["agent", "ok", "duration_s"]
+    assert validate(AgentReport, dump(report)) == report
+    assert AgentReport.model_json_schema()["required"] == ["agent", "ok", "duration_s"]

@@ -9,6 +9,7 @@ import pytest
 
 from executor.bridge import BridgeChannel, Consumed, Ledger, PendingRequest, Reply
 from executor.bridge.models import sha256_bytes
+from executor.cli.common import need_agent_line
 from executor.errors import AgentUnavailableError, InvalidResponseError, NeedAgent
 from executor.retry import RetryPolicy
 from tests.bridge.helpers import read_json, write_response
@@ -47,8 +48,10 @@ def test_emit_writes_request_and_raises_need_agent(channel: BridgeChannel) -> No
     pending = channel.new_pending(key="s1.red", agent_name="builder", prompt="do it")
     need = _emit(channel, pending)
     assert need.code == 42 and need.request_id == pending.request_id
-    assert "executor bridge respond --dir" in str(need) and "--status success" in str(need)
-    assert str(channel.request_file) in str(need)
+    assert need.request_file == channel.request_file
+    line = need_agent_line(need)  # what the CLI prints from the data the exception carries
+    assert "executor bridge respond --dir" in line and "--status success" in line
+    assert str(channel.request_file) in line
     req = read_json(channel.request_file)
     assert req["request_id"] == pending.request_id
     assert (req["attempt"], req["emission"]) == (1, 1)

@@ -14,6 +14,7 @@ from executor.errors import (
     InvalidResponseError,
     NeedAgent,
 )
+from executor.retry import RetryPolicy
 from tests.bridge.helpers import read_json, write_response
 
 AGENT = "architectural-reviewer"
@@ -217,7 +218,7 @@ def test_non_retryable_error_raised_immediately(tmp_path: Path, error_type: str)
     with pytest.raises(AgentInvocationError) as exc_info:
         ask(tmp_path, sleep=sleeps)
     assert exc_info.value.error_type == error_type
-    assert not exc_info.value.retryable
+    assert not RetryPolicy.retryable(exc_info.value.status, exc_info.value.error_type)
     assert sleeps.calls == []
 
 

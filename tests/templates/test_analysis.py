@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from executor.datamodel import dump, validate
 from executor.errors import AnalysisFailedError, PathNotFoundError
 from executor.exitcodes import ExitCode
 from executor.templates import (
@@ -221,6 +222,6 @@ def test_a_choice_wins_over_the_agent_and_a_default_yields_to_it(python_service:
     assert purpose(defaulted, taken) == "Library (core + public facade) Python project like " + (
         "library-service"
     )
-    older = QAAnswers.from_json({**defaulted.to_json(), "given": None})  # a state from before
+    older = validate(QAAnswers, {**dump(defaulted), "given": None})  # a state from before
     assert analyse(heuristic, answer, older).architecture == "Library (core + public facade)"
     assert purpose(older, taken) == defaulted.purpose

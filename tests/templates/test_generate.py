@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from executor.datamodel import dump
 from executor.errors import TemplateGenerationError
 from executor.exitcodes import ExitCode
 from executor.templates import (
@@ -120,7 +121,7 @@ def test_manifest_and_settings_fields(python_service: Path) -> None:
     assert manifest.tags == ["python", "layered", "service-layer", "repository"]
     assert manifest.complexity == 1 + 1 + 2 + 0
     assert manifest.layers == ["api", "models", "repositories", "services", "tests", "project"]
-    assert manifest.placeholders["ProjectName"].to_json() == {
+    assert dump(manifest.placeholders["ProjectName"]) == {
         "name": "{{ProjectName}}",
         "description": "Project name in PascalCase (e.g. LibraryService)",
         "required": True,

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from executor.datamodel import dump, validate
 from executor.errors import UserError
 from executor.exitcodes import ExitCode
 from executor.templates import answers, heuristic_analysis, questions, scan_codebase
@@ -33,7 +34,7 @@ def test_questions_have_defaults_from_the_analysis(react_app: Path) -> None:
         "--name", "--language", "--purpose", "--architecture", "--example-files", "--agents",
         "--yes",
     }  # fmt: skip
-    assert Question.from_json(qs["agents"].to_json()) == qs["agents"]
+    assert validate(Question, dump(qs["agents"])) == qs["agents"]
 
 
 def test_answers_take_defaults_and_normalise(python_service: Path) -> None:
