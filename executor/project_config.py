@@ -11,10 +11,8 @@ test_command = "python -m pytest -q"  # the project's test command (plans that n
 exactly, or as a prefix followed by a space (the rest of the command is kept): the
 longest matching key wins (`map_test_command`).
 
-TOML is read with the standard library's `tomllib` (Python 3.11+). Python 3.10 has no
-TOML reader and `tomli` is not a dependency, so there a small reader handles what these
-settings need: `[tables]`, `key = "string"` (basic or literal strings), quoted keys,
-inline tables of strings and comments; anything else is a clear error.
+TOML is read with the standard library's `tomllib` (Python 3.11+), or `tomli` (the same
+reader, a dependency on Python 3.10).
 """
 
 from __future__ import annotations
@@ -111,11 +109,9 @@ def _parse(path: Path) -> dict[str, Any]:
         return {}  # no settings of ours: not worth a TOML parse (the resume path reads this)
     if sys.version_info >= (3, 11):
         import tomllib
-
-        try:
-            return tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            raise ConfigError(f"{path}: not valid TOML: {e}") from e
-    from executor.minitoml import parse_minimal_toml  # pragma: no cover - Python 3.10 only
-
-    return parse_minimal_toml(text, path)  # pragma: no cover - Python 3.10 only
+    else:  # pragma: no cover - Python 3.10 only
+        import tomli as tomllib
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: {e}") from e

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 from executor import console
-from executor.engine.decisions import REQUEST_CHANGES, Decision, Option
+from executor.choices import REQUEST_CHANGES, Decision, Option
 
 
 class Prompter(Protocol):

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from executor.errors import ConfigError
-from executor.minitoml import parse_minimal_toml
 from executor.project_config import (
     ProjectConfig,
     find_root,
@@ -77,27 +76,6 @@ def test_bad_settings_name_the_file_and_key(tmp_path: Path, text: str, message: 
     with pytest.raises(ConfigError, match=r"pyproject\.toml") as info:
         load_project_config(tmp_path)
     assert message in str(info.value)
-
-
-def test_the_python_310_reader_agrees_with_tomllib() -> None:
-    import tomllib
-
-    def executor_table(data: dict[str, object]) -> object:
-        return data["tool"]["executor"]  # type: ignore[index]
-
-    assert executor_table(parse_minimal_toml(PYPROJECT, Path("p"))) == executor_table(
-        tomllib.loads(PYPROJECT)
-    )
-    for text in (
-        'test_command = "make test"\ntest_command_map = { "a b" = "c", d = \'e\' }\n',
-        '[test_command_map]\n"x # y" = "q\\"r"  # comment\n',
-    ):
-        assert parse_minimal_toml(text, Path("p")) == tomllib.loads(text)
-
-
-def test_the_python_310_reader_refuses_what_it_cannot_read() -> None:
-    with pytest.raises(ConfigError, match=r"^p:2: only string values are read here"):
-        parse_minimal_toml("[tool.executor]\ntest_command = 3\n", Path("p"))
 
 
 def test_root_is_the_git_folder(tmp_path: Path) -> None:

@@ -166,12 +166,12 @@ def write_response(
 def check_answer(req: AgentRequest, text: str | None, *, path: Path, where: str) -> None:
     """Refuse (InvalidResponseError) an answer that a human request does not offer.
 
-    The check is the engine's own (`executor.engine.decisions.parse_decision`), so an
+    The check is the engine's own (`executor.choices.parse_decision`), so an
     answer that passes here is one `--resume` accepts. Agent requests take any text.
     """
     if req.agent_name != "human" or text is None:
         return
-    from executor.engine.decisions import options_of, parse_decision
+    from executor.choices import options_of, parse_decision
 
     options = options_of(req.context)
     if options is not None:

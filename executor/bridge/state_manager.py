@@ -1,7 +1,7 @@
 """Seed 000's `StateManager`, a facade over the workflow's own state machinery.
 
 `executor template-create` keeps `.template-create-state.json` through a `StateStore`
-(`executor.engine.store`: lock, atomic save with a hard-linked `.bak`, checksum, fencing,
+(`executor.store`: lock, atomic save with a hard-linked `.bak`, checksum, fencing,
 quarantine) and the record `TemplateCreateState` (`executor.bridge.template_state`).
 This class gives programs written against the seed the seed's five calls over that same
 store and record, so there is one state machinery and one file format:

@@ -26,7 +26,7 @@ from pydantic import Field
 
 from executor.bridge.models import PROTOCOL_VERSION, InvokerLedger
 from executor.datamodel import Strict, dump
-from executor.engine.store import StateStore
+from executor.store import StateStore
 from executor.workflows.template_create import Step, progress_of
 
 SCHEMA_VERSION = 2

@@ -21,7 +21,6 @@ from executor.engine.driver import drive
 from executor.engine.layout import Layout
 from executor.engine.scope import PhaseScope, PlanScope, Scope, select
 from executor.engine.state import SCHEMA_VERSION, RunOptions, RunState, SessionRecord
-from executor.engine.store import StateStore
 from executor.engine.workspace import check_plan_owner, check_workspace, reconcile
 from executor.errors import (
     BlockedError,
@@ -36,6 +35,7 @@ from executor.errors import (
 from executor.plan.cache import PlanView, load_valid
 from executor.project_config import ProjectConfig, load_project_config, map_test_command
 from executor.retry import RetryPolicy
+from executor.store import StateStore
 from executor.words import plural
 from executor.workflows.agent_guard import restore_plan
 from executor.workflows.brief import BRIEF_VERSION

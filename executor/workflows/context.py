@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from executor.choices import Option
 from executor.engine.agents import Agents, Durable
-from executor.engine.decisions import Decider, Option
+from executor.engine.decisions import Decider
 from executor.engine.layout import Layout
 from executor.engine.state import RunState, SessionRecord
 from executor.plan.cache import PlanView

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from executor.choices import Decision, Option, Question
 from executor.engine.agents import Waiting
-from executor.engine.decisions import Decision, NoHuman, Option, Question
+from executor.engine.decisions import NoHuman
 from executor.engine.machine import Outcome
 from executor.errors import RollbackRefused
 from executor.workflows import detail

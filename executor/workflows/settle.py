@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from executor.engine.decisions import Decision
+from executor.choices import Decision
 from executor.engine.machine import Outcome
 from executor.workflows import guards
 from executor.workflows.context import SessionPart, opt

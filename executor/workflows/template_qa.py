@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from executor.engine.decisions import Option
+from executor.choices import Option
 from executor.templates.qa import TEMPLATE_NAME
 
 if TYPE_CHECKING:

@@ -31,7 +31,6 @@ from executor.engine.agents import Agents, BridgeAgents, Durable
 from executor.engine.driver import drive
 from executor.engine.layout import Layout
 from executor.engine.process import AgentProcess, ProcessAgents
-from executor.engine.store import StateStore
 from executor.errors import (
     CorruptStateError,
     DataError,
@@ -43,6 +42,7 @@ from executor.errors import (
 )
 from executor.fsutil import quote
 from executor.retry import RetryPolicy
+from executor.store import StateStore
 from executor.templates.assembly import check_destination
 from executor.templates.qa import TEMPLATE_NAME
 from executor.workflows.template_context import (

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from executor.bridge.models import Ledger
+from executor.choices import Decision
 from executor.engine.agents import AgentCall, AgentResult
-from executor.engine.decisions import Decision
 from executor.engine.runner import Overrides, Runner, RunRequest, RunResult
 from executor.engine.scope import Scope, SessionScope
 from executor.engine.state import SessionRecord

@@ -11,7 +11,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.input.base import PipeInput
 from prompt_toolkit.output import DummyOutput
 
-from executor.engine.decisions import Decision, Option
+from executor.choices import Decision, Option
 from executor.engine.runner import Overrides, Runner, RunRequest
 from executor.engine.scope import SessionScope
 from executor.prompts import TerminalPrompter

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from executor.engine.decisions import Decision
+from executor.choices import Decision
 from executor.engine.machine import Outcome, Workflow
 from executor.engine.scope import PlanScope, SessionScope
 from executor.errors import (

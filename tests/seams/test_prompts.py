@@ -11,7 +11,7 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from executor import errors
-from executor.engine.decisions import Decision, Option, parse_decision
+from executor.choices import Decision, Option, parse_decision
 from executor.prompts import ScriptedPrompter, TerminalPrompter
 
 DOWN, ENTER, CTRL_C = "\x1b[B", "\r", "\x03"

@@ -18,7 +18,6 @@ check: it comes from a program that wrote none (seed 000's StateManager form, fo
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -72,6 +71,14 @@ def _holds_other(path: Path, data: bytes) -> bool:
         return False
 
 
+def _host() -> str:
+    if hasattr(os, "uname"):
+        return os.uname().nodename
+    import platform  # Windows
+
+    return platform.node()
+
+
 def _stamp() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + "Z"
 
@@ -102,50 +109,54 @@ class StateStore(Generic[P]):
     def locked(self) -> Iterator[None]:
         """Hold the single-writer lock; LockedError names the holder if taken.
 
-        flock is released by the kernel when the holder dies, and Python fds are not
-        inherited by children (PEP 446), so a spawned agent cannot keep it. Orphaned
-        temp files of dead writers are swept once the lock is ours (P6). A lock file
-        removed by its holder (`drop_lock_file`) after we opened it is not a lock any
-        more: the lock is taken again on the file now at the path.
+        The lock is `filelock`'s (flock on POSIX, LockFileEx on Windows): released by the
+        kernel when the holder dies, on a descriptor no child process inherits (PEP 446),
+        and a lock file removed by its holder (`drop_lock_file`) after another process
+        opened it is not a lock any more (filelock takes it again on the file now at the
+        path). The holder writes `pid@host` into the file for the message a second
+        process shows. Orphaned temp files of dead writers are swept once the lock is ours
+        (P6).
         """
-        while True:
-            fd = self._take_lock()
-            try:
-                same = os.fstat(fd).st_ino == os.stat(self.lock_path).st_ino
-            except FileNotFoundError:
-                same = False
-            if same:
-                break
-            os.close(fd)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}@{os.uname().nodename}".encode(), 0)
+        import filelock
+
+        lock = filelock.FileLock(self.lock_path, timeout=0, thread_local=False)
         try:
+            lock.acquire()
+        except filelock.Timeout:
+            raise self._locked_error() from None
+        try:
+            self._write_holder(f"{os.getpid()}@{_host()}")
             sweep_orphans(self.folder)
             yield
         finally:
             with contextlib.suppress(OSError):
-                os.ftruncate(fd, 0)
+                self._write_holder("")
+            lock.release()
+
+    def _write_holder(self, text: str) -> None:
+        fd = os.open(self.lock_path, os.O_WRONLY)
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, text.encode())
+        finally:
             os.close(fd)
 
-    def _take_lock(self) -> int:
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    def _locked_error(self) -> LockedError:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
-            os.close(fd)
-            pid_s, _, host = holder.partition("@")
-            raise LockedError(
-                f"another executor process holds {self.lock_path} "
-                f"(pid {pid_s or '?'} on {host or '?'}); wait for it to finish, or stop it",
-                pid=int(pid_s) if pid_s.isdigit() else None,
-                host=host or None,
-            ) from None
-        return fd
+            holder = self.lock_path.read_text("utf-8", "replace").strip()[:200]
+        except OSError:
+            holder = ""
+        pid_s, _, host = holder.partition("@")
+        return LockedError(
+            f"another executor process holds {self.lock_path} "
+            f"(pid {pid_s or '?'} on {host or '?'}); wait for it to finish, or stop it",
+            pid=int(pid_s) if pid_s.isdigit() else None,
+            host=host or None,
+        )
 
     def drop_lock_file(self) -> None:
         """While holding the lock, when the run leaves nothing behind: remove the lock
-        file too (a process that opened it meanwhile re-takes the lock, see `locked`)."""
+        file too (a process that opened it meanwhile takes the lock again on a new file)."""
         with contextlib.suppress(FileNotFoundError):
             self.lock_path.unlink()
 
