@@ -16,11 +16,11 @@ import tempfile
 from pathlib import Path
 
 from executor.bridge.protocol import BridgeChannel
-from executor.engine.state import AgentCall, RunState, SessionRecord
 from executor.errors import NeedAgent
 from executor.plan import load_plan
-from executor.workflows.brief import digest, render_brief
-from executor.workflows.tdd import Step
+from executor.workflows.tdd.brief import digest, render_brief
+from executor.workflows.tdd.state import AgentCall, RunState, SessionRecord
+from executor.workflows.tdd.step import Step
 
 _spec = importlib.util.spec_from_file_location(
     "parse_plan", Path(__file__).with_name("parse_plan.py")

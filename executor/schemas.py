@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from executor import fsutil
 from executor.bridge.models import AgentRequest, AgentResponse, InvokerLedger
 from executor.bridge.template_state import TemplateCreateState
-from executor.engine.state import RunState
+from executor.workflows.tdd.state import RunState
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 

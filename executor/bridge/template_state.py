@@ -5,7 +5,7 @@ Seed 000's fields stay where a seed program looks for them (`version`, `checkpoi
 around them the workflow keeps its cursor (`step`, `history`), the bridge `Ledger`
 (`bridge`, with the seed invoker's replayable answers) and the store's bookkeeping
 (`schema_version`, `generation`, `checksum`). `executor template-create`
-(`executor.workflows.template_run`) and `executor.bridge.StateManager` both read and write
+(`executor.workflows.template_create.run`) and `executor.bridge.StateManager` both read and write
 it through `template_store`: the same `StateStore` (lock, atomic save with `.bak`,
 checksum, fencing, quarantine).
 
@@ -27,7 +27,7 @@ from pydantic import Field
 from executor.bridge.models import PROTOCOL_VERSION, InvokerLedger
 from executor.datamodel import Strict, dump
 from executor.store import StateStore
-from executor.workflows.template_create import Step, progress_of
+from executor.workflows.template_create.table import Step, progress_of
 
 SCHEMA_VERSION = 2
 STATE_NAME = ".template-create-state.json"

@@ -13,8 +13,8 @@ from executor import console
 from executor.cli import common
 
 if TYPE_CHECKING:
-    from executor.engine.runner import RunResult
-    from executor.engine.scope import Scope
+    from executor.workflows.tdd.run import RunResult
+    from executor.workflows.tdd.scope import Scope
 
 
 def report_fn(json_output: bool) -> Any:
@@ -66,8 +66,8 @@ def _with_abs_plan(argv: list[str], values: dict[str, Any]) -> list[str]:
 
 def _execute(scope: Scope, values: dict[str, Any]) -> int:
     from executor.engine.agents import BRIDGE_AGENT
-    from executor.engine.runner import Overrides, Runner, RunRequest
     from executor.errors import UserError
+    from executor.workflows.tdd.run import Overrides, Runner, RunRequest
 
     agent_command, agent = agent_choice(values)
     if agent_command is not None or agent not in (None, BRIDGE_AGENT):
@@ -129,7 +129,7 @@ def agent_choice(values: dict[str, Any]) -> tuple[str | None, str | None]:
 
 def finish(result: RunResult, json_output: bool) -> None:
     from executor.cli.status_view import render_status
-    from executor.engine.status import status_data
+    from executor.workflows.tdd.status import status_data
 
     data = status_data(result.plan)
     if json_output:

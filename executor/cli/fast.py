@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from executor.cli.options import RUN_OPTIONS, RunOpt
 
 if TYPE_CHECKING:
-    from executor.engine.scope import Scope
+    from executor.workflows.tdd.scope import Scope
 
 #: command -> the positional argument it takes ("" for none)
 COMMANDS = {
@@ -79,7 +79,7 @@ def _value(opt: RunOpt, text: str | None) -> Any:
 
 
 def _scope(command: str, number: int | None, phase: int | None) -> Scope:
-    from executor.engine.scope import PhaseScope, PlanScope, SessionScope
+    from executor.workflows.tdd.scope import PhaseScope, PlanScope, SessionScope
 
     if command == "execute-plan":
         return PlanScope()

@@ -65,7 +65,7 @@ def _number(name: str, help: str) -> inspect.Parameter:
 
 
 def register(app: typer.Typer) -> None:
-    from executor.engine.scope import PhaseScope, PlanScope, SessionScope
+    from executor.workflows.tdd.scope import PhaseScope, PlanScope, SessionScope
 
     @app.command("execute-phase")
     @with_run_options([_number("phase", "Phase number.")])
@@ -114,8 +114,8 @@ def register(app: typer.Typer) -> None:
 
         def body() -> int:
             from executor.cli.status_view import render_status
-            from executor.engine.status import status_data
             from executor.plan import load_plan
+            from executor.workflows.tdd.status import status_data
 
             named = resolve_plan(plan)
             data = status_data(load_plan(named), named)
@@ -149,9 +149,9 @@ def register(app: typer.Typer) -> None:
 
         def body() -> int:
             from executor.cli.status_view import render_status
-            from executor.engine.demo import run_demo
-            from executor.engine.status import status_data
             from executor.errors import UserError
+            from executor.workflows.tdd.demo import run_demo
+            from executor.workflows.tdd.status import status_data
 
             if target is not None and target.exists() and any(target.iterdir()):
                 raise UserError(f"--dir {target.absolute()} exists and is not empty")

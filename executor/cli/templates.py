@@ -1,7 +1,7 @@
 """`executor template-create` (a codebase into a template) and `template-apply` (a
 template into a project).
 
-Thin: parse flags, call `executor.workflows.template_run` / `executor.templates.apply`
+Thin: parse flags, call `executor.workflows.template_create.run` / `executor.templates.apply`
 through `common.run`. Every Q&A question is also an option (the names come from
 `executor.templates.questions`; a test keeps them in step).
 """
@@ -20,8 +20,8 @@ from executor.fsutil import quote
 from executor.words import plural
 
 if TYPE_CHECKING:
-    from executor.workflows.template_context import TemplateResult
-    from executor.workflows.template_run import TemplateOptions
+    from executor.workflows.template_create.context import TemplateResult
+    from executor.workflows.template_create.run import TemplateOptions
 
 
 def parse_sets(pairs: list[str]) -> dict[str, str]:
@@ -45,7 +45,7 @@ def template_apply(template: str, dest: Path, *, sets: list[str], force: bool) -
 
 
 def template_create(opts: TemplateOptions, *, verbose: bool) -> int:
-    from executor.workflows.template_run import create_template
+    from executor.workflows.template_create.run import create_template
 
     if opts.agent_command is not None or opts.agent is not None:
         from executor.engine.process import AgentProcess
@@ -187,7 +187,7 @@ def register(app: typer.Typer) -> None:
         recommendations by the architectural-reviewer (exit-42 bridge or --agent-command,
         heuristics when it cannot answer), templates, agents, CLAUDE.md, verified round
         trip."""
-        from executor.workflows.template_run import TemplateOptions
+        from executor.workflows.template_create.run import TemplateOptions
 
         if verbose:
             common.state["verbose"] = True

@@ -20,11 +20,11 @@ from typing import Any
 from executor.bridge.models import Ledger
 from executor.choices import Decision
 from executor.engine.agents import AgentCall, AgentResult
-from executor.engine.runner import Overrides, Runner, RunRequest, RunResult
-from executor.engine.scope import Scope, SessionScope
-from executor.engine.state import SessionRecord
 from executor.prompts import ScriptedPrompter
 from executor.testrun import TestCase, TestRun
+from executor.workflows.tdd.run import Overrides, Runner, RunRequest, RunResult
+from executor.workflows.tdd.scope import Scope, SessionScope
+from executor.workflows.tdd.state import SessionRecord
 from tests.conftest import git
 
 PLAN = """# Phase 1: Core

@@ -12,10 +12,10 @@ import pytest
 
 from executor.bridge.host import show_pending, write_response
 from executor.engine.agents import AgentCall
-from executor.engine.scope import PlanScope, SessionScope
-from executor.engine.status import status_data
 from executor.errors import InvalidResponseError, NeedAgent, NothingToResumeError
 from executor.plan import load_plan
+from executor.workflows.tdd.scope import PlanScope, SessionScope
+from executor.workflows.tdd.status import status_data
 from tests.engine.harness import World
 
 

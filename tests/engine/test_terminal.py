@@ -12,9 +12,9 @@ from prompt_toolkit.input.base import PipeInput
 from prompt_toolkit.output import DummyOutput
 
 from executor.choices import Decision, Option
-from executor.engine.runner import Overrides, Runner, RunRequest
-from executor.engine.scope import SessionScope
 from executor.prompts import TerminalPrompter
+from executor.workflows.tdd.run import Overrides, Runner, RunRequest
+from executor.workflows.tdd.scope import SessionScope
 from tests.engine.helpers import commits, make_project, replay_cmd, session_state
 
 DOWN, ENTER = "\x1b[B", "\r"

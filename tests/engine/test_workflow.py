@@ -16,7 +16,6 @@ import pytest
 
 from executor.choices import Decision
 from executor.engine.machine import Outcome, Workflow
-from executor.engine.scope import PlanScope, SessionScope
 from executor.errors import (
     BlockedError,
     Paused,
@@ -25,7 +24,8 @@ from executor.errors import (
     UserError,
     VerificationFailedError,
 )
-from executor.workflows.tdd import TDD, Step
+from executor.workflows.tdd.scope import PlanScope, SessionScope
+from executor.workflows.tdd.step import TDD, Step
 from tests.conftest import git
 from tests.engine.conftest import CALL_PASSED
 from tests.engine.harness import PLAN, World, write

@@ -398,7 +398,7 @@ def test_is_merge_and_is_pushed(git_repo: Path, tmp_path: Path) -> None:
 def test_git_controls_changed_reads_a_linked_worktrees_shared_hooks(
     git_repo: Path, tmp_path: Path
 ) -> None:
-    from executor.workflows.guards import git_controls_changed
+    from executor.workflows.tdd.guards import git_controls_changed
 
     linked = tmp_path / "linked"
     git(git_repo, "worktree", "add", "-q", "-b", "side", str(linked))
@@ -417,7 +417,7 @@ def test_a_file_name_that_is_not_utf8_is_a_clear_error(git_repo: Path) -> None:
 
 
 def test_links_to_outside_the_repository_are_found(git_repo: Path, tmp_path: Path) -> None:
-    from executor.workflows.guards import links_outside
+    from executor.workflows.tdd.guards import links_outside
 
     outside = tmp_path / "outside.py"
     outside.write_text("X = 1\n", encoding="utf-8")
@@ -427,7 +427,7 @@ def test_links_to_outside_the_repository_are_found(git_repo: Path, tmp_path: Pat
 
 
 def test_code_git_newly_ignores_is_found_and_caches_are_not(tmp_path: Path) -> None:
-    from executor.workflows.guards import hidden_code
+    from executor.workflows.tdd.guards import hidden_code
 
     def put(rel: str, text: str = "") -> None:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -447,7 +447,7 @@ def test_code_git_newly_ignores_is_found_and_caches_are_not(tmp_path: Path) -> N
 
 
 def test_files_that_shadow_or_configure_the_runner_are_test_infrastructure() -> None:
-    from executor.workflows.guards import is_infra
+    from executor.workflows.tdd.guards import is_infra
 
     for path in ("pytest.toml", ".pytest.ini", "pytest.py", "src/pytest/__init__.py",
                  "_pytest/x.py", "sitecustomize.py", "x.pth", "conftest.py"):  # fmt: skip

@@ -14,7 +14,7 @@ from prompt_toolkit.output import DummyOutput
 from executor.cli import main
 from executor.errors import NeedAgent, UserCancelled
 from executor.prompts import TerminalPrompter
-from executor.workflows import template_run
+from executor.workflows.template_create import run as template_run
 from tests.templates.workflow import Run, options, respond, run_once
 
 DOWN, ENTER, CLEAR_LINE, CTRL_C = "\x1b[B", "\r", "\x15", "\x03"

@@ -17,7 +17,7 @@ from executor.errors import (
     TemplateGenerationError,
     TemplateValidationError,
 )
-from executor.workflows.template_create import TEMPLATE_CREATE, Step
+from executor.workflows.template_create.table import TEMPLATE_CREATE, Step
 from tests.templates.helpers import tree_bytes
 from tests.templates.projects import CSHARP_MVVM, REACT_APP, write_project
 from tests.templates.test_agents import RECOMMENDED

@@ -12,8 +12,8 @@ from typing import Any
 
 from executor.bridge.host import show_pending, write_response
 from executor.errors import NeedAgent
-from executor.workflows.template_context import TemplateResult
-from executor.workflows.template_run import TemplateOptions, create_template
+from executor.workflows.template_create.context import TemplateResult
+from executor.workflows.template_create.run import TemplateOptions, create_template
 from tests.templates.helpers import CREATED_AT, tree_bytes
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -20,7 +20,7 @@ from pydantic import Field
 from executor.bridge.models import Ledger, utc_now
 from executor.datamodel import Strict
 from executor.engine.machine import Outcome
-from executor.workflows.tdd import Step
+from executor.workflows.tdd.step import Step
 
 SCHEMA_VERSION = 2
 

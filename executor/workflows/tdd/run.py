@@ -14,14 +14,10 @@ from executor import __version__
 from executor.bridge.models import new_id
 from executor.bridge.protocol import BridgeChannel
 from executor.datamodel import dump, validate
-from executor.engine import budget
 from executor.engine.agents import BRIDGE_AGENT, Agents, BridgeAgents, Durable
 from executor.engine.decisions import Decider
 from executor.engine.driver import drive
 from executor.engine.layout import Layout
-from executor.engine.scope import PhaseScope, PlanScope, Scope, select
-from executor.engine.state import SCHEMA_VERSION, RunOptions, RunState, SessionRecord
-from executor.engine.workspace import check_plan_owner, check_workspace, reconcile
 from executor.errors import (
     BlockedError,
     BudgetSpent,
@@ -37,11 +33,15 @@ from executor.project_config import ProjectConfig, load_project_config, map_test
 from executor.retry import RetryPolicy
 from executor.store import StateStore
 from executor.words import plural
-from executor.workflows.agent_guard import restore_plan
-from executor.workflows.brief import BRIEF_VERSION
-from executor.workflows.context import Progress, SessionRun
-from executor.workflows.session import TddSteps
-from executor.workflows.tdd import AGENT_STEPS, TDD, Step
+from executor.workflows.tdd import budget
+from executor.workflows.tdd.brief import BRIEF_VERSION
+from executor.workflows.tdd.context import Progress, SessionRun
+from executor.workflows.tdd.scope import PhaseScope, PlanScope, Scope, select
+from executor.workflows.tdd.state import SCHEMA_VERSION, RunOptions, RunState, SessionRecord
+from executor.workflows.tdd.step import AGENT_STEPS, TDD, Step
+from executor.workflows.tdd.tamper import restore_plan
+from executor.workflows.tdd.work import TddSteps
+from executor.workflows.tdd.workspace import check_plan_owner, check_workspace, reconcile
 
 if TYPE_CHECKING:
     from executor.prompts import Prompter

@@ -1,5 +1,5 @@
-"""The handlers of the template-create workflow (`executor.workflows.template_create` is
-its table; `executor.workflows.template_run` builds the run and drives it).
+"""The handlers of the template-create workflow (`executor.workflows.template_create.table` is
+its table; `executor.workflows.template_create.run` builds the run and drives it).
 
 Each handler does one step's work with the template library (`executor.templates`),
 keeps its results in the state's `phase_data` and returns an `Outcome`; it never picks
@@ -50,9 +50,9 @@ from executor.templates import (
     template_files,
 )
 from executor.templates.assembly import check_destination
-from executor.workflows.template_context import TemplateResult, TemplateRun
-from executor.workflows.template_create import AGENT_PHASES, Step
-from executor.workflows.template_qa import ask_questions
+from executor.workflows.template_create.context import TemplateResult, TemplateRun
+from executor.workflows.template_create.qa import ask_questions
+from executor.workflows.template_create.table import AGENT_PHASES, Step
 
 O = Outcome  # noqa: E741 - the handlers read better with one letter
 R = TypeVar("R", bound=BaseModel)

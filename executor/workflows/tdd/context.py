@@ -12,10 +12,10 @@ from executor.choices import Option
 from executor.engine.agents import Agents, Durable
 from executor.engine.decisions import Decider
 from executor.engine.layout import Layout
-from executor.engine.state import RunState, SessionRecord
 from executor.plan.cache import PlanView
 from executor.plan.models import Session
 from executor.retry import RetryPolicy
+from executor.workflows.tdd.state import RunState, SessionRecord
 
 if TYPE_CHECKING:
     from executor.testrun import TestRun

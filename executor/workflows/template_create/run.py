@@ -45,15 +45,15 @@ from executor.retry import RetryPolicy
 from executor.store import StateStore
 from executor.templates.assembly import check_destination
 from executor.templates.qa import TEMPLATE_NAME
-from executor.workflows.template_context import (
+from executor.workflows.template_create.context import (
     Cursor,
     TemplateConfig,
     TemplateResult,
     TemplateRun,
     new_state,
 )
-from executor.workflows.template_create import TEMPLATE_CREATE
-from executor.workflows.template_steps import TemplateSteps
+from executor.workflows.template_create.steps import TemplateSteps
+from executor.workflows.template_create.table import TEMPLATE_CREATE
 
 if TYPE_CHECKING:
     from executor.prompts import FormPrompter

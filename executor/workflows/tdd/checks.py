@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from executor.engine.state import RedFacts
 from executor.words import plural
+from executor.workflows.tdd.state import RedFacts
 
 if TYPE_CHECKING:  # the resume path does not load the test runner
     from executor.testrun import TestCase, TestRun

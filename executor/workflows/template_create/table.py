@@ -1,5 +1,5 @@
-"""The template-create workflow, declared as one table (handlers:
-`executor.workflows.template_steps`; the run around it: `executor.workflows.template_run`).
+"""The template-create workflow, declared as one table (handlers: `steps.py`; the run
+around it: `run.py`).
 
     qa ──ok──► analysis ──ok / skip──► generation ──ok──► agents ──ok / skip──► claude_md
      │            │ exit 42 while the                       │ exit 42 while the      │

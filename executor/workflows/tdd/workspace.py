@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from executor.engine.layout import Layout
-from executor.engine.state import RunState
 from executor.errors import DefinitionDriftError, StaleWorkspaceError, UserError
 from executor.fsutil import quote
 from executor.plan.cache import PlanView
-from executor.workflows.tdd import ACTIVE, AGENT_STEPS, Step
+from executor.workflows.tdd.state import RunState
+from executor.workflows.tdd.step import ACTIVE, AGENT_STEPS, Step
 
 if TYPE_CHECKING:
     from executor.vcs import GitRepo

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from executor.engine.state import RunOptions, RunState
+from executor.workflows.tdd.state import RunOptions, RunState
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,11 @@ from typing import Any
 
 from executor.datamodel import dump
 from executor.engine.layout import Layout
-from executor.engine.runner import state_store
-from executor.engine.state import AgentCall, RunState, SessionRecord
-from executor.engine.workspace import check_plan_owner
 from executor.plan.cache import PlanView
-from executor.workflows.tdd import ACTIVE, Step, checkpoint_of, is_escalation, status_of
+from executor.workflows.tdd.run import state_store
+from executor.workflows.tdd.state import AgentCall, RunState, SessionRecord
+from executor.workflows.tdd.step import ACTIVE, Step, checkpoint_of, is_escalation, status_of
+from executor.workflows.tdd.workspace import check_plan_owner
 
 
 def run_status(state: RunState | None, plan: PlanView) -> str:

@@ -14,10 +14,10 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from executor.engine.runner import Overrides, Runner, RunRequest, RunResult
-from executor.engine.scope import PlanScope
 from executor.resources import data_path
-from executor.workflows.context import Progress
+from executor.workflows.tdd.context import Progress
+from executor.workflows.tdd.run import Overrides, Runner, RunRequest, RunResult
+from executor.workflows.tdd.scope import PlanScope
 
 GITIGNORE = "__pycache__/\n*.pyc\n.pytest_cache/\n"
 

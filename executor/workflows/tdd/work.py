@@ -1,5 +1,5 @@
-"""The work handlers of the TDD session workflow (`executor.workflows.tdd` is its table;
-the human gates are `executor.workflows.gates`).
+"""The work handlers of the TDD session workflow (`executor.workflows.tdd.step` is its table;
+the human gates are `executor.workflows.tdd.gates`).
 
 Each handler does one step's work on the session's record and returns an `Outcome`;
 it never picks the next step and never saves (the driver does both). Test results are
@@ -13,7 +13,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from executor import faults, fsutil
-from executor.engine import budget
 from executor.engine.agents import (
     DEFAULT_AGENT_TIMEOUT,
     MESSAGE_CHARS,
@@ -23,18 +22,18 @@ from executor.engine.agents import (
     Waiting,
 )
 from executor.engine.machine import Outcome
-from executor.engine.state import AgentCall as AgentCallLog
-from executor.engine.state import now
 from executor.errors import DirtyWorktreeError, UserError
 from executor.words import plural
-from executor.workflows import checks, guards
-from executor.workflows.agent_guard import after_agent_step, tampering
-from executor.workflows.brief import digest, render_brief, usage_line
-from executor.workflows.commit import commit_message, commit_subject, trailers
-from executor.workflows.context import LiveCount, SessionPart, SessionRun, agent_for
-from executor.workflows.gates import Gates
-from executor.workflows.settle import take_snapshot
-from executor.workflows.tdd import Step
+from executor.workflows.tdd import budget, checks, guards
+from executor.workflows.tdd.brief import digest, render_brief, usage_line
+from executor.workflows.tdd.commit import commit_message, commit_subject, trailers
+from executor.workflows.tdd.context import LiveCount, SessionPart, SessionRun, agent_for
+from executor.workflows.tdd.gates import Gates
+from executor.workflows.tdd.settle import take_snapshot
+from executor.workflows.tdd.state import AgentCall as AgentCallLog
+from executor.workflows.tdd.state import now
+from executor.workflows.tdd.step import Step
+from executor.workflows.tdd.tamper import after_agent_step, tampering
 
 if TYPE_CHECKING:
     from executor.testrun import TestRun

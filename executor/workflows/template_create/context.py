@@ -17,7 +17,7 @@ from executor.engine.agents import Agents, Durable
 from executor.engine.machine import Outcome
 from executor.retry import RetryPolicy
 from executor.templates import Written, default_destination
-from executor.workflows.template_create import Step
+from executor.workflows.template_create.table import Step
 
 if TYPE_CHECKING:
     from executor.bridge.protocol import BridgeChannel

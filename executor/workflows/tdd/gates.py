@@ -14,11 +14,11 @@ from executor.engine.agents import Waiting
 from executor.engine.decisions import NoHuman
 from executor.engine.machine import Outcome
 from executor.errors import RollbackRefused
-from executor.workflows import detail
-from executor.workflows.commit import commit_message, commit_subject
-from executor.workflows.context import SessionPart, opt
-from executor.workflows.settle import changed_meanwhile, settle
-from executor.workflows.tdd import Step, checkpoint_of
+from executor.workflows.tdd import detail
+from executor.workflows.tdd.commit import commit_message, commit_subject
+from executor.workflows.tdd.context import SessionPart, opt
+from executor.workflows.tdd.settle import changed_meanwhile, settle
+from executor.workflows.tdd.step import Step, checkpoint_of
 
 O = Outcome  # noqa: E741 - the handlers read better with one letter
 

@@ -13,10 +13,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
-from executor.engine.state import RunState, SessionRecord
 from executor.plan.models import Session
 from executor.words import plural
-from executor.workflows.tdd import Step
+from executor.workflows.tdd.state import RunState, SessionRecord
+from executor.workflows.tdd.step import Step
 
 
 def before_start(

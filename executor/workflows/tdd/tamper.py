@@ -4,7 +4,7 @@ file it changed is put back and the step fails as tampering (the plan is read-on
 agents); a git hook or config changed during the session is reported once.
 
 What the tests decide (test infrastructure, code reaching into the runner) is judged at
-verification, in `executor.workflows.session`, with the facts in `guards`.
+verification, in `executor.workflows.tdd.work`, with the facts in `guards`.
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from executor.words import plural
-from executor.workflows import checks, guards
+from executor.workflows.tdd import checks, guards
 
 if TYPE_CHECKING:
     from executor.engine.layout import Layout
-    from executor.engine.state import SessionRecord
     from executor.testrun import TestRun
     from executor.vcs import GitRepo
-    from executor.workflows.context import SessionPart
+    from executor.workflows.tdd.context import SessionPart
+    from executor.workflows.tdd.state import SessionRecord
 
 
 def after_agent_step(part: SessionPart, role: str) -> str:

@@ -1,4 +1,4 @@
-"""The TDD session workflow, declared as one table (handlers: `executor.workflows.session`).
+"""The TDD session workflow, declared as one table (handlers: `executor.workflows.tdd.work`).
 
                  ┌──────────────── request_changes ───────────────┐
                  ▼                                                │

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from executor.engine.state import SessionRecord
 from executor.plan.cache import PlanView
 from executor.plan.models import Session
-from executor.workflows.checks import is_test_file
+from executor.workflows.tdd.checks import is_test_file
+from executor.workflows.tdd.state import SessionRecord
 
 
 def trailers(plan: PlanView, session: Session, run_id: str) -> dict[str, str]:

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from executor.engine.state import RunState, SessionRecord
 from executor.plan.cache import PlanView
 from executor.plan.models import Session
 from executor.words import plural
+from executor.workflows.tdd.state import RunState, SessionRecord
 
 if TYPE_CHECKING:
     from executor.engine.agents import AgentResult

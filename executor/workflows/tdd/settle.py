@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 
 from executor.choices import Decision
 from executor.engine.machine import Outcome
-from executor.workflows import guards
-from executor.workflows.context import SessionPart, opt
-from executor.workflows.tdd import RECHECK_AT
+from executor.workflows.tdd import guards
+from executor.workflows.tdd.context import SessionPart, opt
+from executor.workflows.tdd.step import RECHECK_AT
 
 if TYPE_CHECKING:
-    from executor.workflows.gates import Gates
+    from executor.workflows.tdd.gates import Gates
 
 
 def take_snapshot(part: SessionPart) -> None:
