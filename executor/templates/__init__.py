@@ -41,8 +41,8 @@ from executor.templates.analysis_agent import (
     merge_analysis,
     parse_analysis_answer,
 )
-from executor.templates.apply import apply_template, locate_template, resolve_values
-from executor.templates.assembly import assemble_template, default_destination, template_files
+from executor.templates.apply import apply_template, locate_template
+from executor.templates.assembly import assemble_template, template_files
 from executor.templates.claude_md import claude_md
 from executor.templates.generate import generate_templates
 from executor.templates.manifest import build_manifest, build_settings
@@ -59,8 +59,10 @@ from executor.templates.models import (
     VerifyReport,
     Written,
 )
+from executor.templates.paths import default_destination
 from executor.templates.qa import answers, apply_answers, questions
 from executor.templates.scan import Codebase, scan_codebase
+from executor.templates.values import resolve_values
 from executor.templates.verify import validation_report, verify_template
 
 __all__ = [

@@ -11,7 +11,6 @@ rendered before the first file is written; existing files are never overwritten 
 from __future__ import annotations
 
 import os
-import re
 import stat
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,14 +21,12 @@ from executor.errors import (
     PathNotFoundError,
     TemplateSaveError,
     TemplateValidationError,
-    TemplateValueError,
 )
-from executor.templates.assembly import default_destination
 from executor.templates.loading import load_manifest
-from executor.templates.models import Manifest, Written
-from executor.templates.placeholders import derive
+from executor.templates.models import Written
+from executor.templates.paths import default_destination, safe_relative
 from executor.templates.render import render
-from executor.templates.verify import safe_relative
+from executor.templates.values import resolve_values
 
 SHOWN_CONFLICTS = 5
 
@@ -51,55 +48,6 @@ def locate_template(
             return folder
     looked = ", ".join(str(c) for c in dict.fromkeys(candidates))
     raise PathNotFoundError(f"template not found: {ref} (looked in {looked})", path=candidates[0])
-
-
-def resolve_values(
-    manifest: Manifest, values: Mapping[str, str], *, path: Path = Path("manifest.json")
-) -> dict[str, str]:
-    """Every placeholder's value; TemplateValueError for an unknown name or a bad value,
-    TemplateValidationError (naming `path`) for a derivation cycle in the manifest."""
-    declared = manifest.placeholders
-    for name, value in values.items():
-        if name not in declared:
-            known = ", ".join(declared) or "none"
-            raise TemplateValueError(
-                f"unknown placeholder {name!r}: this template declares {known}", name=name
-            )
-        p = declared[name]
-        if not re.fullmatch(p.pattern, value):
-            raise TemplateValueError(
-                f"{name}={value!r} does not match {p.pattern} (the default is {p.default!r})",
-                name=name,
-            )
-    resolved: dict[str, tuple[str, bool]] = {}
-
-    def value_of(name: str, seen: tuple[str, ...]) -> tuple[str, bool]:
-        if name in resolved:
-            return resolved[name]
-        p = declared.get(name)
-        if p is None or name in seen:
-            raise TemplateValidationError(
-                f"placeholder {seen[-1]} derives from {name}, which is "
-                + ("undeclared" if p is None else "part of a cycle"),
-                path=path,
-            )
-        if name in values:
-            out = (values[name], True)
-        elif p.derived_from and (base := value_of(p.derived_from, (*seen, name)))[1]:
-            computed = derive(p, base[0])
-            if not re.fullmatch(p.pattern, computed):
-                raise TemplateValueError(
-                    f"{name} computed from {p.derived_from}={base[0]!r} is {computed!r}, which "
-                    f"does not match {p.pattern}; set {name} too",
-                    name=name,
-                )
-            out = (computed, True)
-        else:
-            out = (p.default, False)
-        resolved[name] = out
-        return out
-
-    return {name: value_of(name, ())[0] for name in declared}
 
 
 def apply_template(

@@ -18,42 +18,14 @@ import os
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
 
 from executor import fsutil
 from executor.datamodel import dump
 from executor.errors import DestinationOverlapError, OverwriteRefusedError, TemplateSaveError
 from executor.templates.loading import is_template
 from executor.templates.models import Manifest, Settings, TemplateSet, Written
-from executor.templates.verify import safe_relative, validation_report, verify_template
-
-Location = Literal["global", "repo"]
-
-
-def default_destination(
-    name: str,
-    *,
-    location: Location = "global",
-    output: Path | None = None,
-    cwd: Path | None = None,
-    env: Mapping[str, str] | None = None,
-) -> Path:
-    """`output` if given; `repo`: ./templates/<name>; `global`: the per-user data
-    folder, `$XDG_DATA_HOME/plan-executor/templates/<name>` (XDG_DATA_HOME defaults
-    to ~/.local/share)."""
-    cwd = Path(cwd) if cwd is not None else Path.cwd()
-    if output is not None:
-        return cwd / Path(output).expanduser()
-    if location == "repo":
-        return cwd / "templates" / name
-    env = os.environ if env is None else env
-    xdg = env.get("XDG_DATA_HOME", "")
-    base = (
-        Path(xdg)
-        if xdg and Path(xdg).is_absolute()
-        else Path(env.get("HOME") or Path.home()) / ".local" / "share"
-    )
-    return base / "plan-executor" / "templates" / name
+from executor.templates.paths import safe_relative
+from executor.templates.verify import validation_report, verify_template
 
 
 def check_destination(dest: Path, *, codebase: Path | None, force: bool) -> None:

@@ -39,8 +39,10 @@ from executor.templates.models import (
     TemplateFile,
     VerifyReport,
 )
+from executor.templates.paths import safe_relative
 from executor.templates.render import placeholders_in, render, stray_braces
 from executor.templates.reserved import is_stdlib, python_parse
+from executor.templates.values import resolve_values
 
 SHOWN_PROBLEMS = 5
 #: What the other-names check sets (the first value that is not the default).
@@ -58,11 +60,6 @@ def _first_difference(got: bytes, want: bytes) -> str:
             shown = (x[:60].decode("utf-8", "replace"), y[:60].decode("utf-8", "replace"))
             return f"line {i}: rendered {shown[0]!r}, source has {shown[1]!r}"
     return f"rendered {len(a)} lines, source has {len(b)}"
-
-
-def safe_relative(path: str) -> bool:
-    p = PurePosixPath(path)
-    return bool(path) and not p.is_absolute() and ".." not in p.parts and "\\" not in path
 
 
 class _Checks:
@@ -184,7 +181,6 @@ def _other_names_problems(
 ) -> list[str]:
     """(c) of the module docstring: what breaks when the template is rendered with
     other names than its source's."""
-    from executor.templates.apply import resolve_values  # it imports this module
 
     chosen = _other_values(manifest, other_names)
     try:

@@ -15,6 +15,7 @@ from executor.engine.layout import Layout
 from executor.plan.cache import PlanView
 from executor.plan.models import Session
 from executor.retry import RetryPolicy
+from executor.workflows.tdd import guards
 from executor.workflows.tdd.state import RunState, SessionRecord
 
 if TYPE_CHECKING:
@@ -113,6 +114,27 @@ class SessionPart:
         person chose to keep out of its commit (not shown, not judged, kept on a rollback)."""
         root = self.r.repo.root
         return [*self.r.layout.owned(), *(root / f for f in self.rec.excluded)]
+
+    # -- what changed since the last work step ---------------------------------------------
+    def take_snapshot(self) -> None:
+        """Record the tree as the session's steps left it (every changed file's hash)."""
+        self.rec.tree = self._tree_now()
+
+    def person_edits(self) -> list[str]:
+        """Files that differ from the snapshot of the last work step: nobody of ours did it."""
+        return guards.differences(self.rec.tree, self._tree_now())
+
+    def _tree_now(self) -> dict[str, str]:
+        changed = self.r.repo.facts(ignore=self._ignore()).changed
+        kept = [f for f in changed if f not in self.rec.excluded]
+        return guards.snapshot(self.r.repo.root, kept)
+
+    def drifted(self) -> bool:
+        """The session's section of the plan changed since the session started."""
+        return bool(self.rec.source_hash) and self.rec.source_hash != self.s.source_hash
+
+    def changed_meanwhile(self) -> bool:
+        return self.drifted() or bool(self.person_edits())
 
 
 _VERBOSE = re.compile(r"\s(PASSED|FAILED|ERROR)\b")

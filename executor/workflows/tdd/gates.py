@@ -14,11 +14,10 @@ from executor.engine.agents import Waiting
 from executor.engine.decisions import NoHuman
 from executor.engine.machine import Outcome
 from executor.errors import RollbackRefused
-from executor.workflows.tdd import detail
+from executor.workflows.tdd import detail, guards
 from executor.workflows.tdd.commit import commit_message, commit_subject
 from executor.workflows.tdd.context import SessionPart, opt
-from executor.workflows.tdd.settle import changed_meanwhile, settle
-from executor.workflows.tdd.step import Step, checkpoint_of
+from executor.workflows.tdd.step import RECHECK_AT, Step, checkpoint_of
 
 O = Outcome  # noqa: E741 - the handlers read better with one letter
 
@@ -75,7 +74,7 @@ class Gates(SessionPart):
         False: approve without asking (a checkpoint `--checkpoints` leaves out)."""
         name = checkpoint_of(step)
         while True:
-            settled = settle(self)
+            settled = self.settle()
             if settled is not None:
                 return settled
             if self.rec.held_action is not None:
@@ -88,7 +87,7 @@ class Gates(SessionPart):
                 return got
             if got.feedback:
                 self.rec.feedback.append(got.feedback)
-            if not got.waited or not changed_meanwhile(self):
+            if not got.waited or not self.changed_meanwhile():
                 return got.action
             self.rec.held_action = got.action  # asked again after the edits are settled
 
@@ -281,6 +280,128 @@ class Gates(SessionPart):
             if refused is None:
                 return O.ABORT
             info = refused + info
+
+    # -- what changed while the session waited ------------------------------------------
+    def settle(self) -> Outcome | None:
+        """Before a gate asks its own question: settle what changed while the session
+        waited. Two things can: the session's section of the plan (drift) and files in
+        the worktree (a person's edits; the agent is not running then). Neither is ever
+        committed or acted on silently: the person chooses through the same question
+        machinery as any checkpoint (a host answers over the bridge; `--yes` without a
+        terminal stops with exit 16). Drift: use the new text / put the old text back /
+        skip the session. Edits: keep them out of the commit / they belong to the
+        session / abort. None when nothing is left to settle; else the outcome."""
+        if self.drifted():
+            out = self._drift()
+            if out is not None:
+                return out
+        edits = self.person_edits()
+        return self._edits(edits) if edits else None
+
+    def _drift(self) -> Outcome | None:
+        s, rec = self.s, self.rec
+        where = f"{s.source_file}:{s.line_start}"
+        tracked = rec.base_commit is not None and self.r.repo.tracked_at(
+            rec.base_commit, s.source_file
+        )
+        options = [opt("use_new", "Use the new text from now on")]
+        if tracked:
+            options.append(opt("keep_old", "Put the old text back (the file as the session began)"))
+        options += [
+            opt("skip", "Skip the session (roll back, mark it skipped)"),
+            opt("pause", "Pause"),
+        ]
+        rec.problem = (
+            f"Session {s.number}'s section of the plan ({where}) changed since the session "
+            f"started; its steps so far were checked against the old text."
+        )
+        got = self._question("drift", rec.problem + " What now?", options, self._plan_diff(), None)
+        if isinstance(got, Outcome):
+            return got
+        assert isinstance(got, Decision)
+        if got.action == "skip":
+            rec.after_rollback = "skip"
+            return Outcome.ABORT
+        if got.action == "keep_old":
+            assert rec.base_commit is not None
+            ref = self.r.repo.snapshot(f"plan-edit-session-{s.number}")
+            self.r.repo.restore_paths(rec.base_commit, [s.source_file])
+            self.r.reload()
+            self._say(f"the plan's old text is back; your edit is saved in {ref}")
+        else:
+            rec.source_hash = s.source_hash
+            self._say("continuing with the plan's new text")
+        return None
+
+    def _plan_diff(self) -> str:
+        base = self.rec.base_commit or "HEAD"
+        text = self.r.repo.diff_text(base, ignore=self._ignore(), paths=[self.s.source_file])
+        return text or "(the plan file differs from the session's start)"
+
+    def _edits(self, files: list[str]) -> Outcome | None:
+        rec = self.rec
+        theirs = [f for f in files if f not in rec.tree]
+        shared = [f for f in files if f in rec.tree]
+        options = []
+        if theirs:
+            label = "Keep them" if not shared else "Keep the ones only you changed"
+            options.append(opt("keep_out", f"{label} out of this session's commit and continue"))
+        options += [
+            opt("include", "They belong to the session: commit them with it"),
+            opt("show_diff", "Show the diff"),
+            opt("abort", "Abort the session (roll back; everything is backed up first)"),
+            opt("pause", "Pause"),
+        ]
+        rec.problem = (
+            f"Files changed while session {self.s.number} waited, not by its agent: "
+            f"{guards.describe(files)}. They are not committed or undone without you."
+        )
+        info = "\n".join(
+            [f"- {f}" + (" (the agent changed it too)" if f in shared else "") for f in files]
+        )
+        base = rec.base_commit or "HEAD"
+        paths = [self.r.repo.root / f for f in files]
+        got = self._question(
+            "edits",
+            rec.problem + " What now?",
+            options,
+            info,
+            None,
+            shows=lambda _: self.r.repo.diff_text(base, paths=paths) or "(no changes)",
+        )
+        if got is Outcome.NO_HUMAN:  # --yes, no terminal: a person changed them on purpose
+            self._say(f"nobody to ask (--yes): {guards.describe(files)} are part of the session")
+            return self._taken_in(files)
+        if isinstance(got, Outcome):
+            return got
+        assert isinstance(got, Decision)
+        if got.action == "abort":
+            return Outcome.ABORT
+        if got.action == "keep_out":
+            rec.excluded = sorted({*rec.excluded, *theirs})
+            self._say(
+                f"kept out of the session's commit: {guards.describe(theirs)}"
+                + (f" ({guards.describe(shared)}: the agent changed them too, so they stay in)"
+                   if shared else "")
+            )  # fmt: skip
+            self.take_snapshot()
+            return None
+        self._say(f"part of the session from now on: {guards.describe(files)}")
+        return self._taken_in(files)
+
+    def _taken_in(self, files: list[str]) -> Outcome | None:
+        """The person's files are the session's now: a RED test they edited is the RED test
+        from now on, and what was verified before them is verified again (RECHECK), so no
+        commit holds a change its tests never ran against."""
+        rec = self.rec
+        for f in files:
+            if f in rec.red.hashes:
+                rec.red.hashes[f] = guards.file_sha(self.r.repo.root / f)
+        self.take_snapshot()
+        if rec.step in RECHECK_AT:
+            self._say("verifying again with them")
+            return Outcome.RECHECK
+        return None
 
     # -- agent steps ----------------------------------------------------------------------
     def escalated(self) -> Outcome:

@@ -29,7 +29,6 @@ from executor.workflows.tdd.brief import digest, render_brief, usage_line
 from executor.workflows.tdd.commit import commit_message, commit_subject, trailers
 from executor.workflows.tdd.context import LiveCount, SessionPart, SessionRun, agent_for
 from executor.workflows.tdd.gates import Gates
-from executor.workflows.tdd.settle import take_snapshot
 from executor.workflows.tdd.state import AgentCall as AgentCallLog
 from executor.workflows.tdd.state import now
 from executor.workflows.tdd.step import Step
@@ -71,7 +70,7 @@ class TddSteps(SessionPart):
         def run() -> Outcome:
             outcome = handler()
             if outcome not in {O.WAIT, O.BLOCKED}:
-                take_snapshot(self)
+                self.take_snapshot()
             return outcome
 
         return run
