@@ -19,6 +19,7 @@ file format and `executor.bridge` must import without the workflow's handlers.
 
 from __future__ import annotations
 
+import enum
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +28,47 @@ from pydantic import Field
 from executor.bridge.models import PROTOCOL_VERSION, InvokerLedger
 from executor.datamodel import Strict, dump
 from executor.store import StateStore
-from executor.workflows.template_create.table import Step, progress_of
 
 SCHEMA_VERSION = 2
 STATE_NAME = ".template-create-state.json"
+
+
+class Step(str, enum.Enum):
+    QA = "qa"
+    ANALYSIS = "analysis"
+    GENERATION = "generation"
+    AGENTS = "agents"
+    CLAUDE_MD = "claude_md"
+    ASSEMBLY = "assembly"
+    DONE = "done"
+    CANCELLED = "cancelled"
+
+
+S = Step
+
+#: step -> (seed 000 phase, checkpoint): what is complete when the cursor is there.
+_PROGRESS: dict[Step, tuple[int, str]] = {
+    S.QA: (1, "started"),
+    S.ANALYSIS: (1, "qa_complete"),
+    S.GENERATION: (2, "analysis_complete"),
+    S.AGENTS: (5, "templates_generated"),
+    S.CLAUDE_MD: (6, "agents_generated"),
+    S.ASSEMBLY: (7, "claude_md_generated"),
+    S.DONE: (8, "complete"),
+    S.CANCELLED: (1, "cancelled"),
+}
+#: step whose agent request is pending -> (phase, checkpoint)
+_WAITING: dict[Step, tuple[int, str]] = {
+    S.ANALYSIS: (2, "analysis_pending"),
+    S.AGENTS: (6, "agent_generation_pending"),
+}
+
+
+def progress_of(step: Step, *, waiting: bool) -> tuple[int, str]:
+    """Seed 000's `(phase, checkpoint)` for a step; `waiting`: its request is pending."""
+    if waiting and step in _WAITING:
+        return _WAITING[step]
+    return _PROGRESS[step]
 
 
 class StepLog(Strict):

@@ -2,25 +2,26 @@
 
 It is the only caller of `save` in a drive. A handler does its step's work and returns
 an `Outcome`; the driver looks the next step up in the workflow's table, records the
-transition in the cursor's history, moves the cursor and saves. It does not save after a
-decision step (a checkpoint answer is saved with the next step's work: one save per
-resume), and always saves before it stops.
+transition on the cursor, moves the cursor and saves. It does not save after a decision
+step (a checkpoint answer is saved with the next step's work: one save per resume), and
+always saves before it stops.
 
 Stops: `WAIT` saves, then writes the request and exits 42 (`Durable.release` raises
-NeedAgent); `PAUSE` and `NO_HUMAN` save and end the drive with that reason. Reaching a
-final step ends the drive with the reason the workflow gives it.
+NeedAgent); `PAUSE`, `NO_HUMAN` and `BUDGET` save and end the drive with that reason.
+Reaching a final step ends the drive with the reason the workflow gives it.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Protocol, TypeVar
 
 from executor.engine.agents import Durable
 from executor.engine.machine import STOPS, Outcome, Workflow
 
 S = TypeVar("S", bound=str)
+H = TypeVar("H")
 
 
 class Cursor(Protocol[S]):
@@ -32,8 +33,8 @@ class Cursor(Protocol[S]):
 
 
 def drive(
-    workflow: Workflow[S],
-    handlers: Mapping[S, Callable[[], Outcome]],
+    workflow: Workflow[S, H],
+    handlers: H,
     cursor: Cursor[S],
     durable: Durable,
     *,
@@ -42,18 +43,22 @@ def drive(
 ) -> str:
     """Run `cursor` through `workflow` until a final step or a stop; return why it ended.
 
-    `note` gives a short text to log with each transition (e.g. what a check measured).
-    `save_before(step)`: that step starts work in this process that a crash must not
-    leave unrecorded (an agent run here changes files: after a crash they must be seen
-    as its work, not as someone else's), so an unsaved decision is saved before it.
+    `handlers`: the object each node's handler is called with (the workflow's handler
+    class for this run). `note` gives a short text to log with each transition (e.g. what
+    a check measured). `save_before(step)`: that step starts work in this process that a
+    crash must not leave unrecorded (an agent run here changes files: after a crash they
+    must be seen as its work, not as someone else's), so an unsaved decision is saved
+    before it.
     """
     dirty = False
     while True:
         step = cursor.step
+        node = workflow.node(step)
+        assert node.handler is not None, f"{workflow.name}: {step} has no handler"
         if dirty and save_before(step):
             durable.save()
         started = time.monotonic()
-        outcome = handlers[step]()
+        outcome = node.handler(handlers)
         if outcome in STOPS:
             durable.save()
             if outcome is Outcome.WAIT:
@@ -62,9 +67,10 @@ def drive(
         target = workflow.next(step, outcome)
         cursor.log(step, outcome, round(time.monotonic() - started, 3), note())
         cursor.step = target
-        if target in workflow.final:
+        final = workflow.node(target).final
+        if final is not None:
             durable.save()
-            return workflow.final[target]
-        dirty = step in workflow.decisions
+            return final
+        dirty = node.decision
         if not dirty:
             durable.save()

@@ -1,23 +1,27 @@
-"""A workflow declared as one table, `(step, outcome) -> next step`, and its outcomes.
+"""A workflow declared as one table: each step once, with its handler and its exits.
 
-Handlers do the work of a step and return an `Outcome`; only the driver
-(`executor.engine.driver`) looks the next step up here, records it and saves. Four
-outcomes are not transitions but stops, and never appear in a table: `WAIT` (a request
-went to the bridge: exit 42), `PAUSE` (a person paused: exit 20), `NO_HUMAN` (a person
-must decide and none is available: exit 16) and `BUDGET` (a budget is spent: exit
-23). The step stays where it was, so a resumed process re-enters exactly that step.
+A `Node` is one step: the handler that does its work (a function of the workflow's
+handler object, for example an unbound method `Gates.after_red`), the step each outcome
+leads to, and whether the step is a `decision` (its only work is to take a person's
+answer: the driver saves it with the next step's work, so one resume makes one save) or
+`final` (a drive that lands there ends, with the reason given; a final step may still
+have a handler, run when a later drive starts there). Only the driver
+(`executor.engine.driver`) looks the next step up here, records it and saves.
 
-A workflow also names its `final` steps (the drive ends when a transition lands on one,
-with the reason given) and its `decisions`: steps whose only work is to take a human
-answer. The driver does not save after those (their answer is saved with the next
-step's work, so one resume makes one save; the answer's file is only removed after).
+Four outcomes are stops, never exits: `WAIT` (a request went to the bridge: exit 42),
+`PAUSE` (a person paused: exit 20), `NO_HUMAN` (a person must decide and none is
+available: exit 16) and `BUDGET` (a budget is spent: exit 23). The step stays where it
+was, so a resumed process re-enters exactly that step.
+
+`mermaid()` draws a workflow from its declaration (docs/engine.md holds the TDD one; a
+test keeps it equal to the code).
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from executor.errors import TransitionNotAllowed
@@ -36,7 +40,7 @@ class Outcome(str, enum.Enum):
     BLOCKED = "blocked"
     ADOPT = "adopt"  # the plan claims the work done and the executor's own test run agrees
     RECHECK = "recheck"  # files changed after they were verified: verify again first
-    # stops (never in a table)
+    # stops (never exits)
     WAIT = "wait"
     PAUSE = "pause"
     NO_HUMAN = "no_human"
@@ -46,39 +50,83 @@ class Outcome(str, enum.Enum):
 STOPS = frozenset({Outcome.WAIT, Outcome.PAUSE, Outcome.NO_HUMAN, Outcome.BUDGET})
 
 S = TypeVar("S", bound=str)
+H = TypeVar("H")
 
 
 @dataclass(frozen=True)
-class Workflow(Generic[S]):
-    """One workflow: its table, where it starts, where it ends, and its decision steps."""
+class Node(Generic[S, H]):
+    """One step of a workflow: its handler, and the step each outcome leads to."""
+
+    step: S
+    handler: Callable[[H], Outcome] | None
+    exits: Mapping[Outcome, S] = field(default_factory=dict)
+    decision: bool = False
+    final: str | None = None
+
+
+@dataclass(frozen=True)
+class Workflow(Generic[S, H]):
+    """One workflow: its steps (in the order they are drawn) and where it starts."""
 
     name: str
     start: S
-    table: Mapping[tuple[S, Outcome], S]
-    #: final step -> why the drive ended there ("done", "blocked", "rolled_back", ...)
-    final: Mapping[S, str]
-    decisions: frozenset[S]
+    nodes: tuple[Node[S, H], ...]
+    _by_step: dict[S, Node[S, H]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        by_step = {n.step: n for n in self.nodes}
+        assert len(by_step) == len(self.nodes), f"{self.name}: a step is declared twice"
+        for n in self.nodes:
+            missing = [t for t in n.exits.values() if t not in by_step]
+            assert not missing, f"{self.name}: {n.step} leads to undeclared {missing}"
+            assert not STOPS & set(n.exits), f"{self.name}: {n.step} has a stop as an exit"
+        object.__setattr__(self, "_by_step", by_step)
+
+    def node(self, step: S) -> Node[S, H]:
+        return self._by_step[step]
 
     def next(self, step: S, outcome: Outcome) -> S:
         """The step after `step` on `outcome`, or TransitionNotAllowed."""
-        try:
-            return self.table[(step, outcome)]
-        except KeyError:
+        target = self._by_step[step].exits.get(outcome)
+        if target is None:
             name = step.value if isinstance(step, enum.Enum) else str(step)
-            raise TransitionNotAllowed(self.name, name, outcome.value) from None
+            raise TransitionNotAllowed(self.name, name, outcome.value)
+        return target
+
+    @property
+    def table(self) -> dict[tuple[S, Outcome], S]:
+        """Every edge: `(step, outcome) -> next step`."""
+        return {(n.step, o): t for n in self.nodes for o, t in n.exits.items()}
+
+    @property
+    def final(self) -> dict[S, str]:
+        return {n.step: n.final for n in self.nodes if n.final is not None}
+
+    @property
+    def decisions(self) -> frozenset[S]:
+        return frozenset(n.step for n in self.nodes if n.decision)
 
     def steps(self) -> list[S]:
-        """Every step the table mentions, in first-mention order."""
-        seen: dict[S, None] = {self.start: None}
-        for (step, _), target in self.table.items():
-            seen.setdefault(step, None)
-            seen.setdefault(target, None)
-        return list(seen)
+        return [n.step for n in self.nodes]
 
     def outcomes(self, step: S) -> list[Outcome]:
-        return [o for (s, o) in self.table if s == step]
+        return list(self._by_step[step].exits)
 
     def fingerprint(self) -> str:
-        """A stable text of the table: part of the definition hash (P5)."""
+        """A stable text of the transitions: part of the definition hash (P5)."""
         rows = sorted(f"{s}|{o.value}|{t}" for (s, o), t in self.table.items())
         return ";".join([self.name, *rows])
+
+    def mermaid(self) -> str:
+        """The workflow as a Mermaid state diagram, drawn from its declaration."""
+        lines = ["stateDiagram-v2", f"    [*] --> {_name(self.start)}"]
+        for n in self.nodes:
+            for outcome, target in n.exits.items():
+                lines.append(f"    {_name(n.step)} --> {_name(target)}: {outcome.value}")
+            if n.final is not None:
+                lines.append(f"    {_name(n.step)} --> [*]: {n.final}")
+        return "\n".join(lines)
+
+
+def _name(step: object) -> str:
+    return step.value if isinstance(step, enum.Enum) else str(step)

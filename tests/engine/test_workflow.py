@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import pytest
 
 from executor.choices import Decision
-from executor.engine.machine import Outcome, Workflow
+from executor.engine.machine import Node, Outcome, Workflow
 from executor.errors import (
     BlockedError,
     Paused,
@@ -25,7 +25,8 @@ from executor.errors import (
     VerificationFailedError,
 )
 from executor.workflows.tdd.scope import PlanScope, SessionScope
-from executor.workflows.tdd.step import TDD, Step
+from executor.workflows.tdd.step import Step
+from executor.workflows.tdd.table import TDD
 from tests.conftest import git
 from tests.engine.conftest import CALL_PASSED
 from tests.engine.harness import PLAN, World, write
@@ -501,14 +502,13 @@ def test_a_session_without_tdd_steps_is_one_implement_step(
 def test_the_driver_refuses_an_edge_the_table_does_not_have() -> None:
     with pytest.raises(TransitionNotAllowed, match="no transition from step 'done'"):
         TDD.next(Step.DONE, Outcome.OK)
-    tiny: Workflow[str] = Workflow(
+    tiny: Workflow[str, object] = Workflow(
         name="tiny",
         start="a",
-        table={("a", Outcome.OK): "b"},
-        final={"b": "done"},
-        decisions=frozenset(),
+        nodes=(Node("a", lambda _: Outcome.OK, {Outcome.OK: "b"}), Node("b", None, final="done")),
     )
     assert tiny.steps() == ["a", "b"] and tiny.outcomes("a") == [Outcome.OK]
+    assert tiny.table == {("a", Outcome.OK): "b"} and tiny.final == {"b": "done"}
 
 
 def test_every_edge_of_the_table_is_covered() -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from executor.bridge.template_state import Step
 from executor.errors import (
     AnalysisFailedError,
     NeedAgent,
@@ -17,7 +18,7 @@ from executor.errors import (
     TemplateGenerationError,
     TemplateValidationError,
 )
-from executor.workflows.template_create.table import TEMPLATE_CREATE, Step
+from executor.workflows.template_create.table import TEMPLATE_CREATE
 from tests.templates.helpers import tree_bytes
 from tests.templates.projects import CSHARP_MVVM, REACT_APP, write_project
 from tests.templates.test_agents import RECOMMENDED

@@ -12,6 +12,7 @@ from executor.choices import Option
 from executor.engine.agents import Agents, Durable
 from executor.engine.decisions import Decider
 from executor.engine.layout import Layout
+from executor.errors import RollbackRefused
 from executor.plan.cache import PlanView
 from executor.plan.models import Session
 from executor.retry import RetryPolicy
@@ -114,6 +115,28 @@ class SessionPart:
         person chose to keep out of its commit (not shown, not judged, kept on a rollback)."""
         root = self.r.repo.root
         return [*self.r.layout.owned(), *(root / f for f in self.rec.excluded)]
+
+    def rollback_refusal(self) -> RollbackRefused | None:
+        """Why rolling this session back would lose something git cannot give back."""
+        base = self.rec.base_commit
+        if base is None:
+            return None
+        ours = {"Agent-Run": self.r.state.run_id, "Agent-Step": f"session-{self.s.number}"}
+        unsafe = self.r.repo.droppable(base, ours)
+        if not unsafe:
+            return None
+        pushed = self.rec.commit_hash if "pushed" in " ".join(unsafe) else None
+        return RollbackRefused(
+            f"Refusing to roll session {self.s.number} back to {base[:12]}: "
+            + "; ".join(unsafe)
+            + ". Nothing was changed."
+            + (
+                f" To undo a pushed session commit, revert it: git revert {pushed}"
+                if pushed
+                else ""
+            ),
+            commits=unsafe,
+        )
 
     # -- what changed since the last work step ---------------------------------------------
     def take_snapshot(self) -> None:

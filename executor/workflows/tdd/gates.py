@@ -13,7 +13,6 @@ from executor.choices import Decision, Option, Question
 from executor.engine.agents import Waiting
 from executor.engine.decisions import NoHuman
 from executor.engine.machine import Outcome
-from executor.errors import RollbackRefused
 from executor.workflows.tdd import detail, guards
 from executor.workflows.tdd.commit import commit_message, commit_subject
 from executor.workflows.tdd.context import SessionPart, opt
@@ -125,28 +124,6 @@ class Gates(SessionPart):
             self._say(str(refused))
             return f"{refused}\n\n"
         return None if self._confirmed(what) else ""
-
-    def rollback_refusal(self) -> RollbackRefused | None:
-        """Why rolling this session back would lose something git cannot give back."""
-        base = self.rec.base_commit
-        if base is None:
-            return None
-        ours = {"Agent-Run": self.r.state.run_id, "Agent-Step": f"session-{self.s.number}"}
-        unsafe = self.r.repo.droppable(base, ours)
-        if not unsafe:
-            return None
-        pushed = self.rec.commit_hash if "pushed" in " ".join(unsafe) else None
-        return RollbackRefused(
-            f"Refusing to roll session {self.s.number} back to {base[:12]}: "
-            + "; ".join(unsafe)
-            + ". Nothing was changed."
-            + (
-                f" To undo a pushed session commit, revert it: git revert {pushed}"
-                if pushed
-                else ""
-            ),
-            commits=unsafe,
-        )
 
     def _confirmed(self, what: str) -> bool:
         """On a terminal, a second question before anything is undone (a host or `--yes`

@@ -38,9 +38,9 @@ from executor.workflows.tdd.brief import BRIEF_VERSION
 from executor.workflows.tdd.context import Progress, SessionRun
 from executor.workflows.tdd.scope import PhaseScope, PlanScope, Scope, select
 from executor.workflows.tdd.state import SCHEMA_VERSION, RunOptions, RunState, SessionRecord
-from executor.workflows.tdd.step import AGENT_STEPS, TDD, Step
+from executor.workflows.tdd.step import AGENT_STEPS, Step
+from executor.workflows.tdd.table import TDD, TddSession
 from executor.workflows.tdd.tamper import restore_plan
-from executor.workflows.tdd.work import TddSteps
 from executor.workflows.tdd.workspace import check_plan_owner, check_workspace, reconcile
 
 if TYPE_CHECKING:
@@ -276,7 +276,7 @@ class Runner:
             if rec.step in FINISHED:
                 continue
             rec.paused = False
-            steps = TddSteps(
+            session = TddSession(
                 SessionRun(
                     plan=plan,
                     session=ps,
@@ -307,12 +307,12 @@ class Runner:
             )
             ended = drive(
                 TDD,
-                steps.handlers(),
+                session,
                 rec,
                 durable,
                 save_before=lambda step: step in AGENT_STEPS and agents is not bridge,
             )
-            plan = steps.r.plan  # re-read if a plan file was put back
+            plan = session.r.plan  # re-read if a plan file was put back
             if ended in {"done", "skipped"}:
                 ran.append(number)
                 continue
@@ -323,7 +323,7 @@ class Runner:
                     f"those first (execute-plan runs every session in dependency order)."
                 )
             if ended == "rolled_back":
-                backup, base = steps.rolled_back or ("", None)
+                backup, base = session.rolled_back or ("", None)
                 del state.sessions[number]
                 durable.save()
                 raise UserCancelled(

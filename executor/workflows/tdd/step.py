@@ -1,33 +1,15 @@
-"""The TDD session workflow, declared as one table (handlers: `executor.workflows.tdd.work`).
+"""The TDD session's steps and what each one is: a checkpoint, an escalation, the
+agent, verify and gate steps of a role. The table that joins them (each step with its
+handler and exits) is `executor.workflows.tdd.table`.
 
-                 ┌──────────────── request_changes ───────────────┐
-                 ▼                                                │
- not_started ─► before_start ─► red_agent ─► red_verify ─► after_red ─► green_agent ─►
- (blocked ◄─┘)      │ no RED step: └──────────── skip ────────────────────▲
- (ticked as done in the plan and its tests pass here: adopt ─► done, no agent, no commit)
-                    ▼
- green_verify ─► after_green ─► refactor_agent ─► refactor_verify ─► after_refactor ─►
-   │ retry ▲        │ skip_refactor / no REFACTOR step ─────────────────▲  ("Commit?")
-   └───────┘
- evidence ─► commit ─► session_complete ─► done
-
- Any *_agent or *_verify that fails (after the automatic retries) goes to its
- *_escalated step, where a person chooses: retry (back to the agent step), roll back,
- skip, or pause. With nobody to ask (--yes, no terminal) the run stops there (exit 16);
- running it again unattended checks again (ok: back to the verify step, no agent call),
- for the person may have fixed the cause meanwhile. Every checkpoint offers abort, which
- goes to rollback; rollback ends the drive at not_started (or skipped when the person
- chose skip).
-
-Status and checkpoint are derived from the step (`status_of`, `checkpoint_of`), never
-stored beside it. The persisted cursor is the step.
+Status and checkpoint are derived from the step (`status_of`, `checkpoint_of`, seed
+004's names), never stored beside it as a second truth. The persisted cursor is the
+step.
 """
 
 from __future__ import annotations
 
 import enum
-
-from executor.engine.machine import Outcome, Workflow
 
 
 class Step(str, enum.Enum):
@@ -55,7 +37,6 @@ class Step(str, enum.Enum):
     SKIPPED = "skipped"
 
 
-O = Outcome  # noqa: E741 - the table reads better with one letter
 S = Step
 
 _CHECKPOINTS = {
@@ -65,13 +46,10 @@ _CHECKPOINTS = {
     S.AFTER_REFACTOR: "after_refactor",
     S.SESSION_COMPLETE: "session_complete",
 }
-_ESCALATIONS = {
-    S.RED_ESCALATED: S.RED_AGENT,
-    S.GREEN_ESCALATED: S.GREEN_AGENT,
-    S.REFACTOR_ESCALATED: S.REFACTOR_AGENT,
-    S.EVIDENCE_ESCALATED: S.GREEN_AGENT,
-}
-#: Where an escalation checks again (an unattended re-run: the person fixed the cause).
+#: Where a person decides after a failure (retry, roll back, skip, pause).
+_ESCALATIONS = frozenset(
+    {S.RED_ESCALATED, S.GREEN_ESCALATED, S.REFACTOR_ESCALATED, S.EVIDENCE_ESCALATED}
+)
 #: Gates that come after a verification: files changed while one waited (and taken into
 #: the session) are verified again before the gate asks again.
 RECHECK_AT = {
@@ -79,77 +57,7 @@ RECHECK_AT = {
     S.AFTER_GREEN: S.GREEN_VERIFY,
     S.AFTER_REFACTOR: S.REFACTOR_VERIFY,
 }
-_RECHECKS = {
-    S.RED_ESCALATED: S.RED_VERIFY,
-    S.GREEN_ESCALATED: S.GREEN_VERIFY,
-    S.REFACTOR_ESCALATED: S.REFACTOR_VERIFY,
-    S.EVIDENCE_ESCALATED: S.EVIDENCE,
-}
 
-
-def _table() -> dict[tuple[Step, Outcome], Step]:
-    t: dict[tuple[Step, Outcome], Step] = {
-        (S.NOT_STARTED, O.OK): S.BEFORE_START,
-        (S.NOT_STARTED, O.BLOCKED): S.BLOCKED,
-        (S.NOT_STARTED, O.ADOPT): S.DONE,
-        (S.BLOCKED, O.OK): S.BEFORE_START,
-        (S.BLOCKED, O.BLOCKED): S.BLOCKED,
-        (S.BLOCKED, O.ADOPT): S.DONE,
-        (S.BEFORE_START, O.APPROVE): S.RED_AGENT,
-        (S.BEFORE_START, O.CHANGES): S.RED_AGENT,
-        (S.RED_AGENT, O.OK): S.RED_VERIFY,
-        (S.RED_AGENT, O.SKIP): S.GREEN_AGENT,
-        (S.RED_AGENT, O.FAILED): S.RED_ESCALATED,
-        (S.RED_VERIFY, O.OK): S.AFTER_RED,
-        (S.RED_VERIFY, O.FAILED): S.RED_ESCALATED,
-        (S.AFTER_RED, O.APPROVE): S.GREEN_AGENT,
-        (S.AFTER_RED, O.CHANGES): S.RED_AGENT,
-        (S.GREEN_AGENT, O.OK): S.GREEN_VERIFY,
-        (S.GREEN_AGENT, O.FAILED): S.GREEN_ESCALATED,
-        (S.GREEN_VERIFY, O.OK): S.AFTER_GREEN,
-        (S.GREEN_VERIFY, O.RETRY): S.GREEN_AGENT,
-        (S.GREEN_VERIFY, O.FAILED): S.GREEN_ESCALATED,
-        (S.AFTER_GREEN, O.APPROVE): S.REFACTOR_AGENT,
-        (S.AFTER_GREEN, O.SKIP): S.AFTER_REFACTOR,
-        (S.AFTER_GREEN, O.CHANGES): S.GREEN_AGENT,
-        (S.REFACTOR_AGENT, O.OK): S.REFACTOR_VERIFY,
-        (S.REFACTOR_AGENT, O.FAILED): S.REFACTOR_ESCALATED,
-        (S.REFACTOR_VERIFY, O.OK): S.AFTER_REFACTOR,
-        (S.REFACTOR_VERIFY, O.RETRY): S.REFACTOR_AGENT,
-        (S.REFACTOR_VERIFY, O.FAILED): S.REFACTOR_ESCALATED,
-        (S.AFTER_REFACTOR, O.APPROVE): S.EVIDENCE,
-        (S.AFTER_REFACTOR, O.CHANGES): S.REFACTOR_AGENT,
-        (S.EVIDENCE, O.OK): S.COMMIT,
-        (S.EVIDENCE, O.FAILED): S.EVIDENCE_ESCALATED,
-        (S.COMMIT, O.OK): S.SESSION_COMPLETE,
-        (S.SESSION_COMPLETE, O.APPROVE): S.DONE,
-        (S.ROLLBACK, O.OK): S.NOT_STARTED,
-        (S.ROLLBACK, O.SKIP): S.SKIPPED,
-    }
-    for checkpoint in _CHECKPOINTS:
-        t[(checkpoint, O.ABORT)] = S.ROLLBACK
-    for checkpoint, verify in RECHECK_AT.items():
-        t[(checkpoint, O.RECHECK)] = verify
-    for escalated, agent_step in _ESCALATIONS.items():
-        t[(escalated, O.RETRY)] = agent_step
-        t[(escalated, O.OK)] = _RECHECKS[escalated]
-        t[(escalated, O.ABORT)] = S.ROLLBACK
-        t[(escalated, O.SKIP)] = S.ROLLBACK
-    return t
-
-
-TDD: Workflow[Step] = Workflow(
-    name="tdd",
-    start=S.NOT_STARTED,
-    table=_table(),
-    final={
-        S.DONE: "done",
-        S.BLOCKED: "blocked",
-        S.NOT_STARTED: "rolled_back",
-        S.SKIPPED: "skipped",
-    },
-    decisions=frozenset({*_CHECKPOINTS, *_ESCALATIONS}),
-)
 
 _STATUS = {
     S.NOT_STARTED: "not_started",

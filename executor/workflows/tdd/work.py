@@ -1,5 +1,5 @@
-"""The work handlers of the TDD session workflow (`executor.workflows.tdd.step` is its table;
-the human gates are `executor.workflows.tdd.gates`).
+"""The work handlers of the TDD session workflow (`executor.workflows.tdd.table` is its
+table; the human gates are `executor.workflows.tdd.gates`).
 
 Each handler does one step's work on the session's record and returns an `Outcome`;
 it never picks the next step and never saves (the driver does both). Test results are
@@ -9,7 +9,6 @@ measured by running the tests here; nothing an agent reports is trusted.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from executor import faults, fsutil
@@ -28,7 +27,6 @@ from executor.workflows.tdd import budget, checks, guards
 from executor.workflows.tdd.brief import digest, render_brief, usage_line
 from executor.workflows.tdd.commit import commit_message, commit_subject, trailers
 from executor.workflows.tdd.context import LiveCount, SessionPart, SessionRun, agent_for
-from executor.workflows.tdd.gates import Gates
 from executor.workflows.tdd.state import AgentCall as AgentCallLog
 from executor.workflows.tdd.state import now
 from executor.workflows.tdd.step import Step
@@ -38,66 +36,30 @@ if TYPE_CHECKING:
     from executor.testrun import TestRun
 
 O = Outcome  # noqa: E741 - the handlers read better with one letter
-_WORK = (
-    Step.RED_AGENT,
-    Step.RED_VERIFY,
-    Step.GREEN_AGENT,
-    Step.GREEN_VERIFY,
-    Step.REFACTOR_AGENT,
-    Step.REFACTOR_VERIFY,
-    Step.EVIDENCE,
-)
 
 
-class TddSteps(SessionPart):
-    """The handlers, keyed by step (`handlers()`), for one session."""
+class Work(SessionPart):
+    """The work steps of one session (`executor.workflows.tdd.table` names them)."""
 
     def __init__(self, run: SessionRun) -> None:
         super().__init__(run)
-        self.gates = Gates(run)
         #: (backup ref, base commit) after a rollback, for the runner's message
         self.rolled_back: tuple[str, str | None] | None = None
 
-    def handlers(self) -> dict[Step, Callable[[], Outcome]]:
-        """Every step's handler; a work step's also records the tree it leaves (the
-        baseline for what a person or an agent changes next)."""
-        table = self._handlers()
-        for step in (*_WORK, Step.NOT_STARTED, Step.BLOCKED):
-            table[step] = self._snapshotting(table[step])
-        return table
+    def red_agent(self) -> Outcome:
+        return self.agent_step("red")
 
-    def _snapshotting(self, handler: Callable[[], Outcome]) -> Callable[[], Outcome]:
-        def run() -> Outcome:
-            outcome = handler()
-            if outcome not in {O.WAIT, O.BLOCKED}:
-                self.take_snapshot()
-            return outcome
+    def green_agent(self) -> Outcome:
+        return self.agent_step("green")
 
-        return run
+    def refactor_agent(self) -> Outcome:
+        return self.agent_step("refactor")
 
-    def _handlers(self) -> dict[Step, Callable[[], Outcome]]:
-        return {
-            Step.NOT_STARTED: self.start,
-            Step.BLOCKED: self.start,
-            Step.BEFORE_START: self.gates.before_start,
-            Step.RED_AGENT: lambda: self.agent_step("red"),
-            Step.RED_VERIFY: self.red_verify,
-            Step.RED_ESCALATED: self.gates.escalated,
-            Step.AFTER_RED: self.gates.after_red,
-            Step.GREEN_AGENT: lambda: self.agent_step("green"),
-            Step.GREEN_VERIFY: lambda: self.pass_verify("green"),
-            Step.GREEN_ESCALATED: self.gates.escalated,
-            Step.AFTER_GREEN: self.gates.after_green,
-            Step.REFACTOR_AGENT: lambda: self.agent_step("refactor"),
-            Step.REFACTOR_VERIFY: lambda: self.pass_verify("refactor"),
-            Step.REFACTOR_ESCALATED: self.gates.escalated,
-            Step.AFTER_REFACTOR: self.gates.after_refactor,
-            Step.EVIDENCE: self.evidence,
-            Step.EVIDENCE_ESCALATED: self.gates.escalated,
-            Step.COMMIT: self.commit,
-            Step.SESSION_COMPLETE: self.gates.session_complete,
-            Step.ROLLBACK: self.rollback,
-        }
+    def green_verify(self) -> Outcome:
+        return self.pass_verify("green")
+
+    def refactor_verify(self) -> Outcome:
+        return self.pass_verify("refactor")
 
     # -- helpers ------------------------------------------------------------------------
     def start(self) -> Outcome:
@@ -414,7 +376,7 @@ class TddSteps(SessionPart):
         base = self.rec.base_commit
         if base is None:
             return O.SKIP if self.rec.after_rollback == "skip" else O.OK
-        refused = self.gates.rollback_refusal()  # checked when asked; git may have moved
+        refused = self.rollback_refusal()  # checked when asked; git may have moved
         if refused is not None:
             raise refused
         backup = self.r.repo.reset_hard(base, keep=self._ignore())

@@ -11,13 +11,12 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import ConfigDict, Field
 
 from executor.bridge.models import utc_now
-from executor.bridge.template_state import StepLog, TemplateCreateState
+from executor.bridge.template_state import Step, StepLog, TemplateCreateState
 from executor.datamodel import Strict, dump
 from executor.engine.agents import Agents, Durable
 from executor.engine.machine import Outcome
 from executor.retry import RetryPolicy
 from executor.templates import Written, default_destination
-from executor.workflows.template_create.table import Step
 
 if TYPE_CHECKING:
     from executor.bridge.protocol import BridgeChannel

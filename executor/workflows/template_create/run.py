@@ -307,7 +307,7 @@ def _drive(
             backoff=opts.backoff,
         )
     )
-    if drive(TEMPLATE_CREATE, steps.handlers(), Cursor(state), durable) == "cancelled":
+    if drive(TEMPLATE_CREATE, steps, Cursor(state), durable) == "cancelled":
         return None
     assert steps.r.result is not None, "the assembly step always leaves a result"
     return steps.r.result

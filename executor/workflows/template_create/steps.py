@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from executor import fsutil
+from executor.bridge.template_state import Step
 from executor.datamodel import dump, validate
 from executor.engine.agents import AgentCall, AgentResult, BridgeAgents, Waiting, supersede
 from executor.engine.machine import Outcome
@@ -52,30 +53,24 @@ from executor.templates import (
 from executor.templates.assembly import check_destination
 from executor.workflows.template_create.context import TemplateResult, TemplateRun
 from executor.workflows.template_create.qa import ask_questions
-from executor.workflows.template_create.table import AGENT_PHASES, Step
 
 O = Outcome  # noqa: E741 - the handlers read better with one letter
 R = TypeVar("R", bound=BaseModel)
 AGENT = "architectural-reviewer"
+#: The agent steps: the phase and phase name their requests carry (seed 000's numbering).
+AGENT_PHASES: dict[Step, tuple[int, str]] = {
+    Step.ANALYSIS: (2, "ai_analysis"),
+    Step.AGENTS: (6, "agent_generation"),
+}
 
 
 class TemplateSteps:
-    """The handlers, keyed by step (`handlers()`), for one run."""
+    """The handlers of one run (`executor.workflows.template_create.table` names them)."""
 
     def __init__(self, run: TemplateRun) -> None:
         self.r = run
         self.state = run.state
         self._codebase: Codebase | None = None
-
-    def handlers(self) -> dict[Step, Callable[[], Outcome]]:
-        return {
-            Step.QA: self.qa,
-            Step.ANALYSIS: self.analysis,
-            Step.GENERATION: self.generation,
-            Step.AGENTS: self.agents,
-            Step.CLAUDE_MD: self.claude_md,
-            Step.ASSEMBLY: self.assembly,
-        }
 
     # -- phase data ---------------------------------------------------------------------
     def _get(self, key: str, model: type[R]) -> R:

@@ -28,68 +28,24 @@ beside it as a second truth.
 
 from __future__ import annotations
 
-import enum
-
-from executor.engine.machine import Outcome, Workflow
-
-
-class Step(str, enum.Enum):
-    QA = "qa"
-    ANALYSIS = "analysis"
-    GENERATION = "generation"
-    AGENTS = "agents"
-    CLAUDE_MD = "claude_md"
-    ASSEMBLY = "assembly"
-    DONE = "done"
-    CANCELLED = "cancelled"
-
+from executor.bridge.template_state import Step
+from executor.engine.machine import Node, Outcome, Workflow
+from executor.workflows.template_create.steps import TemplateSteps
 
 O = Outcome  # noqa: E741 - the table reads better with one letter
 S = Step
 
-TEMPLATE_CREATE: Workflow[Step] = Workflow(
+TEMPLATE_CREATE: Workflow[Step, TemplateSteps] = Workflow(
     name="template-create",
     start=S.QA,
-    table={
-        (S.QA, O.OK): S.ANALYSIS,
-        (S.QA, O.ABORT): S.CANCELLED,
-        (S.ANALYSIS, O.OK): S.GENERATION,
-        (S.ANALYSIS, O.SKIP): S.GENERATION,
-        (S.GENERATION, O.OK): S.AGENTS,
-        (S.AGENTS, O.OK): S.CLAUDE_MD,
-        (S.AGENTS, O.SKIP): S.CLAUDE_MD,
-        (S.CLAUDE_MD, O.OK): S.ASSEMBLY,
-        (S.ASSEMBLY, O.OK): S.DONE,
-    },
-    final={S.DONE: "done", S.CANCELLED: "cancelled"},
-    decisions=frozenset(),
+    nodes=(
+        Node(S.QA, TemplateSteps.qa, {O.OK: S.ANALYSIS, O.ABORT: S.CANCELLED}),
+        Node(S.ANALYSIS, TemplateSteps.analysis, {O.OK: S.GENERATION, O.SKIP: S.GENERATION}),
+        Node(S.GENERATION, TemplateSteps.generation, {O.OK: S.AGENTS}),
+        Node(S.AGENTS, TemplateSteps.agents, {O.OK: S.CLAUDE_MD, O.SKIP: S.CLAUDE_MD}),
+        Node(S.CLAUDE_MD, TemplateSteps.claude_md, {O.OK: S.ASSEMBLY}),
+        Node(S.ASSEMBLY, TemplateSteps.assembly, {O.OK: S.DONE}),
+        Node(S.DONE, None, final="done"),
+        Node(S.CANCELLED, None, final="cancelled"),
+    ),
 )
-
-#: step -> (seed 000 phase, checkpoint): what is complete when the cursor is there.
-_PROGRESS: dict[Step, tuple[int, str]] = {
-    S.QA: (1, "started"),
-    S.ANALYSIS: (1, "qa_complete"),
-    S.GENERATION: (2, "analysis_complete"),
-    S.AGENTS: (5, "templates_generated"),
-    S.CLAUDE_MD: (6, "agents_generated"),
-    S.ASSEMBLY: (7, "claude_md_generated"),
-    S.DONE: (8, "complete"),
-    S.CANCELLED: (1, "cancelled"),
-}
-#: step whose agent request is pending -> (phase, checkpoint)
-_WAITING: dict[Step, tuple[int, str]] = {
-    S.ANALYSIS: (2, "analysis_pending"),
-    S.AGENTS: (6, "agent_generation_pending"),
-}
-#: The agent steps: the phase and phase name their requests carry (seed 000's numbering).
-AGENT_PHASES: dict[Step, tuple[int, str]] = {
-    S.ANALYSIS: (2, "ai_analysis"),
-    S.AGENTS: (6, "agent_generation"),
-}
-
-
-def progress_of(step: Step, *, waiting: bool) -> tuple[int, str]:
-    """Seed 000's `(phase, checkpoint)` for a step; `waiting`: its request is pending."""
-    if waiting and step in _WAITING:
-        return _WAITING[step]
-    return _PROGRESS[step]

@@ -1,0 +1,139 @@
+"""The TDD session workflow, declared as one table: each step with its handler and exits.
+
+The handlers are methods of `TddSession` (`Work` does the steps' work, `Gates` asks a
+person); the driver calls `node.handler(session)`. The diagram in docs/engine.md is
+drawn from this table (`TDD.mermaid()`); a test keeps the two equal.
+
+In words: before_start asks to begin; RED's agent writes tests that the executor runs and
+that must fail; after_red asks to implement; GREEN's agent implements and the tests and
+the suite must pass (retried automatically with the failure output); after_green asks to
+refactor; REFACTOR must still pass; after_refactor asks "Commit?"; the evidence check,
+the commit, and session_complete. A step that fails after its retries goes to its
+escalation, where a person chooses: retry, roll back, skip, or pause. With nobody to ask
+(`--yes`, no terminal) the run stops there (exit 16); running it again unattended checks
+again (`ok`: back to the verify step, no agent call). Every checkpoint offers abort
+(rollback). A gate whose files changed while it waited, and were taken into the session,
+verifies again first (`recheck`). A session the plan ticks as done whose tests pass here
+is adopted (no agent, no commit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from executor.engine.machine import Node, Outcome, Workflow
+from executor.workflows.tdd.gates import Gates
+from executor.workflows.tdd.step import RECHECK_AT, Step
+from executor.workflows.tdd.work import Work
+
+O = Outcome  # noqa: E741 - the table reads better with one letter
+S = Step
+
+
+class TddSession(Work, Gates):
+    """The handlers of one session: its work steps and its human gates."""
+
+
+Handler = Callable[[TddSession], Outcome]
+
+
+def snapshot(handler: Handler) -> Handler:
+    """A work step's handler that also records the tree it leaves: the baseline for
+    what a person or an agent changes next."""
+
+    def run(session: TddSession) -> Outcome:
+        outcome = handler(session)
+        if outcome not in {O.WAIT, O.BLOCKED}:
+            session.take_snapshot()
+        return outcome
+
+    return run
+
+
+def gate(step: Step, handler: Handler, exits: dict[Outcome, Step]) -> Node[Step, TddSession]:
+    """A checkpoint: it may be aborted, and one after a verification may be rechecked."""
+    extra = {O.ABORT: S.ROLLBACK}
+    if step in RECHECK_AT:
+        extra[O.RECHECK] = RECHECK_AT[step]
+    return Node(step, handler, {**exits, **extra}, decision=True)
+
+
+def escalation(step: Step, retry: Step, recheck: Step) -> Node[Step, TddSession]:
+    """A person decides after a failure: retry the agent, check again (an unattended
+    re-run after the cause was fixed), roll back, or skip (roll back, then skipped)."""
+    exits = {O.RETRY: retry, O.OK: recheck, O.ABORT: S.ROLLBACK, O.SKIP: S.ROLLBACK}
+    return Node(step, Gates.escalated, exits, decision=True)
+
+
+TDD: Workflow[Step, TddSession] = Workflow(
+    name="tdd",
+    start=S.NOT_STARTED,
+    nodes=(
+        Node(
+            S.NOT_STARTED,
+            snapshot(Work.start),
+            {O.OK: S.BEFORE_START, O.BLOCKED: S.BLOCKED, O.ADOPT: S.DONE},
+            final="rolled_back",
+        ),
+        Node(
+            S.BLOCKED,
+            snapshot(Work.start),
+            {O.OK: S.BEFORE_START, O.BLOCKED: S.BLOCKED, O.ADOPT: S.DONE},
+            final="blocked",
+        ),
+        gate(
+            S.BEFORE_START,
+            Gates.before_start,
+            {O.APPROVE: S.RED_AGENT, O.CHANGES: S.RED_AGENT},
+        ),
+        Node(
+            S.RED_AGENT,
+            snapshot(Work.red_agent),
+            {O.OK: S.RED_VERIFY, O.SKIP: S.GREEN_AGENT, O.FAILED: S.RED_ESCALATED},
+        ),
+        Node(
+            S.RED_VERIFY, snapshot(Work.red_verify), {O.OK: S.AFTER_RED, O.FAILED: S.RED_ESCALATED}
+        ),
+        escalation(S.RED_ESCALATED, retry=S.RED_AGENT, recheck=S.RED_VERIFY),
+        gate(S.AFTER_RED, Gates.after_red, {O.APPROVE: S.GREEN_AGENT, O.CHANGES: S.RED_AGENT}),
+        Node(
+            S.GREEN_AGENT,
+            snapshot(Work.green_agent),
+            {O.OK: S.GREEN_VERIFY, O.FAILED: S.GREEN_ESCALATED},
+        ),
+        Node(
+            S.GREEN_VERIFY,
+            snapshot(Work.green_verify),
+            {O.OK: S.AFTER_GREEN, O.RETRY: S.GREEN_AGENT, O.FAILED: S.GREEN_ESCALATED},
+        ),
+        escalation(S.GREEN_ESCALATED, retry=S.GREEN_AGENT, recheck=S.GREEN_VERIFY),
+        gate(
+            S.AFTER_GREEN,
+            Gates.after_green,
+            {O.APPROVE: S.REFACTOR_AGENT, O.SKIP: S.AFTER_REFACTOR, O.CHANGES: S.GREEN_AGENT},
+        ),
+        Node(
+            S.REFACTOR_AGENT,
+            snapshot(Work.refactor_agent),
+            {O.OK: S.REFACTOR_VERIFY, O.FAILED: S.REFACTOR_ESCALATED},
+        ),
+        Node(
+            S.REFACTOR_VERIFY,
+            snapshot(Work.refactor_verify),
+            {O.OK: S.AFTER_REFACTOR, O.RETRY: S.REFACTOR_AGENT, O.FAILED: S.REFACTOR_ESCALATED},
+        ),
+        escalation(S.REFACTOR_ESCALATED, retry=S.REFACTOR_AGENT, recheck=S.REFACTOR_VERIFY),
+        gate(
+            S.AFTER_REFACTOR,
+            Gates.after_refactor,
+            {O.APPROVE: S.EVIDENCE, O.CHANGES: S.REFACTOR_AGENT},
+        ),
+        Node(S.EVIDENCE, snapshot(Work.evidence), {O.OK: S.COMMIT, O.FAILED: S.EVIDENCE_ESCALATED}),
+        escalation(S.EVIDENCE_ESCALATED, retry=S.GREEN_AGENT, recheck=S.EVIDENCE),
+        Node(S.COMMIT, Work.commit, {O.OK: S.SESSION_COMPLETE}),
+        gate(S.SESSION_COMPLETE, Gates.session_complete, {O.APPROVE: S.DONE}),
+        Node(S.ROLLBACK, Work.rollback, {O.OK: S.NOT_STARTED, O.SKIP: S.SKIPPED}),
+        Node(S.DONE, None, final="done"),
+        Node(S.SKIPPED, None, final="skipped"),
+    ),
+)
