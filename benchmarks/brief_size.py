@@ -19,7 +19,13 @@ from executor.bridge.protocol import BridgeChannel
 from executor.errors import NeedAgent
 from executor.plan import load_plan
 from executor.workflows.tdd.brief import digest, render_brief
-from executor.workflows.tdd.state import AgentCall, RunState, SessionRecord
+from executor.workflows.tdd.state import (
+    AgentCall,
+    RunRecord,
+    RunState,
+    SessionArchive,
+    SessionRecord,
+)
 from executor.workflows.tdd.step import Step
 
 _spec = importlib.util.spec_from_file_location(
@@ -38,9 +44,11 @@ def measure(n: int) -> tuple[int, int, int]:
         sizes = []
         for session in (plan.sessions()[0], plan.sessions()[-1]):
             ss = SessionRecord()
-            state = RunState(tool_version="x", definition_hash="x", run_id="x", repo=tmp)
+            record = RunRecord(tool_version="x", definition_hash="x", run_id="x", repo=tmp)
+            state = RunState(project_name="x", plan_version="x", run=record)
+            archive = SessionArchive(folder / ".agent-sessions")
             for d in session.dependencies:  # what each finished dependency left behind
-                state.sessions[d] = SessionRecord(
+                archive.put(d, SessionRecord(
                     step=Step.DONE,
                     commit_hash="0" * 40,
                     files_modified=[f"app/feature_{d}.py", f"tests/test_feature_{d}.py"],
@@ -48,7 +56,7 @@ def measure(n: int) -> tuple[int, int, int]:
                         AgentCall(step=Step.REFACTOR_AGENT, attempt=1, status="success",
                                   seconds=1.0, message="Refactored the feature; tests pass.")
                     ],
-                )  # fmt: skip
+                ))  # fmt: skip
             brief = render_brief(
                 session=session,
                 state=ss,
@@ -56,7 +64,7 @@ def measure(n: int) -> tuple[int, int, int]:
                 test_command=session.test_command("green"),
                 suite_command="pytest",
                 repo_root=folder,
-                digest=digest(plan, state, session.dependencies),
+                digest=digest(plan, state, archive, session.dependencies),
             )
             sizes.append(len(brief.encode()))
         channel = BridgeChannel(folder)

@@ -19,14 +19,42 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
-from executor.datamodel import Strict
+from executor.datamodel import DataError, Strict, validate
 from executor.errors import ConfigError
 
 FILES = (".executor.toml", "pyproject.toml")
+
+
+Checkpoints = Literal["all", "session", "none"]
+
+
+class RunOptions(Strict):
+    """The options a run was started with; `--resume` and `resume-session` reuse them
+    unless the command line overrides one."""
+
+    agent_command: str | None = Field(
+        default=None, description="run agents with this command; null: the exit-42 bridge"
+    )
+    agent: str | None = Field(
+        default=None,
+        description=(
+            "run agents with this preset (claude, codex, ...); bridge (like null with no "
+            "agent_command): the exit-42 bridge"
+        ),
+    )
+    agent_timeout: int | None = Field(
+        default=None, ge=1, description="seconds an agent call may take"
+    )
+    checkpoints: Checkpoints = "all"
+    max_retries: int = Field(default=2, ge=0)
+    test_command: str | None = None
+    budget_usd: float | None = Field(default=None, ge=0)
+    budget_tokens: int | None = Field(default=None, ge=0)
+    budget_minutes: float | None = Field(default=None, ge=0, description="agent wall time")
 
 
 class ProjectConfig(Strict, frozen=True):
@@ -35,6 +63,9 @@ class ProjectConfig(Strict, frozen=True):
 
     test_command: str | None = None
     test_command_map: dict[str, str] = Field(default_factory=dict)
+    #: defaults for run options (`checkpoints = "session"`, `max_retries = 3`, ...), keyed
+    #: as the option with underscores; the run checks them (executor.workflows.tdd.options)
+    defaults: dict[str, Any] = Field(default_factory=dict)
     #: The file they were read from (None: no settings anywhere).
     source: Path | None = None
 
@@ -82,11 +113,6 @@ def _settings(table: Any, path: Path) -> ProjectConfig:
     where = f"{path.name}: [tool.executor]" if path.name == "pyproject.toml" else path.name
     if not isinstance(table, dict):
         raise ConfigError(f"{where}: expected a table of settings")
-    unknown = sorted(set(table) - {"test_command", "test_command_map"})
-    if unknown:
-        raise ConfigError(
-            f"{where}: unknown setting {unknown[0]!r}; known: test_command, test_command_map"
-        )
     command = table.get("test_command")
     if command is not None and (not isinstance(command, str) or not command.strip()):
         raise ConfigError(f"{where}: test_command: expected a non-empty string")
@@ -97,7 +123,20 @@ def _settings(table: Any, path: Path) -> ProjectConfig:
         raise ConfigError(
             f"{where}: test_command_map: expected a table of plan command = local command"
         )
-    return ProjectConfig(test_command=command, test_command_map=dict(mapping), source=path)
+    defaults = {k: v for k, v in table.items() if k not in {"test_command", "test_command_map"}}
+    try:
+        validate(RunOptions, defaults)
+    except DataError as e:
+        known = ", ".join(["test_command", "test_command_map", *RunOptions.model_fields])
+        problems = [
+            f"unknown setting {p.split(':')[0]!r}; known: {known}" if p.endswith("unknown field")
+            else p
+            for p in e.problems
+        ]  # fmt: skip
+        raise ConfigError(f"{where}: " + "; ".join(problems)) from None
+    return ProjectConfig(
+        test_command=command, test_command_map=dict(mapping), defaults=defaults, source=path
+    )
 
 
 def _parse(path: Path) -> dict[str, Any]:

@@ -3,11 +3,13 @@ corruption that is detected and quarantined, never silently reset.
 
 Used for `.agent-state.json` (plan runs) and `.template-create-state.json`. Beside the
 state: `<state>.bak` (the previous good version, a hard link made at each save: no
-second rewrite), the lock file (flock; records pid@host) and `<state>.corrupt-<ts>`
-(quarantined copies). The file is compact JSON carrying a sha256 `checksum` of its own
-body, so a hand edit or a torn file is caught (P4). Keys keep the record's order (not
-sorted): an ordered mapping in a state (a template's placeholders, say) reads back in
-the order it was saved, so a resumed run makes exactly what an uninterrupted one makes.
+second rewrite), the lock file (filelock; records pid@host) and `<state>.corrupt-<ts>`
+(quarantined copies). The file is compact JSON: `schema_version` first, and last a
+sha256 `checksum` of the file's own bytes (with the checksum's value blank), so a hand
+edit or a torn file is caught (P4) without parsing it twice. Keys keep the model's order
+(not sorted): an ordered mapping in a state (a template's placeholders, say) reads back
+in the order it was saved, so a resumed run makes exactly what an uninterrupted one
+makes.
 
 A store may be given `migrate`: then a file of an older form (no `schema_version`, or a
 lower one) is not refused but passed through it and read. Such a file has no checksum to
@@ -24,11 +26,11 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, NoReturn, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from executor.datamodel import validate
+from executor.datamodel import validate, validate_json
 from executor.errors import (
     CorruptStateError,
     DataError,
@@ -38,30 +40,45 @@ from executor.errors import (
     StorageError,
 )
 from executor.fsutil import atomic_write_bytes, quote, sweep_orphans
+from executor.stamps import utc_now
 
 
 class Persisted(Protocol):
+    """What a state model gives its store: a version, a checksum field (its last field),
+    and what to stamp on it before each save (a generation, the time)."""
+
     schema_version: int
-    generation: int
-    updated_at: str
     checksum: str
 
-    def model_dump(self, *, mode: str, by_alias: bool) -> dict[str, Any]: ...
+    def before_save(self, stamp: str) -> None: ...
+
+    def model_dump_json(self, *, by_alias: bool) -> str: ...
 
 
 P = TypeVar("P", bound=Persisted)
 
-
-def canonical(body: dict[str, Any]) -> str:
-    """The one byte form of a state body: compact, UTF-8, keys in the body's own order
-    (a loaded body has the file's order, so its checksum is computed as it was saved)."""
-    return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+#: The checksum is the body's last field; its value is blanked for hashing.
+_MARK = b'"checksum":"'
 
 
-def checksum_of(body: dict[str, Any]) -> str:
-    """sha256 of the canonical body without the checksum field itself."""
-    rest = {k: v for k, v in body.items() if k != "checksum"}
-    return "sha256:" + hashlib.sha256(canonical(rest).encode("utf-8")).hexdigest()
+def seal(body: bytes) -> bytes:
+    """`body` (JSON ending in `"checksum":""}`) with the sha256 of itself filled in."""
+    at = body.rindex(_MARK + b'"')
+    digest = "sha256:" + hashlib.sha256(body).hexdigest()
+    return body[:at] + _MARK + digest.encode() + body[at + len(_MARK) :]
+
+
+def sealed(raw: bytes) -> bool:
+    """The file's checksum matches its bytes (P4): a hand edit or a torn write fails."""
+    at = raw.rfind(_MARK)
+    if at < 0:
+        return False
+    end = raw.find(b'"', at + len(_MARK))
+    if end < 0:
+        return False
+    given = raw[at + len(_MARK) : end].decode("ascii", "replace")
+    body = raw[: at + len(_MARK)] + raw[end:]
+    return given == "sha256:" + hashlib.sha256(body.rstrip(b"\n")).hexdigest()
 
 
 def _holds_other(path: Path, data: bytes) -> bool:
@@ -80,7 +97,7 @@ def _host() -> str:
 
 
 def _stamp() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + "Z"
+    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
 
 
 class StateStore(Generic[P]):
@@ -162,7 +179,11 @@ class StateStore(Generic[P]):
 
     # -- loading (P4) -------------------------------------------------------------
     def load(self) -> P | None:
-        """The saved state, None when there is none; CorruptStateError when unreadable."""
+        """The saved state, None when there is none; CorruptStateError when unreadable.
+
+        A file of this version (it starts `{"schema_version":N,`) is checked against its
+        checksum and then parsed and validated in one pass; anything else is read as
+        JSON first, to tell a newer, an older and a broken file apart."""
         try:
             raw = self.path.read_bytes()
             self._seen = self._identity()
@@ -171,6 +192,10 @@ class StateStore(Generic[P]):
             return None
         except OSError as e:
             raise StorageError(f"cannot read {self.path}: {e}", path=self.path) from e
+        if raw.startswith(b'{"schema_version":%d,' % self.version):
+            if not sealed(raw):
+                self._corrupt(raw, "checksum mismatch (edited by hand or torn)")
+            return self._decode(raw, lambda: validate_json(self.model, raw))
         try:
             data = json.loads(raw.decode("utf-8"))
             if not isinstance(data, dict):
@@ -186,27 +211,26 @@ class StateStore(Generic[P]):
             )
         older = version is None or (isinstance(version, int) and version < self.version)
         if older and self.migrate is not None:
-            return self._decode(raw, self.migrate(data))
-        if isinstance(version, int) and version < self.version:
+            migrate = self.migrate
+            return self._decode(raw, lambda: validate(self.model, migrate(data)))
+        if older:
             raise DefinitionDriftError(
                 f"{self.path} has schema_version {version}: it was written by an older "
                 f"executor. Finish the run with that version, or delete {quote(self.path)} "
                 f"to start the run afresh (completed sessions keep their commits). Nothing "
                 f"was changed."
             )
-        if data.get("checksum") != checksum_of(data):
-            self._corrupt(raw, "checksum mismatch (edited by hand or torn)")
-        return self._decode(raw, data)
+        self._corrupt(raw, "checksum mismatch (edited by hand or torn)")
 
-    def _decode(self, raw: bytes, data: dict[str, Any]) -> P:
+    def _decode(self, raw: bytes, read: Callable[[], BaseModel]) -> P:
         try:
-            state = validate(self.model, data)
+            state = read()
         except DataError as e:
             self._corrupt(raw, "schema-invalid (" + "; ".join(e.problems[:5]) + ")")
         return state  # type: ignore[return-value]
 
-    def _corrupt(self, raw: bytes, why: str) -> Any:
-        name = f"{self.path.name}.corrupt-{_stamp().replace(':', '')}"
+    def _corrupt(self, raw: bytes, why: str) -> NoReturn:
+        name = f"{self.path.name}.corrupt-{_stamp()}"
         quarantine, n = self.path.with_name(name), 1
         while _holds_other(quarantine, raw):  # never over another copy (same second)
             n += 1
@@ -240,15 +264,13 @@ class StateStore(Generic[P]):
                 f"{self.path} was changed by another process since this one read it; not "
                 f"overwriting newer state. Re-run the command."
             )
-        state.generation += 1
-        state.updated_at = _stamp()
-        body = state.model_dump(mode="json", by_alias=True)
-        state.checksum = body["checksum"] = checksum_of(body)
-        data = canonical(body).encode("utf-8") + b"\n"
+        state.before_save(utc_now())
+        state.checksum = ""
+        data = seal(state.model_dump_json(by_alias=True).encode("utf-8"))
+        state.checksum = data[data.rindex(_MARK) + len(_MARK) : -2].decode("ascii")
         try:
-            atomic_write_bytes(self.path, data, fault="state", backup=self.backup)
+            atomic_write_bytes(self.path, data + b"\n", fault="state", backup=self.backup)
         except OSError as e:
-            state.generation -= 1
             raise StorageError(
                 f"could not save {self.path}: {e}. The previous state is intact.", path=self.path
             ) from e

@@ -14,13 +14,12 @@ JSON `response` serialised) and names each bad field.
 from __future__ import annotations
 
 import hashlib
-import os
-import time
 from typing import Any, Literal
 
 from pydantic import Field
 
 from executor.datamodel import Strict
+from executor.stamps import utc_now
 
 PROTOCOL_VERSION = "1.0"
 
@@ -36,24 +35,6 @@ ERROR_TYPES: tuple[str, ...] = (
     "VALIDATION_ERROR",
     "UNKNOWN",
 )
-
-
-def utc_now() -> str:
-    """ISO 8601 UTC timestamp with milliseconds and a `Z`, as the seeds write them.
-
-    (`time`, not `datetime`: the resume path does not pay for importing `datetime`.)
-    """
-    now = time.time()
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
-
-
-def new_id() -> str:
-    """A random (version 4) UUID as text, without importing `uuid` (the resume path)."""
-    b = bytearray(os.urandom(16))
-    b[6] = (b[6] & 0x0F) | 0x40
-    b[8] = (b[8] & 0x3F) | 0x80
-    h = b.hex()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def sha256_text(text: str) -> str:

@@ -24,15 +24,14 @@ from executor.bridge.models import (
     Consumed,
     Ledger,
     PendingRequest,
-    new_id,
     sha256_bytes,
     sha256_text,
-    utc_now,
 )
 from executor.bridge.reading import quarantine, read_response, remove_quietly
 from executor.datamodel import dump
 from executor.errors import AgentUnavailableError, InvalidResponseError, NeedAgent
 from executor.retry import RetryPolicy
+from executor.stamps import new_id, utc_now
 
 __all__ = ["BridgeChannel", "Consumed", "Ledger", "PendingRequest", "Reply"]
 
@@ -68,8 +67,13 @@ class BridgeChannel:
         policy: RetryPolicy | None = None,
         request_file: Path | None = None,
         response_file: Path | None = None,
+        resume: Sequence[str] | None = None,
     ) -> None:
+        """`resume`: the executor command line (without `executor`) that continues the
+        waiting run once the answer is written; every request carries it as
+        `context.resume`, and `executor bridge respond --resume` runs it."""
         self.folder = Path(folder).absolute()
+        self.resume = list(resume) if resume else None
         self.policy = policy or RetryPolicy()
         self.request_file = (
             Path(request_file).absolute() if request_file else self.folder / REQUEST_NAME
@@ -259,6 +263,8 @@ class BridgeChannel:
         path and a short pointer as its prompt.
         """
         ctx = dict(context)
+        if self.resume is not None:
+            ctx["resume"] = self.resume
         prompt_file: Path | None = Path(ctx["prompt_file"]) if ctx.get("prompt_file") else None
         short_prompt = prompt
         if prompt_file is None and len(prompt) > INLINE_PROMPT_MAX:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from executor.bridge.models import InvokerLedger, utc_now
+from executor.bridge.models import InvokerLedger
 from executor.bridge.template_state import (
     STATE_NAME,
     TemplateCreateState,
@@ -28,6 +28,7 @@ from executor.bridge.template_state import (
 )
 from executor.datamodel import dump
 from executor.errors import CorruptStateError
+from executor.stamps import utc_now
 
 DEFAULT_STATE_NAME = STATE_NAME
 

@@ -29,7 +29,7 @@ from executor.bridge.models import PROTOCOL_VERSION, InvokerLedger
 from executor.datamodel import Strict, dump
 from executor.store import StateStore
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 STATE_NAME = ".template-create-state.json"
 
 
@@ -110,7 +110,13 @@ class TemplateCreateState(Strict):
     generation: int = Field(
         default=0, description="incremented by every save; a save must see the one it loaded"
     )
-    checksum: str = Field(default="", description="sha256 of the canonical body")
+    checksum: str = Field(
+        default="", description="sha256 of the file's bytes, with this value blank"
+    )
+
+    def before_save(self, stamp: str) -> None:
+        self.generation += 1
+        self.updated_at = stamp
 
     def derive(self) -> None:
         """Seed 000's checkpoint, phase and pending request, from the cursor and ledger."""
@@ -122,8 +128,9 @@ class TemplateCreateState(Strict):
 
 
 def migrate(data: dict[str, Any]) -> dict[str, Any]:
-    """A seed-form (no schema_version) or schema-1 body in the current form: the fields
-    added since take their defaults; schema 1's `bridge: null` is an empty ledger."""
+    """A seed-form (no schema_version), schema-1 or schema-2 body (whose checksum was of
+    another form) in the current form: the fields added since take their defaults;
+    schema 1's `bridge: null` is an empty ledger."""
     out = {k: v for k, v in data.items() if k not in {"schema_version", "checksum"}}
     if out.get("bridge") is None:
         out.pop("bridge", None)

@@ -67,7 +67,8 @@ def _with_abs_plan(argv: list[str], values: dict[str, Any]) -> list[str]:
 def _execute(scope: Scope, values: dict[str, Any]) -> int:
     from executor.engine.agents import BRIDGE_AGENT
     from executor.errors import UserError
-    from executor.workflows.tdd.run import Overrides, Runner, RunRequest
+    from executor.workflows.tdd.options import Overrides
+    from executor.workflows.tdd.run import Runner, RunRequest
 
     agent_command, agent = agent_choice(values)
     if agent_command is not None or agent not in (None, BRIDGE_AGENT):

@@ -53,6 +53,11 @@ class Layout:
         return self.folder / ".agent-logs"
 
     @property
+    def archive(self) -> Path:
+        """Finished sessions' whole records (`session-<N>.json`), written once each."""
+        return self.folder / ".agent-sessions"
+
+    @property
     def plan_cache(self) -> Path:
         return self.folder / ".agent-plan-cache.json"
 
@@ -66,5 +71,6 @@ class Layout:
             self.response,
             self.briefs,
             self.logs,
+            self.archive,
             self.plan_cache,
         ]

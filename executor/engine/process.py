@@ -25,11 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from executor import fsutil
-from executor.bridge.models import AgentRequest, Ledger, utc_now
+from executor.bridge.models import AgentRequest, Ledger
 from executor.bridge.protocol import BridgeChannel
 from executor.datamodel import dump
 from executor.engine.agents import BRIDGE_AGENT, AgentCall, AgentResult, Durable, supersede
 from executor.errors import UserError
+from executor.stamps import utc_now
 
 #: Transcript bytes kept per stream: the head and the tail of a long run.
 TRANSCRIPT_HALF = 32_000

@@ -15,7 +15,7 @@ import pytest
 
 from tests.agents.conftest import STANDINS
 from tests.conftest import REPO_ROOT, run_cli
-from tests.engine.helpers import commits, make_project, state
+from tests.engine.helpers import commits, make_project, records, state
 
 pytestmark = pytest.mark.slow
 
@@ -46,7 +46,7 @@ def test_execute_plan_with_claude_records_cost_per_call(git_repo: Path, tmp_path
         "feat(ledger): Balances",
         "feat(ledger): Ledger Models",
     ]
-    calls = [c for rec in state(plan)["sessions"].values() for c in rec["agent_calls"]]
+    calls = [c for rec in records(plan).values() for c in rec["agent_calls"]]
     assert len(calls) == 12 and all(c["cost_usd"] == 0.05 for c in calls)
     assert all(Path(c["log"]).is_file() for c in calls)
     status = json.loads(run_cli("status", "--plan", str(plan), "--json", cwd=git_repo).stdout)
@@ -67,7 +67,7 @@ def test_each_preset_runs_a_session_and_commits_nothing_itself(
                    cwd=git_repo, env=standin_env(tmp_path), timeout=300)  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert commits(git_repo)[:2] == ["feat(ledger): Ledger Models", "add plan"]
-    calls = state(plan)["sessions"]["1"]["agent_calls"]
+    calls = records(plan)["1"]["agent_calls"]
     assert [c["status"] for c in calls] == ["success"] * 3
     assert all(c["input_tokens"] == 1000 and c["output_tokens"] == 200 for c in calls)
     assert_status_shows_usage(plan, git_repo, cost="$0.15" if preset == "aider" else None)
@@ -96,7 +96,7 @@ def test_a_budget_stops_before_the_call_that_would_go_over_it(
     stopped = run_cli(*args, "--budget-usd", "0.25", cwd=git_repo, env=env, timeout=300)
     assert stopped.returncode == 23, stopped.stdout + stopped.stderr
     assert "$0.30 of the $0.25 budget" in stopped.stderr
-    calls = [c for rec in state(plan)["sessions"].values() for c in rec["agent_calls"]]
+    calls = [c for rec in records(plan).values() for c in rec["agent_calls"]]
     assert len(calls) == 3  # session 1's three calls; session 2's first was not made
     assert commits(git_repo)[0] == "feat(ledger): Ledger Models"
     printed = stopped.stderr.split("Continue with a larger budget with: ")[1].strip()
@@ -105,12 +105,12 @@ def test_a_budget_stops_before_the_call_that_would_go_over_it(
     resumed = run_cli(*shlex.split(printed)[1:], cwd=git_repo, env=env, timeout=300)
     assert resumed.returncode == 23, resumed.stdout + resumed.stderr  # two calls further
     assert resumed.stderr.rstrip().endswith("--yes --budget-usd 1.00")
-    calls = [c for rec in state(plan)["sessions"].values() for c in rec["agent_calls"]]
+    calls = [c for rec in records(plan).values() for c in rec["agent_calls"]]
     assert len(calls) == 5
     more = run_cli(*args, "--budget-usd", "5", cwd=git_repo, env=env, timeout=300)
     assert more.returncode == 0, more.stdout + more.stderr
     assert commits(git_repo)[0] == "feat(ledger): Command Line"
-    assert state(plan)["options"]["budget_usd"] == 5
+    assert state(plan)["run"]["options"]["budget_usd"] == 5
 
 
 def test_an_agent_error_result_is_retried_by_the_policy(git_repo: Path, tmp_path: Path) -> None:
@@ -119,6 +119,6 @@ def test_an_agent_error_result_is_retried_by_the_policy(git_repo: Path, tmp_path
     proc = run_cli("execute-session", "1", "--plan", str(plan), "--agent", "claude", "--yes",
                    cwd=git_repo, env=env, timeout=300)  # fmt: skip
     assert proc.returncode == 16, proc.stdout + proc.stderr
-    calls = state(plan)["sessions"]["1"]["agent_calls"]
+    calls = records(plan)["1"]["agent_calls"]
     assert [c["status"] for c in calls] == ["error"] * 3
     assert "The agent failed for the RED step" in proc.stderr

@@ -101,7 +101,7 @@ def test_state_format_validation(manager: StateManager) -> None:
     ours = {"schema_version", "step", "agent_failures", "history", "bridge", "generation"}
     assert set(data) == seed_fields | ours | {"checksum"}
     assert data["version"] == "1.0"
-    assert data["schema_version"] == 2
+    assert data["schema_version"] == 3
     assert data["phase"] == 5
     assert data["config"] == {"codebase_path": "/x"}
     assert data["step"] is None  # written through the seed API, not by the workflow

@@ -34,8 +34,8 @@ def test_agent_bridge_replaces_a_saved_agent_command(git_repo: Path) -> None:
     assert switched.returncode == 42, switched.stderr
     red = _request(plan)
     assert (red["agent_name"], red["context"]["tdd_step"]) == ("backend-builder", "red")
-    assert state(plan)["options"]["agent"] == "bridge"
-    assert state(plan)["options"]["agent_command"] is None
+    assert state(plan)["run"]["options"]["agent"] == "bridge"
+    assert state(plan)["run"]["options"]["agent_command"] is None
     again = run_cli(*args, "--resume", cwd=git_repo)  # saved: still the bridge
     assert again.returncode == 42, again.stderr
     assert _request(plan)["request_id"] == red["request_id"]
@@ -47,13 +47,13 @@ def test_a_preset_given_later_replaces_a_saved_bridge(git_repo: Path) -> None:
     plan = make_project(git_repo)
     args = ["execute-session", "1", "--plan", str(plan)]
     assert run_cli(*args, "--agent", "bridge", cwd=git_repo).returncode == 42
-    assert state(plan)["options"]["agent"] == "bridge"
+    assert state(plan)["run"]["options"]["agent"] == "bridge"
     assert respond(plan, git_repo, "approve").returncode == 0
     proc = run_cli(*args, "--resume", "--agent-command", "/nonexistent/agent", cwd=git_repo)
     assert proc.returncode == 42, proc.stderr
     assert "cannot run agent command /nonexistent/agent" in proc.stdout
-    assert state(plan)["options"]["agent"] is None
-    assert state(plan)["options"]["agent_command"] == "/nonexistent/agent"
+    assert state(plan)["run"]["options"]["agent"] is None
+    assert state(plan)["run"]["options"]["agent_command"] == "/nonexistent/agent"
 
 
 @pytest.mark.parametrize(

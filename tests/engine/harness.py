@@ -22,7 +22,8 @@ from executor.choices import Decision
 from executor.engine.agents import AgentCall, AgentResult
 from executor.prompts import ScriptedPrompter
 from executor.testrun import TestCase, TestRun
-from executor.workflows.tdd.run import Overrides, Runner, RunRequest, RunResult
+from executor.workflows.tdd.options import Overrides
+from executor.workflows.tdd.run import Runner, RunRequest, RunResult
 from executor.workflows.tdd.scope import Scope, SessionScope
 from executor.workflows.tdd.state import SessionRecord
 from tests.conftest import git
@@ -245,8 +246,13 @@ class World:
         data: dict[str, Any] = json.loads((self.plan / ".agent-state.json").read_text("utf-8"))
         return data
 
+    def records(self) -> dict[str, dict[str, Any]]:
+        from tests.engine.helpers import records
+
+        return records(self.plan)
+
     def record(self, number: int) -> dict[str, Any]:
-        return dict(self.state()["sessions"][str(number)])
+        return dict(self.records()[str(number)])
 
     def watch(self, monkeypatch: Any) -> World:
         """Record every transition the driver logs (they vanish with a rolled-back record)."""

@@ -49,9 +49,20 @@ def state(plan: Path) -> dict[str, Any]:
     return data
 
 
+def records(plan: Path) -> dict[str, dict[str, Any]]:
+    """Every started session's record, by number: those in progress from
+    `.agent-state.json` (`run.sessions`), finished ones from `.agent-sessions/`."""
+    found: dict[str, dict[str, Any]] = {}
+    for path in sorted((plan / ".agent-sessions").glob("session-*.json")):
+        found[path.stem.removeprefix("session-")] = json.loads(path.read_text("utf-8"))
+    if (plan / ".agent-state.json").exists():
+        found.update(state(plan)["run"]["sessions"])
+    return found
+
+
 def session_state(plan: Path, number: int) -> dict[str, Any]:
-    """The session's record in `.agent-state.json` (KeyError: it has not started)."""
-    return dict(state(plan)["sessions"][str(number)])
+    """The session's record (KeyError: it has not started)."""
+    return dict(records(plan)[str(number)])
 
 
 def respond(plan: Path, repo: Path, text: str) -> subprocess.CompletedProcess[str]:

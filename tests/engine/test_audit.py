@@ -23,11 +23,11 @@ from tests.conftest import git, run_cli, terminate_when
 from tests.engine.helpers import (
     commits,
     make_project,
+    records,
     replay_cmd,
     respond,
     session_state,
     solutions_copy,
-    state,
 )
 
 pytestmark = pytest.mark.slow
@@ -498,7 +498,7 @@ def test_9_17_printed_commands_quote_paths_with_spaces(tmp_path: Path) -> None:
     assert proc.returncode == 42
     assert f"--dir {shlex.quote(str(plan))}" in proc.stderr
     assert f"--plan {shlex.quote(str(plan))}" in proc.stderr
-    assert state(plan)["sessions"]["1"]["step"] == "before_start"
+    assert session_state(plan, 1)["step"] == "before_start"
 
 
 def test_a_plan_kept_in_the_repository_root_protects_only_its_plan_files(
@@ -569,7 +569,7 @@ def test_an_agent_that_rewrites_the_executors_own_files_is_tampering(
         "plan = pathlib.Path(sys.argv[1])\n"
         "state = plan / '.agent-state.json'\n"
         "data = json.loads(state.read_text())\n"
-        "data['sessions']['2'] = {'step': 'done', 'commit_hash': 'f' * 40}\n"
+        "data['run']['sessions']['2'] = {'step': 'done', 'commit_hash': 'f' * 40}\n"
         "state.write_text(json.dumps(data))\n"
         "cache = plan / '.agent-plan-cache.json'\n"
         "cache.write_text(cache.read_text().replace('Balances', 'Forged'))\n",
@@ -582,8 +582,7 @@ def test_an_agent_that_rewrites_the_executors_own_files_is_tampering(
                    cwd=git_repo)  # fmt: skip
     assert proc.returncode == 16, proc.stdout + proc.stderr
     assert "the agent changed the executor's own files (.agent-state.json" in proc.stderr
-    saved = state(plan)
-    assert "2" not in saved["sessions"]
+    assert "2" not in records(plan)
     assert not (plan / ".agent-plan-cache.json").exists() or "Forged" not in (
         plan / ".agent-plan-cache.json"
     ).read_text("utf-8")

@@ -15,9 +15,9 @@ from tests.conftest import git, run_cli
 from tests.engine.helpers import (
     commits,
     make_project,
+    records,
     replay_cmd,
     session_state,
-    state,
 )
 
 pytestmark = pytest.mark.slow
@@ -47,7 +47,7 @@ def test_phase_completes_one_commit_per_session(git_repo: Path) -> None:
     assert s1["commit_hash"] == git(git_repo, "rev-parse", "HEAD~1").strip()
     assert s1["tests_passing"] == s1["tests_written"] and s1["tests_passing"] >= 3
     assert s1["red"]["files"] == ["tests/test_models.py"]
-    assert "3" not in state(plan)["sessions"]  # not started: no record
+    assert "3" not in records(plan)  # not started: no record
     # the executor's own files never dirty the tree nor enter a commit
     assert git(git_repo, "status", "--porcelain") == ""
     assert ".agent-state.json" not in git(git_repo, "log", "--name-only", "--format=")

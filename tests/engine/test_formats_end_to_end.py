@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO_ROOT, git, run_cli
-from tests.engine.helpers import commits, state
+from tests.engine.helpers import commits, records
 
 pytestmark = pytest.mark.slow
 
@@ -52,9 +52,9 @@ def test_a_superpowers_plan_runs_end_to_end_and_its_boxes_are_ticked(git_repo: P
 def test_a_spec_kit_tasks_file_runs_end_to_end(git_repo: Path) -> None:
     plan = project(git_repo, "pantry")
     execute_plan(git_repo, plan, "pantry")
-    records = state(plan)["sessions"]
-    assert [records[str(n)]["step"] for n in (1, 2, 3)] == ["done"] * 3
-    setup = [c["step"] for c in records["1"]["agent_calls"]]
+    found = records(plan)
+    assert [found[str(n)]["step"] for n in (1, 2, 3)] == ["done"] * 3
+    setup = [c["step"] for c in found["1"]["agent_calls"]]
     assert setup == ["green_agent"]  # a phase with no test tasks: one implement step
     assert len(commits(git_repo)) == 5
 
@@ -65,9 +65,9 @@ def test_ticked_sessions_are_adopted_only_when_their_tests_pass(git_repo: Path) 
     done = commits(git_repo)
     (plan / ".agent-state.json").unlink()  # a new run: only the ticks tell what was done
     execute_plan(git_repo, plan, "textstats")
-    records = state(plan)["sessions"]
-    assert [records[n]["adopted"] for n in ("1", "2")] == [True, True]
-    assert records["1"]["agent_calls"] == [] and commits(git_repo) == done
+    found = records(plan)
+    assert [found[n]["adopted"] for n in ("1", "2")] == [True, True]
+    assert found["1"]["agent_calls"] == [] and commits(git_repo) == done
     # a claim the code does not back: the tests fail, so the session is run, not adopted
     (plan / ".agent-state.json").unlink()
     words = git_repo / "textstats" / "words.py"
@@ -77,5 +77,5 @@ def test_ticked_sessions_are_adopted_only_when_their_tests_pass(git_repo: Path) 
     proc = run_cli("execute-session", "1", "--plan", str(plan), "--agent", "replay",
                    "--solutions", str(solutions), "--yes", cwd=git_repo, timeout=300)  # fmt: skip
     assert "ticked as done in the plan, but its tests do not pass" in proc.stdout
-    records = state(plan)["sessions"]
-    assert records["1"]["adopted"] is False and records["1"]["agent_calls"]
+    found = records(plan)
+    assert found["1"]["adopted"] is False and found["1"]["agent_calls"]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git, run_cli
-from tests.engine.helpers import commits, make_project, replay_cmd, respond, session_state
+from tests.engine.helpers import commits, make_project, records, replay_cmd, respond, session_state
 
 pytestmark = pytest.mark.slow
 
@@ -80,7 +80,7 @@ def test_hand_edited_state_fails_checksum(git_repo: Path) -> None:
     assert run_cli(*_session1(plan), cwd=git_repo).returncode == 42
     state_file = plan / ".agent-state.json"
     data = json.loads(state_file.read_text("utf-8"))
-    data["sessions"]["1"]["step"] = "done"
+    data["notes"] = "edited by hand"
     state_file.write_text(json.dumps(data), encoding="utf-8")
     proc = run_cli(*_session1(plan), cwd=git_repo)
     assert proc.returncode == 11 and "checksum mismatch" in proc.stderr
@@ -200,7 +200,7 @@ def test_abort_through_the_bridge_rolls_back_with_backup(git_repo: Path) -> None
     assert not (git_repo / "tests" / "test_models.py").exists()
     ref = proc.stderr.split("saved in ")[1].split(".")[0].strip()
     assert "test_models.py" in git(git_repo, "ls-tree", "-r", "--name-only", ref)
-    assert "1" not in json.loads((plan / ".agent-state.json").read_text("utf-8"))["sessions"]
+    assert "1" not in records(plan)
 
 
 def test_pause_exits_20_and_resume_session_continues(git_repo: Path) -> None:

@@ -188,7 +188,7 @@ def test_abort_rolls_back_with_a_backup_and_forgets_the_session(
     with pytest.raises(UserCancelled) as caught:
         world.run(answers=answers)
     assert edge in world.seen and ("rollback", "ok") in world.seen
-    assert "1" not in world.state()["sessions"]
+    assert "1" not in world.records()
     assert not (world.repo / "tests" / "test_s1.py").exists()
     assert git(world.repo, "status", "--porcelain") == ""
     if caught.value.backup_ref and len(answers) > 1:
@@ -202,7 +202,7 @@ def test_abort_after_the_commit_drops_our_own_commit(world: World) -> None:
     with pytest.raises(UserCancelled):
         world.run(PlanScope(), answers=answers)
     assert world.commits() == ["plan"]
-    assert "1" not in world.state()["sessions"]
+    assert "1" not in world.records()
 
 
 def test_review_at_session_complete_shows_the_commit_with_its_message(world: World) -> None:

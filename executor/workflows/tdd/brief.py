@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from executor.plan.cache import PlanView
 from executor.plan.models import Session
 from executor.words import plural
-from executor.workflows.tdd.state import RunState, SessionRecord
+from executor.workflows.tdd.state import RunState, SessionArchive, SessionRecord
 
 if TYPE_CHECKING:
     from executor.engine.agents import AgentResult
@@ -96,10 +96,17 @@ def render_brief(
     return "\n".join(lines)
 
 
-def digest(plan: PlanView, state: RunState, dependencies: Sequence[int]) -> str:
+def digest(
+    plan: PlanView,
+    state: RunState,
+    archive: SessionArchive | None,
+    dependencies: Sequence[int],
+) -> str:
     """Title, commit, changed files and the agent's final message of each session this
-    one depends on; at most DIGEST_BYTES in all (each gets an equal share)."""
-    done = [(d, state.sessions[d]) for d in sorted(dependencies) if d in state.sessions]
+    one depends on (from the archive of finished sessions, or its record while it is
+    still in progress); at most DIGEST_BYTES in all (each gets an equal share)."""
+    found = {d: state.record(d) or (archive.get(d) if archive else None) for d in dependencies}
+    done = [(d, rec) for d, rec in sorted(found.items()) if rec is not None]
     if not done:
         return ""
     share = DIGEST_BYTES // len(done)

@@ -1,37 +1,17 @@
 """Budgets for agent work: money, tokens and agent wall time, checked before each call.
 
-What was spent is summed from the agent calls the state records (as the agents' CLIs,
-or a host in its response's metadata, reported them). A run stops BEFORE a call once a
-budget is spent, with exit 23 and the state resumable; the same command with a larger
-budget continues where it stopped.
+What was spent is the run's total (`run.spent` in the state), added to at each agent
+call as the agents' CLIs, or a host in its response's metadata, reported it. A run
+stops BEFORE a call once a budget is spent, with exit 23 and the state resumable; the
+same command with a larger budget continues where it stopped.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from executor.workflows.tdd.state import RunOptions, RunState
-
-
-@dataclass(frozen=True)
-class Spent:
-    usd: float
-    tokens: int
-    seconds: float
-    calls: int
-    #: calls that reported no cost (a plain command, a host that sends no metadata)
-    unpriced: int
-
-
-def spent(state: RunState) -> Spent:
-    calls = [c for rec in state.sessions.values() for c in rec.agent_calls]
-    return Spent(
-        usd=round(sum(c.cost_usd or 0.0 for c in calls), 6),
-        tokens=sum((c.input_tokens or 0) + (c.output_tokens or 0) for c in calls),
-        seconds=round(sum(c.seconds for c in calls), 3),
-        calls=len(calls),
-        unpriced=sum(1 for c in calls if c.cost_usd is None),
-    )
+from executor.project_config import RunOptions
+from executor.workflows.tdd.state import Spent
 
 
 @dataclass(frozen=True)

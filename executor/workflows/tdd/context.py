@@ -15,9 +15,11 @@ from executor.engine.layout import Layout
 from executor.errors import RollbackRefused
 from executor.plan.cache import PlanView
 from executor.plan.models import Session
+from executor.project_config import RunOptions
 from executor.retry import RetryPolicy
 from executor.workflows.tdd import guards
-from executor.workflows.tdd.state import RunState, SessionRecord
+from executor.workflows.tdd.options import CHECKPOINT_SETS
+from executor.workflows.tdd.state import RunState, SessionArchive, SessionRecord
 
 if TYPE_CHECKING:
     from executor.testrun import TestRun
@@ -45,6 +47,8 @@ class SessionRun:
     session: Session
     rec: SessionRecord
     state: RunState
+    #: the run's options, resolved once (executor.workflows.tdd.options)
+    options: RunOptions
     repo: GitRepo
     layout: Layout
     agents: Agents
@@ -55,8 +59,6 @@ class SessionRun:
     run_tests: Callable[[str, bool, Callable[[str], None] | None], TestRun]
     suite_command: str | None
     project_test_command: str | None
-    max_retries: int
-    stops: frozenset[str]
     is_last: bool
     policy: RetryPolicy
     #: Parse the plan again (after the executor put a plan file back); returns it.
@@ -72,6 +74,13 @@ class SessionRun:
     restored_plan: list[str] = field(default_factory=list)
     #: The step the session was at when this process took it up (what a re-run resumes).
     entry_step: str | None = None
+    #: Finished sessions' whole records (what earlier sessions did).
+    archive: SessionArchive | None = None
+
+    @property
+    def stops(self) -> frozenset[str]:
+        """The checkpoints that stop for a person (`--checkpoints`)."""
+        return CHECKPOINT_SETS[self.options.checkpoints]
 
     def reload(self) -> None:
         self.plan = self.reload_plan()
@@ -121,7 +130,7 @@ class SessionPart:
         base = self.rec.base_commit
         if base is None:
             return None
-        ours = {"Agent-Run": self.r.state.run_id, "Agent-Step": f"session-{self.s.number}"}
+        ours = {"Agent-Run": self.r.state.run.run_id, "Agent-Step": f"session-{self.s.number}"}
         unsafe = self.r.repo.droppable(base, ours)
         if not unsafe:
             return None

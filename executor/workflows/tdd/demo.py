@@ -16,7 +16,8 @@ from pathlib import Path
 
 from executor.resources import data_path
 from executor.workflows.tdd.context import Progress
-from executor.workflows.tdd.run import Overrides, Runner, RunRequest, RunResult
+from executor.workflows.tdd.options import Overrides
+from executor.workflows.tdd.run import Runner, RunRequest, RunResult
 from executor.workflows.tdd.scope import PlanScope
 
 GITIGNORE = "__pycache__/\n*.pyc\n.pytest_cache/\n"

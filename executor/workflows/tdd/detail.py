@@ -44,8 +44,8 @@ def before_start(
     if session.dependencies:
         lines += ["", "Builds on:"]
         for d in session.dependencies:
-            rec = state.sessions.get(d)
-            commit = rec.commit_hash[:12] if rec and rec.commit_hash else "not committed"
+            entry = state.entry(d)
+            commit = entry.commit_hash[:12] if entry and entry.commit_hash else "not committed"
             lines.append(f"- session {d} ({commit})")
     if session.refactor is None and session.tdd:
         lines += ["", "The plan has no REFACTOR step: after GREEN comes the commit question."]

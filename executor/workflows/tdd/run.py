@@ -11,34 +11,33 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from executor import __version__
-from executor.bridge.models import new_id
 from executor.bridge.protocol import BridgeChannel
-from executor.datamodel import dump, validate
 from executor.engine.agents import BRIDGE_AGENT, Agents, BridgeAgents, Durable
 from executor.engine.decisions import Decider
 from executor.engine.driver import drive
 from executor.engine.layout import Layout
-from executor.errors import (
-    BlockedError,
-    BudgetSpent,
-    Interrupted,
-    NothingToResumeError,
-    PathNotFoundError,
-    Paused,
-    UserCancelled,
-    VerificationFailedError,
-)
-from executor.plan.cache import PlanView, load_valid
-from executor.project_config import ProjectConfig, load_project_config, map_test_command
+from executor.errors import Interrupted, NothingToResumeError, PathNotFoundError
+from executor.plan.cache import PlanView, load_valid, plan_files
+from executor.project_config import load_project_config, map_test_command
 from executor.retry import RetryPolicy
+from executor.stamps import new_id
 from executor.store import StateStore
 from executor.words import plural
-from executor.workflows.tdd import budget
 from executor.workflows.tdd.brief import BRIEF_VERSION
 from executor.workflows.tdd.context import Progress, SessionRun
-from executor.workflows.tdd.scope import PhaseScope, PlanScope, Scope, select
-from executor.workflows.tdd.state import SCHEMA_VERSION, RunOptions, RunState, SessionRecord
+from executor.workflows.tdd.options import Overrides, resolve
+from executor.workflows.tdd.scope import Scope, select
+from executor.workflows.tdd.state import (
+    SCHEMA_VERSION,
+    RunRecord,
+    RunState,
+    SessionArchive,
+    SessionRecord,
+    project,
+    state_store,
+)
 from executor.workflows.tdd.step import AGENT_STEPS, Step
+from executor.workflows.tdd.stops import stopped
 from executor.workflows.tdd.table import TDD, TddSession
 from executor.workflows.tdd.tamper import restore_plan
 from executor.workflows.tdd.workspace import check_plan_owner, check_workspace, reconcile
@@ -54,39 +53,7 @@ DEFINITION_HASH = (
         "|".join([TDD.fingerprint(), BRIEF_VERSION, str(SCHEMA_VERSION)]).encode()
     ).hexdigest()[:16]
 )
-
-CHECKPOINT_SETS = {
-    "all": frozenset(
-        {"before_start", "after_red", "after_green", "after_refactor", "session_complete"}
-    ),
-    "session": frozenset({"session_complete"}),
-    "none": frozenset(),
-}
 FINISHED = frozenset({Step.DONE, Step.SKIPPED})
-
-
-@dataclass
-class Overrides:
-    """Run options given on this command line (None: not given, use the saved value)."""
-
-    agent_command: str | None = None
-    agent: str | None = None
-    agent_timeout: int | None = None
-    checkpoints: str | None = None
-    max_retries: int | None = None
-    test_command: str | None = None
-    budget_usd: float | None = None
-    budget_tokens: int | None = None
-    budget_minutes: float | None = None
-
-    def apply(self, saved: RunOptions) -> RunOptions:
-        """The saved options with this command line's on top. Naming an agent (command,
-        preset, or `bridge`: no agent process) replaces the saved one of either kind."""
-        given = {k: v for k, v in vars(self).items() if v is not None}
-        if "agent_command" in given or "agent" in given:
-            given.setdefault("agent_command", None)
-            given.setdefault("agent", None)
-        return validate(RunOptions, {**dump(saved), **given})
 
 
 @dataclass
@@ -97,6 +64,9 @@ class RunRequest:
     resume: bool = False
     yes: bool = False
     overrides: Overrides = field(default_factory=Overrides)
+    #: The command line that continues this run after exit 42 (a host may run it, and
+    #: `executor bridge respond --resume` does): written into every request's context.
+    resume_argv: list[str] | None = None
     #: None: a terminal prompter when stdin and stdout are terminals.
     prompter: Prompter | None = None
     #: Multiplier for retry backoff sleeps (0 in tests).
@@ -124,15 +94,19 @@ def plan_folder(path: Path) -> Path:
     return path if path.is_dir() else path.parent
 
 
-def state_store(layout: Layout) -> StateStore[RunState]:
-    return StateStore(layout.state, model=RunState, version=SCHEMA_VERSION, lock=layout.lock)
+def plan_digest(path: Path) -> str:
+    """The plan's files as the run read them (seed 004's `plan_version`)."""
+    digest = hashlib.sha256()
+    for f in plan_files(path):
+        digest.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
+    return "sha256:" + digest.hexdigest()[:16]
 
 
 def _repo(state: RunState | None, req: RunRequest, folder: Path) -> GitRepo:
     from executor.vcs import GitRepo
 
     if state is not None and not req.repo:
-        return GitRepo(Path(state.repo))
+        return GitRepo(Path(state.run.repo))
     return GitRepo.discover(req.repo or folder)
 
 
@@ -160,35 +134,38 @@ class Runner:
         """Under the lock: load (or start) the state, check the workspace, run."""
         state = store.load()
         if req.resume and (state is None or not _pending(state)):
+            started = len(state.run.sessions) if state else 0
             raise NothingToResumeError(
                 f"--resume: no request is pending in {layout.state}"
-                + (f" (state: {plural(len(state.sessions), 'session')} recorded)" if state else "")
+                + (f" (state: {plural(started, 'session')} in progress)" if state else "")
                 + "; nothing to apply. Run the command without --resume."
             )
         named = Path(req.plan).absolute()
         check_plan_owner(state, named, layout)
-        options = req.overrides.apply(state.options if state else RunOptions())
         repo = _repo(state, req, layout.folder)
         repo.ensure_not_busy()
         restored = self._restore_plan(state, repo, layout, named)
         config = load_project_config(repo.root)
-        project_command = options.test_command or config.test_command
-        plan = load_valid(req.plan, cache=layout.plan_cache, test_command=project_command)
+        options = resolve(req.overrides, state.run.options if state else None, config)
+        command = options.test_command or config.test_command
+        plan = load_valid(req.plan, cache=layout.plan_cache, test_command=command)
         if state is None:
-            state = RunState(
+            record = RunRecord(
                 tool_version=__version__,
                 definition_hash=DEFINITION_HASH,
                 run_id=new_id(),
                 repo=str(repo.root),
+                plan=str(named),
             )
-        state.plan = state.plan or str(named)
-        state.options = options
-        reconcile(plan, state, DEFINITION_HASH)
+            state = RunState(project_name=plan.name, plan_version="", run=record)
+        state.run.plan = state.run.plan or str(named)
+        state.run.options = options
+        reconcile(plan, state, DEFINITION_HASH, plan_digest(req.plan))
         sessions = select(plan, req.scope)
         self._clear_stale_requests(state, layout)
         check_workspace(state, repo, sessions, layout)
-        state.tool_version = __version__
-        return self._run(plan, state, store, repo, layout, sessions, restored, config)
+        state.run.tool_version = __version__
+        return self._run(plan, state, store, repo, layout, sessions, restored, command)
 
     def _restore_plan(
         self, state: RunState | None, repo: GitRepo, layout: Layout, named: Path
@@ -197,7 +174,7 @@ class Runner:
         it during its step. Put it back first (so a broken plan cannot stop the run
         that reports it); the agent step then fails as tampering."""
         restored: dict[int, list[str]] = {}
-        for number, rec in (state.sessions if state else {}).items():
+        for number, rec in (state.run.sessions if state else {}).items():
             if rec.step in AGENT_STEPS and rec.bridge.pending is not None:
                 touched = restore_plan(repo, layout, rec, named)
                 if touched:
@@ -206,12 +183,37 @@ class Runner:
 
     def _clear_stale_requests(self, state: RunState, layout: Layout) -> None:
         """A request left pending by a session that has finished never blocks (9.2)."""
-        for number, rec in state.sessions.items():
+        for number, rec in state.run.sessions.items():
             if rec.bridge.pending is not None and rec.step in FINISHED:
                 rid = rec.bridge.pending.request_id
                 rec.bridge.pending = None
                 BridgeChannel(layout.folder).drop_request(rid)
                 self.report(f"[session {number}] cleared request {rid}: the session is finished")
+
+    def _agents(
+        self, state: RunState, store: StateStore[RunState], repo: GitRepo, layout: Layout
+    ) -> tuple[Agents, BridgeAgents, Durable, RetryPolicy]:
+        """The bridge, and the agents the options name (the bridge, or a process)."""
+        options = state.run.options
+        durable = Durable(lambda: store.save(state))
+        policy = RetryPolicy()
+        channel = BridgeChannel(layout.folder, policy=policy, resume=self.req.resume_argv)
+        channel.sweep()
+        bridge = BridgeAgents(channel, durable)
+        if self.req.agents is not None:
+            return self.req.agents, bridge, durable, policy
+        if not options.agent_command and options.agent in (None, BRIDGE_AGENT):
+            return bridge, bridge, durable, policy
+        from executor.engine.process import AgentProcess, OwnFiles, ProcessAgents
+
+        how = AgentProcess.from_options(options.agent_command, options.agent)
+        assert how is not None
+        own = OwnFiles(layout.state, layout.backup, layout.plan_cache, store.reclaim)
+        agents = ProcessAgents(
+            how, repo=repo.root, channel=channel, durable=durable, exclude=repo.exclude,
+            own_files=own,
+        )  # fmt: skip
+        return agents, bridge, durable, policy
 
     def _run(
         self,
@@ -222,39 +224,16 @@ class Runner:
         layout: Layout,
         sessions: Sequence[int],
         restored: dict[int, list[str]],
-        config: ProjectConfig,
+        project_command: str | None,
     ) -> RunResult:
-        req, options = self.req, state.options
-        project_command = options.test_command or config.test_command
-        durable = Durable(lambda: store.save(state))
-        policy = RetryPolicy()
-        channel = BridgeChannel(layout.folder, policy=policy)
-        channel.sweep()
-        bridge = BridgeAgents(channel, durable)
-        agents: Agents = req.agents or bridge
-        if req.agents is None and (
-            options.agent_command or options.agent not in (None, BRIDGE_AGENT)
-        ):
-            from executor.engine.process import AgentProcess, ProcessAgents
-
-            how = AgentProcess.from_options(options.agent_command, options.agent)
-            assert how is not None
-            from executor.engine.process import OwnFiles
-
-            own = OwnFiles(layout.state, layout.backup, layout.plan_cache, store.reclaim)
-            agents = ProcessAgents(
-                how,
-                repo=repo.root,
-                channel=channel,
-                durable=durable,
-                exclude=repo.exclude,
-                own_files=own,
-            )
+        req, options = self.req, state.run.options
+        agents, bridge, durable, policy = self._agents(state, store, repo, layout)
         prompter = req.prompter if req.prompter is not None else _terminal_prompter()
         decider = Decider(yes=req.yes, prompter=prompter, bridge=bridge, folder=layout.folder)
         suite = project_command or (
             "pytest" if any("pytest" in (s.red_command or "") for s in plan.outline()) else None
         )
+        config = load_project_config(repo.root)
 
         def run_tests(
             command: str, coverage: bool, on_line: Callable[[str], None] | None
@@ -266,15 +245,14 @@ class Runner:
 
             return _run_tests(command, cwd=repo.root, coverage=coverage, on_line=on_line)
 
-        #: what this command line had that the saved options do not carry
-        unsaved = ["--yes"] if req.yes else []
+        archive = SessionArchive(layout.archive)
         ran: list[int] = []
         for i, number in enumerate(sessions):
+            if state.finished(number):
+                continue
             ps = plan.session(number)
             assert ps is not None
-            rec = state.sessions.setdefault(number, SessionRecord())
-            if rec.step in FINISHED:
-                continue
+            rec = state.run.sessions.setdefault(number, SessionRecord())
             rec.paused = False
             session = TddSession(
                 SessionRun(
@@ -282,6 +260,7 @@ class Runner:
                     session=ps,
                     rec=rec,
                     state=state,
+                    options=options,
                     repo=repo,
                     layout=layout,
                     agents=agents,
@@ -291,8 +270,6 @@ class Runner:
                     run_tests=run_tests,
                     suite_command=suite,
                     project_test_command=project_command,
-                    max_retries=options.max_retries,
-                    stops=CHECKPOINT_SETS[options.checkpoints],
                     is_last=i == len(sessions) - 1,
                     policy=policy,
                     activity=req.activity,
@@ -303,6 +280,7 @@ class Runner:
                     backoff=req.backoff,
                     restored_plan=restored.get(number, []),
                     entry_step=rec.step.value,
+                    archive=archive,
                 )
             )
             ended = drive(
@@ -314,72 +292,27 @@ class Runner:
             )
             plan = session.r.plan  # re-read if a plan file was put back
             if ended in {"done", "skipped"}:
+                _finish(state, number, rec, archive)
+                durable.save()
                 ran.append(number)
                 continue
-            go_on = continue_words(req.scope, number)
-            if ended == "blocked":
-                raise BlockedError(
-                    f"session {number} ({ps.title}) is blocked: {rec.blocked_reason}. Run "
-                    f"those first (execute-plan runs every session in dependency order)."
-                )
-            if ended == "rolled_back":
-                backup, base = session.rolled_back or ("", None)
-                del state.sessions[number]
-                durable.save()
-                raise UserCancelled(
-                    f"Session {number} was rolled back: the worktree was reset to "
-                    f"{(base or 'its start')[:12]}"
-                    + (
-                        f"; everything it held is saved in {backup}. To get those files "
-                        f"back: git checkout {backup} -- ."
-                        if backup
-                        else "."
-                    ),
-                    session=number,
-                    plan=layout.folder,
-                    backup_ref=backup or None,
-                    resume_flags=unsaved,
-                    continue_with=go_on,
-                )
-            if ended == "budget":
-                over = budget.exceeded(state.options, budget.spent(state))
-                raise BudgetSpent(
-                    f"Budget spent before session {number}'s next agent call: {rec.problem}. "
-                    f"State saved; nothing else was touched.",
-                    session=number,
-                    plan=layout.folder,
-                    spent=rec.problem,
-                    resume_flags=[*unsaved, *((over.flag, over.larger) if over else ())],
-                    continue_with=go_on,
-                )
-            if ended == "pause":
-                raise Paused(
-                    f"Paused at session {number} ({rec.step.value}); state saved in "
-                    f"{layout.state}.",
-                    session=number,
-                    plan=layout.folder,
-                    resume_flags=unsaved,
-                    continue_with=go_on,
-                )
-            raise VerificationFailedError(
-                f"{rec.problem}\n{rec.last_failure[-2000:]}\nNo human is available (--yes "
-                f"without a terminal), so the run stops here. State is saved. Fix the cause and "
-                f"run the same command again: it checks again (files you change meanwhile "
-                f"become part of the session, and the run says which); or run on a "
-                f"terminal / through a host to decide (retry the agent, roll back, skip)."
-            )
+            unsaved = ["--yes"] if req.yes else []  # what the saved options do not carry
+            raise stopped(
+                ended, state, number, session, req.scope, layout, unsaved=unsaved,
+                save=durable.save,
+            )  # fmt: skip
         durable.save()
         return RunResult(plan=plan, state=state, repo_root=repo.root, sessions=ran)
 
 
-def continue_words(scope: Scope, number: int) -> list[str]:
-    """The subcommand that continues a stopped run over the same scope: a plan or phase
-    run goes on past this session; a session run finishes this session."""
-    if isinstance(scope, PlanScope):
-        return ["execute-plan"]
-    if isinstance(scope, PhaseScope):
-        return ["execute-phase", str(scope.number)]
-    return ["resume-session", str(number)]
+def _finish(state: RunState, number: int, rec: SessionRecord, archive: SessionArchive) -> None:
+    """A finished session leaves the state's records: its entry keeps the seed facts, its
+    whole record goes to the archive (written before the save that drops it)."""
+    entry = state.entry(number)
+    if entry is not None:
+        project(entry, rec)
+    archive.put(number, rec)
+    del state.run.sessions[number]
 
 
 def _next_title(plan: PlanView, sessions: Sequence[int], i: int) -> str | None:
@@ -391,7 +324,7 @@ def _next_title(plan: PlanView, sessions: Sequence[int], i: int) -> str | None:
 
 
 def _pending(state: RunState) -> bool:
-    return any(rec.bridge.pending is not None for rec in state.sessions.values())
+    return any(rec.bridge.pending is not None for rec in state.run.sessions.values())
 
 
 def _terminal_prompter() -> Prompter | None:

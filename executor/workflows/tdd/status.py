@@ -1,7 +1,9 @@
 """`executor status`: the plan's sessions with what the state recorded (read-only).
 
-The seed-004 view (run status, current session, per-session status and checkpoint) is
-derived here from each session's step; nothing of it is stored.
+The seed-004 view in the state file says where each session is; this adds what a
+person asks next: how long it took, what the agents cost, the transcripts, the pending
+request, and what to do next. A session in progress is read from its record, a finished
+one from its entry and its archived record.
 """
 
 from __future__ import annotations
@@ -11,52 +13,64 @@ from typing import Any
 
 from executor.datamodel import dump
 from executor.engine.layout import Layout
-from executor.plan.cache import PlanView
-from executor.workflows.tdd.run import state_store
-from executor.workflows.tdd.state import AgentCall, RunState, SessionRecord
-from executor.workflows.tdd.step import ACTIVE, Step, checkpoint_of, is_escalation, status_of
+from executor.errors import PlanInvalidError
+from executor.plan.cache import PlanView, load_valid
+from executor.project_config import find_root, load_project_config
+from executor.workflows.tdd.state import (
+    AgentCall,
+    RunState,
+    SessionArchive,
+    SessionEntry,
+    SessionRecord,
+    state_store,
+)
+from executor.workflows.tdd.step import ACTIVE
 from executor.workflows.tdd.workspace import check_plan_owner
 
 
-def run_status(state: RunState | None, plan: PlanView) -> str:
-    """not_started | in_progress | paused | error | completed, derived from the records."""
-    if state is None or not state.sessions:
-        return "not_started"
-    records = list(state.sessions.values())
-    if any(r.paused for r in records):
-        return "paused"
-    if any(is_escalation(r.step) for r in records):
-        return "error"
-    finished = {Step.DONE, Step.SKIPPED, Step.SESSION_COMPLETE}
-    numbers = [s.number for s in plan.outline()]
-    if all((r := state.sessions.get(n)) is not None and r.step in finished for n in numbers):
-        return "completed"
-    return "in_progress"
+def load_for_status(named: Path) -> PlanView:
+    """The plan as the run reads it (through its cache: no parse when it is unchanged);
+    a plan with errors is still shown, read without its lint."""
+    layout = Layout(named if named.is_dir() else named.parent)
+    state = state_store(layout).load()
+    command = state.run.options.test_command if state else None
+    if command is None:
+        command = load_project_config(find_root(named)).test_command
+    try:
+        return load_valid(named, cache=layout.plan_cache, test_command=command)
+    except PlanInvalidError:
+        from executor.plan import load_plan
+
+        return load_plan(named)
 
 
-def _session(rec: SessionRecord | None) -> dict[str, Any]:
-    if rec is None:
+def _session(
+    entry: SessionEntry | None, rec: SessionRecord | None, archive: SessionArchive
+) -> dict[str, Any]:
+    if entry is None or (rec is None and entry.status == "not_started"):
         return {"status": "not_started", "step": None, "checkpoint": None}
-    seconds = sum(h.seconds for h in rec.history)
+    kept = rec or archive.get(entry.number)
+    full = kept or SessionRecord()
+    seconds = sum(h.seconds for h in full.history)
     return {
-        "status": status_of(rec.step),
-        "step": rec.step.value,
-        "checkpoint": checkpoint_of(rec.step),
-        "tests_written": rec.tests_written,
-        "tests_passing": rec.tests_passing,
-        "commit_hash": rec.commit_hash,
-        "started_at": rec.started_at,
-        "completed_at": rec.completed_at,
+        "status": entry.status,
+        "step": kept.step.value if kept else None,
+        "checkpoint": entry.checkpoint,
+        "tests_written": entry.tests_written,
+        "tests_passing": entry.tests_passing,
+        "commit_hash": entry.commit_hash,
+        "started_at": entry.started_at,
+        "completed_at": entry.completed_at,
         "duration_seconds": round(seconds, 1),
-        "attempt": rec.attempt,
-        "files_modified": rec.files_modified,
-        "errors": rec.errors,
-        "blocked_reason": rec.blocked_reason,
-        "adopted": rec.adopted,
-        "pending_request": dump(rec.bridge.pending) if rec.bridge.pending else None,
-        **_usage(rec.agent_calls),
-        "transcripts": [c.log for c in rec.agent_calls if c.log],
-    }
+        "attempt": full.attempt,
+        "files_modified": full.files_modified,
+        "errors": full.errors,
+        "blocked_reason": full.blocked_reason,
+        "adopted": bool(entry.adopted),
+        "pending_request": dump(rec.bridge.pending) if rec and rec.bridge.pending else None,
+        **_usage(full.agent_calls),
+        "transcripts": [c.log for c in full.agent_calls if c.log],
+    }  # fmt: skip
 
 
 def _usage(calls: list[AgentCall]) -> dict[str, Any]:
@@ -79,47 +93,53 @@ def status_data(plan: PlanView, named: Path | None = None) -> dict[str, Any]:
     state = state_store(layout).load()
     if named is not None:
         check_plan_owner(state, named, layout)
-    sessions = state.sessions if state else {}
-    outline = plan.outline()
+    if state is not None:
+        state.refresh()  # the seed view of what is in progress
+    records = state.run.sessions if state else {}
+    archive = SessionArchive(layout.archive)
     phases = []
+    rows: list[dict[str, Any]] = []
     for number, name in plan.phase_names().items():
-        rows = []
-        for s in (o for o in outline if o.phase == number):
+        sessions = []
+        for s in (o for o in plan.outline() if o.phase == number):
+            entry = state.entry(s.number) if state else None
             row = {"number": s.number, "title": s.title, "dependencies": s.dependencies}
-            row.update(_session(sessions.get(s.number)))
-            rows.append(row)
-        phases.append({"number": number, "name": name, "sessions": rows})
-    current = next((n for n, r in sorted(sessions.items()) if r.step in ACTIVE), None)
+            row.update(_session(entry, records.get(s.number), archive))
+            sessions.append(row)
+        rows += sessions
+        phases.append({"number": number, "name": name, "sessions": sessions})
+    current = next((n for n, r in sorted(records.items()) if r.step in ACTIVE), None)
     pending = next(
-        (
-            {"session": n, **dump(r.bridge.pending)}
-            for n, r in sorted(sessions.items())
-            if r.bridge.pending
-        ),
+        ({"session": n, **dump(r.bridge.pending)} for n, r in sorted(records.items())
+         if r.bridge.pending),
         None,
-    )
+    )  # fmt: skip
+    spent = state.run.spent if state else None
     return {
         "plan": str(plan.folder),
         "state_file": str(layout.state),
-        **_usage([c for rec in sessions.values() for c in rec.agent_calls]),
-        "run_id": state.run_id if state else None,
-        "status": run_status(state, plan),
+        "agent_calls": spent.calls if spent else 0,
+        "agent_cost_usd": spent.usd if spent and spent.calls > spent.unpriced else None,
+        "agent_tokens": spent.tokens if spent and spent.tokens else None,
+        "agent_seconds": spent.seconds if spent else 0.0,
+        "run_id": state.run.run_id if state else None,
+        "status": state.status if state and state.phases else "not_started",
         "current_session": current,
         "pending_request": pending,
-        "next": _next(state, plan, pending),
+        "next": _next(state, pending),
         "phases": phases,
     }
 
 
-def _next(state: RunState | None, plan: PlanView, pending: dict[str, Any] | None) -> dict[str, Any]:
+def _next(state: RunState | None, pending: dict[str, Any] | None) -> dict[str, Any]:
     """What to do next, as data the CLI renders as a command: `answer` the pending
     request, `resume` a session that stopped, `start` the plan, or `done`."""
     if pending is not None:
         return {"do": "answer", "session": pending["session"], "kind": pending["kind"]}
-    records = state.sessions if state else {}
+    records = state.run.sessions if state else {}
     for number, rec in sorted(records.items()):
         if rec.step in ACTIVE or rec.paused:
             return {"do": "resume", "session": number}
-    if run_status(state, plan) == "completed":
+    if state is not None and state.status == "completed":
         return {"do": "done", "session": None}
     return {"do": "start", "session": None}

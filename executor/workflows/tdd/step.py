@@ -10,6 +10,7 @@ step.
 from __future__ import annotations
 
 import enum
+from typing import Literal
 
 
 class Step(str, enum.Enum):
@@ -39,6 +40,19 @@ class Step(str, enum.Enum):
 
 S = Step
 
+#: Seed 004's session statuses.
+SessionStatus = Literal[
+    "not_started",
+    "in_progress",
+    "red_phase",
+    "green_phase",
+    "refactor_phase",
+    "awaiting_approval",
+    "completed",
+    "blocked",
+    "skipped",
+]
+
 _CHECKPOINTS = {
     S.BEFORE_START: "before_start",
     S.AFTER_RED: "after_red",
@@ -59,7 +73,7 @@ RECHECK_AT = {
 }
 
 
-_STATUS = {
+_STATUS: dict[Step, SessionStatus] = {
     S.NOT_STARTED: "not_started",
     S.BLOCKED: "blocked",
     S.RED_AGENT: "red_phase",
@@ -77,11 +91,12 @@ _STATUS = {
 }
 
 
-def status_of(step: Step) -> str:
-    """Seed 004's session status for a step: awaiting_approval at checkpoints, error
-    while a person must decide after a failure."""
+def status_of(step: Step) -> SessionStatus:
+    """Seed 004's session status for a step: awaiting_approval at checkpoints, blocked
+    while a person must decide after a failure (seed 004: "can't proceed (dependency not
+    met, error)")."""
     if step in _ESCALATIONS:
-        return "error"
+        return "blocked"
     if step in _CHECKPOINTS and step is not S.SESSION_COMPLETE:
         return "awaiting_approval"
     return _STATUS[step]

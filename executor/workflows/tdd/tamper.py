@@ -35,7 +35,7 @@ def after_agent_step(part: SessionPart, role: str) -> str:
             f"step; folded back into the worktree (the executor makes the one session commit)"
         )
     _note_git_controls(part, role)
-    restored = r.restored_plan or restore_plan(r.repo, r.layout, rec, Path(r.state.plan))
+    restored = r.restored_plan or restore_plan(r.repo, r.layout, rec, Path(r.state.run.plan))
     r.restored_plan = []
     if not restored:
         return ""
@@ -128,8 +128,14 @@ def _earlier_tests_gone(part: SessionPart, suite_run: TestRun | None) -> list[st
     now = {c.id for c in suite_run.cases}
     collected = {i.split("::", 1)[0] for i in now}
     before: set[str] = set()
-    for number, other in part.r.state.sessions.items():
-        if number != part.s.number and other.commit_hash and not other.adopted:
+    archive = part.r.archive
+    for entry in part.r.state.entries():
+        if entry.number == part.s.number or not entry.commit_hash or entry.adopted:
+            continue
+        other = part.r.state.record(entry.number) or (
+            archive.get(entry.number) if archive else None
+        )
+        if other is not None:
             before.update(other.green_passed)
     root = part.r.repo.root
     return [

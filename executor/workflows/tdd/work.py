@@ -22,13 +22,13 @@ from executor.engine.agents import (
 )
 from executor.engine.machine import Outcome
 from executor.errors import DirtyWorktreeError, UserError
+from executor.stamps import utc_now as now
 from executor.words import plural
 from executor.workflows.tdd import budget, checks, guards
 from executor.workflows.tdd.brief import digest, render_brief, usage_line
 from executor.workflows.tdd.commit import commit_message, commit_subject, trailers
 from executor.workflows.tdd.context import LiveCount, SessionPart, SessionRun, agent_for
 from executor.workflows.tdd.state import AgentCall as AgentCallLog
-from executor.workflows.tdd.state import now
 from executor.workflows.tdd.step import Step
 from executor.workflows.tdd.tamper import after_agent_step, tampering
 
@@ -64,12 +64,7 @@ class Work(SessionPart):
     # -- helpers ------------------------------------------------------------------------
     def start(self) -> Outcome:
         """Dependencies complete and a clean worktree; record where the session starts."""
-        missing = [
-            d
-            for d in self.s.dependencies
-            if (dep := self.r.state.sessions.get(d)) is None
-            or dep.step not in {Step.SESSION_COMPLETE, Step.DONE, Step.SKIPPED}
-        ]
+        missing = [d for d in self.s.dependencies if not self.r.state.complete(d)]
         if missing:
             self.rec.blocked_reason = (
                 "waiting for session(s) " + ", ".join(map(str, missing)) + " to complete"
@@ -121,7 +116,7 @@ class Work(SessionPart):
                 return O.OK
             self._say("REFACTOR: the plan has none; the agent does what was asked")
         while True:
-            over = budget.exceeded(self.r.state.options, budget.spent(self.r.state))
+            over = budget.exceeded(self.r.options, self.r.state.run.spent)
             if over:
                 self.rec.problem = over.text
                 return O.BUDGET
@@ -185,20 +180,20 @@ class Work(SessionPart):
 
     def _log_call(self, role: str, result: AgentResult) -> None:
         message = (result.text if result.ok else result.error_message or "")[:MESSAGE_CHARS]
-        self.rec.agent_calls.append(
-            AgentCallLog(
-                step=Step(f"{role}_agent"),
-                attempt=self.rec.attempt,
-                status=result.status,
-                seconds=round(result.seconds, 3),
-                message=message,
-                cost_usd=result.cost_usd,
-                input_tokens=result.input_tokens,
-                output_tokens=result.output_tokens,
-                turns=result.turns,
-                log=str(result.log) if result.log else None,
-            )
+        call = AgentCallLog(
+            step=Step(f"{role}_agent"),
+            attempt=self.rec.attempt,
+            status=result.status,
+            seconds=round(result.seconds, 3),
+            message=message,
+            cost_usd=result.cost_usd,
+            input_tokens=result.input_tokens,
+            output_tokens=result.output_tokens,
+            turns=result.turns,
+            log=str(result.log) if result.log else None,
         )
+        self.rec.agent_calls.append(call)
+        self.r.state.run.spent.add(call)
         usage = usage_line(result)
         if usage:
             self._say(f"{role.upper()}: {usage}")
@@ -211,7 +206,7 @@ class Work(SessionPart):
             test_command=self._cmd(role),
             suite_command=self.r.suite_command,
             repo_root=self.r.repo.root,
-            digest=digest(self.r.plan, self.r.state, self.s.dependencies),
+            digest=digest(self.r.plan, self.r.state, self.r.archive, self.s.dependencies),
         )
         phase_name = self.r.plan.phase_names().get(self.s.phase, f"phase {self.s.phase}")
         key = f"s{self.s.number}.{role}.a{self.rec.attempt}.f{self.rec.agent_failures}"
@@ -232,7 +227,7 @@ class Work(SessionPart):
             tdd_step=role,
             attempt=self.rec.attempt,
             context={"plan": str(self.r.plan.folder), "repo": str(self.r.repo.root)},
-            timeout=self.r.state.options.agent_timeout or DEFAULT_AGENT_TIMEOUT,
+            timeout=self.r.options.agent_timeout or DEFAULT_AGENT_TIMEOUT,
             test_command=self._cmd(role),
             log=fsutil.ensure_private_dir(self.r.layout.logs, inside=self.r.layout.folder)
             / f"{key}.log",
@@ -310,17 +305,18 @@ class Work(SessionPart):
         failure = "; ".join(verdict.problems)
         self.rec.last_failure = failure + ("\n" + verdict.output if verdict.output else "")
         self.rec.errors.append(f"{role}: {failure}")
-        if self.rec.retries < self.r.max_retries:
+        if self.rec.retries < self.r.options.max_retries:
             self.rec.retries += 1
             self.rec.attempt += 1
             self._say(
                 f"{role.upper()} not verified ({failure}); automatic retry "
-                f"{self.rec.retries}/{self.r.max_retries} with the failure output"
+                f"{self.rec.retries}/{self.r.options.max_retries} with the failure output"
             )
             return O.RETRY
         self.rec.problem = (
             f"Session {self.s.number} {role.upper()} could not be verified after "
-            f"{plural(self.r.max_retries, 'automatic retry', 'automatic retries')}: {failure}"
+            f"{plural(self.r.options.max_retries, 'automatic retry', 'automatic retries')}: "
+            f"{failure}"
         )
         return O.FAILED
 
@@ -341,7 +337,7 @@ class Work(SessionPart):
         return O.OK
 
     def commit(self) -> Outcome:
-        marks = trailers(self.r.plan, self.s, self.r.state.run_id)
+        marks = trailers(self.r.plan, self.s, self.r.state.run.run_id)
         base = self.rec.base_commit or "HEAD"
         sha = self.r.repo.find_commit_by_trailers(marks, since=base)
         if sha:

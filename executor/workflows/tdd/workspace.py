@@ -12,7 +12,7 @@ from executor.engine.layout import Layout
 from executor.errors import DefinitionDriftError, StaleWorkspaceError, UserError
 from executor.fsutil import quote
 from executor.plan.cache import PlanView
-from executor.workflows.tdd.state import RunState
+from executor.workflows.tdd.state import PhaseEntry, RunState, SessionEntry
 from executor.workflows.tdd.step import ACTIVE, AGENT_STEPS, Step
 
 if TYPE_CHECKING:
@@ -22,35 +22,51 @@ if TYPE_CHECKING:
 def check_plan_owner(state: RunState | None, named: Path, layout: Layout) -> None:
     """A folder keeps one plan's run (its `.agent-state.json`): a run another plan in the
     same folder started is not this plan's, whatever its session numbers say."""
-    if state is None or not state.plan or state.plan == str(named):
+    theirs = state.run.plan if state is not None else ""
+    if not theirs or theirs == str(named):
         return
     from executor.plan.formats import plan_target
 
-    if plan_target(Path(state.plan)) == plan_target(named):
+    if plan_target(Path(theirs)) == plan_target(named):
         return
     raise UserError(
-        f"{quote(layout.state)} holds the run of another plan, {quote(state.plan)}: a folder "
+        f"{quote(layout.state)} holds the run of another plan, {quote(theirs)}: a folder "
         f"keeps one plan's run. Give {quote(named)} a folder of its own (e.g. "
         f"{quote(named.parent / named.stem)}/), or continue that plan with --plan "
-        f"{quote(state.plan)}."
+        f"{quote(theirs)}."
     )
 
 
-def reconcile(plan: PlanView, state: RunState, definition_hash: str) -> None:
-    """Refuse to continue a started session under a different workflow definition.
+def reconcile(plan: PlanView, state: RunState, definition_hash: str, plan_version: str) -> None:
+    """Refuse to continue a started session under a different workflow definition, and
+    give every session of the plan its seed entry (titles as the plan has them now).
 
     (An edit of a started session's own plan section is not refused here: the person
     decides at the session's next gate: use the new text, put the old back, or skip.)
     """
-    active = {n: r for n, r in state.sessions.items() if r.step in ACTIVE}
-    if active and state.definition_hash != definition_hash:
+    run = state.run
+    active = {n: r for n, r in run.sessions.items() if r.step in ACTIVE}
+    if active and run.definition_hash != definition_hash:
         number = min(active)
         raise DefinitionDriftError(
-            f"session {number} was started by executor {state.tool_version} whose workflow "
-            f"definition differs from this version's ({state.definition_hash} vs "
+            f"session {number} was started by executor {run.tool_version} whose workflow "
+            f"definition differs from this version's ({run.definition_hash} vs "
             f"{definition_hash}); finish it with that version or abort it."
         )
-    state.definition_hash = definition_hash
+    run.definition_hash = definition_hash
+    if state.plan_version == plan_version and state.phases:
+        return  # the plan did not change: the entries are its sessions already
+    state.plan_version = plan_version
+    state.project_name = plan.name
+    known = {e.number: e for e in state.entries()}
+    names = plan.phase_names()
+    phases = {n: PhaseEntry(number=n, name=name) for n, name in names.items()}
+    for o in plan.outline():
+        entry = known.pop(o.number, None) or SessionEntry(number=o.number, title=o.title)
+        entry.title = o.title
+        phases.setdefault(o.phase, PhaseEntry(number=o.phase, name=f"Phase {o.phase}"))
+        phases[o.phase].sessions.append(entry)
+    state.phases = list(phases.values())
 
 
 def check_workspace(
@@ -58,7 +74,8 @@ def check_workspace(
 ) -> None:
     """P12/P19: completed commits must still be in history; HEAD must not move while a
     session is in progress; a request pending for a session outside this run blocks it."""
-    for number, rec in sorted(state.sessions.items()):
+    records = state.run.sessions
+    for number, rec in sorted(records.items()):
         if rec.bridge.pending is not None and number not in sessions:
             raise UserError(
                 f"request {rec.bridge.pending.request_id} is pending for session {number} "
@@ -66,19 +83,23 @@ def check_workspace(
                 f"(resume-session {number} --resume), or abort it."
             )
     head, branch = repo.head_and_branch()
-    done = [r for r in state.sessions.values() if r.commit_hash and r.step not in ACTIVE]
-    latest = max(done, key=lambda r: r.completed_at or "", default=None)
+    done = [e for e in state.entries() if e.commit_hash and state.finished(e.number)]
+    done += [
+        e for e in state.entries()
+        if (r := records.get(e.number)) is not None and r.commit_hash and r.step not in ACTIVE
+    ]  # fmt: skip
+    latest = max(done, key=lambda e: e.completed_at or "", default=None)
     if latest is not None and latest.commit_hash != head:
         assert latest.commit_hash is not None
         if not repo.is_ancestor(latest.commit_hash):
-            number = next(n for n, r in state.sessions.items() if r is latest)
+            number = latest.number
             raise StaleWorkspaceError(
                 f"session {number}'s commit {latest.commit_hash[:12]} is no longer in the "
                 f"history of HEAD (reset, rebase or branch switch?). Nothing was changed. "
                 f"Restore that history, or delete {quote(layout.state)} to start the plan "
                 f"run afresh."
             )
-    for number, rec in sorted(state.sessions.items()):
+    for number, rec in sorted(records.items()):
         if rec.step not in ACTIVE or not rec.head:
             continue
         moved = head != rec.head or (rec.branch is not None and branch != rec.branch)
@@ -100,5 +121,5 @@ def _our_commit(
     """HEAD is the session's own commit, made just before a crash (P20)."""
     if step is not Step.COMMIT:
         return False
-    marks = {"Agent-Run": state.run_id, "Agent-Step": f"session-{number}"}
+    marks = {"Agent-Run": state.run.run_id, "Agent-Step": f"session-{number}"}
     return repo.find_commit_by_trailers(marks, since=since) == head

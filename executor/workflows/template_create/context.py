@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from executor.bridge.models import utc_now
 from executor.bridge.template_state import Step, StepLog, TemplateCreateState
 from executor.datamodel import Strict, dump
 from executor.engine.agents import Agents, Durable
 from executor.engine.machine import Outcome
 from executor.retry import RetryPolicy
+from executor.stamps import utc_now
 from executor.templates import Written, default_destination
 
 if TYPE_CHECKING:
