@@ -6,6 +6,7 @@ a host (Claude Code, a CI script) never hand-writes JSON or guesses a path.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,10 @@ from executor.errors import (
 )
 
 RESPOND_STATUSES = ("success", "error", "timeout", "cancelled")
+#: The commands a request's `context.resume` may name (what `bridge respond --resume` runs).
+RESUMABLE = frozenset(
+    {"execute-phase", "execute-session", "execute-plan", "resume-session", "template-create"}
+)
 
 
 def resolve_dir(directory: Path | None, cwd: Path | None = None) -> Path:
@@ -125,15 +130,22 @@ def write_response(
     response_file: Path | None,
     error_message: str | None,
     error_type: str | None,
-) -> Path:
-    """Write an atomic response bound to the pending request; return its absolute path.
+    feedback: str | None = None,
+) -> tuple[Path, AgentRequest]:
+    """Write an atomic response bound to the pending request; return its absolute path
+    and the request it answers.
 
     `response_file` may be `-`: the answer is read from stdin (so a host never has to
-    write a file outside the project).
+    write a file outside the project). `feedback`: a person's words for the agent, with
+    their choice (`request_changes` when no other is given).
     """
     if status not in RESPOND_STATUSES:
         raise UserError(f"--status must be one of {', '.join(RESPOND_STATUSES)}, got {status!r}.")
     text = _answer_text(response, response_file)
+    if feedback is not None:
+        if status != "success":
+            raise UserError("--feedback goes with --status success (a person's answer).")
+        text = json.dumps({"decision": (text or "request_changes").strip(), "feedback": feedback})
     if status == "success" and text is None:
         raise UserError("--status success needs the answer: --response TEXT or --response-file F.")
     if status == "success" and (error_message or error_type):
@@ -160,7 +172,25 @@ def write_response(
         metadata={"agent_name": req.agent_name, "written_by": "executor bridge respond"},
     )
     fsutil.atomic_write_json(target, dump(resp), fault="response")
-    return target
+    return target, req
+
+
+def resume_argv(req: AgentRequest) -> list[str]:
+    """The command line (without `executor`) that continues the run waiting on `req`,
+    as the run wrote it into the request (`context.resume`)."""
+    argv = req.context.get("resume")
+    if not (isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)):
+        raise UserError(
+            f"request {req.request_id} does not say which command continues its run (it was "
+            f"written by an older executor or another program): the answer is written; "
+            f"re-run the command that stopped with --resume."
+        )
+    if argv[0] not in RESUMABLE or "--resume" not in argv:
+        raise UserError(
+            f"request {req.request_id} names {argv[0]!r} to continue its run, which is not a "
+            f"run command; the answer is written: re-run the command that stopped with --resume."
+        )
+    return argv
 
 
 def check_answer(req: AgentRequest, text: str | None, *, path: Path, where: str) -> None:

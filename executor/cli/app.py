@@ -1,9 +1,12 @@
-"""The typer application: every command and its help (the `--resume` path never loads it).
+"""The typer application: every command and its help.
 
 No logic lives here. Each concern registers its commands from its own module:
 `bridge` (host helpers), `plan` (validate/show), `run` (execute-*, resume-session,
-status, demo), `replay` (replay-agent), `claude` (install-claude). Heavy libraries
-are imported inside the command bodies that need them, never at import time.
+status, demo), `agents`, `claude` (install-claude), `replay` (replay-agent),
+`templates` (template-create/apply). `build_app(first)` registers only the module of
+the command `first` names (every one when it names none, or for help), so a call
+imports what its command needs. Heavy libraries are imported inside the command bodies
+that need them, never at import time.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Annotated
 import typer
 
 from executor import __version__, console
-from executor.cli import agents, bridge, claude, common, plan, replay, run, templates
+from executor.cli import common
 from executor.exitcodes import DESCRIPTIONS, ExitCode
 
 _EPILOG = (
@@ -31,7 +34,26 @@ def _version(value: bool) -> None:
         raise typer.Exit(0)
 
 
-def build_app() -> typer.Typer:
+#: command -> the module of `executor.cli` that registers it
+COMMANDS = {
+    "bridge": "bridge",
+    "plan": "plan",
+    "execute-phase": "run",
+    "execute-session": "run",
+    "execute-plan": "run",
+    "resume-session": "run",
+    "status": "run",
+    "demo": "run",
+    "agents": "agents",
+    "install-claude": "claude",
+    "replay-agent": "replay",
+    "template-create": "templates",
+    "template-apply": "templates",
+}
+
+
+def build_app(first: str | None = None) -> typer.Typer:
+    """The application; with `first` (the command a call names), only its module."""
     app = typer.Typer(
         name="executor",
         help="Drive AI coding agents through a written plan: RED/GREEN/REFACTOR verified by "
@@ -68,22 +90,22 @@ def build_app() -> typer.Typer:
         for code in ExitCode:
             print(f"{code.value:>4}  {code.name:<20} {DESCRIPTIONS[code]}")
 
-    bridge.register(app)
-    plan.register(app)
-    run.register(app)
-    agents.register(app)
-    claude.register(app)
-    replay.register(app)
-    templates.register(app)
+    import importlib
+
+    wanted = COMMANDS.get(first or "")
+    for module in dict.fromkeys(COMMANDS.values()):
+        if wanted is None or module == wanted:
+            importlib.import_module(f"executor.cli.{module}").register(app)
     return app
 
 
 def run_app(args: Sequence[str]) -> int:
     """Run the typer application on `args`; the exit code (never raises SystemExit)."""
     common.state["ran"] = False
-    app = build_app()
+    app = build_app(next((a for a in args if not a.startswith("-")), None))
     try:
-        app(args=list(args), prog_name="executor")
+        with common.running(args):
+            app(args=list(args), prog_name="executor")
     except common.Exit as e:
         return e.code
     except SystemExit as e:

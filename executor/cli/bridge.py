@@ -74,7 +74,7 @@ def register(app: typer.Typer) -> None:
         status: Annotated[
             Literal["success", "error", "timeout", "cancelled"],
             typer.Option("--status", help="How the agent (or person) did."),
-        ],
+        ] = "success",
         directory: Annotated[Path | None, typer.Option("--dir", help=_DIR_HELP)] = None,
         response: Annotated[str | None, typer.Option("--response", help="The answer text.")] = None,
         response_file: Annotated[
@@ -93,21 +93,44 @@ def register(app: typer.Typer) -> None:
                 "VALIDATION_ERROR or UNKNOWN (default for errors)",
             ),
         ] = None,
+        feedback: Annotated[
+            str | None,
+            typer.Option(
+                "--feedback",
+                help="A person's words for the agent, with their choice (request_changes "
+                "when --response names none).",
+            ),
+        ] = None,
+        resume: Annotated[
+            bool,
+            typer.Option(
+                "--resume",
+                help="Then continue the run in this process, as the command that stopped "
+                "would with --resume (its exit code, 42 again when it waits once more).",
+            ),
+        ] = False,
         json_out: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
     ) -> None:
-        """Write .agent-response.json bound to the pending request (atomically)."""
+        """Write .agent-response.json bound to the pending request (atomically), and with
+        --resume continue the run: the whole host step in one process."""
 
         def body() -> int:
-            from executor.bridge.host import resolve_dir, write_response
+            from executor.bridge.host import resolve_dir, resume_argv, write_response
 
-            target = write_response(
+            target, req = write_response(
                 resolve_dir(directory),
                 status=status,
                 response=response,
                 response_file=response_file,
                 error_message=error_message,
                 error_type=error_type,
+                feedback=feedback,
             )
+            if resume:
+                from executor.cli.app import run_app
+
+                argv = resume_argv(req)
+                return run_app([*argv, "--json"] if json_out and "--json" not in argv else argv)
             if json_out:
                 console.out_json({"response_file": str(target), "status": status})
             else:

@@ -8,8 +8,9 @@ the exceptions carry.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from executor import console
@@ -35,6 +36,25 @@ APP_STYLE: dict[str, Any] = {
 
 #: Set when a command body ran, so `main` can tell our exit 2 from a usage error.
 state: dict[str, bool] = {"ran": False, "verbose": False}
+#: The command line being run (without `executor`): the run commands make the commands
+#: that continue them from it (a run continued in-process by `bridge respond --resume`
+#: has its own, not the process's sys.argv).
+_argv: list[list[str]] = [[]]
+
+
+def argv() -> list[str]:
+    """The command line being run (without `executor`)."""
+    return list(_argv[-1])
+
+
+@contextlib.contextmanager
+def running(args: Sequence[str]) -> Iterator[None]:
+    """While `args` run (calls nest: `bridge respond --resume` runs the run command)."""
+    _argv.append(list(args))
+    try:
+        yield
+    finally:
+        _argv.pop()
 
 
 class Exit(Exception):
@@ -72,10 +92,9 @@ def outcome(
         rv = fn()
         return int(rv) if rv is not None else int(ExitCode.SUCCESS)
     except NeedAgent as e:
-        then = f", then re-run: {rerun}" if rerun else ", then re-run the command with --resume"
         if json_output:
             console.out_json({**e.as_dict(), "resume": rerun})
-        console.err(need_agent_line(e) + then)
+        console.err(need_agent_line(e, rerun))
         return int(ExitCode.NEED_AGENT)
     except Resumable as e:
         line = str(e)
@@ -117,17 +136,19 @@ def outcome(
         return int(ExitCode.INTERNAL_ERROR)
 
 
-def need_agent_line(e: NeedAgent) -> str:
-    """The one line a host reads after exit 42: who answers, where, and how."""
+def need_agent_line(e: NeedAgent, rerun: str | None = None) -> str:
+    """The one line a host reads after exit 42: who answers, where, and how: one
+    `bridge respond ... --resume` answers and continues the run in one process."""
     human = e.agent_name == "human"
     who = "ask the person" if human else f"run agent {e.agent_name!r}"
     brief = f" (brief: {quote(e.prompt_file)})" if e.prompt_file else ""
     answer = "--response CHOICE" if human else "--response-file ANSWER"
+    again = rerun or "the same command with --resume"
     return (
         f"NEED_AGENT: {who} for request {e.request_id} in {quote(e.request_file)}"
-        f"{brief}; write the answer with `executor bridge respond --dir "
-        f"{quote(e.request_file.parent)} --status success {answer}` (or --status error "
-        f"--error-message M)"
+        f"{brief}; answer and continue with `executor bridge respond --dir "
+        f"{quote(e.request_file.parent)} --status success {answer} --resume` (or --status "
+        f"error --error-message M); without --resume, re-run: {again}"
     )
 
 

@@ -1,6 +1,5 @@
-"""What the run commands do once their flags are parsed (by typer in `run.py`, or by the
-light `--resume` parser in `fast.py`): build the request, run it, render the result.
-Nothing here imports typer."""
+"""What the run commands do once typer parsed their flags (`run.py`): build the request,
+run it, render the result. Nothing here imports typer."""
 
 from __future__ import annotations
 
@@ -34,18 +33,20 @@ def resolve_plan(plan: Path | None) -> Path:
     return discover_plan(Path.cwd())
 
 
-def run_scope(scope: Scope, values: dict[str, Any]) -> None:
-    """Run `scope` with the parsed run options (shared by typer and the fast path)."""
+def run_scope(scope: Scope, values: dict[str, Any], argv: list[str]) -> None:
+    """Run `scope` with the parsed run options; `argv`: this command line (without
+    `executor`), from which the commands that continue the run are made."""
     json_output = bool(values.get("json_output"))
-    argv = list(sys.argv[1:])
-    rerun = "executor " + " ".join(shlex.quote(a) for a in _with_abs_plan(argv, values))
-    if "--resume" not in argv:
-        rerun += " --resume"
-    # after an interruption the saved run continues by running the command again; not
-    # with --resume, which needs a pending request
-    again = [a for a in argv if a != "--resume"]
-    resume = "executor " + " ".join(shlex.quote(a) for a in _with_abs_plan(again, values))
-    common.run(lambda: _execute(scope, values), json_output=json_output, rerun=rerun, resume=resume)
+    # after an interruption the saved run continues by running the command again; after
+    # exit 42 by running it with --resume (which needs a pending request)
+    again = _with_abs_plan([a for a in argv if a != "--resume"], values)
+    resume_argv = [*again, "--resume"]
+    common.run(
+        lambda: _execute(scope, values, resume_argv),
+        json_output=json_output,
+        rerun="executor " + shlex.join(resume_argv),
+        resume="executor " + shlex.join(again),
+    )
 
 
 def _with_abs_plan(argv: list[str], values: dict[str, Any]) -> list[str]:
@@ -64,7 +65,7 @@ def _with_abs_plan(argv: list[str], values: dict[str, Any]) -> list[str]:
     return out
 
 
-def _execute(scope: Scope, values: dict[str, Any]) -> int:
+def _execute(scope: Scope, values: dict[str, Any], resume_argv: list[str]) -> int:
     from executor.engine.agents import BRIDGE_AGENT
     from executor.errors import UserError
     from executor.workflows.tdd.options import Overrides
@@ -86,6 +87,7 @@ def _execute(scope: Scope, values: dict[str, Any]) -> int:
         repo=Path(values["repo"]).absolute() if values.get("repo") else None,
         resume=bool(values.get("resume")),
         yes=bool(values.get("yes")),
+        resume_argv=resume_argv,
         overrides=Overrides(
             agent_command=agent_command,
             agent=agent,

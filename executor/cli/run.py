@@ -71,7 +71,7 @@ def register(app: typer.Typer) -> None:
     @with_run_options([_number("phase", "Phase number.")])
     def execute_phase(phase: int, **values: Any) -> None:
         """Run every session of phase N in dependency order (/execute-phase-N)."""
-        run_scope(PhaseScope(phase), values)
+        run_scope(PhaseScope(phase), values, common.argv())
 
     phase_opt = inspect.Parameter(
         "phase",
@@ -87,19 +87,19 @@ def register(app: typer.Typer) -> None:
     @with_run_options([_number("session", "Session number (numbered across the plan)."), phase_opt])
     def execute_session(session: int, phase: int | None = None, **values: Any) -> None:
         """Run one session (/execute-session S)."""
-        run_scope(SessionScope(session, phase), values)
+        run_scope(SessionScope(session, phase), values, common.argv())
 
     @app.command("execute-plan")
     @with_run_options([])
     def execute_plan(**values: Any) -> None:
         """Run every session of the plan in dependency order (/execute-plan)."""
-        run_scope(PlanScope(), values)
+        run_scope(PlanScope(), values, common.argv())
 
     @app.command("resume-session")
     @with_run_options([_number("session", "Session number.")])
     def resume_session(session: int, **values: Any) -> None:
         """Continue session S from where it stopped, with the run's saved options."""
-        run_scope(SessionScope(session), values)
+        run_scope(SessionScope(session), values, common.argv())
 
     @app.command("status")
     def status(

@@ -1,13 +1,13 @@
 """A simulated Claude Code host: does exactly what the command files tell Claude to do.
 
-Loop (bounded): run the executor command; on exit 42 find the request file named on the
-`NEED_AGENT` stderr line, run `executor bridge show --dir DIR --json`; for an agent request
-ask the subagent (standing in for the Agent tool: by default the replay agent with
-`--request`; a test may give its own `agent`), and pipe its answer to
-`executor bridge respond --response-file -` as the command files say; for a human request
-pick an answer from the offered options (`approve` by default) and answer with
-`--response VALUE`; re-run the same command with `--resume` added. Any other exit code
-ends the loop. Every executor call is a real subprocess.
+Loop (bounded): run the executor command; on exit 42 read the request file named on the
+`NEED_AGENT` stderr line (the Read tool: no process); for an agent request ask the
+subagent (standing in for the Agent tool: by default the replay agent with `--request`;
+a test may give its own `agent`), and pipe its answer to `executor bridge respond
+--response-file - --resume` as the command files say; for a human request pick an answer
+from the offered options (`approve` by default) and answer with `--response VALUE
+--resume`. That one process answers and continues the run: its exit code is the next
+round's. Any exit code but 42 ends the loop. Every executor call is a real subprocess.
 
 Usable as a script: `python tests/claude/host_sim.py [--repo DIR] [--solutions DIR]
 [--max-rounds N] -- execute-phase 1 --plan project-plans/ledger`.
@@ -43,7 +43,8 @@ class AgentAnswer:
     ok: bool = True
 
 
-#: A subagent: (the `bridge show --json` object, the repository) -> its answer
+#: A subagent: (the request, with `kind`, `request_file` and `prompt_file` added; the
+#: repository) -> its answer
 Agent = Callable[[dict[str, Any], Path], AgentAnswer]
 
 
@@ -130,8 +131,8 @@ def run_host(
     full_env = {**os.environ, **(env or {})}
     args = list(argv)
     result = HostResult(exit_code=None)
+    proc = _executor(args, cwd=repo, env=full_env)
     for _ in range(max_rounds):
-        proc = _executor(args, cwd=repo, env=full_env)
         rnd = Round(argv=list(args), exit_code=proc.returncode, stderr=proc.stderr)
         result.rounds.append(rnd)
         result.stdout, result.stderr = proc.stdout, proc.stderr
@@ -139,12 +140,7 @@ def run_host(
             result.exit_code = proc.returncode
             return result
         folder = request_dir(proc.stderr)
-        shown = _executor(
-            ["bridge", "show", "--dir", str(folder), "--json"], cwd=repo, env=full_env
-        )
-        if shown.returncode != 0:
-            raise HostError(f"bridge show exited {shown.returncode}: {shown.stderr}")
-        request = json.loads(shown.stdout)
+        request = read_request(folder)
         rnd.kind, rnd.agent_name = request["kind"], request["agent_name"]
         stdin = None
         if request["kind"] == "agent":
@@ -159,17 +155,19 @@ def run_host(
             rnd.question = str(context.get("question", ""))
             rnd.answer = choose(context.get("options") or [], answer)
             respond = ["--status", "success", "--response", rnd.answer]
-        written = _executor(
-            ["bridge", "respond", "--dir", str(folder), *respond],
-            cwd=repo,
-            env=full_env,
-            stdin=stdin,
-        )
-        if written.returncode != 0:
-            raise HostError(f"bridge respond exited {written.returncode}: {written.stderr}")
-        if "--resume" not in args:
-            args.append("--resume")
+        args = ["bridge", "respond", "--dir", str(folder), *respond, "--resume"]
+        proc = _executor(args, cwd=repo, env=full_env, stdin=stdin)
     return result
+
+
+def read_request(folder: Path) -> dict[str, Any]:
+    """The pending request as the host reads it: the file itself."""
+    path = folder / ".agent-request.json"
+    request: dict[str, Any] = json.loads(path.read_text("utf-8"))
+    context = request.get("context") or {}
+    kind = "human" if request["agent_name"] == "human" else "agent"
+    return {**request, "kind": kind, "request_file": str(path),
+            "prompt_file": context.get("prompt_file")}  # fmt: skip
 
 
 def _replay(solutions: Path | None, env: dict[str, str]) -> Agent:

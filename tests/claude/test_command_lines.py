@@ -96,7 +96,7 @@ def test_every_command_line_exists_in_executor_help(generated: dict[str, str]) -
                 if option not in helptext:
                     problems.append(f"{name}: {line!r} uses {option}, not in its --help")
     assert not problems, "\n".join(problems)
-    assert {("bridge", "show"), ("bridge", "respond"), ("status",)} <= checked
+    assert {("bridge", "respond"), ("status",)} <= checked
 
 
 def test_loop_commands_accept_resume(generated: dict[str, str]) -> None:

@@ -146,8 +146,9 @@ def test_the_relay_loop_keeps_answers_in_the_project(ledger_repo: Path) -> None:
     assert _install(ledger_repo, "--plan", PLAN)[0] == 0
     text = (ledger_repo / ".claude/commands/execute-plan.md").read_text(encoding="utf-8")
     assert "the longest timeout, 600000 ms" in text
-    assert "with the Agent tool\n     (called Task in older Claude Code)" in text
-    assert "--response-file -`" in text and "DIR/.agent-answer.md" in text
+    words = " ".join(text.split())
+    assert "with the Agent tool (called Task in older Claude Code)" in words
+    assert "--response-file - --resume`" in words and "DIR/.agent-answer.md" in words
     assert "/tmp" not in text
 
 

@@ -183,10 +183,10 @@ def test_exit_42_names_the_request_and_the_resume_command(python_service: Path) 
     brief = python_service / ".agent-briefs" / "tc.analysis.a1.md"
     assert proc.stderr.splitlines()[-1] == (
         f"NEED_AGENT: run agent 'architectural-reviewer' for request {request['request_id']} "
-        f"in {python_service / '.agent-request.json'} (brief: {brief}); write the answer "
-        f"with `executor bridge respond --dir {python_service} --status success "
-        "--response-file ANSWER` (or --status error --error-message M), then re-run: "
-        f"executor template-create --path {python_service} --resume"
+        f"in {python_service / '.agent-request.json'} (brief: {brief}); answer and "
+        f"continue with `executor bridge respond --dir {python_service} --status success "
+        "--response-file ANSWER --resume` (or --status error --error-message M); without "
+        f"--resume, re-run: executor template-create --path {python_service} --resume"
     )
 
 

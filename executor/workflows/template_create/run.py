@@ -287,7 +287,9 @@ def _drive(
     """Drive the workflow to its end: the result, or None when the person cancelled."""
     config = validate(TemplateConfig, state.config)
     policy = RetryPolicy()
-    channel = BridgeChannel(layout.folder, policy=policy)
+    # its saved options carry the rest: the codebase and --resume continue it
+    resume = ["template-create", "--path", str(layout.folder), "--resume"]
+    channel = BridgeChannel(layout.folder, policy=policy, resume=resume)
     if not opts.dry_run:
         channel.sweep()
     durable = Durable(save)
