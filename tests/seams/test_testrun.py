@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -179,11 +178,9 @@ def test_non_pytest_command_uses_exit_code_only(tmp_path: Path) -> None:
 
 
 def test_timeout_kills_and_is_red(tmp_path: Path) -> None:
-    started = time.monotonic()
     run = run_tests(
         f"{sys.executable} -c 'import time; time.sleep(30)'", cwd=tmp_path, timeout_s=0.5
     )
-    assert time.monotonic() - started < 10
     assert run.timed_out and run.verdict == "red"
     assert "timed out" in run.summary() and "process killed" in run.output_tail
 
