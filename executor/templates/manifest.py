@@ -58,6 +58,8 @@ def build_manifest(
         description=purpose(answers, analysis),
         language=analysis.language,
         frameworks=list(analysis.frameworks),
+        testing_frameworks=list(analysis.testing_frameworks),
+        build_tools=list(analysis.build_tools),
         architecture=analysis.architecture,
         patterns=list(analysis.patterns),
         layers=layers,

@@ -154,6 +154,10 @@ class Manifest(Strict):
     description: str = ""
     language: str
     frameworks: list[str] = Field(default_factory=list)
+    testing_frameworks: list[str] = Field(
+        default_factory=list, description="the test runners detected (pytest, jest, ...)"
+    )
+    build_tools: list[str] = Field(default_factory=list)
     architecture: str
     patterns: list[str] = Field(default_factory=list)
     layers: list[str] = Field(default_factory=list)

@@ -6,6 +6,7 @@ these also pin what a seed program sees of the file the workflow writes."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,16 @@ def test_save_state_updates_existing(manager: StateManager) -> None:
     assert second["updated_at"] >= first["updated_at"]
     assert second["checkpoint"] == "agent_generation_pending"
     assert second["agent_request_pending"] == {"request_id": "r1"}
+
+
+def test_updated_at_changes_between_saves_10_ms_apart(manager: StateManager) -> None:
+    """GuardKit's own test of the seed API: two saves 10 ms apart, two timestamps."""
+    _save(manager)
+    first = manager.load_state().updated_at
+    time.sleep(0.01)
+    _save(manager, checkpoint="agents_generated")
+    second = manager.load_state().updated_at
+    assert first != second and first.endswith("Z") and "." in first
 
 
 def test_load_state_round_trip(manager: StateManager) -> None:
