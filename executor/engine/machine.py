@@ -13,8 +13,8 @@ Four outcomes are stops, never exits: `WAIT` (a request went to the bridge: exit
 available: exit 16) and `BUDGET` (a budget is spent: exit 23). The step stays where it
 was, so a resumed process re-enters exactly that step.
 
-`mermaid()` draws a workflow from its declaration (docs/engine.md holds the TDD one; a
-test keeps it equal to the code).
+`mermaid()` and `markdown()` draw a workflow from its declaration (docs/engine.md holds
+the TDD one; a test keeps it equal to the code).
 """
 
 from __future__ import annotations
@@ -116,6 +116,19 @@ class Workflow(Generic[S, H]):
         """A stable text of the transitions: part of the definition hash (P5)."""
         rows = sorted(f"{s}|{o.value}|{t}" for (s, o), t in self.table.items())
         return ";".join([self.name, *rows])
+
+    def markdown(self) -> str:
+        """The workflow as a Markdown table: each step, its handler, its exits."""
+        lines = ["| step | handler | outcome → next step |", "|---|---|---|"]
+        for n in self.nodes:
+            handler = getattr(n.handler, "__qualname__", "") if n.handler else ""
+            exits = ", ".join(f"{o.value} → {_name(t)}" for o, t in n.exits.items())
+            kind = " (decision)" if n.decision else ""
+            ends = f"ends: {n.final}" if n.final else ""
+            lines.append(
+                f"| {_name(n.step)}{kind} | {handler} | {'; '.join(filter(None, [exits, ends]))} |"
+            )
+        return "\n".join(lines)
 
     def mermaid(self) -> str:
         """The workflow as a Mermaid state diagram, drawn from its declaration."""

@@ -26,7 +26,7 @@ from executor.errors import (
 )
 from executor.workflows.tdd.scope import PlanScope, SessionScope
 from executor.workflows.tdd.step import Step
-from executor.workflows.tdd.table import TDD
+from executor.workflows.tdd.table import TDD, drawn
 from tests.conftest import git
 from tests.engine.conftest import CALL_PASSED
 from tests.engine.harness import PLAN, World, write
@@ -509,6 +509,12 @@ def test_the_driver_refuses_an_edge_the_table_does_not_have() -> None:
     )
     assert tiny.steps() == ["a", "b"] and tiny.outcomes("a") == [Outcome.OK]
     assert tiny.table == {("a", Outcome.OK): "b"} and tiny.final == {"b": "done"}
+
+
+def test_the_docs_draw_the_table_the_code_declares() -> None:
+    docs = (Path(__file__).parents[2] / "docs" / "engine.md").read_text("utf-8")
+    shown = docs.split("<!-- tdd-workflow:start -->\n")[1].split("\n<!-- tdd-workflow:end -->")[0]
+    assert shown == drawn(), "update docs/engine.md: python -m executor.workflows.tdd.table"
 
 
 def test_every_edge_of_the_table_is_covered() -> None:

@@ -19,6 +19,7 @@ is adopted (no agent, no commit).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from executor.engine.machine import Node, Outcome, Workflow
@@ -41,6 +42,7 @@ def snapshot(handler: Handler) -> Handler:
     """A work step's handler that also records the tree it leaves: the baseline for
     what a person or an agent changes next."""
 
+    @functools.wraps(handler)
     def run(session: TddSession) -> Outcome:
         outcome = handler(session)
         if outcome not in {O.WAIT, O.BLOCKED}:
@@ -137,3 +139,12 @@ TDD: Workflow[Step, TddSession] = Workflow(
         Node(S.SKIPPED, None, final="skipped"),
     ),
 )
+
+
+def drawn() -> str:
+    """The table as docs/engine.md shows it: a Mermaid diagram, then each step."""
+    return f"```mermaid\n{TDD.mermaid()}\n```\n\n{TDD.markdown()}"
+
+
+if __name__ == "__main__":  # python -m executor.workflows.tdd.table
+    print(drawn())
