@@ -247,8 +247,9 @@ class Runner:
 
         archive = SessionArchive(layout.archive)
         ran: list[int] = []
+        index = state.index()
         for i, number in enumerate(sessions):
-            if state.finished(number):
+            if state.finished(number, index):
                 continue
             ps = plan.session(number)
             assert ps is not None

@@ -252,6 +252,10 @@ class RunState(Strict):
     def entry(self, number: int) -> SessionEntry | None:
         return next((e for e in self.entries() if e.number == number), None)
 
+    def index(self) -> dict[int, SessionEntry]:
+        """Every entry by session number (for a loop over many sessions: one pass)."""
+        return {e.number: e for e in self.entries()}
+
     def record(self, number: int) -> SessionRecord | None:
         """The record of a session in progress (None: not started, or finished)."""
         return self.run.sessions.get(number)
@@ -264,9 +268,10 @@ class RunState(Strict):
                 if e.number == number:
                     phase.sessions[i] = SessionEntry(number=number, title=e.title)
 
-    def finished(self, number: int) -> bool:
-        """Finished and out of the records: completed (committed or adopted) or skipped."""
-        entry = self.entry(number)
+    def finished(self, number: int, index: dict[int, SessionEntry] | None = None) -> bool:
+        """Finished and out of the records: completed (committed or adopted) or skipped.
+        `index`: `index()`, when asking about many sessions."""
+        entry = index.get(number) if index is not None else self.entry(number)
         return number not in self.run.sessions and entry is not None and entry.status in FINISHED
 
     def complete(self, number: int) -> bool:

@@ -97,12 +97,14 @@ def status_data(plan: PlanView, named: Path | None = None) -> dict[str, Any]:
         state.refresh()  # the seed view of what is in progress
     records = state.run.sessions if state else {}
     archive = SessionArchive(layout.archive)
+    index = state.index() if state else {}
+    outline = plan.outline()
     phases = []
     rows: list[dict[str, Any]] = []
     for number, name in plan.phase_names().items():
         sessions = []
-        for s in (o for o in plan.outline() if o.phase == number):
-            entry = state.entry(s.number) if state else None
+        for s in (o for o in outline if o.phase == number):
+            entry = index.get(s.number)
             row = {"number": s.number, "title": s.title, "dependencies": s.dependencies}
             row.update(_session(entry, records.get(s.number), archive))
             sessions.append(row)

@@ -12,7 +12,7 @@ from executor.engine.layout import Layout
 from executor.errors import DefinitionDriftError, StaleWorkspaceError, UserError
 from executor.fsutil import quote
 from executor.plan.cache import PlanView
-from executor.workflows.tdd.state import PhaseEntry, RunState, SessionEntry
+from executor.workflows.tdd.state import FINISHED, PhaseEntry, RunState, SessionEntry
 from executor.workflows.tdd.step import ACTIVE, AGENT_STEPS, Step
 
 if TYPE_CHECKING:
@@ -83,10 +83,10 @@ def check_workspace(
                 f"(resume-session {number} --resume), or abort it."
             )
     head, branch = repo.head_and_branch()
-    done = [e for e in state.entries() if e.commit_hash and state.finished(e.number)]
-    done += [
+    done = [
         e for e in state.entries()
-        if (r := records.get(e.number)) is not None and r.commit_hash and r.step not in ACTIVE
+        if e.commit_hash and (e.status in FINISHED if (r := records.get(e.number)) is None
+                              else r.step not in ACTIVE)
     ]  # fmt: skip
     latest = max(done, key=lambda e: e.completed_at or "", default=None)
     if latest is not None and latest.commit_hash != head:
