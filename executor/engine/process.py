@@ -151,14 +151,15 @@ class ProcessAgents:
 
 
 class OwnFiles:
-    """The executor's own files a command agent could rewrite while it runs (this process
-    holds the run): the state and its `.bak` are put back byte for byte, the plan cache
-    is dropped (the next read parses the plan), and the state store is told the file on
-    disk is its own again. An agent that marks sessions done, or forges the parsed plan,
-    gets its step failed as tampering instead of a run that trusts it."""
+    """The executor's own files something it runs could rewrite while it runs (a command
+    agent, a test run: this process holds the run): `paths` (the state, its `.bak`, the
+    archive of finished sessions) are put back byte for byte, the plan `cache` is dropped
+    (the next read parses the plan), and the state store is told the file on disk is its
+    own again. Whatever marks sessions done, or forges the parsed plan, gets its step
+    failed as tampering instead of a run that trusts it."""
 
-    def __init__(self, state: Path, backup: Path, cache: Path, reclaim: Callable[[], None]):
-        self.paths = (state, backup, cache)
+    def __init__(self, paths: Sequence[Path], *, cache: Path, reclaim: Callable[[], None]):
+        self.paths = (*paths, cache)
         self.cache = cache
         self.reclaim = reclaim
 

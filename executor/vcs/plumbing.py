@@ -136,14 +136,17 @@ class GitBase:
         *args: str,
         check: bool = True,
         env: Mapping[str, str] | None = None,
+        input_text: str | None = None,
     ) -> subprocess.CompletedProcess[str]:
-        proc = _git_subprocess(list(args), cwd=self.root, env=env)
+        proc = _git_subprocess(list(args), cwd=self.root, env=env, input_text=input_text)
         if check and proc.returncode != 0:
             _raise_for(args, proc.returncode, proc.stderr, self._git_dir)
         return proc
 
-    def _out(self, *args: str, env: Mapping[str, str] | None = None) -> str:
-        return self._run(*args, env=env).stdout
+    def _out(
+        self, *args: str, env: Mapping[str, str] | None = None, input_text: str | None = None
+    ) -> str:
+        return self._run(*args, env=env, input_text=input_text).stdout
 
     @contextlib.contextmanager
     def _repo(self) -> Iterator[git.Repo]:
@@ -202,19 +205,3 @@ class GitBase:
     @staticmethod
     def _exclude_specs(rels: Sequence[str]) -> list[str]:
         return [":/", *(f":(top,exclude,literal){r}" for r in rels)]
-
-    @contextlib.contextmanager
-    def _temp_index(self) -> Iterator[dict[str, str]]:
-        """Env for a throwaway copy of the index, so the real index is never touched."""
-        tmp = self.git_dir / f"executor-tmp-{os.getpid()}.index"
-        real = self.git_dir / "index"
-        try:
-            if real.exists():
-                import shutil
-
-                shutil.copyfile(real, tmp)
-            yield {"GIT_INDEX_FILE": str(tmp)}
-        finally:
-            for leftover in (tmp, tmp.with_name(tmp.name + ".lock")):
-                with contextlib.suppress(FileNotFoundError):
-                    leftover.unlink()

@@ -160,15 +160,6 @@ class GitReads(GitBase):
         skip = self._rels(ignore)
         return sorted(f for f in _split_z(out) if not _under(f.rstrip("/"), skip))
 
-    def changed_since(self, base: str, ignore: Sequence[Path] = ()) -> list[str]:
-        """Files that differ between commit `base` and the working tree, incl. untracked."""
-        base = self._require_commit(base)
-        out = self._out("diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", base, "--")
-        skip = self._rels(ignore)
-        changed = {f for f in _split_z(out) if not _under(f, skip)}
-        changed.update(self.untracked_files(ignore))
-        return sorted(changed)
-
     def find_commit_by_trailers(self, trailers: dict[str, str], *, since: str) -> str | None:
         """Newest commit in `since..HEAD` carrying ALL these trailers (P20 adoption)."""
         since = self._require_commit(since)
@@ -192,32 +183,6 @@ class GitReads(GitBase):
         """True when a remote-tracking branch already contains `commit` (P18)."""
         sha = self._require_commit(commit)
         return bool(self._out("branch", "-r", "--contains", sha, "--format=%(refname)").strip())
-
-    def diff_text(
-        self,
-        base: str,
-        ignore: Sequence[Path] = (),
-        max_chars: int = 20000,
-        paths: Sequence[Path] = (),
-        stat: bool = False,
-    ) -> str:
-        """Unified diff from `base` to the working tree, new untracked files included
-        (only `paths` when given; `stat`: git's per-file summary instead)."""
-        base = self._require_commit(base)
-        specs = self._exclude_specs(self._visible(self._rels(ignore)))
-        if paths:
-            specs = [f":(top,literal){r}" for r in self._rels(paths)]
-        with self._temp_index() as env:
-            self._run("add", "-A", "--", *specs, env=env)
-            how = ["--stat=100"] if stat else []
-            text = self._out(
-                "diff", "--cached", "--no-color", "--no-ext-diff", *how, base, "--", *specs,
-                env=env,
-            )  # fmt: skip
-        if len(text) > max_chars:
-            rest = len(text) - max_chars
-            text = text[:max_chars] + f"\n... [diff truncated: {rest} more characters]\n"
-        return text
 
     def tracked_at(self, commit: str, path: Path) -> bool:
         """True when `path` is a file in `commit`'s tree."""

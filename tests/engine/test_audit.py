@@ -213,7 +213,7 @@ def test_9_05_disk_full_during_the_commit_is_a_storage_error(
     fake = tmp_path / "bin" / "git"
     fake.parent.mkdir()
     fake.write_text(
-        '#!/bin/sh\nfor a in "$@"; do if [ "$a" = commit ]; then\n'
+        '#!/bin/sh\nfor a in "$@"; do if [ "$a" = commit-tree ]; then\n'
         "echo 'error: unable to write file: No space left on device' >&2; exit 128; fi; done\n"
         f'exec {real} "$@"\n',
         encoding="utf-8",

@@ -122,7 +122,7 @@ def test_diff_and_commit_with_ignored_executor_files(git_repo: Path) -> None:
     keep = [git_repo / "plan" / ".agent-state.json", git_repo / "plan" / ".agent-briefs"]
     text = repo.diff_text(base, ignore=keep)
     assert "+x = 1" in text and ".agent-state" not in text
-    repo.commit_all("add m", trailers={}, ignore=keep)
+    repo.commit_session(repo.record_tree(exclude=keep).tree, "add m", trailers={})
     assert git(git_repo, "show", "--name-only", "--format=").split() == ["src/m.py"]
 
 
@@ -149,14 +149,19 @@ def test_log_oneline(git_repo: Path) -> None:
 # ---------------------------------------------------------------- commits
 
 
-def test_commit_all_with_trailers_and_adoption_lookup(git_repo: Path) -> None:
+def commit(repo: GitRepo, message: str, trailers: dict[str, str], ignore: list[Path]) -> str:
+    """Record the worktree and commit exactly that tree (what a session does)."""
+    return repo.commit_session(repo.record_tree(exclude=ignore).tree, message, trailers=trailers)
+
+
+def test_commit_session_with_trailers_and_adoption_lookup(git_repo: Path) -> None:
     repo = GitRepo(git_repo)
     base = repo.head()
     add_executor_files(git_repo)
     write(git_repo / "src" / "ledger.py", "LEDGER = 1\n")
     write(git_repo / "README.md", "# ledger\n")
     trailers = {"Agent-Run": "run-123", "Agent-Step": "p1-s2", "Agent-Plan": "app"}
-    sha = repo.commit_all("feat(app): ledger\n\nBuilt it.", trailers=trailers, ignore=OWN)
+    sha = commit(repo, "feat(app): ledger\n\nBuilt it.", trailers, OWN)
     assert sha == repo.head() and sha != base
     files = git(git_repo, "show", "--name-only", "--format=", sha).split()
     assert sorted(files) == ["README.md", "src/ledger.py"]
@@ -185,33 +190,34 @@ def test_trailer_lookup_ignores_lookalikes_outside_the_trailer_block(git_repo: P
     assert repo.find_commit_by_trailers({"Agent-Run": "r1"}, since=base) is None
 
 
-def test_commit_all_keeps_previously_staged_executor_files_out(git_repo: Path) -> None:
+def test_a_commit_ignores_what_the_persons_index_holds(git_repo: Path) -> None:
     repo = GitRepo(git_repo)
     add_executor_files(git_repo)
     git(git_repo, "add", "-A")  # someone staged everything, our state file included
     write(git_repo / "code.py", "1\n")
-    sha = repo.commit_all("feat: code", trailers={}, ignore=OWN)
+    sha = commit(repo, "feat: code", {}, OWN)
     assert git(git_repo, "show", "--name-only", "--format=", sha).split() == ["code.py"]
 
 
-def test_commit_all_with_nothing_to_commit(git_repo: Path) -> None:
+def test_a_commit_with_nothing_to_commit(git_repo: Path) -> None:
     repo = GitRepo(git_repo)
     add_executor_files(git_repo)
     head = repo.head()
     with pytest.raises(errors.VerificationFailedError, match="nothing to commit"):
-        repo.commit_all("feat: nothing", trailers={"Agent-Run": "r"}, ignore=OWN)
+        commit(repo, "feat: nothing", {"Agent-Run": "r"}, OWN)
     assert repo.head() == head
 
 
-def test_commit_all_rejects_bad_trailers(git_repo: Path) -> None:
+def test_a_commit_rejects_bad_trailers(git_repo: Path) -> None:
+    write(git_repo / "f", "1\n")
     with pytest.raises(ValueError, match="invalid commit trailer"):
-        GitRepo(git_repo).commit_all("x", trailers={"Bad Key": "v"})
+        commit(GitRepo(git_repo), "x", {"Bad Key": "v"}, [])
 
 
 def test_commit_message_lines_starting_with_hash_survive(git_repo: Path) -> None:
     repo = GitRepo(git_repo)
     write(git_repo / "f", "1\n")
-    repo.commit_all("feat: x\n\n# Heading kept\nbody", trailers={"Agent-Run": "r"})
+    commit(repo, "feat: x\n\n# Heading kept\nbody", {"Agent-Run": "r"}, [])
     assert "# Heading kept" in git(git_repo, "log", "-1", "--format=%B")
 
 
@@ -227,11 +233,11 @@ def test_index_lock_is_reported_and_never_removed(git_repo: Path) -> None:
         repo.ensure_not_busy()
     assert info.value.exit_code == 18
     with pytest.raises(errors.GitBusyError):
-        repo.commit_all("feat: f", trailers={})
+        commit(repo, "feat: f", {}, [])
     with pytest.raises(errors.GitBusyError):
         repo.snapshot("x")
     with pytest.raises(errors.GitBusyError):
-        repo.reset_hard("HEAD")
+        repo.roll_back("HEAD", ["f"], flags={})
     assert lock.exists()
     assert repo.dirty_files() == ["f"]  # reads still work and took no lock
 
@@ -282,14 +288,14 @@ def test_snapshot_captures_untracked_byte_for_byte_and_touches_nothing(git_repo:
     assert repo.head() == head
     assert git(git_repo, "status", "--porcelain", "-uall") == status_before
     assert (git_repo / ".git" / "index").read_bytes() == index_before
-    assert not list((git_repo / ".git").glob("executor-tmp-*"))
+    assert not list((git_repo / ".git").glob("executor-*.index"))
     assert repo.snapshot("before abort/1") != ref  # a second snapshot never overwrites
 
 
-def test_reset_hard_keeps_executor_files_and_backup_restores_user_work(git_repo: Path) -> None:
+def test_roll_back_undoes_the_session_and_keeps_the_persons_work(git_repo: Path) -> None:
     repo = GitRepo(git_repo)
     base = repo.head()
-    # the session committed something, then the user kept working on top
+    # the session committed something, then the person kept working on top
     write(git_repo / "session.py", "session\n")
     write(git_repo / PLAN / "plan.md", "# plan\n")
     git(git_repo, "add", "-A")
@@ -299,39 +305,36 @@ def test_reset_hard_keeps_executor_files_and_backup_restores_user_work(git_repo:
     add_executor_files(git_repo)
     state_before = (git_repo / PLAN / ".agent-state.json").read_bytes()
 
-    ref = repo.reset_hard(base, keep=OWN)
+    ref = repo.roll_back(base, ["session.py", "project-plans/app/plan.md"], flags={})
 
     assert repo.head() == base
     assert not (git_repo / "session.py").exists()
-    assert not (git_repo / "scratch").exists()
-    assert (git_repo / "README.md").read_text(encoding="utf-8") == "# test repo\n"
+    # what the person made stays where it is
+    assert (git_repo / "scratch" / "idea.txt").read_text(encoding="utf-8") == "precious\n"
+    assert (git_repo / "README.md").read_text(encoding="utf-8") == "user edit\n"
     assert (git_repo / PLAN / ".agent-state.json").read_bytes() == state_before
     assert (git_repo / PLAN / ".agent-briefs" / "s1-red.md").exists()
-    assert (git_repo / PLAN / ".agent-request.json").exists()
-    assert repo.dirty_files(ignore=OWN) == []
-    # the backup holds the user's work byte for byte
+    # the backup holds everything byte for byte
     assert _tree_bytes(git_repo, ref, "scratch/idea.txt") == b"precious\n"
-    assert _tree_bytes(git_repo, ref, "README.md") == b"user edit\n"
-    git(git_repo, "checkout", ref, "--", "scratch/idea.txt", "README.md")
-    assert (git_repo / "scratch" / "idea.txt").read_text(encoding="utf-8") == "precious\n"
+    assert _tree_bytes(git_repo, ref, "session.py") == b"session\n"
 
 
-def test_reset_hard_restores_a_versioned_state_file(git_repo: Path) -> None:
-    """A tracked .agent-state.json must end as it was, not as the target commit had it."""
+def test_roll_back_keeps_a_file_the_index_marks_assume_unchanged(git_repo: Path) -> None:
+    """The backup is recorded from the files, not from an index that says a file did not
+    change; and the rollback does not touch a file the session did not change."""
     repo = GitRepo(git_repo)
-    state = git_repo / PLAN / ".agent-state.json"
-    write(state, '{"v": 1}\n')
-    git(git_repo, "add", "-A")
-    git(git_repo, "commit", "-q", "-m", "state v1")
     base = repo.head()
+    git(git_repo, "update-index", "--assume-unchanged", "README.md")
+    write(git_repo / "README.md", "the person's change\n")
     write(git_repo / "work.py", "w\n")
-    write(state, '{"v": 2}\n')
-    repo.reset_hard(base, keep=OWN)
-    assert state.read_text(encoding="utf-8") == '{"v": 2}\n'
+    ref = repo.roll_back(base, ["work.py"], flags=repo.index_flags())
+    assert (git_repo / "README.md").read_text("utf-8") == "the person's change\n"
+    assert _tree_bytes(git_repo, ref, "README.md") == b"the person's change\n"
     assert not (git_repo / "work.py").exists()
+    assert "h README.md" in git(git_repo, "ls-files", "-v")  # the flag is kept
 
 
-def test_reset_hard_refuses_a_commit_off_the_current_history(git_repo: Path) -> None:
+def test_roll_back_refuses_a_commit_off_the_current_history(git_repo: Path) -> None:
     repo = GitRepo(git_repo)
     git(git_repo, "checkout", "-q", "-b", "side")
     write(git_repo / "side.txt", "s\n")
@@ -341,9 +344,9 @@ def test_reset_hard_refuses_a_commit_off_the_current_history(git_repo: Path) -> 
     git(git_repo, "checkout", "-q", "main")
     write(git_repo / "mine.txt", "keep me\n")
     with pytest.raises(errors.StaleWorkspaceError, match="refusing to roll back"):
-        repo.reset_hard(side)
+        repo.roll_back(side, [], flags={})
     with pytest.raises(errors.StaleWorkspaceError):
-        repo.reset_hard("not-a-commit")
+        repo.roll_back("not-a-commit", [], flags={})
     assert (git_repo / "mine.txt").exists()
     assert git(git_repo, "for-each-ref", BACKUP_REF_PREFIX) == ""
 
@@ -398,7 +401,7 @@ def test_is_merge_and_is_pushed(git_repo: Path, tmp_path: Path) -> None:
 def test_git_controls_changed_reads_a_linked_worktrees_shared_hooks(
     git_repo: Path, tmp_path: Path
 ) -> None:
-    from executor.workflows.tdd.guards import git_controls_changed
+    from executor.workflows.tdd.tampering import git_controls_changed
 
     linked = tmp_path / "linked"
     git(git_repo, "worktree", "add", "-q", "-b", "side", str(linked))
@@ -416,18 +419,24 @@ def test_a_file_name_that_is_not_utf8_is_a_clear_error(git_repo: Path) -> None:
         GitRepo(git_repo).dirty_files()
 
 
-def test_links_to_outside_the_repository_are_found(git_repo: Path, tmp_path: Path) -> None:
-    from executor.workflows.tdd.guards import links_outside
-
+def test_a_recorded_tree_refuses_what_a_clone_would_not_get_back(
+    git_repo: Path, tmp_path: Path
+) -> None:
     outside = tmp_path / "outside.py"
     outside.write_text("X = 1\n", encoding="utf-8")
     (git_repo / "out.py").symlink_to(outside)
-    (git_repo / "in.py").symlink_to(git_repo / "README.md")
-    assert links_outside(git_repo, ["out.py", "in.py", "README.md"]) == ["out.py"]
+    (git_repo / "in.py").symlink_to("README.md")
+    (git_repo / "nested").mkdir()
+    git(git_repo / "nested", "init", "-q")
+    write(git_repo / "nested" / "lib.py", "Y = 2\n")
+    recorded = GitRepo(git_repo).record_tree()
+    assert [p.split(":")[0] for p in recorded.problems] == ["nested/", "out.py"]
+    held = git(git_repo, "ls-tree", "-r", "--name-only", recorded.tree).split()
+    assert held == ["README.md", "in.py"]
 
 
 def test_code_git_newly_ignores_is_found_and_caches_are_not(tmp_path: Path) -> None:
-    from executor.workflows.tdd.guards import hidden_code
+    from executor.workflows.tdd.tampering import hidden_code
 
     def put(rel: str, text: str = "") -> None:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -447,7 +456,7 @@ def test_code_git_newly_ignores_is_found_and_caches_are_not(tmp_path: Path) -> N
 
 
 def test_files_that_shadow_or_configure_the_runner_are_test_infrastructure() -> None:
-    from executor.workflows.tdd.guards import is_infra
+    from executor.workflows.tdd.tampering import is_infra
 
     for path in ("pytest.toml", ".pytest.ini", "pytest.py", "src/pytest/__init__.py",
                  "_pytest/x.py", "sitecustomize.py", "x.pth", "conftest.py"):  # fmt: skip

@@ -7,8 +7,8 @@ import unicodedata
 
 from executor.plan.cache import PlanView
 from executor.plan.models import Session
-from executor.workflows.tdd.checks import is_test_file
 from executor.workflows.tdd.state import SessionRecord
+from executor.workflows.tdd.verdicts import is_test_file
 
 
 def trailers(plan: PlanView, session: Session, run_id: str) -> dict[str, str]:

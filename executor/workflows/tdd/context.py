@@ -17,7 +17,6 @@ from executor.plan.cache import PlanView
 from executor.plan.models import Session
 from executor.project_config import RunOptions
 from executor.retry import RetryPolicy
-from executor.workflows.tdd import guards
 from executor.workflows.tdd.options import CHECKPOINT_SETS
 from executor.workflows.tdd.state import RunState, SessionArchive, SessionRecord
 
@@ -76,6 +75,8 @@ class SessionRun:
     entry_step: str | None = None
     #: Finished sessions' whole records (what earlier sessions did).
     archive: SessionArchive | None = None
+    #: Tell the state store the file on disk is its own again (after a put back).
+    reclaim: Callable[[], None] = lambda: None
 
     @property
     def stops(self) -> frozenset[str]:
@@ -149,17 +150,21 @@ class SessionPart:
 
     # -- what changed since the last work step ---------------------------------------------
     def take_snapshot(self) -> None:
-        """Record the tree as the session's steps left it (every changed file's hash)."""
-        self.rec.tree = self._tree_now()
+        """Record the tree as the session's steps left it (a tree object: its content)."""
+        self.rec.tree = self.r.repo.record_tree(exclude=self._ignore()).tree
 
     def person_edits(self) -> list[str]:
-        """Files that differ from the snapshot of the last work step: nobody of ours did it."""
-        return guards.differences(self.rec.tree, self._tree_now())
+        """Files that differ from the tree the last work step left: nobody of ours did it."""
+        if not self.rec.tree:
+            return []
+        now = self.r.repo.record_tree(exclude=self._ignore()).tree
+        return self.r.repo.tree_diff(self.rec.tree, now)
 
-    def _tree_now(self) -> dict[str, str]:
-        changed = self.r.repo.facts(ignore=self._ignore()).changed
-        kept = [f for f in changed if f not in self.rec.excluded]
-        return guards.snapshot(self.r.repo.root, kept)
+    def session_paths(self) -> list[str]:
+        """The files the session's steps changed (its base commit to its last tree)."""
+        if not self.rec.tree or not self.rec.base_commit:
+            return []
+        return self.r.repo.tree_diff(self.r.repo.tree_of(self.rec.base_commit), self.rec.tree)
 
     def drifted(self) -> bool:
         """The session's section of the plan changed since the session started."""

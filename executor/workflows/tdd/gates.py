@@ -13,7 +13,7 @@ from executor.choices import Decision, Option, Question
 from executor.engine.agents import Waiting
 from executor.engine.decisions import NoHuman
 from executor.engine.machine import Outcome
-from executor.workflows.tdd import detail, guards
+from executor.workflows.tdd import detail, verdicts
 from executor.workflows.tdd.commit import commit_message, commit_subject
 from executor.workflows.tdd.context import SessionPart, opt
 from executor.workflows.tdd.step import RECHECK_AT, Step, checkpoint_of
@@ -317,8 +317,9 @@ class Gates(SessionPart):
 
     def _edits(self, files: list[str]) -> Outcome | None:
         rec = self.rec
-        theirs = [f for f in files if f not in rec.tree]
-        shared = [f for f in files if f in rec.tree]
+        ours = set(self.session_paths())
+        theirs = [f for f in files if f not in ours]
+        shared = [f for f in files if f in ours]
         options = []
         if theirs:
             label = "Keep them" if not shared else "Keep the ones only you changed"
@@ -331,7 +332,7 @@ class Gates(SessionPart):
         ]
         rec.problem = (
             f"Files changed while session {self.s.number} waited, not by its agent: "
-            f"{guards.describe(files)}. They are not committed or undone without you."
+            f"{verdicts.describe(files)}. They are not committed or undone without you."
         )
         info = "\n".join(
             [f"- {f}" + (" (the agent changed it too)" if f in shared else "") for f in files]
@@ -347,7 +348,7 @@ class Gates(SessionPart):
             shows=lambda _: self.r.repo.diff_text(base, paths=paths) or "(no changes)",
         )
         if got is Outcome.NO_HUMAN:  # --yes, no terminal: a person changed them on purpose
-            self._say(f"nobody to ask (--yes): {guards.describe(files)} are part of the session")
+            self._say(f"nobody to ask (--yes): {verdicts.describe(files)} are part of the session")
             return self._taken_in(files)
         if isinstance(got, Outcome):
             return got
@@ -356,14 +357,15 @@ class Gates(SessionPart):
             return Outcome.ABORT
         if got.action == "keep_out":
             rec.excluded = sorted({*rec.excluded, *theirs})
+            rec.kept.update(self.r.repo.blobs_of(theirs))  # put back if anything else writes
             self._say(
-                f"kept out of the session's commit: {guards.describe(theirs)}"
-                + (f" ({guards.describe(shared)}: the agent changed them too, so they stay in)"
+                f"kept out of the session's commit: {verdicts.describe(theirs)}"
+                + (f" ({verdicts.describe(shared)}: the agent changed them too, so they stay in)"
                    if shared else "")
             )  # fmt: skip
             self.take_snapshot()
             return None
-        self._say(f"part of the session from now on: {guards.describe(files)}")
+        self._say(f"part of the session from now on: {verdicts.describe(files)}")
         return self._taken_in(files)
 
     def _taken_in(self, files: list[str]) -> Outcome | None:
@@ -371,14 +373,29 @@ class Gates(SessionPart):
         from now on, and what was verified before them is verified again (RECHECK), so no
         commit holds a change its tests never ran against."""
         rec = self.rec
-        for f in files:
-            if f in rec.red.hashes:
-                rec.red.hashes[f] = guards.file_sha(self.r.repo.root / f)
+        tests = [f for f in files if verdicts.is_test_file(f)]
+        if tests and rec.red.tests:
+            stale = [t for t in rec.red.tests if t.split("::", 1)[0] in tests]
+            for tid in stale:
+                del rec.red.tests[tid]
+            rec.red.tests.update(verdicts.test_fingerprints(self.r.repo.root, tests))
         self.take_snapshot()
         if rec.step in RECHECK_AT:
             self._say("verifying again with them")
             return Outcome.RECHECK
         return None
+
+    def _accept_tests(self) -> None:
+        """The person approved the changed tests (they saw the diff): they are the
+        session's tests from now on."""
+        rec = self.rec
+        files = rec.weakened
+        before = rec.red.tests if rec.red.tests else rec.base_tests
+        for tid in [t for t in before if t.split("::", 1)[0] in files]:
+            del before[tid]
+        before.update(verdicts.test_fingerprints(self.r.repo.root, files))
+        self._say(f"the changed tests are the session's from now on: {verdicts.describe(files)}")
+        rec.weakened = []
 
     # -- agent steps ----------------------------------------------------------------------
     def escalated(self) -> Outcome:
@@ -396,6 +413,8 @@ class Gates(SessionPart):
             opt("skip", "Skip the session (roll back, mark it skipped)"),
             opt("pause", "Pause"),
         ]
+        if self.rec.weakened:  # tests only grow stronger without a person: this one decides
+            options.insert(1, opt("accept_tests", "Accept the changed tests (see the diff)"))
         while True:
             got = self._ask(
                 self.rec.step,
@@ -407,6 +426,9 @@ class Gates(SessionPart):
                 return got
             if got == "recheck":
                 return O.OK
+            if got == "accept_tests":
+                self._accept_tests()
+                return O.OK  # verified again, with these tests
             refused = self._refused(got) if got in {"rollback", "skip"} else None
             if refused is None:
                 break

@@ -25,6 +25,7 @@ from executor.store import StateStore
 from executor.words import plural
 from executor.workflows.tdd.brief import BRIEF_VERSION
 from executor.workflows.tdd.context import Progress, SessionRun
+from executor.workflows.tdd.guard import restore_plan
 from executor.workflows.tdd.options import Overrides, resolve
 from executor.workflows.tdd.scope import Scope, select
 from executor.workflows.tdd.state import (
@@ -39,7 +40,6 @@ from executor.workflows.tdd.state import (
 from executor.workflows.tdd.step import AGENT_STEPS, Step
 from executor.workflows.tdd.stops import stopped
 from executor.workflows.tdd.table import TDD, TddSession
-from executor.workflows.tdd.tamper import restore_plan
 from executor.workflows.tdd.workspace import check_plan_owner, check_workspace, reconcile
 
 if TYPE_CHECKING:
@@ -208,7 +208,9 @@ class Runner:
 
         how = AgentProcess.from_options(options.agent_command, options.agent)
         assert how is not None
-        own = OwnFiles(layout.state, layout.backup, layout.plan_cache, store.reclaim)
+        own = OwnFiles(
+            [layout.state, layout.backup], cache=layout.plan_cache, reclaim=store.reclaim
+        )
         agents = ProcessAgents(
             how, repo=repo.root, channel=channel, durable=durable, exclude=repo.exclude,
             own_files=own,
@@ -282,6 +284,7 @@ class Runner:
                     restored_plan=restored.get(number, []),
                     entry_step=rec.step.value,
                     archive=archive,
+                    reclaim=store.reclaim,
                 )
             )
             ended = drive(

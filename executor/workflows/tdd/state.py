@@ -72,10 +72,14 @@ class AgentCall(Strict):
 
 
 class RedFacts(Strict):
-    """What RED measured: the test files it wrote, their hashes, the ids that failed."""
+    """What RED measured: the test files it wrote, every test's fingerprint as RED left
+    it, the ids that failed."""
 
     files: list[str] = Field(default_factory=list)
-    hashes: dict[str, str] = Field(default_factory=dict)
+    tests: dict[str, str] = Field(
+        default_factory=dict,
+        description="test id -> fingerprint after RED (tests only grow stronger after it)",
+    )
     failing: list[str] = Field(default_factory=list)
     infra: dict[str, str] = Field(
         default_factory=dict,
@@ -117,12 +121,22 @@ class SessionRecord(Strict):
     last_summary: str = Field(default="", description="what the last check measured")
     problem: str = Field(default="", description="what the person decides about")
     after_rollback: Literal["restart", "skip"] = "restart"
-    tree: dict[str, str] = Field(
-        default_factory=dict,
-        description="every changed file's sha256 as the last work step left it",
+    tree: str = Field(default="", description="the tree id the last work step left")
+    verified: str = Field(default="", description="the tree id the last verification tested")
+    base_tests: dict[str, str] = Field(
+        default_factory=dict, description="every test's fingerprint when the session started"
+    )
+    weakened: list[str] = Field(
+        default_factory=list, description="tests a step weakened (a person may accept them)"
     )
     excluded: list[str] = Field(
         default_factory=list, description="a person's files kept out of the commit"
+    )
+    kept: dict[str, str] = Field(
+        default_factory=dict, description="each kept-out file's content (blob id; - absent)"
+    )
+    flags: dict[str, str] = Field(
+        default_factory=dict, description="the person's index flags when the session started"
     )
     ignored: list[str] | None = Field(
         default=None, description="what git ignored when the session started (files, `folder/`s)"

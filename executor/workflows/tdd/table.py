@@ -131,7 +131,8 @@ TDD: Workflow[Step, TddSession] = Workflow(
             {O.APPROVE: S.EVIDENCE, O.CHANGES: S.REFACTOR_AGENT},
         ),
         Node(S.EVIDENCE, snapshot(Work.evidence), {O.OK: S.COMMIT, O.FAILED: S.EVIDENCE_ESCALATED}),
-        escalation(S.EVIDENCE_ESCALATED, retry=S.GREEN_AGENT, recheck=S.EVIDENCE),
+        # what a person added for the evidence check is tested before it is committed
+        escalation(S.EVIDENCE_ESCALATED, retry=S.GREEN_AGENT, recheck=S.REFACTOR_VERIFY),
         Node(S.COMMIT, Work.commit, {O.OK: S.SESSION_COMPLETE}),
         gate(S.SESSION_COMPLETE, Gates.session_complete, {O.APPROVE: S.DONE}),
         Node(S.ROLLBACK, Work.rollback, {O.OK: S.NOT_STARTED, O.SKIP: S.SKIPPED}),

@@ -21,16 +21,16 @@ from executor.engine.agents import (
     Waiting,
 )
 from executor.engine.machine import Outcome
-from executor.errors import DirtyWorktreeError, UserError
+from executor.errors import DirtyWorktreeError, UserError, VerificationFailedError
 from executor.stamps import utc_now as now
 from executor.words import plural
-from executor.workflows.tdd import budget, checks, guards
+from executor.workflows.tdd import budget, verdicts
 from executor.workflows.tdd.brief import digest, render_brief, usage_line
 from executor.workflows.tdd.commit import commit_message, commit_subject, trailers
-from executor.workflows.tdd.context import LiveCount, SessionPart, SessionRun, agent_for
+from executor.workflows.tdd.context import LiveCount, SessionRun, agent_for
+from executor.workflows.tdd.guard import Guard
 from executor.workflows.tdd.state import AgentCall as AgentCallLog
 from executor.workflows.tdd.step import Step
-from executor.workflows.tdd.tamper import after_agent_step, tampering
 
 if TYPE_CHECKING:
     from executor.testrun import TestRun
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 O = Outcome  # noqa: E741 - the handlers read better with one letter
 
 
-class Work(SessionPart):
+class Work(Guard):
     """The work steps of one session (`executor.workflows.tdd.table` names them)."""
 
     def __init__(self, run: SessionRun) -> None:
@@ -100,6 +100,9 @@ class Work(SessionPart):
             self._say(f"ticked as done in the plan, but {doubt}: running it")
         self.rec.base_commit = self.rec.head = head
         self.rec.ignored = self.r.repo.ignored_entries(ignore=self._ignore())
+        self.rec.flags = self.r.repo.index_flags()
+        tests = [f for f in self.r.repo.paths_in(head) if verdicts.is_test_file(f)]
+        self.rec.base_tests = verdicts.test_fingerprints(self.r.repo.root, tests)
         self.rec.branch = self.r.repo.branch()
         self.rec.source_hash = self.s.source_hash
         self.rec.started_at = now()
@@ -134,7 +137,7 @@ class Work(SessionPart):
             if isinstance(result, Waiting):
                 return O.WAIT
             self._log_call(role, result)
-            tampered = after_agent_step(self, role)
+            tampered = self.after_agent_step(role)
             if result.tampered:
                 tampered = (
                     f"the agent changed the executor's own files ({', '.join(result.tampered)}"
@@ -169,11 +172,13 @@ class Work(SessionPart):
         its tests, run here at HEAD, must pass."""
         missing = [f.path for f in self.s.files if not (self.r.repo.root / f.path).exists()]
         if missing:
-            return f"{guards.describe(missing)} do(es) not exist"
+            return f"{verdicts.describe(missing)} do(es) not exist"
         command = self._cmd("green") or self._cmd("red")
-        run = self._run(command)
+        run, tampered = self._run(command)
         if run is None:
             return "no test command is known to prove it"
+        if tampered:
+            return "; ".join(tampered)
         if run.verdict != "green":
             return f"its tests do not pass ({run.summary()})"
         return ""
@@ -234,29 +239,36 @@ class Work(SessionPart):
         )
 
     # -- verification ---------------------------------------------------------------------
-    def _run(self, command: str | None, *, coverage: bool = False) -> TestRun | None:
+    def _run(
+        self, command: str | None, *, coverage: bool = False
+    ) -> tuple[TestRun | None, list[str]]:
+        """A sealed test run (`Guard.sealed_run`): the run, and what it tampered with."""
         if not command:
-            return None
+            return None, []
         label = f"[session {self.s.number}] running: {command}"
         if self.r.activity is None:
             self.r.report(label)
-            run = self.r.run_tests(command, coverage, None)
+            run, tampered = self.sealed_run(lambda: self.r.run_tests(command, coverage, None))
             self._say(f"  {run.summary()}")
-            return run
+            return run, tampered
         act = self.r.activity(label)
-        run = self.r.run_tests(command, coverage, LiveCount(act))
+        run, tampered = self.sealed_run(lambda: self.r.run_tests(command, coverage, LiveCount(act)))
         act.close(run.summary())
-        return run
+        return run, tampered
 
     def red_verify(self) -> Outcome:
-        run = self._run(self._cmd("red"))
-        why = checks.red_problem(run)
+        tree = self.r.repo.record_tree(exclude=self._ignore()).tree
+        run, tampered = self._run(self._cmd("red"))
+        weak = self.weakened_tests("red") if self.rec.base_tests else []
+        why = "; ".join([*tampered, *weak]) or verdicts.red_problem(run)
         if why is None and run is not None:
-            changed = self.r.repo.changed_since(
-                self.rec.base_commit or "HEAD", ignore=self._ignore()
-            )
-            self.rec.red = checks.red_facts(run, changed, self.r.repo.root)
-            self.rec.red.infra = guards.infra_fingerprint(self.r.repo.root, changed)
+            root, repo = self.r.repo.root, self.r.repo
+            changed = repo.tree_diff(repo.tree_of(self.rec.base_commit or "HEAD"), tree)
+            self.rec.red = verdicts.red_facts(run, changed, root)
+            tests = [f for f in repo.paths_in(tree) if verdicts.is_test_file(f)]
+            self.rec.red.tests = verdicts.test_fingerprints(root, tests)
+            self.rec.red.infra = self.infra_now(changed)
+            self.rec.verified = tree
             self.rec.tests_written = run.collected or None
             self.rec.tests_passing = run.passed
             self.rec.last_summary = f"RED verified: {run.summary()}"
@@ -271,13 +283,15 @@ class Work(SessionPart):
     def pass_verify(self, role: str) -> Outcome:
         command = self._cmd(role)
         suite = self.r.suite_command if self.r.suite_command != command else None
-        suite_run = self._run(suite, coverage=True)
+        tree = self.r.repo.record_tree(exclude=self._ignore()).tree
+        suite_run, tampered = self._run(suite, coverage=True)
         session_run = None
-        if suite_run is None or not checks.collects(suite_run, self.rec.red):
+        if suite_run is None or not verdicts.collects(suite_run, self.rec.red):
             if suite_run is not None:
                 self._say("  the suite does not collect this session's tests; running them too")
-            session_run = self._run(command)
-        verdict = checks.pass_verdict(
+            session_run, more = self._run(command)
+            tampered += more
+        verdict = verdicts.pass_verdict(
             role,
             session_run=session_run,
             suite_run=suite_run,
@@ -287,14 +301,15 @@ class Work(SessionPart):
         )
         # the run of the whole suite: the session's own when its command is the suite
         whole = suite_run or (session_run if command == self.r.suite_command else None)
-        verdict.problems += tampering(self, role, whole)
+        verdict.problems += [*tampered, *self.tampering(role, whole)]
         if not verdict.problems:
+            self.rec.verified = tree
             passed = [c.id for c in verdict.cases if c.outcome == "passed"]
             if role == "green":
                 self.rec.green_passed = passed
             self.rec.tests_written = len(verdict.cases)
             self.rec.tests_passing = len(passed)
-            self.rec.last_summary = checks.verified_summary(
+            self.rec.last_summary = verdicts.verified_summary(
                 role, verdict.cases, session_run, suite_run, command
             )
             run = suite_run or session_run
@@ -321,10 +336,11 @@ class Work(SessionPart):
         return O.FAILED
 
     def evidence(self) -> Outcome:
-        base = self.rec.base_commit or "HEAD"
-        changed = set(self.r.repo.changed_since(base, ignore=self._ignore()))
-        problems = checks.evidence_problems(
-            [f.path for f in self.s.files], changed, self.r.repo.root
+        """Every file the plan lists is in the tested tree and changed by the session."""
+        repo, tree = self.r.repo, self.rec.verified or self.rec.tree
+        changed = set(repo.tree_diff(repo.tree_of(self.rec.base_commit or "HEAD"), tree))
+        problems = verdicts.evidence_problems(
+            [f.path for f in self.s.files], changed, set(repo.paths_in(tree))
         )
         if problems:
             failure = "evidence check failed: " + "; ".join(problems)
@@ -343,17 +359,34 @@ class Work(SessionPart):
         if sha:
             self._say(f"adopting commit {sha[:12]} made before an interruption")
         else:
-            ticked = self._tick()
-            message = commit_message(self.r.plan, self.s, self.rec, self._cmd("green"))
-            sha = self.r.repo.commit_all(message, trailers=marks, ignore=self._ignore())
-            faults.hit("git.committed")
-            if ticked:
-                self._say(f"ticked the session's boxes in {guards.describe(ticked)}")
+            sha = self._commit_tested(marks)
         self.rec.commit_hash = self.rec.head = sha
         self.rec.branch = self.r.repo.branch()
         self.rec.completed_at = now()
         self._say(f"committed {sha[:12]}: {commit_subject(self.r.plan, self.s)}")
         return O.OK
+
+    def _commit_tested(self, marks: dict[str, str]) -> str:
+        """Commit the tree the last verification tested, with the plan's boxes ticked;
+        refused when anything else changed since that verification."""
+        repo = self.r.repo
+        ticked = self._tick()
+        recorded = repo.record_tree(exclude=self._ignore())
+        tested = self.rec.verified or self.rec.tree
+        since = [p for p in repo.tree_diff(tested, recorded.tree) if p not in ticked]
+        if since or recorded.problems:
+            why = "; ".join(recorded.problems) or f"changed since: {verdicts.describe(since)}"
+            raise VerificationFailedError(
+                f"session {self.s.number} is not committed: the worktree is not what its "
+                f"tests ran against ({why}). Nothing was committed; run the same command "
+                f"again to verify it anew."
+            )
+        message = commit_message(self.r.plan, self.s, self.rec, self._cmd("green"))
+        sha = repo.commit_session(recorded.tree, message, trailers=marks, flags=self.rec.flags)
+        faults.hit("git.committed")
+        if ticked:
+            self._say(f"ticked the session's boxes in {verdicts.describe(ticked)}")
+        return sha
 
     def _tick(self) -> list[str]:
         """Task plans (superpowers, spec-kit) carry progress as boxes: tick this session's
@@ -375,6 +408,6 @@ class Work(SessionPart):
         refused = self.rollback_refusal()  # checked when asked; git may have moved
         if refused is not None:
             raise refused
-        backup = self.r.repo.reset_hard(base, keep=self._ignore())
+        backup = self.r.repo.roll_back(base, self.session_paths(), flags=self.rec.flags)
         self.rolled_back = (backup, base)
         return O.SKIP if self.rec.after_rollback == "skip" else O.OK

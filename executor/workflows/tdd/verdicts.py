@@ -1,14 +1,23 @@
-"""What the executor checks itself after an agent step: nothing an agent says is trusted.
+"""What the executor decides from what it measured itself: nothing an agent says is
+trusted. Pure functions of test reports and file contents; the session applies them
+(`executor.workflows.tdd.guard`).
 
-RED must fail because tests fail; GREEN and REFACTOR must pass, with the whole suite,
-without deleting, editing (GREEN), skipping or xfailing what RED wrote; the evidence
-check wants every file the plan lists to exist and be changed by the session.
+RED must fail because tests fail. GREEN and REFACTOR must pass, with the whole suite,
+without skipping or xfailing a session test. Tests only grow stronger without a person
+(P25): every test is fingerprinted by meaning (`test_fingerprints`: each test function,
+class and module-level setting of a test file, from its syntax tree, so a comment or a
+new test changes nothing and an emptied body, a skip mark or `__test__ = False` does),
+and a test removed or changed after it was written is weakened. What else decides what
+passes (test infrastructure, code that reaches into the runner) is
+`executor.workflows.tdd.tampering`. The evidence check wants every file the plan lists
+to exist and be changed.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,7 +25,7 @@ from typing import TYPE_CHECKING
 from executor.words import plural
 from executor.workflows.tdd.state import RedFacts
 
-if TYPE_CHECKING:  # the resume path does not load the test runner
+if TYPE_CHECKING:  # the host's step does not load the test runner
     from executor.testrun import TestCase, TestRun
 
 
@@ -32,8 +41,80 @@ def is_test_file(path: str) -> bool:
 def file_sha(path: Path) -> str:
     try:
         return hashlib.sha256(path.read_bytes()).hexdigest()
+    except FileNotFoundError:
+        return "-"
     except OSError:
-        return ""
+        return "?"
+
+
+def describe(paths: Sequence[str], limit: int = 10) -> str:
+    shown = ", ".join(paths[:limit])
+    return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
+
+
+# -- tests, by meaning -------------------------------------------------------------------
+
+
+def test_fingerprints(root: Path, files: Iterable[str]) -> dict[str, str]:
+    """`file::name` (and `file::Class::name`) -> a hash of that definition's syntax, plus
+    `file::<module>` for what a test file does at import (what it imports, skips,
+    `__test__`, marks) and `file::<class>` for a test class's own settings; a file
+    Python cannot parse (or not Python) is one `file::<file>` hash of its bytes."""
+    out: dict[str, str] = {}
+    for rel in sorted(set(files)):
+        path = root / rel
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if not rel.endswith(".py"):
+            out[f"{rel}::<file>"] = _digest(data)
+            continue
+        try:
+            tree = ast.parse(data)
+        except (SyntaxError, ValueError):
+            out[f"{rel}::<file>"] = _digest(data)
+            continue
+        out.update(_definitions(rel, tree.body))
+    return out
+
+
+def _definitions(prefix: str, body: list[ast.stmt]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    rest: list[ast.stmt] = []
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out[f"{prefix}::{node.name}"] = _digest(ast.dump(node).encode())
+        elif isinstance(node, ast.ClassDef):
+            inner = _definitions(f"{prefix}::{node.name}", node.body)
+            if inner:
+                out.update(inner)
+            head = [*node.decorator_list, *node.bases, *node.keywords]
+            out[f"{prefix}::{node.name}"] = _digest("".join(map(ast.dump, head)).encode())
+        else:  # imports too: a test that imports a stub instead of the code is weaker
+            rest.append(node)
+    if rest:
+        kind = "<module>" if "::" not in prefix else "<class>"
+        out[f"{prefix}::{kind}"] = _digest("".join(ast.dump(n) for n in rest).encode())
+    return out
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:20]
+
+
+def weakened(before: dict[str, str], now: dict[str, str]) -> dict[str, list[str]]:
+    """Test file -> the tests of `before` it no longer holds as they were (removed or
+    changed). New tests are not a weakening."""
+    out: dict[str, list[str]] = {}
+    for tid, digest in before.items():
+        if now.get(tid) != digest:
+            name = tid.split("::", 1)
+            out.setdefault(name[0], []).append(f"{name[1]} ({'changed' if tid in now else 'gone'})")
+    return out
+
+
+# -- RED, GREEN, REFACTOR ------------------------------------------------------------------
 
 
 def _module_prefix(path: str) -> str:
@@ -62,12 +143,11 @@ def collects(suite: TestRun, red: RedFacts) -> bool:
 
 
 def red_facts(run: TestRun, changed: Sequence[str], root: Path) -> RedFacts:
-    """What RED measured: its test files (with hashes) and the real tests that failed."""
+    """What RED measured: its test files, every test's fingerprint, the tests that failed."""
     files = [f for f in changed if is_test_file(f)]
     failing = [c for c in run.cases if c.outcome in {"failed", "error"}]
     return RedFacts(
         files=files,
-        hashes={f: file_sha(root / f) for f in files},
         # real tests only: a collection failure is reported as a case without "::"
         failing=[c.id for c in failing if "::" in c.id],
         why={c.id: _one_line(c.message) for c in failing[:60]},
@@ -108,7 +188,7 @@ def pass_verdict(
     root: Path,
 ) -> PassVerdict:
     """GREEN/REFACTOR: the session's tests pass, the suite does not regress, and nothing
-    RED wrote was deleted, edited (GREEN), skipped or xfailed.
+    RED wrote was deleted, skipped or xfailed.
 
     `session_run` may be None when the suite run collected the session's tests: they are
     then judged from the suite's report (one test run instead of two).
@@ -131,11 +211,8 @@ def pass_verdict(
         output = output or suite_run.output_tail
     if suite_run is not None and suite_run.verdict == "empty" and session_run is None:
         problems.append(f"the suite ran no tests: {suite_run.summary()}")
-    for f in red.files:
-        if not (root / f).exists():
-            problems.append(f"test file {f} written in RED was deleted")
-        elif role == "green" and red.hashes.get(f) not in (None, file_sha(root / f)):
-            problems.append(f"test file {f} written in RED was modified during GREEN")
+    problems += [f"test file {f} written in RED was deleted" for f in red.files
+                 if not (root / f).exists()]  # fmt: skip
     passed = {c.id for c in measured.cases if c.outcome == "passed"}
     must = set(red.failing) | (set(green_passed) if role == "refactor" else set())
     missing = sorted(must - passed)
@@ -152,14 +229,19 @@ def pass_verdict(
     return PassVerdict(problems, output, cases)
 
 
-def evidence_problems(listed: Sequence[str], changed: set[str], root: Path) -> list[str]:
-    """Every file the plan lists must exist and be changed by the session."""
+def evidence_problems(listed: Sequence[str], changed: set[str], present: set[str]) -> list[str]:
+    """Every file the plan lists must be in the session's tree and changed by it
+    (`present`: the files of the tree; a listed folder: something under it)."""
     problems = []
     for listed_path in listed:
         path = listed_path.rstrip("/")
-        if not (root / path).exists():
+
+        def under(names: set[str], p: str = path) -> bool:
+            return any(n == p or n.startswith(p + "/") for n in names)
+
+        if not under(present):
             problems.append(f"{path} (listed in the plan) does not exist")
-        elif not any(c == path or c.startswith(path + "/") for c in changed):
+        elif not under(changed):
             problems.append(f"{path} (listed in the plan) is not changed by this session")
     return problems
 

@@ -1,72 +1,148 @@
-"""What nobody gets past unseen: what an agent did to the plan, to the test
-infrastructure and to git history during its step, and what a person changed while
-the session waited for them.
+"""What in the tree decides what passes, besides the code under test: test
+infrastructure (read by meaning), code that reaches into the test runner, code git
+ignores, bytecode Python runs without its source, git's own controls, and the plan.
 
-The tree snapshot (`SessionRecord.tree`: path -> sha256, or "-" for a deleted file) is
-taken of every file the session has changed when each work step ends. A later
-difference that no step of ours made is someone else's: the person's at a checkpoint,
-the agent's during its step.
+Test infrastructure is judged by what the runner reads, not by a pattern:
+`infra_fingerprint` hashes pytest's settings as parsed from pyproject.toml (any spelling
+of the table: `[ tool.pytest.ini_options ]`, `[tool."pytest".ini_options]`, dotted keys),
+setup.cfg or tox.ini; package.json's scripts and runner keys; conftest.py and the like
+whole; and every file a test command names (`./scripts/test.sh`, the Makefile of
+`make test`). Changing any of it after RED is tampering unless a person takes it in.
 """
 
 from __future__ import annotations
 
+import configparser
 import hashlib
+import json
 import re
-from collections.abc import Callable, Iterable, Sequence
+import shlex
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from executor.engine.layout import HIDDEN_PATTERN
+from executor.vcs.trees import VOLATILE_DIRS
+from executor.workflows.tdd.verdicts import is_test_file
 
 #: Files that change how tests run, whatever the tests say (pytest, jest, vitest, node).
 _INFRA_NAMES = frozenset(
-    {
-        "conftest.py",
-        "pytest.ini",
-        ".pytest.ini",
-        "pytest.toml",
-        ".pytest.toml",
-        "pyproject.toml",
-        "setup.cfg",
-        "tox.ini",
-        "package.json",
-        # a module of these names in the repository shadows the runner itself
-        "pytest.py",
-        "_pytest.py",
-        "pluggy.py",
-        "sitecustomize.py",
-        "usercustomize.py",
-    }
-)
+    {"conftest.py", "pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml",
+     "pyproject.toml", "setup.cfg", "tox.ini", "package.json", "noxfile.py",
+     # a module of these names in the repository shadows the runner itself
+     "pytest.py", "_pytest.py", "pluggy.py", "sitecustomize.py", "usercustomize.py"}
+)  # fmt: skip
 _INFRA_PREFIXES = ("jest.config.", "vitest.config.", "vitest.workspace.", ".mocharc")
 #: Packages of these names shadow the runner (`pytest/__init__.py` beside the tests).
 _INFRA_PACKAGES = ("pytest/", "_pytest/", "pluggy/")
-#: The part of a shared config file that configures the test runner.
-_SECTIONS = {
-    "pyproject.toml": re.compile(r"^\[tool\.pytest[^\]]*\]", re.M),
-    "setup.cfg": re.compile(r"^\[tool:pytest\]", re.M),
-    "tox.ini": re.compile(r"^\[pytest\]", re.M),
+#: What a test command runs besides the tests: the files that define it.
+_RUNS_FILES = {
+    "make": ("Makefile", "makefile", "GNUmakefile"),
+    "npm": ("package.json",),
+    "yarn": ("package.json",),
+    "pnpm": ("package.json",),
+    "tox": ("tox.ini",),
+    "nox": ("noxfile.py",),
+    "just": ("justfile", "Justfile"),
 }
-_PACKAGE_KEYS = re.compile(r'"(jest|vitest|mocha|ava)"\s*:')
 
 
-def file_sha(path: Path) -> str:
+def is_infra(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return (
+        name in _INFRA_NAMES
+        or name.startswith(_INFRA_PREFIXES)
+        or name.endswith(".pth")
+        or any(path.startswith(p) or f"/{p}" in path for p in _INFRA_PACKAGES)
+    )
+
+
+def command_files(root: Path, commands: Iterable[str | None]) -> list[str]:
+    """The files the test commands run: a script or file they name (`./scripts/test.sh`,
+    `tests/run.py` is a test itself and not counted), and what defines `make`, `npm`,
+    `tox`, `nox` or `just` targets."""
+    found: set[str] = set()
+    for command in filter(None, commands):
+        try:
+            words = shlex.split(command)
+        except ValueError:
+            words = command.split()
+        for word in words:
+            candidate = word.removeprefix("./")
+            named = "/" in candidate or "." in candidate
+            if named and (root / candidate).is_file() and not is_test_file(candidate):
+                found.add(candidate)
+            found.update(n for n in _RUNS_FILES.get(word, ()) if (root / n).is_file())
+    return sorted(found)
+
+
+def infra_fingerprint(root: Path, files: Iterable[str]) -> dict[str, str]:
+    """Test infrastructure among `files`: path -> a hash of what configures the tests, as
+    the runner reads it (pytest's settings from pyproject.toml, setup.cfg or tox.ini,
+    parsed; package.json's scripts and runner keys; any other such file whole)."""
+    out: dict[str, str] = {}
+    for f in files:
+        path = root / f
+        try:
+            text = path.read_text("utf-8", errors="replace")
+        except FileNotFoundError:
+            out[f] = "-"
+            continue
+        except OSError:
+            continue
+        meaning = _settings(f.rsplit("/", 1)[-1], text)
+        if meaning is not None:
+            out[f] = _digest(meaning.encode())
+    return out
+
+
+def _settings(name: str, text: str) -> str | None:
+    """What of a config file configures the tests (None: nothing), as canonical text;
+    a file its reader cannot parse counts whole (a broken config is a change too)."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except FileNotFoundError:
-        return "-"
-    except OSError:
-        return "?"
+        if name == "pyproject.toml":
+            import tomllib
+
+            tool = tomllib.loads(text).get("tool", {})
+            return _canonical(tool.get("pytest")) if "pytest" in tool else None
+        if name in {"setup.cfg", "tox.ini"}:
+            parser = configparser.RawConfigParser(strict=False)
+            parser.read_string(text)
+            wanted = [s for s in parser.sections() if s in {"tool:pytest", "pytest"}]
+            if name == "tox.ini" and parser.sections():
+                wanted = parser.sections()  # tox itself runs the tests it names
+            return _canonical({s: dict(parser.items(s)) for s in wanted}) if wanted else None
+        if name == "package.json":
+            data = json.loads(text)
+            if not isinstance(data, dict):
+                return text
+            keys = ("scripts", "jest", "vitest", "mocha", "ava", "c8", "nyc")
+            picked = {k: data[k] for k in keys if k in data}
+            return _canonical(picked) if picked else None
+    except (ValueError, configparser.Error, AttributeError):
+        return text
+    return text
 
 
-def snapshot(root: Path, files: Iterable[str]) -> dict[str, str]:
-    """path -> sha256 of each file (or "-" when it does not exist)."""
-    return {f: file_sha(root / f) for f in sorted(files)}
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:20]
 
 
-def differences(before: dict[str, str], now: dict[str, str]) -> list[str]:
-    """Paths whose content differs between two snapshots (absent means unchanged from
-    the base commit, so a path in one snapshot only is a difference)."""
-    return sorted(p for p in set(before) | set(now) if before.get(p) != now.get(p))
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def infra_changes(before: dict[str, str], now: dict[str, str]) -> list[str]:
+    """Test infrastructure added, changed or removed since `before`, as `path (what)`."""
+    out = []
+    for path in sorted(p for p in set(before) | set(now) if before.get(p) != now.get(p)):
+        if path not in before:
+            out.append(f"{path} (added)")
+        elif now.get(path, "-") == "-":
+            out.append(f"{path} (removed)")
+        else:
+            out.append(f"{path} (changed)")
+    return out
 
 
 def plan_paths(plan: Path, repo_root: Path, files: Iterable[str]) -> list[str]:
@@ -91,52 +167,6 @@ def plan_paths(plan: Path, repo_root: Path, files: Iterable[str]) -> list[str]:
         for f in files
         if f.startswith(prefix) and not f[len(prefix) :].split("/", 1)[0].startswith(hidden)
     ]
-
-
-def is_infra(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return (
-        name in _INFRA_NAMES
-        or name.startswith(_INFRA_PREFIXES)
-        or name.endswith(".pth")
-        or any(path.startswith(p) or f"/{p}" in path for p in _INFRA_PACKAGES)
-    )
-
-
-def infra_fingerprint(root: Path, files: Iterable[str]) -> dict[str, str]:
-    """Test infrastructure among `files`: path -> sha256 of the part that configures
-    tests (a whole conftest.py or jest.config.js; only the pytest section of
-    pyproject.toml, setup.cfg or tox.ini; only the runner keys of package.json)."""
-    out: dict[str, str] = {}
-    for f in files:
-        if not is_infra(f):
-            continue
-        path = root / f
-        try:
-            text = path.read_text("utf-8", errors="replace")
-        except FileNotFoundError:
-            out[f] = "-"
-            continue
-        except OSError:
-            continue
-        name = f.rsplit("/", 1)[-1]
-        if name in _SECTIONS:
-            text = _section(text, _SECTIONS[name])
-            if not text:
-                continue
-        elif name == "package.json" and not _PACKAGE_KEYS.search(text):
-            continue
-        out[f] = hashlib.sha256(text.encode()).hexdigest()
-    return out
-
-
-def _section(text: str, header: re.Pattern[str]) -> str:
-    """The test-runner sections of an ini/toml file ("" when there is none)."""
-    parts: list[str] = []
-    for m in header.finditer(text):
-        end = re.compile(r"^\[", re.M).search(text, m.end())
-        parts.append(text[m.start() : end.start() if end else len(text)])
-    return "".join(parts)
 
 
 #: Reaching into pytest from Python code: its internals, its hook functions, or the
@@ -166,24 +196,6 @@ def runner_hooks(root: Path, files: Iterable[str], *, is_test: Callable[[str], b
     return found
 
 
-def infra_changes(before: dict[str, str], now: dict[str, str]) -> list[str]:
-    """Test infrastructure added, changed or removed since `before`, as `path (what)`."""
-    out = []
-    for path in differences(before, now):
-        if path not in before:
-            out.append(f"{path} (added)")
-        elif now.get(path, "-") == "-":
-            out.append(f"{path} (removed)")
-        else:
-            out.append(f"{path} (changed)")
-    return out
-
-
-def describe(paths: Sequence[str], limit: int = 10) -> str:
-    shown = ", ".join(paths[:limit])
-    return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
-
-
 def git_controls_changed(git_dir: Path, since: float) -> list[str]:
     """git's own files that decide what git runs or shows (`config`, `info/attributes`
     with its filters, `info/exclude`, `hooks/*` but the shipped `.sample`s) modified after
@@ -210,10 +222,7 @@ def git_controls_changed(git_dir: Path, since: float) -> list[str]:
 
 
 #: Folders of caches and build output that tools write and git is told to ignore.
-_CACHE_DIRS = frozenset(
-    {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis", ".tox",
-     ".nox", "htmlcov", ".cache", ".eggs", "node_modules", ".git", "build", "dist"}
-)  # fmt: skip
+_IGNORED_DIRS = VOLATILE_DIRS | {".git", "build", "dist"}
 _CODE_SUFFIXES = (".py", ".pyc", ".pyo", ".so", ".pyd", ".pth")
 
 
@@ -226,7 +235,7 @@ def hidden_code(root: Path, before: Iterable[str], now: Iterable[str]) -> list[s
     found = []
     for entry in sorted(set(now) - set(before)):
         parts = entry.rstrip("/").split("/")
-        if any(p in _CACHE_DIRS or p.endswith(".egg-info") for p in parts):
+        if any(p in _IGNORED_DIRS or p.endswith(".egg-info") for p in parts):
             continue
         path = root / entry
         if entry.endswith("/"):
@@ -239,18 +248,6 @@ def hidden_code(root: Path, before: Iterable[str], now: Iterable[str]) -> list[s
             continue
         elif parts[-1].endswith(_CODE_SUFFIXES) or is_infra(entry):
             found.append(entry)
-    return found
-
-
-def links_outside(root: Path, files: Iterable[str]) -> list[str]:
-    """Those of `files` that are symbolic links to somewhere outside the repository: the
-    tests read what they point to, the commit holds only a link a clone cannot follow."""
-    top = root.resolve()
-    found = []
-    for f in files:
-        path = root / f
-        if path.is_symlink() and not path.resolve().is_relative_to(top):
-            found.append(f)
     return found
 
 

@@ -1,0 +1,299 @@
+"""A session's work as a git tree object: recorded, compared, restored and committed.
+
+The worktree is a place that the agent, the tests and the person can all still change;
+a tree id is not. `record_tree` writes the worktree's content as git objects through a
+private index seeded from HEAD (the person's index and its flags play no part), with no
+filters (`hash-object --no-filters`: a clean filter an agent configured cannot change
+what is recorded), and refuses what a clone would not get back: a nested repository (a
+gitlink), a link out of the repository, a name that is not UTF-8. `commit_tree` commits
+exactly a recorded tree (`commit-tree`, then a compare-and-swap of the branch), with no
+hook, no signing program, no fsmonitor.
+
+What tools write while tests run (bytecode, caches, coverage data) is never part of a
+session's work when git does not track it (`VOLATILE`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from executor import errors, fsutil
+from executor.vcs.plumbing import _under
+from executor.vcs.reads import GitReads
+
+#: Untracked folders and files test runs and tools write: never a session's work.
+VOLATILE_DIRS = frozenset(
+    {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis", ".tox",
+     ".nox", "htmlcov", ".cache", ".eggs", "node_modules"}
+)  # fmt: skip
+VOLATILE_SUFFIXES = (".pyc", ".pyo")
+VOLATILE_NAMES = frozenset({".coverage", "coverage.xml", ".DS_Store"})
+#: Flags a person's index may carry on a path (`git ls-files -v` letters).
+_FLAGS = {"h": "--assume-unchanged", "S": "--skip-worktree", "s": "--skip-worktree"}
+#: No program a repository's config names runs in our git writes.
+NO_PROGRAMS = (
+    "-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false", "-c", "core.fsmonitor=false",
+    "-c", f"core.hooksPath={os.devnull}",
+)  # fmt: skip
+
+
+def volatile(path: str) -> bool:
+    parts = path.split("/")
+    name = parts[-1]
+    return (
+        any(p in VOLATILE_DIRS or p.endswith(".egg-info") for p in parts[:-1])
+        or name.endswith(VOLATILE_SUFFIXES)
+        or name in VOLATILE_NAMES
+        or name.startswith(".coverage.")
+    )
+
+
+@dataclass
+class Recorded:
+    """A recorded tree, and what could not be recorded (each a line for a person)."""
+
+    tree: str
+    problems: list[str] = field(default_factory=list)
+
+
+class GitTrees(GitReads):
+    # -- recording --------------------------------------------------------------------------
+    def record_tree(self, *, exclude: Sequence[Path] = ()) -> Recorded:
+        """The worktree's content (tracked and untracked, not ignored, not volatile) as a
+        tree object written to the repository's object store. An `exclude`d path keeps
+        what HEAD holds (a person's file kept out of the session: not its changes)."""
+        skip = self._rels(exclude)
+        with self._private_index(self.resolve("HEAD")) as env:
+            listed = self._out(
+                "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--full-name",
+                ":/", env=env,
+            ).split("\0")  # fmt: skip
+            staged = self._out("ls-files", "-z", "--stage", "--full-name", ":/", env=env)
+        tracked = {}
+        for entry in staged.split("\0"):
+            if entry:
+                meta, rel = entry.split("\t", 1)
+                mode, sha, _ = meta.split()
+                tracked[rel] = f"{mode} {sha}\t{rel}"
+        problems: list[str] = []
+        files: list[str] = []
+        links: dict[str, bytes] = {}
+        modes: dict[str, str] = {}
+        kept = [tracked[p] for p in tracked if _under(p, skip)]
+        top = self.root.resolve()
+        for rel in sorted({p for p in listed if p}):
+            if _under(rel.rstrip("/"), skip) or (rel not in tracked and volatile(rel)):
+                continue
+            if not _utf8(rel) or "\n" in rel:
+                problems.append(f"{os.fsencode(rel)!r}: a file name git cannot record as text")
+                continue
+            if rel.endswith("/"):
+                problems.append(
+                    f"{rel}: a git repository inside the repository (its own .git); a "
+                    f"commit would hold only a link to it and a clone an empty folder. "
+                    f"Remove {rel}.git (or add it as a submodule yourself)"
+                )
+                continue
+            path = self.root / rel
+            try:
+                info = path.lstat()
+            except FileNotFoundError:
+                continue  # deleted
+            if stat.S_ISLNK(info.st_mode):
+                target = os.readlink(path)
+                if os.path.isabs(target) or not path.resolve().is_relative_to(top):
+                    problems.append(
+                        f"{rel}: a link to {target}, outside the repository (the tests read "
+                        f"what it points to; a clone gets a broken link)"
+                    )
+                    continue
+                links[rel] = os.fsencode(target)
+            elif stat.S_ISREG(info.st_mode):
+                files.append(rel)
+                modes[rel] = "100755" if info.st_mode & 0o111 else "100644"
+            elif stat.S_ISDIR(info.st_mode) and (path / ".git").exists():
+                problems.append(f"{rel}/: a git repository inside the repository")
+        entries = (
+            kept
+            + self._blobs(files, modes)
+            + [f"120000 {self._hash(data)}\t{rel}" for rel, data in links.items()]
+        )
+        with self._private_index(None) as env:
+            if entries:
+                self._run("update-index", "--add", "-z", "--index-info", env=env,
+                          input_text="".join(e + "\0" for e in entries))  # fmt: skip
+            tree = self._out("write-tree", env=env).strip()
+        return Recorded(tree, problems)
+
+    def _blobs(self, files: list[str], modes: dict[str, str]) -> list[str]:
+        if not files:
+            return []
+        out = self._out("hash-object", "-w", "--no-filters", "--stdin-paths",
+                        input_text="".join(f + "\n" for f in files)).split()  # fmt: skip
+        return [f"{modes[f]} {sha}\t{f}" for f, sha in zip(files, out, strict=True)]
+
+    def _hash(self, data: bytes) -> str:
+        return self._out(
+            "hash-object", "-w", "--no-filters", "--stdin",
+            input_text=data.decode("utf-8", "surrogateescape"),
+        ).strip()  # fmt: skip
+
+    @contextlib.contextmanager
+    def _private_index(self, seed: str | None) -> Iterator[dict[str, str]]:
+        """Env for an index of our own (seeded from the commit `seed`, or empty)."""
+        path = self.git_dir / f"executor-{os.getpid()}-{id(self)}.index"
+        env = {"GIT_INDEX_FILE": str(path)}
+        try:
+            if seed is not None:
+                self._run("read-tree", seed, env=env)
+            yield env
+        finally:
+            for leftover in (path, path.with_name(path.name + ".lock")):
+                with contextlib.suppress(FileNotFoundError):
+                    leftover.unlink()
+
+    # -- comparing and restoring -------------------------------------------------------------
+    def changed_since(self, base: str, ignore: Sequence[Path] = ()) -> list[str]:
+        """Files that differ between commit `base` and the worktree, incl. untracked."""
+        return self.tree_diff(self.tree_of(base), self.record_tree(exclude=ignore).tree)
+
+    def diff_text(
+        self,
+        base: str,
+        ignore: Sequence[Path] = (),
+        max_chars: int = 20000,
+        paths: Sequence[Path] = (),
+        stat: bool = False,
+        tree: str | None = None,
+    ) -> str:
+        """Unified diff from commit `base` to the worktree as recorded (or to `tree`), new
+        files included (only `paths` when given; `stat`: git's per-file summary). No
+        textconv or external diff program runs."""
+        base = self._require_commit(base)
+        tree = tree or self.record_tree(exclude=ignore).tree
+        how = ["--stat=100"] if stat else []
+        specs = [f":(top,literal){r}" for r in self._rels(paths)]
+        text = self._out("diff", "--no-color", "--no-ext-diff", "--no-textconv", *how,
+                         base, tree, "--", *specs)  # fmt: skip
+        if len(text) > max_chars:
+            rest = len(text) - max_chars
+            text = text[:max_chars] + f"\n... [diff truncated: {rest} more characters]\n"
+        return text
+
+    def tree_of(self, commit: str) -> str:
+        """The tree of a commit (StaleWorkspaceError when there is no such commit)."""
+        return self._out("rev-parse", f"{self._require_commit(commit)}^{{tree}}").strip()
+
+    def tree_diff(self, a: str, b: str) -> list[str]:
+        """Paths whose content or mode differs between two trees."""
+        out = self._out("diff-tree", "-r", "-z", "--no-renames", "--name-only", a, b)
+        return sorted(p for p in out.split("\0") if p)
+
+    def put_back(self, tree: str, paths: Sequence[str]) -> None:
+        """Make `paths` in the worktree exactly what `tree` holds (removed when it holds
+        none), from the object store, byte for byte (no filters)."""
+        listing = self._out("ls-tree", "-z", tree, "--", *paths) if paths else ""
+        held = {}
+        for entry in listing.split("\0"):
+            if entry:
+                meta, rel = entry.split("\t", 1)
+                mode, _, sha = meta.split()
+                held[rel] = (mode, sha)
+        for rel in paths:
+            path = self.root / rel
+            if rel not in held:
+                with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+                    path.unlink()
+                continue
+            mode, sha = held[rel]
+            data = self._blob(sha)
+            if path.is_symlink() or path.exists():
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if mode == "120000":
+                os.symlink(os.fsdecode(data), path)
+            else:
+                fsutil.atomic_write_bytes(path, data, fault="vcs.put_back")
+                os.chmod(path, 0o755 if mode == "100755" else 0o644)
+
+    def _blob(self, sha: str) -> bytes:
+        import subprocess
+
+        done = subprocess.run(
+            ["git", "cat-file", "blob", sha], cwd=self.root, capture_output=True, check=False
+        )
+        if done.returncode != 0:
+            raise errors.GitCommandError(["cat-file", "blob", sha], done.returncode,
+                                         done.stderr.decode("utf-8", "replace"))  # fmt: skip
+        return done.stdout
+
+    # -- committing ----------------------------------------------------------------------------
+    def index_flags(self) -> dict[str, str]:
+        """The person's index flags (assume-unchanged, skip-worktree), by path."""
+        out = self._out("ls-files", "-v", "-z", "--full-name", ":/")
+        flags = {}
+        for entry in out.split("\0"):
+            if len(entry) > 2 and entry[0] in _FLAGS:
+                flags[entry[2:]] = _FLAGS[entry[0]]
+        return flags
+
+    def commit_tree(
+        self, tree: str, message: str, *, parent: str, flags: dict[str, str] | None = None
+    ) -> str:
+        """Commit exactly `tree` on the current branch (HEAD must still be `parent`), then
+        make the index hold it; `flags`: the person's index flags to keep on the paths
+        the commit did not change. No hook, no signing program, no fsmonitor runs."""
+        self.ensure_not_busy()
+        sha = self._out(*NO_PROGRAMS, "commit-tree", "--no-gpg-sign", tree, "-p", parent,
+                        "-F", "-", input_text=message).strip()  # fmt: skip
+        self._run(*NO_PROGRAMS, "update-ref", "-m", message.splitlines()[0], "HEAD", sha, parent)
+        self.reindex(sha, flags=flags or {}, changed=set(self.tree_diff(parent, sha)))
+        return sha
+
+    def reindex(self, commit: str, *, flags: dict[str, str], changed: set[str]) -> None:
+        """The person's index holds `commit` (as after their own commit or reset), with
+        their flags kept on the paths not `changed`."""
+        self._run(*NO_PROGRAMS, "read-tree", commit)
+        for path, flag in flags.items():
+            if path not in changed:
+                self._run("update-index", flag, "--", path, check=False)
+
+    def paths_in(self, tree: str) -> list[str]:
+        """Every file a tree holds."""
+        return [p for p in self._out("ls-tree", "-r", "-z", "--name-only", tree).split("\0") if p]
+
+    def blobs_of(self, paths: Sequence[str]) -> dict[str, str]:
+        """Each file's content stored as a blob (its id; "-" for a missing file): a
+        person's file kept out of the session can be put back exactly."""
+        present = [p for p in paths if (self.root / p).is_file()]
+        stored = dict(zip(present, self._out(
+            "hash-object", "-w", "--no-filters", "--stdin-paths",
+            input_text="".join(p + "\n" for p in present),
+        ).split(), strict=True)) if present else {}  # fmt: skip
+        return {p: stored.get(p, "-") for p in paths}
+
+    def put_blob(self, path: str, blob: str) -> None:
+        """Write a stored blob back to `path` ("-": remove it)."""
+        target = self.root / path
+        if blob == "-":
+            with contextlib.suppress(FileNotFoundError):
+                target.unlink()
+            return
+        mode = target.stat().st_mode & 0o777 if target.exists() else 0o644
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fsutil.atomic_write_bytes(target, self._blob(blob), fault="vcs.put_back")
+        os.chmod(target, mode)
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -1,0 +1,270 @@
+"""What nobody gets past unseen, applied to a session: after an agent step, around every
+test run, and at verification.
+
+- After an agent step: its own commits are folded back (one commit per session, the
+  executor's); a plan file it changed is put back and the step fails (the plan is
+  read-only to agents); a file the person kept out of the session is put back if the
+  agent touched it; what a clone would not get back (a nested repository, a link out of
+  the repository) fails the step; git hooks or config changed during the session are
+  reported once.
+- Around every test run (`sealed_run`): the tree, HEAD, the executor's own files and the
+  person's kept-out files are recorded before the run and compared after it. Anything a
+  test run changed is put back and fails the step: the code under test cannot rewrite
+  itself, commit, forge the state or the plan cache, or edit the plan while it is
+  verified (P24).
+- At verification (`tampering`): test infrastructure changed since RED, code that
+  reaches into the runner, code git ignores, unchecked bytecode, earlier sessions'
+  passing tests gone, and tests weakened since they were written (P25).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from executor.engine.process import OwnFiles
+from executor.words import plural
+from executor.workflows.tdd import tampering, verdicts
+from executor.workflows.tdd.context import SessionPart
+
+if TYPE_CHECKING:
+    from executor.engine.layout import Layout
+    from executor.testrun import TestRun
+    from executor.vcs import GitRepo
+    from executor.workflows.tdd.state import SessionRecord
+
+
+@dataclass
+class Seal:
+    """What a test run must leave as it found it."""
+
+    tree: str
+    head: str
+    own: dict[Path, bytes | None]
+    kept: dict[str, str]
+
+
+class Guard(SessionPart):
+    # -- around a test run --------------------------------------------------------------
+    def sealed_run(self, run: Callable[[], TestRun]) -> tuple[TestRun, list[str]]:
+        """Run the tests; then put back whatever the run changed, and say what it was."""
+        repo = self.r.repo
+        seal = Seal(
+            tree=repo.record_tree(exclude=self._ignore()).tree,
+            head=repo.head(),
+            own=self._own_files().keep(),
+            kept=repo.blobs_of(list(self.rec.kept)),
+        )
+        result = run()
+        return result, self._break_seal(seal)
+
+    def _own_files(self) -> OwnFiles:
+        layout = self.r.layout
+        archived = sorted(layout.archive.glob("*.json")) if layout.archive.is_dir() else []
+        return OwnFiles(
+            [layout.state, layout.backup, *archived], cache=layout.plan_cache,
+            reclaim=self.r.reclaim,
+        )  # fmt: skip
+
+    def _break_seal(self, seal: Seal) -> list[str]:
+        repo, problems = self.r.repo, []
+        head = repo.head()
+        if head != seal.head:
+            repo.fold_commits(seal.head)
+            problems.append(f"the test run made a commit ({head[:12]}); it was undone")
+        changed = repo.tree_diff(seal.tree, repo.record_tree(exclude=self._ignore()).tree)
+        if changed:
+            repo.put_back(seal.tree, changed)
+            problems.append(
+                f"the test run changed files in the repository: {verdicts.describe(changed)}; "
+                f"they were put back (tests must not write into the repository: use a "
+                f"temporary folder, or have git ignore what they write)"
+            )
+        own = self._own_files().put_back(seal.own)
+        if own:
+            problems.append(f"the test run changed the executor's own files: {', '.join(own)}")
+        touched = self._put_back_kept(seal.kept)
+        if touched:
+            problems.append(f"the test run changed files you kept out: {', '.join(touched)}")
+        return [f"tampering during a test run: {p}" for p in problems]
+
+    def _put_back_kept(self, kept: dict[str, str]) -> list[str]:
+        repo = self.r.repo
+        now = repo.blobs_of(list(kept))
+        changed = [p for p, blob in kept.items() if now.get(p) != blob]
+        for path in changed:
+            repo.put_blob(path, kept[path])
+        return changed
+
+    # -- after an agent step --------------------------------------------------------------
+    def after_agent_step(self, role: str) -> str:
+        """Fold the agent's commits back, report git hooks/config it may have changed, put
+        back any plan file or kept-out file it changed, refuse what a clone would lose.
+        The tampering problem, "" when there is none."""
+        r, rec = self.r, self.rec
+        head = r.repo.head()
+        if rec.head and head != rec.head:
+            folded = r.repo.fold_commits(rec.head)
+            self._say(
+                f"{role.upper()}: the agent committed {plural(len(folded), 'time')} during "
+                f"its step; folded back into the worktree (the executor makes the one "
+                f"session commit)"
+            )
+        self._note_git_controls(role)
+        problems = []
+        restored = r.restored_plan or restore_plan(r.repo, r.layout, rec, Path(r.state.run.plan))
+        r.restored_plan = []
+        if restored:
+            r.reload()
+            problems.append(
+                f"the agent changed the plan ({verdicts.describe(restored)}); the plan is "
+                f"read-only to agents, so the executor put it back and this step failed as "
+                f"tampering."
+            )
+        kept = self._put_back_kept(rec.kept)
+        if kept:
+            problems.append(
+                f"the agent changed files the person kept out of the session "
+                f"({verdicts.describe(kept)}); they were put back as the person left them."
+            )
+        problems += r.repo.record_tree(exclude=self._ignore()).problems
+        return " ".join(problems)
+
+    def _note_git_controls(self, role: str) -> None:
+        """Say (once a session) which of git's hooks or config changed since it started."""
+        rec = self.rec
+        if not rec.started_at:
+            return
+        from datetime import datetime
+
+        since = datetime.fromisoformat(rec.started_at.replace("Z", "+00:00")).timestamp()
+        changed = tampering.git_controls_changed(self.r.repo.git_dir, since)
+        if not changed:
+            return
+        note = (
+            f"git's own files changed since this session started (by the agent during its "
+            f"step, or by you while it waited): {verdicts.describe(changed)}. The executor's "
+            f"git commands run no hooks or configured programs; yours will: look at them "
+            f"before your next commit."
+        )
+        if note not in rec.errors:
+            rec.errors.append(note)
+            self._say(f"{role.upper()}: {note}")
+
+    # -- at verification --------------------------------------------------------------------
+    def tampering(self, role: str, suite_run: TestRun | None) -> list[str]:
+        """What in the tree decides what passes besides the code under test, changed since
+        RED; and tests weakened since they were written."""
+        r, rec = self.r, self.rec
+        root = r.repo.root
+        problems = []
+        changed = r.repo.tree_diff(r.repo.tree_of(rec.base_commit or "HEAD"), rec.tree)
+        infra = tampering.infra_changes(rec.red.infra, self.infra_now(changed))
+        if infra:
+            problems.append(
+                f"test infrastructure changed during {role.upper()} (tampering: it decides "
+                f"what passes): {verdicts.describe(infra)}"
+            )
+        if rec.ignored is not None:  # None: a session started before this was recorded
+            now = r.repo.ignored_entries(ignore=self._ignore())
+            hidden = tampering.hidden_code(root, rec.ignored, now)
+            if hidden:
+                problems.append(
+                    f"code or test configuration git ignores appeared during the session (the "
+                    f"tests can use it, but it is never committed and no diff shows it): "
+                    f"{verdicts.describe(hidden)}"
+                )
+        hooked = tampering.runner_hooks(root, changed, is_test=verdicts.is_test_file)
+        if hooked:
+            problems.append(
+                f"code written in this session reaches into the test runner (pytest's "
+                f"internals or hooks; it could decide what passes): {verdicts.describe(hooked)}"
+            )
+        planted = tampering.unchecked_pycs(root, changed)
+        if planted:
+            problems.append(
+                f"bytecode that Python runs without checking its source sits beside this "
+                f"session's modules (git ignores it; the commit holds the source): "
+                f"{verdicts.describe(planted)}"
+            )
+        problems += self.weakened_tests(role)
+        gone = self._earlier_tests_gone(suite_run)
+        if gone:
+            problems.append(
+                f"tests that passed when earlier sessions were committed are gone from the "
+                f"suite (deleted or renamed in this session): {verdicts.describe(gone)}"
+            )
+        return problems
+
+    def infra_now(self, changed: list[str]) -> dict[str, str]:
+        """Test infrastructure as it stands: the changed files that are infrastructure,
+        and every file the session's test commands run."""
+        commands = [self._cmd(role) for role in ("red", "green", "refactor")]
+        named = tampering.command_files(self.r.repo.root, [*commands, self.r.suite_command])
+        files = [f for f in changed if tampering.is_infra(f)] + named
+        return tampering.infra_fingerprint(self.r.repo.root, files)
+
+    def weakened_tests(self, role: str) -> list[str]:
+        """Tests RED left (or the session found) that are gone or changed now."""
+        rec = self.rec
+        before = rec.red.tests or rec.base_tests
+        files = sorted({tid.split("::", 1)[0] for tid in before})
+        now = verdicts.test_fingerprints(self.r.repo.root, files)
+        weak = verdicts.weakened(before, now)
+        rec.weakened = sorted(weak)
+        return [
+            f"test file {f} written in RED was modified during {role.upper()} (tests only grow "
+            f"stronger without a person; one may accept it at the next question): "
+            + ", ".join(tests[:5])
+            for f, tests in sorted(weak.items())
+        ]
+
+    def _earlier_tests_gone(self, suite_run: TestRun | None) -> list[str]:
+        """Earlier sessions' passing test ids the suite no longer has: from a test module
+        the suite still collects, or whose module is gone (a suite that never ran that
+        module, e.g. a separate command, is not asked about it)."""
+        if suite_run is None or not suite_run.structured or not suite_run.cases:
+            return []
+        now = {c.id for c in suite_run.cases}
+        collected = {i.split("::", 1)[0] for i in now}
+        before: set[str] = set()
+        archive = self.r.archive
+        for entry in self.r.state.entries():
+            if entry.number == self.s.number or not entry.commit_hash or entry.adopted:
+                continue
+            other = self.r.state.record(entry.number)
+            other = other or (archive.get(entry.number) if archive else None)
+            if other is not None:
+                before.update(other.green_passed)
+        root = self.r.repo.root
+        return [
+            tid
+            for tid in sorted(before - now)
+            if (module := tid.split("::", 1)[0]) in collected or not _module_exists(root, module)
+        ]
+
+
+def _module_exists(root: Path, module: str) -> bool:
+    """A test id's module (`tests.test_x[.TestClass]` for pytest, a file path for JS)."""
+    if (root / module).is_file():
+        return True
+    parts = module.split(".")
+    while parts:
+        if (root / ("/".join(parts) + ".py")).is_file():
+            return True
+        parts.pop()
+    return False
+
+
+def restore_plan(repo: GitRepo, layout: Layout, rec: SessionRecord, plan: Path) -> list[str]:
+    """Plan files that differ from the session's last recorded tree are put back as that
+    tree holds them; returns them (repo-relative). The plan is read-only to agents."""
+    if not rec.tree:
+        return []
+    now = repo.record_tree(exclude=layout.owned()).tree
+    touched = tampering.plan_paths(plan, repo.root, repo.tree_diff(rec.tree, now))
+    if touched:
+        repo.put_back(rec.tree, touched)
+    return touched
