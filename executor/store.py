@@ -88,6 +88,59 @@ def _holds_other(path: Path, data: bytes) -> bool:
         return False
 
 
+@contextlib.contextmanager
+def exclusive(path: Path, *, what: str, about: str = "") -> Iterator[None]:
+    """Hold the lock file `path`; LockedError names the holder (and what it runs: the
+    holder's `about`) when another process has it.
+
+    The lock is `filelock`'s (flock on POSIX, LockFileEx on Windows): released by the
+    kernel when the holder dies, on a descriptor no child process inherits (PEP 446),
+    and a lock file removed by its holder after another process opened it is not a lock
+    any more (filelock takes it again on the file now at the path). The holder writes
+    `pid@host about` into the file for the message a second process shows. `what`:
+    what the holder holds, for that message.
+    """
+    import filelock
+
+    lock = filelock.FileLock(path, timeout=0, thread_local=False)
+    try:
+        lock.acquire()
+    except filelock.Timeout:
+        raise _locked_error(path, what) from None
+    try:
+        _write_holder(path, f"{os.getpid()}@{_host()} {about}".strip())
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            _write_holder(path, "")
+        lock.release()
+
+
+def _write_holder(path: Path, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def _locked_error(path: Path, what: str) -> LockedError:
+    try:
+        holder = path.read_text("utf-8", "replace").strip()[:300]
+    except OSError:
+        holder = ""
+    who, _, about = holder.partition(" ")
+    pid_s, _, host = who.partition("@")
+    running = f", running {about}" if about else ""
+    return LockedError(
+        f"another executor process {what} (pid {pid_s or '?'} on {host or '?'}{running}); "
+        f"wait for it to finish, or stop it",
+        pid=int(pid_s) if pid_s.isdigit() else None,
+        host=host or None,
+    )
+
+
 def _host() -> str:
     if hasattr(os, "uname"):
         return os.uname().nodename
@@ -124,52 +177,11 @@ class StateStore(Generic[P]):
     # -- locking (P16) -----------------------------------------------------------
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
-        """Hold the single-writer lock; LockedError names the holder if taken.
-
-        The lock is `filelock`'s (flock on POSIX, LockFileEx on Windows): released by the
-        kernel when the holder dies, on a descriptor no child process inherits (PEP 446),
-        and a lock file removed by its holder (`drop_lock_file`) after another process
-        opened it is not a lock any more (filelock takes it again on the file now at the
-        path). The holder writes `pid@host` into the file for the message a second
-        process shows. Orphaned temp files of dead writers are swept once the lock is ours
-        (P6).
-        """
-        import filelock
-
-        lock = filelock.FileLock(self.lock_path, timeout=0, thread_local=False)
-        try:
-            lock.acquire()
-        except filelock.Timeout:
-            raise self._locked_error() from None
-        try:
-            self._write_holder(f"{os.getpid()}@{_host()}")
+        """Hold the single-writer lock (`exclusive`); orphaned temp files of dead writers
+        are swept once it is ours (P6)."""
+        with exclusive(self.lock_path, what=f"holds {self.lock_path}"):
             sweep_orphans(self.folder)
             yield
-        finally:
-            with contextlib.suppress(OSError):
-                self._write_holder("")
-            lock.release()
-
-    def _write_holder(self, text: str) -> None:
-        fd = os.open(self.lock_path, os.O_WRONLY)
-        try:
-            os.ftruncate(fd, 0)
-            os.write(fd, text.encode())
-        finally:
-            os.close(fd)
-
-    def _locked_error(self) -> LockedError:
-        try:
-            holder = self.lock_path.read_text("utf-8", "replace").strip()[:200]
-        except OSError:
-            holder = ""
-        pid_s, _, host = holder.partition("@")
-        return LockedError(
-            f"another executor process holds {self.lock_path} "
-            f"(pid {pid_s or '?'} on {host or '?'}); wait for it to finish, or stop it",
-            pid=int(pid_s) if pid_s.isdigit() else None,
-            host=host or None,
-        )
 
     def drop_lock_file(self) -> None:
         """While holding the lock, when the run leaves nothing behind: remove the lock

@@ -21,7 +21,7 @@ from executor.plan.cache import PlanView, load_valid, plan_files
 from executor.project_config import load_project_config, map_test_command
 from executor.retry import RetryPolicy
 from executor.stamps import new_id
-from executor.store import StateStore
+from executor.store import StateStore, exclusive
 from executor.words import plural
 from executor.workflows.tdd.brief import BRIEF_VERSION
 from executor.workflows.tdd.context import Progress, SessionRun
@@ -119,10 +119,17 @@ class Runner:
         req = self.req
         layout = Layout(plan_folder(req.plan))
         store = state_store(layout)
-        if not layout.lock.exists():  # first run here: hide our files before creating any
-            from executor.vcs import GitRepo
+        from executor.vcs import GitRepo
 
-            GitRepo.discover(req.repo or layout.folder).exclude_run_folder(layout.folder)
+        repo = GitRepo.discover(req.repo or layout.folder)
+        if not layout.lock.exists():  # first run here: hide our files before creating any
+            repo.exclude_run_folder(layout.folder)
+        # one plan run per worktree at a time: two would each see the other's files
+        here = f"holds this worktree ({repo.root})"
+        with exclusive(repo.git_dir / "executor-run.lock", what=here, about=str(layout.folder)):
+            return self._locked(req, layout, store)
+
+    def _locked(self, req: RunRequest, layout: Layout, store: StateStore[RunState]) -> RunResult:
         with store.locked():
             try:
                 return self._execute(req, layout, store)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -120,6 +120,17 @@ def weakened(before: dict[str, str], now: dict[str, str]) -> dict[str, list[str]
 def _module_prefix(path: str) -> str:
     p = path[:-3] if path.endswith(".py") else path
     return p.replace("/", ".")
+
+
+def session_ids(test_files: Sequence[str]) -> Callable[[str], bool]:
+    """Whether a test id (pytest's `tests.test_x::name` or `tests/test_x.py::name`, a
+    JS runner's file path) comes from one of `test_files`."""
+    prefixes = tuple(p for f in test_files for p in (_module_prefix(f), f))
+
+    def mine(tid: str) -> bool:
+        return any(tid == p or tid.startswith((p + "::", p + ".")) for p in prefixes)
+
+    return mine
 
 
 def session_cases(run: TestRun, test_files: Sequence[str]) -> list[TestCase]:

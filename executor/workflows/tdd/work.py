@@ -101,12 +101,28 @@ class Work(Guard):
         self.rec.base_commit = self.rec.head = head
         self.rec.ignored = self.r.repo.ignored_entries(ignore=self._ignore())
         self.rec.flags = self.r.repo.index_flags()
+        self._keep_flagged_changes(head)
         tests = [f for f in self.r.repo.paths_in(head) if verdicts.is_test_file(f)]
         self.rec.base_tests = verdicts.test_fingerprints(self.r.repo.root, tests)
         self.rec.branch = self.r.repo.branch()
         self.rec.source_hash = self.s.source_hash
         self.rec.started_at = now()
         return O.OK
+
+    def _keep_flagged_changes(self, head: str) -> None:
+        """Files the person's index marks assume-unchanged or skip-worktree, changed on
+        disk: `git status` shows them clean, but they are the person's, not the session's:
+        kept out of its commit and put back if anything else writes them."""
+        if not self.rec.flags:
+            return
+        repo = self.r.repo
+        now = repo.record_tree(exclude=self._ignore()).tree
+        hidden = [p for p in repo.tree_diff(repo.tree_of(head), now) if p in self.rec.flags]
+        if hidden:
+            self.rec.excluded = sorted({*self.rec.excluded, *hidden})
+            self.rec.kept.update(repo.blobs_of(hidden))
+            self._say(f"kept out of the session: {verdicts.describe(hidden)} (your index "
+                      f"marks them unchanged; they are yours)")  # fmt: skip
 
     # -- checkpoints --------------------------------------------------------------------
     def agent_step(self, role: str) -> Outcome:
