@@ -34,6 +34,10 @@ def rows(data: dict[str, Any]) -> list[tuple[str, ...]]:
 
 def render_status(data: dict[str, Any], *, rich: bool) -> None:
     table = rows(data)
+    if not table:
+        console.out(f"{data['plan']}: the plan has no sessions to run (`executor plan validate "
+                    f"{quote(data['plan'])}` says why)")  # fmt: skip
+        return
     title = f"{data['plan']}: {data['status']}"
     usage = _usage(data)
     if usage:
@@ -49,7 +53,7 @@ def render_status(data: dict[str, Any], *, rich: bool) -> None:
         console.show(view)
     else:
         console.out(title)
-        widths = [max(len(c), *(len(r[i]) for r in table)) for i, c in enumerate(COLUMNS)]
+        widths = [max([len(c), *(len(r[i]) for r in table)]) for i, c in enumerate(COLUMNS)]
         for row in [COLUMNS, *table]:
             console.out(
                 "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()

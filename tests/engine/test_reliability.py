@@ -51,6 +51,7 @@ def test_dirty_worktree_is_refused_and_nothing_touched(git_repo: Path) -> None:
     proc = run_cli(*_session1(plan, "--yes", "--agent-command", replay_cmd()), cwd=git_repo)
     assert proc.returncode == 19
     assert "notes.txt" in proc.stderr and "clean worktree" in proc.stderr
+    assert "git stash -u" in proc.stderr  # plain `git stash` would leave notes.txt behind
     assert (git_repo / "notes.txt").read_text("utf-8") == "mine\n"
     assert not (git_repo / "tests").exists()
     assert len(commits(git_repo)) == 2

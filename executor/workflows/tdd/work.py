@@ -75,7 +75,8 @@ class Work(Guard):
             shown = "\n  ".join(dirty[:20]) + ("\n  ..." if len(dirty) > 20 else "")
             raise DirtyWorktreeError(
                 f"session {self.s.number} must start from a clean worktree so its commit holds "
-                f"only its own changes; commit or stash these first (nothing was touched):"
+                f"only its own changes; commit them, or put them aside with `git stash -u` "
+                f"(`-u`: untracked files too), first (nothing was touched):"
                 f"\n  {shown}",
                 files=dirty,
             )

@@ -1,0 +1,19 @@
+"""`executor status` through the real CLI: what a person sees when there is little to see."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import git, run_cli
+
+
+def test_status_of_a_plan_without_sessions_says_so(git_repo: Path) -> None:
+    plan = git_repo / "plan"
+    plan.mkdir()
+    (plan / "PHASE_1_NOTHING.md").write_text("# Phase 1: Nothing\n\nJust prose.\n", "utf-8")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-qm", "a plan with no sessions")
+    proc = run_cli("status", "--plan", str(plan), cwd=git_repo)
+    assert proc.returncode == 0, proc.stderr
+    assert "the plan has no sessions to run" in proc.stdout
+    assert f"executor plan validate {plan}" in proc.stdout
