@@ -43,6 +43,7 @@ COMMANDS = {
     "execute-plan": "run",
     "resume-session": "run",
     "status": "run",
+    "config": "config",
     "demo": "run",
     "agents": "agents",
     "install-claude": "claude",

@@ -47,12 +47,26 @@ def resolve(given: Overrides, saved: RunOptions | None, config: ProjectConfig) -
     Naming an agent (a command, a preset, or `bridge`: no agent process) at one level
     replaces the agent of either kind below it (the config's were checked when it was
     read)."""
-    layers = [config.defaults, dump(saved) if saved is not None else {}, given.given()]
-    out: dict[str, Any] = {}
-    for layer in layers:
+    return validate(RunOptions, {k: v for k, (v, _) in explain(given, saved, config).items()})
+
+
+def explain(
+    given: Overrides, saved: RunOptions | None, config: ProjectConfig
+) -> dict[str, tuple[Any, str]]:
+    """Each option's value and where it comes from: "flag", "saved run", the config
+    file's name, or "default"."""
+    where = config.source.name if config.source else "config"
+    layers = [
+        (dump(RunOptions()), "default"),
+        (config.defaults, where),
+        (dump(saved) if saved is not None else {}, "saved run"),
+        (given.given(), "flag"),
+    ]
+    out: dict[str, tuple[Any, str]] = {}
+    for layer, source in layers:
         values = {k: v for k, v in layer.items() if v is not None}
-        if "agent_command" in values or "agent" in values:
+        if source != "default" and ("agent_command" in values or "agent" in values):
             out.pop("agent_command", None)
             out.pop("agent", None)
-        out.update(values)
-    return validate(RunOptions, out)
+        out.update({k: (v, source) for k, v in values.items()})
+    return {k: out.get(k, (None, "default")) for k in RunOptions.model_fields}

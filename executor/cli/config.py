@@ -1,0 +1,65 @@
+"""`executor config`: each run option's value for the next run, and where it comes from
+(a flag given then > the run's saved options > `[tool.executor]` / `.executor.toml` >
+the default)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from executor import console
+from executor.cli import common
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("config")
+    def config(
+        plan: Annotated[
+            Path | None,
+            typer.Option(
+                "--plan", help="Plan folder or file (its saved run counts; default: found)."
+            ),
+        ] = None,
+        json_output: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+    ) -> None:
+        """Each run option's value for the next run here, and where it comes from."""
+
+        def body() -> int:
+            from executor.engine.layout import Layout
+            from executor.errors import UserError
+            from executor.project_config import find_root, load_project_config
+            from executor.workflows.tdd.options import Overrides, explain
+            from executor.workflows.tdd.state import state_store
+
+            named: Path | None = plan.absolute() if plan else None
+            if named is None:
+                from executor.plan import discover_plan
+
+                try:
+                    named = discover_plan(Path.cwd())
+                except UserError:
+                    named = None  # no plan here: the config and the defaults only
+            root = find_root(named or Path.cwd())
+            settings = load_project_config(root)
+            state = None
+            if named is not None:
+                state = state_store(Layout(named if named.is_dir() else named.parent)).load()
+            shown = explain(Overrides(), state.run.options if state else None, settings)
+            if json_output:
+                console.out_json({
+                    "config_file": str(settings.source) if settings.source else None,
+                    "plan": str(named) if named else None,
+                    "options": {k: {"value": v, "from": src} for k, (v, src) in shown.items()},
+                })  # fmt: skip
+                return 0
+            where = settings.source or "none (pyproject.toml [tool.executor] or .executor.toml)"
+            console.out(f"config file: {where}")
+            console.out(f"saved run: {named if state else 'none'}")
+            width = max(len(k) for k in shown)
+            for key, (value, source) in shown.items():
+                console.out(f"{key.ljust(width)}  {value!s:<30}  ({source})")
+            return 0
+
+        common.run(body, json_output=json_output)

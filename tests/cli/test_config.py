@@ -1,0 +1,45 @@
+"""Run options from the project's config: precedence (a flag > the saved run > the config
+> the default), through the real CLI, and `executor config` showing where each comes from."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import git, run_cli
+from tests.engine.helpers import make_project, state
+
+
+def shown(repo: Path, plan: Path) -> dict[str, Any]:
+    proc = run_cli("config", "--plan", str(plan), "--json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    options: dict[str, Any] = json.loads(proc.stdout)["options"]
+    return options
+
+
+def test_config_then_saved_run_then_flag(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    (git_repo / ".executor.toml").write_text('checkpoints = "none"\nmax_retries = 5\n', "utf-8")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-qm", "config")
+    before = shown(git_repo, plan)
+    assert before["checkpoints"] == {"value": "none", "from": ".executor.toml"}
+    assert before["max_retries"] == {"value": 5, "from": ".executor.toml"}
+    assert before["agent_timeout"] == {"value": None, "from": "default"}
+
+    first = run_cli("execute-session", "1", "--plan", str(plan), "--max-retries", "1", cwd=git_repo)
+    assert first.returncode == 42, first.stderr
+    request = json.loads((plan / ".agent-request.json").read_text("utf-8"))
+    assert request["agent_name"] != "human"  # checkpoints none, from the config: no question
+    assert state(plan)["run"]["options"]["max_retries"] == 1  # the flag beat the config
+    after = shown(git_repo, plan)
+    assert after["max_retries"] == {"value": 1, "from": "saved run"}
+    assert after["checkpoints"] == {"value": "none", "from": "saved run"}
+
+
+def test_a_bad_config_value_names_the_file_and_key(git_repo: Path) -> None:
+    (git_repo / ".executor.toml").write_text('checkpoints = "sometimes"\n', "utf-8")
+    proc = run_cli("config", "--json", cwd=git_repo)
+    assert proc.returncode == 64, proc.stderr
+    assert ".executor.toml: checkpoints: expected one of all, session, none" in proc.stderr
