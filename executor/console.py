@@ -27,6 +27,10 @@ def out(message: str = "") -> None:
 
 
 def err(message: str) -> None:
+    """A line on stderr; a live progress line still drawn is stopped first, so it is not
+    redrawn after the message (an interruption, an error)."""
+    for activity in list(_live):
+        activity.halt()
     print(message, file=sys.stderr, flush=True)
 
 
@@ -52,6 +56,10 @@ def show(renderable: Any) -> None:
     rich_console().print(renderable)
 
 
+#: Live progress lines being drawn (a terminal's spinner thread redraws them).
+_live: list[Activity] = []
+
+
 class Activity:
     """Something slow in progress (an agent call, a test run): a live line on a terminal,
     timestamped start and end lines elsewhere; its duration is printed when it ends."""
@@ -67,6 +75,7 @@ class Activity:
 
             self._status = Status(self, console=rich_console(), spinner="dots")
             self._status.start()
+            _live.append(self)
         else:
             write(f"{time.strftime('%H:%M:%S')} {label} ...")
 
@@ -78,11 +87,19 @@ class Activity:
         seconds = time.monotonic() - self.started
         return f"{self.label} ({seconds:.0f} s){': ' + self.detail if self.detail else ''}"
 
+    def halt(self) -> None:
+        """Stop drawing the live line (it ended, or the run was interrupted)."""
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
+        if self in _live:
+            _live.remove(self)
+
     def close(self, result: str = "") -> float:
         seconds = time.monotonic() - self.started
         end = f"{self.label}: {result or 'done'} ({seconds:.1f} s)"
         if self._status is not None:
-            self._status.stop()
+            self.halt()
             self.write(end)
         else:
             self.write(f"{time.strftime('%H:%M:%S')} {end}")

@@ -61,7 +61,7 @@ def build_app(first: str | None = None) -> typer.Typer:
         "real test runs, human checkpoints, one git commit per session, resumable.",
         epilog=_EPILOG,
         no_args_is_help=True,
-        add_completion=False,
+        add_completion=True,
         pretty_exceptions_enable=False,
         **common.APP_STYLE,
     )

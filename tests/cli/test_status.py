@@ -17,3 +17,14 @@ def test_status_of_a_plan_without_sessions_says_so(git_repo: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "the plan has no sessions to run" in proc.stdout
     assert f"executor plan validate {plan}" in proc.stdout
+
+
+def test_shell_completion_completes_commands_and_their_options(tmp_path: Path) -> None:
+    commands = run_cli(cwd=tmp_path, env={"_EXECUTOR_COMPLETE": "complete_bash",
+                                         "COMP_WORDS": "executor exe", "COMP_CWORD": "1"})  # fmt: skip
+    assert commands.stdout.split() == ["execute-phase", "execute-session", "execute-plan"]
+    options = run_cli(cwd=tmp_path, env={"_EXECUTOR_COMPLETE": "complete_bash",
+                                        "COMP_WORDS": "executor execute-session 1 --check",
+                                        "COMP_CWORD": "3"})  # fmt: skip
+    assert options.stdout.split() == ["--checkpoints"]
+    assert "--install-completion" in run_cli("--help", cwd=tmp_path).stdout

@@ -147,3 +147,18 @@ def test_parse_decision_errors_name_the_file_and_the_options(text: str, why: str
     assert "approve, request_changes, show_diff, pause, abort" in message
     assert info.value.path == RESPONSE and info.value.problems
     assert info.value.exit_code == 10
+
+
+def test_an_error_line_stops_a_live_progress_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After Ctrl+C the spinner is not drawn again below the "Interrupted" line."""
+    import io
+
+    from rich.console import Console
+
+    from executor import console
+
+    monkeypatch.setattr(console, "_console", Console(file=io.StringIO(), force_terminal=True))
+    live = console.Activity("[session 1] GREEN: asking backend-builder", live=True)
+    assert console._live == [live]
+    console.err("Interrupted: the run so far is saved")
+    assert console._live == [] and live._status is None
