@@ -20,11 +20,10 @@ def test_status_of_a_plan_without_sessions_says_so(git_repo: Path) -> None:
 
 
 def test_shell_completion_completes_commands_and_their_options(tmp_path: Path) -> None:
-    commands = run_cli(cwd=tmp_path, env={"_EXECUTOR_COMPLETE": "complete_bash",
-                                         "COMP_WORDS": "executor exe", "COMP_CWORD": "1"})  # fmt: skip
+    bash = {"_EXECUTOR_COMPLETE": "complete_bash"}
+    commands = run_cli(cwd=tmp_path, env={**bash, "COMP_WORDS": "executor exe", "COMP_CWORD": "1"})
     assert commands.stdout.split() == ["execute-phase", "execute-session", "execute-plan"]
-    options = run_cli(cwd=tmp_path, env={"_EXECUTOR_COMPLETE": "complete_bash",
-                                        "COMP_WORDS": "executor execute-session 1 --check",
-                                        "COMP_CWORD": "3"})  # fmt: skip
+    words = {"COMP_WORDS": "executor execute-session 1 --check", "COMP_CWORD": "3"}
+    options = run_cli(cwd=tmp_path, env={**bash, **words})
     assert options.stdout.split() == ["--checkpoints"]
     assert "--install-completion" in run_cli("--help", cwd=tmp_path).stdout
