@@ -25,7 +25,7 @@ from executor.plan.models import Outline, Plan, Session
 from executor.words import plural
 
 CACHE_NAME = ".agent-plan-cache.json"
-_VERSION = 2
+_VERSION = 3
 
 
 class CachedPlan:

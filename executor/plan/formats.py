@@ -3,9 +3,9 @@
 Detection reads the text with a few line patterns (no parse), so choosing a reader
 costs next to nothing:
 - D `speckit`: checklist task lines `- [ ] T001 ...` (more of them than other units);
-- C `superpowers`: `## Task N` / `### Task N` headings (more than session headings);
-- A `phase` / B `overview`: `Session N` headings; B when the file is PROJECT_PLAN.md or
-  no session has a TDD step heading (RED / GREEN / REFACTOR, `TDD Workflow`).
+- C `superpowers`: `## Task N` / `### Task 1.2` headings (more than session headings);
+- A `phase` / B `overview`: `Session N` headings (or `Phase A:` sections of work); B
+  when the file is PROJECT_PLAN.md or no session has a TDD step heading.
 A folder is A when it holds PHASE files, B with only PROJECT_PLAN.md, D with a
 tasks.md, else the one markdown file in it that reads as a plan (several: UserError
 listing them).
@@ -26,6 +26,13 @@ FORMATS: dict[PlanFormat, tuple[str, tuple[str, ...]]] = {
     "overview": ("B", ("b", "overview", "project-plan", "project_plan")),
     "superpowers": ("C", ("c", "superpowers", "tasks-plan")),
     "speckit": ("D", ("d", "speckit", "spec-kit")),
+}
+#: What each format is, in the words a person would use (for "this is a ..." messages).
+KINDS: dict[PlanFormat, str] = {
+    "phase": "a planner PHASE file",
+    "overview": "a PROJECT_PLAN.md overview",
+    "superpowers": "a superpowers task plan",
+    "speckit": "a spec-kit tasks.md",
 }
 OVERVIEW_NAMES = ("PROJECT_PLAN.md", "project_plan.md", "Project_Plan.md")
 SPECKIT_NAMES = ("tasks.md", "TASKS.md")
@@ -48,6 +55,7 @@ def plan_target(path: Path) -> Path:
 _SESSION = re.compile(r"^ {0,3}#{1,6}[ \t]+session[ \t]+#?\d", re.I | re.M)
 _TASK = re.compile(r"^ {0,3}#{2,4}[ \t]+task[ \t]+#?\d", re.I | re.M)
 _SPECKIT_TASK = re.compile(r"^[ \t]*[-*][ \t]+\[[ xX]\][ \t]+T\d{2,}\b", re.M)
+_PHASE_UNIT = re.compile(r"^ {0,3}#{1,6}[ \t]+phase[ \t]+[a-z]\b", re.I | re.M)
 _STEP_HEADING = re.compile(
     r"^ {0,3}#{2,6}[ \t]+.*(?:\b(?:red|green|refactor)\b|tdd workflow)", re.I | re.M
 )
@@ -83,6 +91,8 @@ def detect_text(text: str, name: str = "") -> PlanFormat | None:
         if name in OVERVIEW_NAMES or not _STEP_HEADING.search(text):
             return "overview"
         return "phase"
+    if len(_PHASE_UNIT.findall(text)) >= 2:
+        return "overview" if name in OVERVIEW_NAMES else "phase"
     return None
 
 
@@ -90,7 +100,7 @@ def detect(path: Path) -> tuple[PlanFormat, Path]:
     """The format of the plan at `path` and the path its reader reads (a folder of PHASE
     files / an overview, or the one plan file)."""
     if not path.is_dir():
-        return _detect_file(path) or "phase", path
+        return _detect_file(path) or ("overview" if path.name in OVERVIEW_NAMES else "phase"), path
     names = {p.name for p in path.iterdir() if p.is_file()}
     if any(PHASE_FILE.match(n) for n in names):
         return "phase", path
@@ -98,7 +108,7 @@ def detect(path: Path) -> tuple[PlanFormat, Path]:
         return "overview", path
     for n in SPECKIT_NAMES:
         if n in names:
-            return "speckit", path / n
+            return _detect_file(path / n) or "speckit", path / n
     plans = [(fmt, p) for p in sorted(path.glob("*.md")) if (fmt := _detect_file(p))]
     if len(plans) == 1:
         return plans[0]

@@ -33,6 +33,27 @@ class FileSpec(Strict):
     line: int | None = None
 
 
+class PlanTask(Strict):
+    """One task inside a session as the plan lists it: a spec-kit `T012` line. The session
+    is what runs and commits; its tasks say what it holds."""
+
+    #: The plan's own id (`T012`, `T006a`).
+    label: str
+    text: str
+    #: Source line of the task (its box).
+    line: int
+    done: bool = False
+    #: The step the task belongs to (spec-kit RED / GREEN / REFACTOR sections).
+    role: StepRole | None = None
+    files: list[str] = Field(default_factory=list)
+    #: A command the task itself names ("Run `npm run typecheck`").
+    command: str | None = None
+    #: A check a person makes (a manual browser test, "needs manual verification").
+    manual: bool = False
+    #: Labels of the tasks it names as needed first ("(depends on T003)").
+    depends_on: list[str] = Field(default_factory=list)
+
+
 class Step(Strict):
     """One TDD step (RED, GREEN or REFACTOR) of a session."""
 
@@ -55,11 +76,16 @@ class Session(Strict):
     work, verified by the test command (the whole suite when the plan names none).
     `refactor=None` in a TDD session means the plan has no refactor step: after GREEN
     comes the commit question, and the REFACTOR agent runs only for changes asked there.
+    A TDD session with `green=None` only writes failing tests (its implementation is a
+    later session: a superpowers task that ends after "Run test to verify it fails").
     """
 
     number: int
     title: str
     phase: int
+    #: The plan's own id when it is not the session number: `1.1` (superpowers `Task 1.1`),
+    #: `A` (`Phase A`), `3.2` (spec-kit `Phase 3.2`).
+    label: str | None = None
     tdd: bool = True
     objectives: list[ChecklistItem] = Field(default_factory=list)
     red: Step | None = None
@@ -100,6 +126,8 @@ class Session(Strict):
     #: True when the plan gives only a bullet summary and the steps were derived from it
     #: (RED: failing tests for the bullets; GREEN; REFACTOR) with the project's command.
     derived: bool = False
+    #: The tasks the session holds (spec-kit task lines).
+    tasks: list[PlanTask] = Field(default_factory=list)
 
     def step(self, role: StepRole) -> Step | None:
         return {"red": self.red, "green": self.green, "refactor": self.refactor}[role]
@@ -125,6 +153,8 @@ class Session(Strict):
 class Phase(Strict):
     number: int
     name: str
+    #: The plan's own id when it is not the number (`1A`, `3.1`).
+    label: str | None = None
     source_file: Path | None = None
     #: Line of the `Phase N` heading (None when the number came from the file name only).
     line: int | None = None

@@ -122,7 +122,18 @@ def _session_rules(
 ) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     path, line = s.source_file, s.line_start
-    if s.tdd:
+    if s.tdd and s.red is not None and s.green is None:
+        out.append(
+            _diag(
+                "error",
+                path,
+                line,
+                f"Session {s.number} only writes failing tests (its implementation comes in a "
+                "later session); the executor runs a session from RED to GREEN, so merge it "
+                "with the session that makes its tests pass",
+            )
+        )
+    elif s.tdd:
         for role, step in (("RED", s.red), ("GREEN", s.green)):
             if step is None:
                 out.append(
@@ -145,11 +156,8 @@ def _session_rules(
                     "configured (--test-command)",
                 )
             )
-    named = [(f.path, f.line or line) for f in s.files]
-    for step in (s.red, s.green, s.refactor):
-        if step is not None:
-            named += [(p, step.line) for p in step.files]
-    for file_path, file_line in named:
+    named = {f.path: f.line or line for f in reversed(s.files)}  # each path once, first line
+    for file_path, file_line in sorted(named.items(), key=lambda item: item[1]):
         problem = path_problem(file_path)
         if problem:
             out.append(
@@ -189,9 +197,9 @@ def _plan_rules(plan: Plan, project_test_command: str | None) -> list[Diagnostic
                 "warning",
                 first.source_file,
                 first.line_start,
-                f"{_sessions(derived)}: steps derived from the bullet summary: each runs "
-                "as RED (failing tests for its bullets), GREEN and REFACTOR with the "
-                "project's test command",
+                f"{_sessions(derived)}: steps derived from the bullet summary: a TDD "
+                "session runs as RED (failing tests for its bullets), GREEN and REFACTOR, "
+                "another as one implementation step, with the project's test command",
             )
         )
     unnamed = [

@@ -92,7 +92,13 @@ def test_non_tdd_session_needs_no_steps(tmp_path: Path) -> None:
         """,
     )
     s = plan.session(1)
-    assert s is not None and not s.tdd and lint(plan) == []
+    assert s is not None and not s.tdd and s.red is None and s.green is not None
+    assert lint_messages(plan, "error") == []
+    assert [m for _, _, m in lint_messages(plan, "warning")] == [
+        "Session 1: no test command in the plan and none configured for the project: set "
+        "test_command under [tool.executor] in pyproject.toml (or in .executor.toml), or pass "
+        "--test-command"
+    ]
 
 
 def test_tdd_session_without_any_test_command(tmp_path: Path) -> None:
@@ -116,7 +122,7 @@ def test_file_paths_that_leave_the_repository(tmp_path: Path) -> None:
     text = text.replace("Create `tests/test_1.py`:", "Create `tests/../../t.py`:")
     plan = load(tmp_path, text)
     assert lint_messages(plan, "error") == [
-        (F, 6, "file path 'tests/../../t.py' leaves the repository: it climbs out with '..'"),
+        (F, 7, "file path 'tests/../../t.py' leaves the repository: it climbs out with '..'"),
         (F, 18, "file path '/etc/thing.py' leaves the repository: it is absolute"),
         (F, 19, "file path '../other/x.py' leaves the repository: it climbs out with '..'"),
         (F, 20, "file path '~/x.py' leaves the repository: it points into a home directory"),
