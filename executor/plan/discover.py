@@ -1,10 +1,10 @@
 """`discover_plan(cwd)`: find the one plan a command should run when none is named.
 
 Looked at, in this order: the current folder itself (PHASE files, PROJECT_PLAN.md or
-tasks.md in it), `project-plans/*/`, `docs/plans/*.md`, `docs/superpowers/plans/*.md`
-and `specs/*/tasks.md`. Markdown files in the docs folders count only when they read as
-a plan (design notes beside them do not). Exactly one plan: its path. Several or none:
-a UserError naming what was found and what to do.
+tasks.md in it), `project-plans/*/`, `docs/plans/*.md`, `docs/superpowers/plans/*.md`,
+`specs/*/tasks.md` and `.kiro/specs/*/tasks.md`. Markdown files in the docs folders
+count only when they read as a plan (design notes beside them do not). Exactly one
+plan: its path. Several or none: a UserError naming what was found and what to do.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ PLACES = (
     "docs/plans/*.md",
     "docs/superpowers/plans/*.md",
     "specs/*/tasks.md",
+    ".kiro/specs/*/tasks.md",
 )
 
 
@@ -32,6 +33,7 @@ def find_plans(cwd: Path) -> list[Path]:
         *(f for f in sorted(cwd.glob("docs/plans/*.md")) if _reads_as_plan(f)),
         *(f for f in sorted(cwd.glob("docs/superpowers/plans/*.md")) if _reads_as_plan(f)),
         *(f for f in sorted(cwd.glob("specs/*/tasks.md")) if f.is_file()),
+        *(f for f in sorted(cwd.glob(".kiro/specs/*/tasks.md")) if f.is_file()),
     ]
 
 

@@ -3,12 +3,13 @@
 Detection reads the text with a few line patterns (no parse), so choosing a reader
 costs next to nothing:
 - D `speckit`: checklist task lines `- [ ] T001 ...` (more of them than other units);
+- E `kiro`: numbered checklist tasks `- [ ] 1. Title` / `- [ ]* 2.1 Title`;
 - C `superpowers`: `## Task N` / `### Task 1.2` headings (more than session headings);
 - A `phase` / B `overview`: `Session N` headings (or `Phase A:` sections of work); B
   when the file is PROJECT_PLAN.md or no session has a TDD step heading.
-A folder is A when it holds PHASE files, B with only PROJECT_PLAN.md, D with a
-tasks.md, else the one markdown file in it that reads as a plan (several: UserError
-listing them).
+A folder is A when it holds PHASE files, B with only PROJECT_PLAN.md, D or E with a
+tasks.md, E with one `.kiro/specs/*/tasks.md` below it, else the one markdown file in
+it that reads as a plan (several: UserError listing them).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ FORMATS: dict[PlanFormat, tuple[str, tuple[str, ...]]] = {
     "overview": ("B", ("b", "overview", "project-plan", "project_plan")),
     "superpowers": ("C", ("c", "superpowers", "tasks-plan")),
     "speckit": ("D", ("d", "speckit", "spec-kit")),
+    "kiro": ("E", ("e", "kiro")),
 }
 #: What each format is, in the words a person would use (for "this is a ..." messages).
 KINDS: dict[PlanFormat, str] = {
@@ -33,6 +35,7 @@ KINDS: dict[PlanFormat, str] = {
     "overview": "a PROJECT_PLAN.md overview",
     "superpowers": "a superpowers task plan",
     "speckit": "a spec-kit tasks.md",
+    "kiro": "a Kiro tasks.md",
 }
 OVERVIEW_NAMES = ("PROJECT_PLAN.md", "project_plan.md", "Project_Plan.md")
 SPECKIT_NAMES = ("tasks.md", "TASKS.md")
@@ -55,6 +58,9 @@ def plan_target(path: Path) -> Path:
 _SESSION = re.compile(r"^ {0,3}#{1,6}[ \t]+session[ \t]+#?\d", re.I | re.M)
 _TASK = re.compile(r"^ {0,3}#{2,4}[ \t]+task[ \t]+#?\d", re.I | re.M)
 _SPECKIT_TASK = re.compile(r"^[ \t]*[-*][ \t]+\[[ xX]\][ \t]+T\d{2,}\b", re.M)
+_KIRO_TASK = re.compile(
+    r"^[ \t]*[-*][ \t]+\[[ xX-]\]\*?[ \t]+(?:\d+\.|\d+(?:\.\d+)+)[ \t]+\S", re.M
+)
 _PHASE_UNIT = re.compile(r"^ {0,3}#{1,6}[ \t]+phase[ \t]+[a-z]\b", re.I | re.M)
 _STEP_HEADING = re.compile(
     r"^ {0,3}#{2,6}[ \t]+.*(?:\b(?:red|green|refactor)\b|tdd workflow)", re.I | re.M
@@ -62,7 +68,7 @@ _STEP_HEADING = re.compile(
 
 
 def format_named(name: str) -> PlanFormat:
-    """The format for a `--format` value (`a`..`d` or a name); UserError lists them."""
+    """The format for a `--format` value (`a`..`e` or a name); UserError lists them."""
     wanted = name.strip().lower()
     for fmt, (_, names) in FORMATS.items():
         if wanted in names:
@@ -83,6 +89,9 @@ def detect_text(text: str, name: str = "") -> PlanFormat | None:
     checklist = len(_SPECKIT_TASK.findall(text))
     if checklist and checklist >= max(sessions, tasks):
         return "speckit"
+    kiro = len(_KIRO_TASK.findall(text))
+    if kiro >= 2 and kiro > max(sessions, tasks):
+        return "kiro"
     if tasks > sessions:
         return "superpowers"
     if sessions:
@@ -109,6 +118,9 @@ def detect(path: Path) -> tuple[PlanFormat, Path]:
     for n in SPECKIT_NAMES:
         if n in names:
             return _detect_file(path / n) or "speckit", path / n
+    kiro = sorted(path.glob(".kiro/specs/*/tasks.md"))
+    if len(kiro) == 1:
+        return "kiro", kiro[0]
     plans = [(fmt, p) for p in sorted(path.glob("*.md")) if (fmt := _detect_file(p))]
     if len(plans) == 1:
         return plans[0]
@@ -130,13 +142,13 @@ def others_beside(folder: Path, fmt: PlanFormat) -> list[Path]:
         for p in sorted(folder.glob("*.md"))
         if not PHASE_FILE.match(p.name)
         and p.name not in OVERVIEW_NAMES
-        and _detect_file(p) in ("superpowers", "speckit")
+        and _detect_file(p) in ("superpowers", "speckit", "kiro")
     ]
 
 
 def plan_file(folder: Path, fmt: PlanFormat) -> Path:
-    """For a forced format C or D: the file in `folder` to read (the folder if none)."""
-    if fmt == "speckit":
+    """For a forced format C to E: the file in `folder` to read (the folder if none)."""
+    if fmt in ("speckit", "kiro"):
         return next((folder / n for n in SPECKIT_NAMES if (folder / n).is_file()), folder)
     found = [p for p in sorted(folder.glob("*.md")) if _detect_file(p) == fmt]
     return found[0] if len(found) == 1 else folder

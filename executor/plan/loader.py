@@ -1,10 +1,10 @@
 """`load_plan(path, format=None)`: a plan folder or file, in any format, -> `Plan`.
 
 One seam, one reader per format (`PlanReader`): A `phase` and B `overview`
-(`executor.plan.phases`), C `superpowers`, D `speckit`. The
+(`executor.plan.phases`), C `superpowers`, D `speckit`, E `kiro`. The
 format is detected (`executor.plan.formats`) unless the caller forces one. Content
 problems never raise: they become `plan.diagnostics`. A plan that yields no session
-says what the file is when it is another format ("this is a spec-kit tasks.md"), never
+says what the file is when it is another format ("this is a Kiro tasks.md"), never
 only "no sessions found".
 """
 
@@ -48,6 +48,10 @@ def reader_for(fmt: PlanFormat) -> PlanReader:
         from executor.plan.superpowers import SuperpowersReader
 
         return SuperpowersReader()
+    if fmt == "kiro":
+        from executor.plan.kiro import KiroReader
+
+        return KiroReader()
     from executor.plan.speckit import SpeckitReader
 
     return SpeckitReader()
@@ -138,4 +142,5 @@ _NO_SESSIONS: dict[PlanFormat, str] = {
     "superpowers": "no tasks found; expected headings like '### Task 1: Title'",
     "speckit": "no phases with tasks found; expected '## Phase 1: Setup' and "
     "'- [ ] T001 ...' task lines",
+    "kiro": "no tasks found; expected '- [ ] 1. Title' and '- [ ] 1.1 Title' task lines",
 }

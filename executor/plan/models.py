@@ -15,8 +15,9 @@ from executor.datamodel import Strict
 StepRole = Literal["red", "green", "refactor"]
 Severity = Literal["error", "warning"]
 #: The shape a plan was written in (docs/plan-format.md): A `phase` (PHASE files),
-#: B `overview` (PROJECT_PLAN.md), C `superpowers` (task plans), D `speckit` (tasks.md).
-PlanFormat = Literal["phase", "overview", "superpowers", "speckit"]
+#: B `overview` (PROJECT_PLAN.md), C `superpowers` (task plans), D `speckit` (tasks.md),
+#: E `kiro` (.kiro/specs/<feature>/tasks.md).
+PlanFormat = Literal["phase", "overview", "superpowers", "speckit", "kiro"]
 
 
 class ChecklistItem(Strict):
@@ -83,8 +84,8 @@ class Session(Strict):
     number: int
     title: str
     phase: int
-    #: The plan's own id when it is not the session number: `1.1` (superpowers `Task 1.1`),
-    #: `A` (`Phase A`), `3.2` (spec-kit `Phase 3.2`).
+    #: The plan's own id when it is not the session number: `1.1` (superpowers `Task 1.1`,
+    #: a Kiro sub-task), `A` (`Phase A`), `3.2` (spec-kit `Phase 3.2`).
     label: str | None = None
     tdd: bool = True
     objectives: list[ChecklistItem] = Field(default_factory=list)
@@ -126,6 +127,17 @@ class Session(Strict):
     #: True when the plan gives only a bullet summary and the steps were derived from it
     #: (RED: failing tests for the bullets; GREEN; REFACTOR) with the project's command.
     derived: bool = False
+    #: The plan marks the session optional (Kiro `- [ ]* 2.3`): run only when asked for.
+    optional: bool = False
+    #: The session is a human checkpoint, not agent work (Kiro `N. Checkpoint - ...`): a
+    #: person confirms it; nothing is implemented.
+    is_checkpoint: bool = False
+    #: The planning tool's own status word (Kiro `[-]` reads `in-progress`); None when it
+    #: has none.
+    status: str | None = None
+    #: Documents the agent should read with the session (Kiro's requirements.md and
+    #: design.md beside the tasks.md).
+    context_files: list[Path] = Field(default_factory=list)
     #: The tasks the session holds (spec-kit task lines).
     tasks: list[PlanTask] = Field(default_factory=list)
 

@@ -85,6 +85,10 @@ def _session_json(s: Session, config: ProjectConfig) -> dict[str, Any]:
         "box_lines": s.box_lines,
         "checkpoints": s.checkpoints,
         "derived": s.derived,
+        "optional": s.optional,
+        "is_checkpoint": s.is_checkpoint,
+        "status": s.status,
+        "context_files": [str(p) for p in s.context_files],
         "tasks": [t.model_dump() for t in s.tasks],
     }
 

@@ -114,6 +114,7 @@ _STEP_HINT: dict[PlanFormat, str] = {
     "superpowers": "expected a step such as '- [ ] **Step 1: Write the failing test**' "
     "(RED) or '- [ ] **Step 3: Write minimal implementation**' (GREEN)",
     "speckit": "expected a '### Tests for ...' section (RED) and implementation tasks (GREEN)",
+    "kiro": "expected a task that implements it",
 }
 
 
@@ -206,6 +207,7 @@ def _plan_rules(plan: Plan, project_test_command: str | None) -> list[Diagnostic
         s
         for s in plan.sessions()
         if s.green is not None
+        and not s.is_checkpoint
         and s.test_command("green", project_test_command) is None
         and not _says_run_without_command(s, project_test_command)
     ]

@@ -2,8 +2,9 @@
 
 A ticked box in a plan is a claim (`Session.claimed_done`); the executor re-proves it
 with a test run and, once a session is verified and committed, ticks its boxes itself.
-`tick_session` is pure: it reads the plan file and returns the edits (`- [ ]` ->
-`- [x]` on `Session.box_lines`); `apply_edits` writes them atomically. Ticking never
+`tick_session` is pure: it reads the plan file and returns the edits (`[ ]` or Kiro's
+`[-]` -> `[x]` on `Session.box_lines`, which for a Kiro group's last required sub-task
+include the group's box); `apply_edits` writes them atomically. Ticking never
 changes `Session.source_hash` (the hash reads every box as unticked).
 """
 
@@ -47,7 +48,7 @@ def tick_session(session: Session) -> list[FileEdit]:
                 path=path,
                 line=number,
             )
-        if box.group(2) == " ":
+        if box.group(2) not in "xX":
             new = f"{box.group(1)}[x]{old[box.end() :]}"
             edits.append(FileEdit(path=path, line=number, old=old, new=new))
     return edits

@@ -93,3 +93,26 @@ def test_brief_text_drops_commit_steps_blocks_and_lines() -> None:
         "commit\n```\n- Commit message style: imperative\n"
     )
     assert brief_text(lines, 1, 2, [range(2, 3)]) == "## Session 1: X\n"
+
+
+CONSTRUCTS = Path(__file__).parent / "fixtures" / "constructs"
+
+
+def test_kiro_ticks_its_box_and_the_groups_with_its_last_required_sub_task(
+    tmp_path: Path,
+) -> None:
+    path = _copy(CONSTRUCTS / "kiro", tmp_path) / ".kiro/specs/reminders/tasks.md"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("- [x] 1.3", "- [ ] 1.3").replace("- [x] 1.", "- [-] 1."), "utf-8")
+    plan = load_plan(path)
+    last = next(s for s in plan.sessions() if s.label == "1.3")
+    assert last.box_lines == [14, 6] and not last.claimed_done
+    assert [(e.line, e.new.strip()) for e in tick_session(last)] == [
+        (14, "- [x] 1.3 Store reminders in `app/store.py`"),
+        (6, "- [x] 1. Set up the reminders module"),
+    ]
+    apply_edits(tick_session(last))
+    again = load_plan(path)
+    assert [s.source_hash for s in again.sessions()] == [s.source_hash for s in plan.sessions()]
+    ticked = next(s for s in again.sessions() if s.label == "1.3")
+    assert ticked.claimed_done and tick_session(ticked) == []
