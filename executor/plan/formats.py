@@ -2,14 +2,15 @@
 
 Detection reads the text with a few line patterns (no parse), so choosing a reader
 costs next to nothing:
+- F `taskmaster`: a `.json` file (Task Master's `tasks.json`);
 - D `speckit`: checklist task lines `- [ ] T001 ...` (more of them than other units);
 - E `kiro`: numbered checklist tasks `- [ ] 1. Title` / `- [ ]* 2.1 Title`;
 - C `superpowers`: `## Task N` / `### Task 1.2` headings (more than session headings);
 - A `phase` / B `overview`: `Session N` headings (or `Phase A:` sections of work); B
   when the file is PROJECT_PLAN.md or no session has a TDD step heading.
 A folder is A when it holds PHASE files, B with only PROJECT_PLAN.md, D or E with a
-tasks.md, E with one `.kiro/specs/*/tasks.md` below it, else the one markdown file in
-it that reads as a plan (several: UserError listing them).
+tasks.md, F with a tasks.json, else the one markdown file in it that reads as a plan
+(several: UserError listing them).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ FORMATS: dict[PlanFormat, tuple[str, tuple[str, ...]]] = {
     "superpowers": ("C", ("c", "superpowers", "tasks-plan")),
     "speckit": ("D", ("d", "speckit", "spec-kit")),
     "kiro": ("E", ("e", "kiro")),
+    "taskmaster": ("F", ("f", "taskmaster", "task-master")),
 }
 #: What each format is, in the words a person would use (for "this is a ..." messages).
 KINDS: dict[PlanFormat, str] = {
@@ -36,14 +38,21 @@ KINDS: dict[PlanFormat, str] = {
     "superpowers": "a superpowers task plan",
     "speckit": "a spec-kit tasks.md",
     "kiro": "a Kiro tasks.md",
+    "taskmaster": "a Task Master tasks.json",
 }
 OVERVIEW_NAMES = ("PROJECT_PLAN.md", "project_plan.md", "Project_Plan.md")
 SPECKIT_NAMES = ("tasks.md", "TASKS.md")
+TASKMASTER_NAME = "tasks.json"
 
 
 def is_plan_file_name(name: str) -> bool:
     """A PHASE file, an overview or a spec-kit task list, by its name alone."""
-    return bool(PHASE_FILE.match(name)) or name in OVERVIEW_NAMES or name in SPECKIT_NAMES
+    return (
+        bool(PHASE_FILE.match(name))
+        or name in OVERVIEW_NAMES
+        or name in SPECKIT_NAMES
+        or name == TASKMASTER_NAME
+    )
 
 
 def plan_target(path: Path) -> Path:
@@ -68,7 +77,7 @@ _STEP_HEADING = re.compile(
 
 
 def format_named(name: str) -> PlanFormat:
-    """The format for a `--format` value (`a`..`e` or a name); UserError lists them."""
+    """The format for a `--format` value (`a`..`f` or a name); UserError lists them."""
     wanted = name.strip().lower()
     for fmt, (_, names) in FORMATS.items():
         if wanted in names:
@@ -84,6 +93,8 @@ def describe(fmt: PlanFormat) -> str:
 
 def detect_text(text: str, name: str = "") -> PlanFormat | None:
     """The format `text` is written in, or None when it reads as no plan at all."""
+    if name.endswith(".json"):
+        return "taskmaster" if '"tasks"' in text else None
     sessions = len(_SESSION.findall(text))
     tasks = len(_TASK.findall(text))
     checklist = len(_SPECKIT_TASK.findall(text))
@@ -118,6 +129,10 @@ def detect(path: Path) -> tuple[PlanFormat, Path]:
     for n in SPECKIT_NAMES:
         if n in names:
             return _detect_file(path / n) or "speckit", path / n
+    if TASKMASTER_NAME in names:
+        return "taskmaster", path / TASKMASTER_NAME
+    if (path / ".taskmaster" / "tasks" / TASKMASTER_NAME).is_file():  # a project folder
+        return "taskmaster", path / ".taskmaster" / "tasks" / TASKMASTER_NAME
     kiro = sorted(path.glob(".kiro/specs/*/tasks.md"))
     if len(kiro) == 1:
         return "kiro", kiro[0]
@@ -147,9 +162,11 @@ def others_beside(folder: Path, fmt: PlanFormat) -> list[Path]:
 
 
 def plan_file(folder: Path, fmt: PlanFormat) -> Path:
-    """For a forced format C to E: the file in `folder` to read (the folder if none)."""
+    """For a forced format C to F: the file in `folder` to read (the folder if none)."""
     if fmt in ("speckit", "kiro"):
         return next((folder / n for n in SPECKIT_NAMES if (folder / n).is_file()), folder)
+    if fmt == "taskmaster":
+        return folder / TASKMASTER_NAME if (folder / TASKMASTER_NAME).is_file() else folder
     found = [p for p in sorted(folder.glob("*.md")) if _detect_file(p) == fmt]
     return found[0] if len(found) == 1 else folder
 

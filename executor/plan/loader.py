@@ -1,7 +1,7 @@
-"""`load_plan(path, format=None)`: a plan folder or file, in any format, -> `Plan`.
+"""`load_plan(path, format=None, tag=None)`: a plan folder or file, in any format -> `Plan`.
 
 One seam, one reader per format (`PlanReader`): A `phase` and B `overview`
-(`executor.plan.phases`), C `superpowers`, D `speckit`, E `kiro`. The
+(`executor.plan.phases`), C `superpowers`, D `speckit`, E `kiro`, F `taskmaster`. The
 format is detected (`executor.plan.formats`) unless the caller forces one. Content
 problems never raise: they become `plan.diagnostics`. A plan that yields no session
 says what the file is when it is another format ("this is a Kiro tasks.md"), never
@@ -38,7 +38,7 @@ class PlanReader(Protocol):
         ...
 
 
-def reader_for(fmt: PlanFormat) -> PlanReader:
+def reader_for(fmt: PlanFormat, tag: str | None = None) -> PlanReader:
     """The reader for `fmt` (each imported only when needed)."""
     if fmt in ("phase", "overview"):
         from executor.plan.phases import PhaseReader
@@ -52,14 +52,18 @@ def reader_for(fmt: PlanFormat) -> PlanReader:
         from executor.plan.kiro import KiroReader
 
         return KiroReader()
+    if fmt == "taskmaster":
+        from executor.plan.taskmaster import TaskmasterReader
+
+        return TaskmasterReader(tag)
     from executor.plan.speckit import SpeckitReader
 
     return SpeckitReader()
 
 
-def load_plan(path: Path, format: str | None = None) -> Plan:
+def load_plan(path: Path, format: str | None = None, tag: str | None = None) -> Plan:
     """Parse the plan at `path` (folder or file); missing path -> PathNotFoundError, an
-    unknown `format` name -> UserError."""
+    unknown `format` name -> UserError. `tag` picks a Task Master tag."""
     path = Path(path).expanduser().absolute()
     if not path.exists():
         raise PathNotFoundError(f"plan not found: {path}", path=path)
@@ -70,7 +74,7 @@ def load_plan(path: Path, format: str | None = None) -> Plan:
         target = (
             plan_file(path, fmt) if path.is_dir() and fmt not in ("phase", "overview") else path
         )
-    plan = reader_for(fmt).read(target)
+    plan = reader_for(fmt, tag).read(target)
     plan.format = fmt
     if target.is_dir():
         for other in others_beside(target, fmt):
@@ -143,4 +147,5 @@ _NO_SESSIONS: dict[PlanFormat, str] = {
     "speckit": "no phases with tasks found; expected '## Phase 1: Setup' and "
     "'- [ ] T001 ...' task lines",
     "kiro": "no tasks found; expected '- [ ] 1. Title' and '- [ ] 1.1 Title' task lines",
+    "taskmaster": 'no tasks found; expected {"tasks": [{"id": 1, "title": ...}]}',
 }

@@ -16,8 +16,8 @@ StepRole = Literal["red", "green", "refactor"]
 Severity = Literal["error", "warning"]
 #: The shape a plan was written in (docs/plan-format.md): A `phase` (PHASE files),
 #: B `overview` (PROJECT_PLAN.md), C `superpowers` (task plans), D `speckit` (tasks.md),
-#: E `kiro` (.kiro/specs/<feature>/tasks.md).
-PlanFormat = Literal["phase", "overview", "superpowers", "speckit", "kiro"]
+#: E `kiro` (.kiro/specs/<feature>/tasks.md), F `taskmaster` (.taskmaster/tasks/tasks.json).
+PlanFormat = Literal["phase", "overview", "superpowers", "speckit", "kiro", "taskmaster"]
 
 
 class ChecklistItem(Strict):
@@ -35,13 +35,13 @@ class FileSpec(Strict):
 
 
 class PlanTask(Strict):
-    """One task inside a session as the plan lists it: a spec-kit `T012` line. The session
-    is what runs and commits; its tasks say what it holds."""
+    """One task inside a session as the plan lists it: a spec-kit `T012` line, a Task
+    Master subtask. The session is what runs and commits; its tasks say what it holds."""
 
-    #: The plan's own id (`T012`, `T006a`).
+    #: The plan's own id (`T012`, `T006a`, `2.3`).
     label: str
     text: str
-    #: Source line of the task (its box).
+    #: Source line of the task (its box, or its `"status"` value in a tasks.json).
     line: int
     done: bool = False
     #: The step the task belongs to (spec-kit RED / GREEN / REFACTOR sections).
@@ -85,7 +85,7 @@ class Session(Strict):
     title: str
     phase: int
     #: The plan's own id when it is not the session number: `1.1` (superpowers `Task 1.1`,
-    #: a Kiro sub-task), `A` (`Phase A`), `3.2` (spec-kit `Phase 3.2`).
+    #: a Kiro sub-task), `A` (`Phase A`), `T006a`, a Task Master id.
     label: str | None = None
     tdd: bool = True
     objectives: list[ChecklistItem] = Field(default_factory=list)
@@ -129,16 +129,18 @@ class Session(Strict):
     derived: bool = False
     #: The plan marks the session optional (Kiro `- [ ]* 2.3`): run only when asked for.
     optional: bool = False
-    #: The session is a human checkpoint, not agent work (Kiro `N. Checkpoint - ...`): a
-    #: person confirms it; nothing is implemented.
+    #: The session is a human checkpoint, not agent work (Kiro `N. Checkpoint - ...`, a
+    #: user-acceptance task): a person confirms it; nothing is implemented.
     is_checkpoint: bool = False
-    #: The planning tool's own status word (Kiro `[-]` reads `in-progress`); None when it
-    #: has none.
+    #: The planning tool's own status word (Task Master `pending`, `in-progress`,
+    #: `deferred`, `cancelled`; Kiro `[-]` reads `in-progress`); None when it has none.
     status: str | None = None
+    #: Task Master: the tag (`master`) the task belongs to.
+    tag: str | None = None
     #: Documents the agent should read with the session (Kiro's requirements.md and
     #: design.md beside the tasks.md).
     context_files: list[Path] = Field(default_factory=list)
-    #: The tasks the session holds (spec-kit task lines).
+    #: The tasks the session holds (spec-kit task lines, Task Master subtasks).
     tasks: list[PlanTask] = Field(default_factory=list)
 
     def step(self, role: StepRole) -> Step | None:
@@ -165,7 +167,7 @@ class Session(Strict):
 class Phase(Strict):
     number: int
     name: str
-    #: The plan's own id when it is not the number (`1A`, `3.1`).
+    #: The plan's own id when it is not the number (`1A`, `3.1`, a Kiro group `2`).
     label: str | None = None
     source_file: Path | None = None
     #: Line of the `Phase N` heading (None when the number came from the file name only).

@@ -88,6 +88,7 @@ def _session_json(s: Session, config: ProjectConfig) -> dict[str, Any]:
         "optional": s.optional,
         "is_checkpoint": s.is_checkpoint,
         "status": s.status,
+        "tag": s.tag,
         "context_files": [str(p) for p in s.context_files],
         "tasks": [t.model_dump() for t in s.tasks],
     }

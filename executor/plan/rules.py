@@ -115,6 +115,7 @@ _STEP_HINT: dict[PlanFormat, str] = {
     "(RED) or '- [ ] **Step 3: Write minimal implementation**' (GREEN)",
     "speckit": "expected a '### Tests for ...' section (RED) and implementation tasks (GREEN)",
     "kiro": "expected a task that implements it",
+    "taskmaster": "expected a task that implements it",
 }
 
 

@@ -69,3 +69,39 @@ def test_kiro_in_progress_box_is_a_status_not_a_tick(tmp_path: Path) -> None:
         ("2", None, False),
     ]
     assert plan.sessions()[0].context_files == []  # no requirements.md / design.md beside it
+
+
+def test_task_master_tagged_ids_statuses_and_checkpoints() -> None:
+    plan = load_plan(C / "taskmaster-tagged")
+    assert (plan.format, plan.name) == ("taskmaster", "taskmaster-tagged")
+    rows = [(s.number, s.status, s.claimed_done, s.is_checkpoint, s.dependencies, s.tag)
+            for s in plan.sessions()]  # fmt: skip
+    assert rows == [
+        (1, "done", True, False, [], "master"),
+        (2, "in-progress", False, False, [1], "master"),
+        (3, "cancelled", False, False, [2], "master"),  # `"id": "3"` reads as 3
+        (4, "pending", False, True, [2], "master"),  # user acceptance: a person's job
+    ]
+    store = _session(plan, 2)
+    assert [(t.label, t.done, t.depends_on) for t in store.tasks] == [
+        ("2.1", True, []),
+        ("2.2", False, ["2.1"]),
+    ]
+    assert _commands(store) == (None, "pytest tests/test_store.py -q", None)
+    assert [f.path for f in store.files] == ["src/notes/store.py"]
+    assert store.brief_text.startswith("## Task 2: Store notes\n\nNotes are saved to disk.")
+    other = load_plan(C / "taskmaster-tagged", tag="feature-export")
+    assert [(s.title, s.tag) for s in other.sessions()] == [("Export to CSV", "feature-export")]
+    missing = load_plan(C / "taskmaster-tagged", tag="nope")
+    assert [d.message for d in missing.errors] == [
+        "no tag 'nope' in this tasks.json; pick one of master, feature-export with --tag"
+    ]
+
+
+def test_task_master_flat_file() -> None:
+    plan = load_plan(C / "taskmaster-flat" / "tasks" / "tasks.json")
+    assert [(s.number, s.title, s.tag, s.box_lines) for s in plan.sessions()] == [
+        (1, "Room model", None, [3]),
+        (2, "Vote API", None, [4]),
+    ]
+    assert [f.path for f in _session(plan, 1).files] == ["Room.ts"]

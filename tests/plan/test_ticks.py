@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 from pathlib import Path
 
@@ -116,3 +118,54 @@ def test_kiro_ticks_its_box_and_the_groups_with_its_last_required_sub_task(
     assert [s.source_hash for s in again.sessions()] == [s.source_hash for s in plan.sessions()]
     ticked = next(s for s in again.sessions() if s.label == "1.3")
     assert ticked.claimed_done and tick_session(ticked) == []
+
+
+@pytest.mark.parametrize(
+    ("folder", "name"),
+    [
+        ("taskmaster-tagged", ".taskmaster/tasks/tasks.json"),
+        ("taskmaster-flat", "tasks/tasks.json"),
+    ],
+)
+def test_task_master_ticks_edit_only_the_status_values(
+    folder: str, name: str, tmp_path: Path
+) -> None:
+    path = _copy(CONSTRUCTS / folder, tmp_path) / name
+    before = path.read_text(encoding="utf-8")
+    plan = load_plan(path)
+    session = plan.session(2)
+    assert session is not None and not session.claimed_done
+    edits = tick_session(session)
+    apply_edits(edits)
+    after = path.read_text(encoding="utf-8")
+    data = json.loads(after)
+    tasks = data["master"]["tasks"] if "master" in data else data["tasks"]
+    task = next(t for t in tasks if t["id"] == 2)
+    assert task["status"] == "done"
+    assert all(s["status"] == "done" for s in task.get("subtasks", []))
+    untouched = [t for t in tasks if t["id"] != 2]
+    old = json.loads(before)
+    old_tasks = old["master"]["tasks"] if "master" in old else old["tasks"]
+    assert untouched == [t for t in old_tasks if t["id"] != 2]
+    # byte for byte the same file but for the status values of task 2 and its subtasks
+    assert after.replace('"done"', '"?"') == _statuses_blanked(before, session.box_lines)
+    ticked = load_plan(path).session(2)
+    assert ticked is not None and ticked.claimed_done
+    assert ticked.source_hash == session.source_hash and tick_session(ticked) == []
+
+
+def _statuses_blanked(text: str, lines: list[int]) -> str:
+    """`text` with every status value on `lines`, and every "done", read as "?"."""
+    out = split_source(text)
+    for n in lines:
+        out[n - 1] = re.sub(r'("status"\s*:\s*)"[^"]*"', r'\1"?"', out[n - 1])
+    return "".join(out).replace('"done"', '"?"')
+
+
+def test_a_task_master_task_that_is_gone_is_refused(tmp_path: Path) -> None:
+    path = _copy(CONSTRUCTS / "taskmaster-flat", tmp_path) / "tasks/tasks.json"
+    session = load_plan(path).session(2)
+    assert session is not None
+    path.write_text('{"tasks": []}', encoding="utf-8")
+    with pytest.raises(PlanInvalidError, match=r"expected task 2 here; the plan changed"):
+        tick_session(session)
