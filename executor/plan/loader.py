@@ -25,6 +25,7 @@ from executor.plan.formats import (
     plan_file,
 )
 from executor.plan.models import NO_PLAN_FILES, Diagnostic, Plan, PlanFormat
+from executor.plan.paths import relativize
 
 
 class PlanReader(Protocol):
@@ -87,6 +88,7 @@ def load_plan(path: Path, format: str | None = None, tag: str | None = None) -> 
                     f"{describe(fmt)} plan; to use it: --plan {other}",
                 )
             )
+    relativize(plan, target)
     _finish(plan, target)
     return plan
 

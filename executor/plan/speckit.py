@@ -275,7 +275,7 @@ def task_paths(text: str, *, checking: bool = False) -> list[str]:
     if spans:
         found = [p for p in spans if "/" in p.rstrip("/") or p.endswith("/")]
         found = [p for p in found if not p.startswith("/") or "/Users/" in p or "/home/" in p]
-        return found or [p for p in spans if is_source_name(p)][:1]
+        return found or [p for p in spans if is_source_name(p) and "/" not in p][:1]
     return [p for p in written if not p.startswith("/")]
 
 
