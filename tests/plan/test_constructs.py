@@ -1,4 +1,4 @@
-"""Each construct the real plans use, on fixtures of our own
+"""Each construct the real plans use (tests/plan/real/SOURCES.md), on fixtures of our own
 (tests/plan/fixtures/constructs/: each names the plan it models on its first line),
 read as a careful person reads it."""
 
@@ -27,6 +27,202 @@ def _commands(s: Session) -> tuple[str | None, str | None, str | None]:
 
 def _errors(plan: Plan) -> list[str]:
     return [f"{d.line}: {d.message}" for d in lint(plan) if d.severity == "error"]
+
+
+def test_a_markdown_block_with_fences_inside_hides_nothing_and_stray_headings_keep_steps() -> None:
+    plan = load_plan(C / "nested-fences.md")
+    assert [(s.number, s.title) for s in plan.sessions()] == [
+        (1, "Document the install"),
+        (2, "Write the guide"),
+    ]
+    first, second = plan.sessions()
+    assert _commands(first) == (None, "mkdocs build --strict", None)  # after the block
+    assert not first.tdd and [f.path for f in first.files] == ["README.md"]
+    # Task 2's step 3 comes after a heading its broken fence surfaced: still Task 2's,
+    # with the block's lines as one command; the appendix after it is no task's
+    assert _commands(second) == (None, "cd backend && pytest -q && ruff check .", None)
+    assert (second.line_start, second.line_end) == (31, 71)
+    assert second.box_lines == [] and _errors(plan) == []
+
+
+def test_bare_blocks_after_run_steps_setup_and_manual_steps() -> None:
+    plan = load_plan(C / "bare-blocks.md")
+    endpoint, widget = plan.sessions()
+    assert (endpoint.label, endpoint.phase, endpoint.tdd) == ("1.1", 1, True)
+    assert _commands(endpoint) == (
+        "cd backend && pytest tests/test_counter.py -v",  # a bare block, two lines
+        "pytest tests/test_counter.py -v",  # not the manual curl check after it
+        None,
+    )
+    assert [f.path for f in endpoint.files] == [
+        "backend/counter.py",
+        "backend/tests/test_counter.py",
+        "backend/app.py",  # "Modify `backend/app.py`" in a step; "Test: Manual" is no file
+    ]
+    assert (widget.label, widget.phase, widget.tdd, widget.dependencies) == ("2.1", 2, False, [1])
+    # `npm install` and `chmod +x` are setup; the comment line of the Run: block is dropped
+    assert _commands(widget) == (None, "npm run build && npm test -- Counter", None)
+    assert [f.path for f in widget.files] == ["frontend/Counter.tsx"]
+
+
+def test_dotted_tasks_under_slices_and_a_slice_gate() -> None:
+    plan = load_plan(C / "slices.md")
+    assert [(p.number, p.name) for p in plan.phases] == [(1, "Entries"), (2, "Reports")]
+    assert [(s.label, s.phase, s.tdd, s.claimed_done) for s in plan.sessions()] == [
+        ("1.1", 1, True, False),
+        ("1.2", 1, True, True),
+        ("2.1", 2, False, False),
+    ]
+    assert _session(plan, 2).checkpoints == ["Slice 1 gate"]  # a gate, not a task
+    assert _errors(plan) == []
+
+
+def test_repeated_cycles_code_before_tests_root_files_and_a_file_in_a_folder() -> None:
+    plan = load_plan(C / "cycles.md")
+    rounds, snapshot, final = plan.sessions()
+    assert rounds.tdd and _commands(rounds) == (
+        "cargo test tokenizer::numbers",  # the first failing check
+        "cargo test tokenizer",  # the task's final verification, not round one's filter
+        None,
+    )
+    assert [f.path for f in rounds.files] == [
+        "src/tokenizer.rs",
+        "Cargo.toml",
+        "config/env.example",
+    ]
+    # implementation steps come first and the tests last: not a TDD session
+    assert not snapshot.tdd and _commands(snapshot) == (None, "cargo test snapshot", None)
+    assert [f.path for f in snapshot.files][:2] == ["src/snapshot.rs", "rust-toolchain.toml"]
+    assert _commands(final) == (None, "cargo test", None)
+
+
+def test_a_session_file_split_into_parts_with_a_scope_section_and_a_ground_rule() -> None:
+    plan = load_plan(C / "session-parts.md")
+    profile, final = plan.sessions()  # "## Session 8 Scope" is a section, not a session
+    assert (profile.number, profile.title, profile.tdd) == (1, "ProfileScreen", True)
+    assert [f.path for f in profile.files] == [
+        "src/screens/__tests__/ProfileScreen.test.tsx",
+        "src/screens/ProfileScreen.tsx",  # staged by its commit step
+    ]
+    red_command = "npm run test:run src/screens/__tests__/ProfileScreen.test.tsx"
+    assert profile.test_command("red") == profile.test_command("green") == red_command
+    assert profile.default_test_command == "npm run test:run"  # the ground rule
+    assert profile.refactor is not None and profile.refactor.test_command is None
+    assert (final.title, final.tdd) == ("Final Verification", False)
+    assert _commands(final) == (None, "npm run type-check", None)  # `npm start` is manual
+    assert _errors(plan) == []
+
+
+def test_a_numbered_tdd_list_tree_files_and_a_test_first_that_runs_tests() -> None:
+    plan = load_plan(C / "PHASE_3_SERVICES.md")
+    assert [(p.number, p.name) for p in plan.phases] == [(3, "Services Layer")]
+    classes, independent, utilities = plan.sessions()
+    assert (classes.number, classes.title, classes.tdd) == (7, "Service Classes", True)
+    assert [f.path for f in classes.files] == [
+        "app/services/__init__.py",
+        "app/services/orders.py",
+        "app/tests/test_orders.py",  # a bold code span heading its code
+        "app/services/README.md",
+    ]
+    assert classes.line_end == 50  # the template's `## Testing` stays in its block
+    # "Test First: Run each app's tests" writes no tests: verification, not RED
+    assert not independent.tdd
+    assert _commands(independent) == (None, "pytest app/tests/ && pytest users/tests/", None)
+    assert (utilities.tdd, [f.path for f in utilities.files]) == (
+        False,
+        ["app/utils/validators.py"],
+    )
+    assert [s.dependencies for s in plan.sessions()] == [[], [7], [8]]
+
+
+def test_letter_phases_holding_the_work_are_the_sessions() -> None:
+    plan = load_plan(C / "phase-units.md")
+    model, guide = plan.sessions()
+    assert (model.label, model.title, model.tdd, model.claimed_done) == (
+        "A",
+        "Invitation Model",
+        True,
+        True,
+    )
+    assert model.red is not None and model.red.tasks[1] == "Write test: an invitation has an email"
+    assert [f.path for f in model.files] == [
+        "backend/invites/models.py",
+        "backend/invites/tests/test_models.py",
+    ]
+    assert (guide.label, guide.tdd, guide.dependencies) == ("B", False, [1])
+
+
+def test_overview_sessions_as_bold_items_with_restarting_numbers() -> None:
+    plan = load_plan(C / "PROJECT_PLAN.md")
+    assert plan.format == "overview"
+    assert [(s.number, s.phase, s.title, s.tdd, s.estimated_hours) for s in plan.sessions()] == [
+        (1, 1, "Recipe Model", False, 3.0),  # tests are the last bullet: not TDD
+        (2, 1, "Storage", False, 2.0),
+        (3, 2, "Search Index", False, 4.0),  # its bullets are outside the list
+        (4, 2, "Search API", True, 3.0),
+    ]
+    assert [s.dependencies for s in plan.sessions()] == [[], [1], [2], [3]]
+
+
+def test_an_overview_with_phases_and_no_sessions_says_so() -> None:
+    plan = load_plan(C / "overview-phases-only" / "PROJECT_PLAN.md")
+    assert [(p.number, p.label, p.name) for p in plan.phases] == [
+        (1, "1A", "Dependencies"),
+        (2, "1B", "Sign-in"),
+        (3, "2", "Watering Schedule"),
+    ]
+    assert _errors(plan) == [
+        "1: no sessions found; expected headings like '#### Session 1: Title' (a "
+        "PROJECT_PLAN.md overview with phases 1A, 1B, 2 but no sessions: their sessions are "
+        "written in the phase files)"
+    ]
+
+
+def test_session_logs_an_html_comment_and_an_indented_tree() -> None:
+    plan = load_plan(C / "PHASE_5_DASHBOARD.md")
+    charts, layout = plan.sessions()  # the commented-out Session 9 is not one
+    assert (charts.title, charts.tdd, charts.claimed_done) == ("Charts", False, True)
+    assert [f.path for f in charts.files] == ["frontend/src/Chart.vue", "frontend/src/ui/"]
+    assert (layout.title, layout.claimed_done, layout.files) == ("Layout", False, [])
+
+
+def test_spec_kit_red_green_refactor_sections_commands_manual_checks_and_paths() -> None:
+    plan = load_plan(C / "speckit-red-green" / "specs" / "004-export" / "tasks.md")
+    setup, story, polish = plan.sessions()
+    assert [f.path for f in setup.files] == ["pyproject.toml", "docs/export.md", "CHANGELOG.md"]
+    assert [(t.label, t.role) for t in story.tasks] == [
+        ("T003", "red"),
+        ("T004", "green"),
+        ("T004a", "green"),
+        ("T005", "refactor"),
+        ("T006", "refactor"),
+    ]
+    assert story.tdd and story.refactor is not None
+    assert _commands(story) == (None, "uv run pytest tests/test_export.py -v", None)
+    # the author's /Users/... checkout read relative to the repository
+    assert [f.path for f in story.files] == ["tests/test_export.py", "notes/export.py"]
+    assert story.tasks[1].depends_on == ["T003"]
+    assert story.checkpoints[1].startswith("T006: [US1] Execute quickstart.md")
+    assert (polish.title, polish.phase) == ("Polish & Cross-Cutting Concerns", 3)
+    assert _commands(polish) == (None, "npm run typecheck && git diff --check", None)
+    assert [f.path for f in polish.files] == ["package.json"]  # `npm run lint` is added to it
+    warnings = [(d.line, d.message) for d in lint(plan) if "author's machine" in d.message]
+    assert warnings == [
+        (
+            20,
+            "file paths from the author's machine (/Users/dev/Projects/notes-app/...) are read "
+            "relative to the repository",
+        )
+    ]
+    assert _errors(plan) == []
+
+
+def test_spec_kit_test_tasks_before_their_code_are_red_and_decimal_phases_labelled() -> None:
+    plan = load_plan(C / "speckit-tests-first" / "specs" / "005-sync" / "tasks.md")
+    assert [(p.number, p.label) for p in plan.phases] == [(1, "3.1"), (2, "3.2")]
+    core = _session(plan, 2)
+    assert [(t.label, t.role) for t in core.tasks] == [("T002", "red"), ("T003", "green")]
+    assert core.tdd and core.red is not None and core.green is not None
 
 
 def test_kiro_groups_optional_checkpoints_in_progress_and_flat_sub_tasks() -> None:
