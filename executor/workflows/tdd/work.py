@@ -398,10 +398,8 @@ class TddSteps(SessionPart):
         return O.OK
 
     def _tick(self) -> list[str]:
-        """Task plans (superpowers, spec-kit) carry progress as boxes: tick this session's
-        in the plan, in the session's own commit, so the plan stays a true ledger."""
-        if self.r.plan.format not in {"superpowers", "speckit"}:
-            return []
+        """Mark this session done in the plan, in the format's own way (boxes, a Task
+        Master status), in the session's own commit, so the plan stays a true ledger."""
         from executor.plan.ticks import apply_edits, tick_session
 
         return [str(p.relative_to(self.r.repo.root)) for p in apply_edits(tick_session(self.s))
