@@ -120,6 +120,8 @@ def detect(path: Path) -> tuple[PlanFormat, Path]:
     """The format of the plan at `path` and the path its reader reads (a folder of PHASE
     files / an overview, or the one plan file)."""
     if not path.is_dir():
+        if path.suffix == ".json":  # the one JSON plan we read: its reader says what is amiss
+            return "taskmaster", path
         return _detect_file(path) or ("overview" if path.name in OVERVIEW_NAMES else "phase"), path
     names = {p.name for p in path.iterdir() if p.is_file()}
     if any(PHASE_FILE.match(n) for n in names):

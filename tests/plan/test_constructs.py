@@ -301,3 +301,17 @@ def test_task_master_flat_file() -> None:
         (2, "Vote API", None, [4]),
     ]
     assert [f.path for f in _session(plan, 1).files] == ["Room.ts"]
+
+
+def test_a_json_file_that_holds_no_task_list_says_what_it_lacks(tmp_path: Path) -> None:
+    path = tmp_path / "tasks.json"
+    path.write_text('{"version": 1}', encoding="utf-8")
+    plan = load_plan(path)
+    assert (plan.format, _errors(plan)) == (
+        "taskmaster",
+        ['1: no task list: expected {"tasks": [...]} or {"<tag>": {"tasks": [...]}}'],
+    )
+    path.write_text('{"tasks": [\n  {"id": 1,}\n]}', encoding="utf-8")
+    assert _errors(load_plan(path)) == [
+        "2: not valid JSON: Expecting property name enclosed in double quotes (column 12)"
+    ]
