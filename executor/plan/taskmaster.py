@@ -111,9 +111,9 @@ class _TasksFile:
         spans = members(self.text, span[0])
         status = str(task.get("status") or "") or None
         start, end = line_of(self.text, span[0]), line_of(self.text, span[1])
-        subtasks = self.subtasks(task, spans, written)
+        subtasks, sub_boxes = self.subtasks(task, spans, written)
         prose = [task.get(k) for k in ("title", "description", "details")]
-        prose += [s.get(k) for s in task.get("subtasks") or [] if isinstance(s, dict)
+        prose += [s.get(k) for s in _list(task, "subtasks") if isinstance(s, dict)
                   for k in ("title", "description", "details")]  # fmt: skip
         files = [
             FileSpec(path=p, line=start)
@@ -123,6 +123,7 @@ class _TasksFile:
         strategy = str(task.get("testStrategy") or "")
         commands = [c for ln in strategy.split("\n") if (c := text_command(ln)) and verifies(c)]
         title = str(task.get("title") or f"Task {written}")
+        own_box = [line_of(self.text, spans["status"][0])] if "status" in spans else []
         source = self.text[span[0] : span[1]]
         return Session(
             number=number,
@@ -139,7 +140,7 @@ class _TasksFile:
                 line=start,
             ),
             files=files,
-            dependencies=[int(d) for d in task.get("dependencies") or [] if str(d).isdigit()],
+            dependencies=[int(d) for d in _list(task, "dependencies") if str(d).isdigit()],
             is_checkpoint=bool(_CHECKPOINT.search(title)),
             status=status,
             tag=tag,
@@ -150,26 +151,27 @@ class _TasksFile:
             source_hash=source_hash(STATUS.sub(r'\1""', source)),
             source_text=source,
             brief_text=_brief(task, written),
-            box_lines=list(
-                dict.fromkeys(
-                    [line_of(self.text, spans["status"][0])] * ("status" in spans)
-                    + [t.line for t in subtasks]
-                )
-            ),
+            box_lines=list(dict.fromkeys([*own_box, *sub_boxes])),
             claimed_done=status == "done",
         )
 
-    def subtasks(self, task: dict[str, Any], spans: dict[str, Span], parent: str) -> list[PlanTask]:
+    def subtasks(
+        self, task: dict[str, Any], spans: dict[str, Span], parent: str
+    ) -> tuple[list[PlanTask], list[int]]:
+        """The task's subtasks, and the lines of their status values."""
         found: list[PlanTask] = []
+        boxes: list[int] = []
         subs = task.get("subtasks")
         if not isinstance(subs, list) or "subtasks" not in spans:
-            return found
+            return found, boxes
         for sub, (start, _) in zip(subs, items(self.text, spans["subtasks"][0]), strict=True):
             if not isinstance(sub, dict):
                 continue
             own = members(self.text, start)
+            if "status" in own:
+                boxes.append(line_of(self.text, own["status"][0]))
             deps = [
-                str(d) if "." in str(d) else f"{parent}.{d}" for d in sub.get("dependencies") or []
+                str(d) if "." in str(d) else f"{parent}.{d}" for d in _list(sub, "dependencies")
             ]
             found.append(
                 PlanTask(
@@ -180,7 +182,12 @@ class _TasksFile:
                     depends_on=deps,
                 )
             )
-        return found
+        return found, boxes
+
+
+def _list(item: dict[str, Any], key: str) -> list[Any]:
+    value = item.get(key)
+    return value if isinstance(value, list) else []
 
 
 def _brief(task: dict[str, Any], written: str) -> str:
@@ -194,7 +201,7 @@ def _brief(task: dict[str, Any], written: str) -> str:
         value = str(task.get(key) or "").strip()
         if value:
             parts.append(f"### {heading}\n\n{value}" if heading else value)
-    subs = [s for s in task.get("subtasks") or [] if isinstance(s, dict)]
+    subs = [s for s in _list(task, "subtasks") if isinstance(s, dict)]
     if subs:
         lines = [
             f"- [{'x' if s.get('status') == 'done' else ' '}] {written}.{s.get('id')} "

@@ -83,20 +83,23 @@ def _status_edits(session: Session, text: str) -> list[FileEdit]:
 
 def _task_status_spans(session: Session, text: str) -> list[tuple[int, int]]:
     path = session.source_file
-    root = text.index("{")
-    top = members(text, root)
-    if session.tag is not None and session.tag in top:
+    if "{" not in text:
+        raise _changed(path, 1, "expected a task list here")
+    top = members(text, text.index("{"))
+    if session.tag is not None and session.tag in top and text[top[session.tag][0]] == "{":
         top = members(text, top[session.tag][0])
-    if "tasks" not in top:
+    if "tasks" not in top or text[top["tasks"][0]] != "[":
         raise _changed(path, 1, "expected a task list here")
     wanted = session.label or str(session.number)
     for start, _ in items(text, top["tasks"][0]):
+        if text[start] != "{":
+            continue
         own = members(text, start)
         if "id" in own and str(json.loads(text[slice(*own["id"])])) == wanted:
             spans = [own["status"]] if "status" in own else []
             if "subtasks" in own and text[own["subtasks"][0]] == "[":
                 for sub, _ in items(text, own["subtasks"][0]):
-                    sub_members = members(text, sub)
+                    sub_members = members(text, sub) if text[sub] == "{" else {}
                     spans += [sub_members["status"]] if "status" in sub_members else []
             return spans
     raise _changed(path, session.line_start, f"expected task {wanted} here")

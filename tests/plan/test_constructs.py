@@ -315,3 +315,17 @@ def test_a_json_file_that_holds_no_task_list_says_what_it_lacks(tmp_path: Path) 
     assert _errors(load_plan(path)) == [
         "2: not valid JSON: Expecting property name enclosed in double quotes (column 12)"
     ]
+
+
+def test_odd_task_master_values_never_break_the_reader(tmp_path: Path) -> None:
+    path = tmp_path / "tasks.json"
+    path.write_text(
+        '{"tasks": [{"id": "a", "dependencies": "1", "subtasks": [1, {"id": 2}]},\n'
+        ' {"id": 1.5, "title": ["x"], "details": {"a": 1}}]}',
+        encoding="utf-8",
+    )
+    plan = load_plan(path)
+    assert [(s.number, s.title, s.box_lines) for s in plan.sessions()] == [
+        (1, "Task a", []),  # no status anywhere: nothing to tick
+        (2, "['x']", []),
+    ]

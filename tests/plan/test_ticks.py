@@ -169,3 +169,20 @@ def test_a_task_master_task_that_is_gone_is_refused(tmp_path: Path) -> None:
     path.write_text('{"tasks": []}', encoding="utf-8")
     with pytest.raises(PlanInvalidError, match=r"expected task 2 here; the plan changed"):
         tick_session(session)
+
+
+def test_task_master_ticks_skip_what_is_not_an_object(tmp_path: Path) -> None:
+    path = tmp_path / "tasks.json"
+    path.write_text(
+        '{"tasks": [7, {"id": 1, "status": "pending", "subtasks": [1, {"status": "x"}]}]}',
+        encoding="utf-8",
+    )
+    session = load_plan(path).session(1)
+    assert session is not None
+    apply_edits(tick_session(session))
+    assert path.read_text(encoding="utf-8") == (
+        '{"tasks": [7, {"id": 1, "status": "done", "subtasks": [1, {"status": "done"}]}]}'
+    )
+    path.write_text('{"tasks": {}}', encoding="utf-8")
+    with pytest.raises(PlanInvalidError, match=r":1: expected a task list here"):
+        tick_session(session)
