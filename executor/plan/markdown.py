@@ -35,6 +35,10 @@ _BOX = re.compile(r"^\[([ xX-])\](\*)?(?:[ \t]+|$)")
 _LINE_BREAK = re.compile(r"\r\n?|\n")
 _FENCE_LINE = re.compile(r"^( {0,3})(`{3,}|~{3,})[ \t]*([^`\s]*)[^`]*$")
 _FRONT_KEY = re.compile(r"^[\w-]+\s*:")
+#: A line of the plan itself, never of a document it quotes: a step or a task.
+_PLAN_LINE = re.compile(
+    r"^\s*(?:[-*]\s+\[[ xX]\]\s+)?(?:\*\*|__)step\s+\d+|^#{1,4}\s+(?:task|session)\s+\d", re.I
+)
 
 
 @dataclass(slots=True)
@@ -191,30 +195,47 @@ def _balance_markdown_fences(lines: list[str]) -> None:
             i += 1
             continue
         mark, info = m.group(2), m.group(3).lower()
-        close = _closing(lines, i, mark, nested=info in ("markdown", "md"))
+        close = _closing(lines, i, mark)
         if close is None:
             return  # never closed: CommonMark runs it to the end anyway
-        if info in ("markdown", "md") and close != _closing(lines, i, mark, nested=False):
-            lines[i] = lines[i].replace(mark, mark + mark[0], 1)
-            lines[close] = lines[close].replace(mark, mark + mark[0], 1)
+        if info in ("markdown", "md"):
+            author = _author_close(lines, i, mark)
+            if author is not None and author != close:
+                lines[i] = lines[i].replace(mark, mark + mark[0], 1)
+                lines[author] = lines[author].replace(mark, mark + mark[0], 1)
+                close = author
         i = close + 1
 
 
-def _closing(lines: list[str], opening: int, mark: str, *, nested: bool) -> int | None:
-    """The line closing the fence opened at `opening`; with `nested`, fences with an info
-    string open inner blocks that bare fences close first."""
-    depth = 1
+def _closing(lines: list[str], opening: int, mark: str) -> int | None:
+    """The line CommonMark closes the fence opened at `opening` at (a bare fence)."""
     for n in range(opening + 1, len(lines)):
         m = _FENCE_LINE.match(lines[n])
-        if m is None or m.group(2)[0] != mark[0]:
-            continue
-        if m.group(3):
-            depth += nested
-        elif len(m.group(2)) >= len(mark):
-            depth -= 1
-            if depth == 0:
-                return n
+        if m and m.group(2)[0] == mark[0] and not m.group(3) and len(m.group(2)) >= len(mark):
+            return n
     return None
+
+
+def _author_close(lines: list[str], opening: int, mark: str) -> int | None:
+    """Where the author of a markdown document block closed it. Inside it, fences come
+    in pairs (an opener with or without an info string, a bare closer); a bare fence
+    where a pair could open is either the next pair's opener or the block's own end, and
+    it was the end when what follows is no code: the plan's next step or task, or a
+    fence with an info string (a new block) before any bare closer. None: undecided."""
+    inner = False
+    maybe_end: int | None = None  # a bare fence taken as an opener for now
+    for n in range(opening + 1, len(lines)):
+        m = _FENCE_LINE.match(lines[n])
+        if m is not None and m.group(2)[0] == mark[0]:
+            if not inner:
+                inner, maybe_end = True, None if m.group(3) else n
+            elif not m.group(3):
+                inner, maybe_end = False, None
+            elif maybe_end is not None:
+                return maybe_end
+        elif _PLAN_LINE.match(lines[n]):
+            return maybe_end
+    return maybe_end
 
 
 # --- tokens -> blocks -------------------------------------------------------------------

@@ -34,15 +34,20 @@ def test_a_markdown_block_with_fences_inside_hides_nothing_and_stray_headings_ke
     assert [(s.number, s.title) for s in plan.sessions()] == [
         (1, "Document the install"),
         (2, "Write the guide"),
+        (3, "Release notes"),
     ]
-    first, second = plan.sessions()
+    first, second, notes = plan.sessions()
     assert _commands(first) == (None, "mkdocs build --strict", None)  # after the block
     assert not first.tdd and [f.path for f in first.files] == ["README.md"]
-    # Task 2's step 3 comes after a heading its broken fence surfaced: still Task 2's,
-    # with the block's lines as one command; the appendix after it is no task's
+    # Task 2's block ends where its author ended it: its headings stay inside, and the
+    # block's lines after Step 3 are one command
     assert _commands(second) == (None, "cd backend && pytest -q && ruff check .", None)
     assert (second.line_start, second.line_end) == (31, 71)
-    assert second.box_lines == [] and _errors(plan) == []
+    # a heading of the task's level between Task 3's steps: the steps go on numbering,
+    # so Step 2 is still Task 3's; the appendix after it is no task's
+    assert _commands(notes) == (None, "lychee docs/", None)
+    assert (notes.line_start, notes.line_end, notes.box_lines) == (73, 83, [])
+    assert _errors(plan) == []
 
 
 def test_bare_blocks_after_run_steps_setup_and_manual_steps() -> None:

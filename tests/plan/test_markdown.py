@@ -132,6 +132,18 @@ def test_a_markdown_block_with_fences_inside_closes_where_its_author_closed_it()
     ]
 
 
+def test_a_markdown_block_opening_a_bare_inner_fence_ends_before_the_next_step() -> None:
+    text = "```markdown\n# Doc\n\n```\nGET /x\n```\n\n## Errors\n```\n\n**Step 2: Next**\n"
+    doc = parse(text)
+    assert [(b.kind, b.line) for b in doc.blocks] == [("code", 1), ("paragraph", 11)]
+    # an info fence right after such a bare fence also says the block ended there
+    text = "```markdown\n# Doc\n```bash\nx\n```\n```\n\n```python\ny = 1\n```\n"
+    assert [(b.kind, b.line, b.end) for b in parse(text).blocks] == [
+        ("code", 1, 6),
+        ("code", 8, 10),
+    ]
+
+
 def test_a_markdown_block_without_inner_fences_stays_as_commonmark_reads_it() -> None:
     doc = parse("```markdown\n# Doc\n```\n\n## After\n")
     assert [(b.kind, b.line) for b in doc.blocks] == [("code", 1), ("heading", 5)]
