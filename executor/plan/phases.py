@@ -15,6 +15,7 @@ from itertools import pairwise
 from pathlib import Path
 
 from executor.plan.drafts import FileResult
+from executor.plan.markdown import source_lines
 from executor.plan.mermaid import Edge
 from executor.plan.models import (
     NO_PLAN_FILES,
@@ -210,7 +211,7 @@ def _plan_name(folder: Path, results: list[FileResult]) -> str:
     for r in results:
         if r.path.name.lower() == "project_plan.md":
             try:
-                first = r.path.read_text(encoding="utf-8").lstrip().splitlines()[0]
+                first = source_lines(r.path.read_text(encoding="utf-8").lstrip())[0]
             except (OSError, UnicodeDecodeError, IndexError):
                 break
             if first.startswith("# "):
