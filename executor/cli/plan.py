@@ -52,13 +52,18 @@ def which_plan(argument: Path | None, option: Path | None) -> Path:
 
 
 def validate(
-    plan_path: Path, *, json_output: bool, test_command: str | None, format: str | None = None
+    plan_path: Path,
+    *,
+    json_output: bool,
+    test_command: str | None,
+    format: str | None = None,
+    tag: str | None = None,
 ) -> int:
     """Print diagnostics (or the JSON contract); PLAN_INVALID when there are errors."""
     from executor.plan import lint, load_plan
     from executor.plan.report import contract, format_diagnostic, summary
 
-    plan = load_plan(plan_path, format)
+    plan = load_plan(plan_path, format, tag)
     config = _config(plan_path, test_command)
     diagnostics = lint(plan, project_test_command=config.test_command)
     if json_output:
@@ -72,14 +77,19 @@ def validate(
 
 
 def show(
-    plan_path: Path, *, phase: int | None, format: str | None = None, json_output: bool = False
+    plan_path: Path,
+    *,
+    phase: int | None,
+    format: str | None = None,
+    json_output: bool = False,
+    tag: str | None = None,
 ) -> int:
     """Draw the plan; errors are listed after the view and make the exit PLAN_INVALID."""
     from executor.errors import UserError
     from executor.plan import lint, load_plan
     from executor.plan.report import contract, format_diagnostic, overview, schedule
 
-    plan = load_plan(plan_path, format)
+    plan = load_plan(plan_path, format, tag)
     if phase is not None and plan.phase(phase) is None:
         known = ", ".join(str(p.number) for p in plan.phases) or "none"
         raise UserError(f"plan {plan.folder} has no phase {phase} (phases: {known})")
@@ -110,8 +120,9 @@ _PLAN_HELP = (
 )
 _FORMAT_HELP = (
     "Read the plan as this format instead of detecting it: a|phase, b|overview, "
-    "c|superpowers, d|speckit."
+    "c|superpowers, d|speckit, e|kiro, f|taskmaster."
 )
+_TAG_HELP = "Task Master: the tag to read (default: master, or the file's only tag)."
 
 
 def register(app: typer.Typer) -> None:
@@ -137,6 +148,7 @@ def register(app: typer.Typer) -> None:
             ),
         ] = None,
         format: Annotated[str | None, typer.Option("--format", help=_FORMAT_HELP)] = None,
+        tag: Annotated[str | None, typer.Option("--tag", help=_TAG_HELP)] = None,
     ) -> None:
         """Lint a plan: `FILE:LINE: error|warning: message`; exit 15 on errors."""
         common.run(
@@ -145,6 +157,7 @@ def register(app: typer.Typer) -> None:
                 json_output=json_output,
                 test_command=test_command,
                 format=format,
+                tag=tag,
             ),
             json_output=json_output,
         )
@@ -160,11 +173,16 @@ def register(app: typer.Typer) -> None:
         json_output: Annotated[
             bool, typer.Option("--json", help="The plan, its schedule and diagnostics as JSON.")
         ] = False,
+        tag: Annotated[str | None, typer.Option("--tag", help=_TAG_HELP)] = None,
     ) -> None:
         """Phases, sessions, dependencies, estimates, critical path, parallel sessions."""
         common.run(
             lambda: show(
-                which_plan(plan, plan_option), phase=phase, format=format, json_output=json_output
+                which_plan(plan, plan_option),
+                phase=phase,
+                format=format,
+                json_output=json_output,
+                tag=tag,
             ),
             json_output=json_output,
         )

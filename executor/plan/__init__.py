@@ -18,11 +18,12 @@ if TYPE_CHECKING:
 __all__ = ["PlanInvalidError", "discover_plan", "lint", "load_plan"]
 
 
-def load_plan(path: Path, format: str | None = None) -> Plan:
-    """The plan at `path` (folder or file), in the detected or the given format."""
+def load_plan(path: Path, format: str | None = None, tag: str | None = None) -> Plan:
+    """The plan at `path` (folder or file), in the detected or the given format (`tag`:
+    the Task Master tag to read)."""
     from executor.plan.loader import load_plan as _load_plan
 
-    return _load_plan(path, format)
+    return _load_plan(path, format, tag)
 
 
 def lint(plan: Plan, *, project_test_command: str | None = None) -> list[Diagnostic]:

@@ -25,7 +25,7 @@ from executor.plan.models import Outline, Plan, Session
 from executor.words import plural
 
 CACHE_NAME = ".agent-plan-cache.json"
-_VERSION = 2
+_VERSION = 3
 
 
 class CachedPlan:
@@ -90,28 +90,34 @@ def plan_files(path: Path) -> list[Path]:
     path = Path(path)
     if path.is_file():
         return [path]
-    return sorted(p for p in path.glob("*.md") if p.is_file())
+    return sorted(p for p in [*path.glob("*.md"), path / "tasks.json"] if p.is_file())
 
 
-def cache_key(path: Path, fmt: str | None, test_command: str | None) -> str:
-    digest = hashlib.sha256(f"{_VERSION}|{__version__}|{fmt}|{test_command}|".encode())
+def cache_key(path: Path, fmt: str | None, test_command: str | None, tag: str | None = None) -> str:
+    digest = hashlib.sha256(f"{_VERSION}|{__version__}|{fmt}|{tag}|{test_command}|".encode())
     for f in plan_files(path):
         digest.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
 def load_valid(
-    path: Path, *, cache: Path, fmt: str | None = None, test_command: str | None = None
+    path: Path,
+    *,
+    cache: Path,
+    fmt: str | None = None,
+    test_command: str | None = None,
+    tag: str | None = None,
 ) -> PlanView:
-    """The plan at `path`, valid (else PlanInvalidError listing file:line errors)."""
+    """The plan at `path`, valid (else PlanInvalidError listing file:line errors); `tag`
+    picks a Task Master tag."""
     path = Path(path).absolute()
-    key = cache_key(path, fmt, test_command)
+    key = cache_key(path, fmt, test_command, tag)
     hit = _read(cache, key)
     if hit is not None:
         return hit
     from executor.plan import lint, load_plan
 
-    plan = load_plan(path, fmt)
+    plan = load_plan(path, fmt, tag)
     errors = [d for d in lint(plan, project_test_command=test_command) if d.severity == "error"]
     if errors:
         raise PlanInvalidError(

@@ -1,10 +1,12 @@
 """`discover_plan(cwd)`: find the one plan a command should run when none is named.
 
-Looked at, in this order: the current folder itself (PHASE files, PROJECT_PLAN.md or
-tasks.md in it), `project-plans/*/`, `docs/plans/*.md`, `docs/superpowers/plans/*.md`
-and `specs/*/tasks.md`. Markdown files in the docs folders count only when they read as
-a plan (design notes beside them do not). Exactly one plan: its path. Several or none:
-a UserError naming what was found and what to do.
+Looked at, in this order: the current folder itself (PHASE files, PROJECT_PLAN.md,
+tasks.md or tasks.json in it), `project-plans/*/`, `docs/plans/*.md`,
+`docs/superpowers/plans/*.md`, `specs/*/tasks.md`, `.kiro/specs/*/tasks.md`,
+`.taskmaster/tasks/tasks.json` and `tasks/tasks.json`. Markdown files in the docs
+folders (and tasks.json files) count only when they read as a plan (design notes beside
+them do not). Exactly one plan: its path. Several or none: a UserError naming what was
+found and what to do.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ PLACES = (
     "docs/plans/*.md",
     "docs/superpowers/plans/*.md",
     "specs/*/tasks.md",
+    ".kiro/specs/*/tasks.md",
+    ".taskmaster/tasks/tasks.json",
+    "tasks/tasks.json",
 )
 
 
@@ -32,7 +37,10 @@ def find_plans(cwd: Path) -> list[Path]:
         *(f for f in sorted(cwd.glob("docs/plans/*.md")) if _reads_as_plan(f)),
         *(f for f in sorted(cwd.glob("docs/superpowers/plans/*.md")) if _reads_as_plan(f)),
         *(f for f in sorted(cwd.glob("specs/*/tasks.md")) if f.is_file()),
-    ]
+        *(f for f in sorted(cwd.glob(".kiro/specs/*/tasks.md")) if f.is_file()),
+        *(f for f in (cwd / ".taskmaster/tasks/tasks.json", cwd / "tasks/tasks.json")
+          if f.is_file() and _reads_as_plan(f)),
+    ]  # fmt: skip
 
 
 def discover_plan(cwd: Path) -> Path:
@@ -52,8 +60,8 @@ def discover_plan(cwd: Path) -> Path:
     if not found:
         places = ", ".join(PLACES)
         raise UserError(
-            f"no plan found in {cwd} or above it: looked for PHASE_<n>_*.md, PROJECT_PLAN.md "
-            f"or tasks.md there and in {places}; name the plan to run (e.g. --plan "
+            f"no plan found in {cwd} or above it: looked for PHASE_<n>_*.md, PROJECT_PLAN.md, "
+            f"tasks.md or tasks.json there and in {places}; name the plan to run (e.g. --plan "
             f"path/to/plan)"
         )
     listed = "\n".join(f"  {p.relative_to(where)}" for p in found)

@@ -1,5 +1,5 @@
-"""What the file parser fills in while it reads (a session's draft), and how a draft
-becomes a `Session` once its section ends."""
+"""What the PHASE-file parser fills in while it reads a session (its draft), and how a
+draft becomes a `Session` once its section ends."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 from executor.plan import vocabulary as voc
 from executor.plan.mermaid import Edge
 from executor.plan.models import ChecklistItem, Diagnostic, FileSpec, Phase, Session, Step
-from executor.plan.sessiontext import brief_text, source_hash
+from executor.plan.sessiontext import located
 
 
 @dataclass
@@ -26,7 +26,9 @@ class FileResult:
 @dataclass
 class StepDraft:
     step: Step
-    level: int
+    #: True when a heading opened it (a second heading for the same role is warned about;
+    #: a `TDD Workflow` list item and the detail headings after it are not).
+    from_heading: bool = False
 
 
 @dataclass
@@ -34,14 +36,14 @@ class SessionDraft:
     number: int
     title: str
     phase: int
-    level: int
     line: int
     tdd: bool
     hours: float | None
+    label: str | None = None
     objectives: list[ChecklistItem] = field(default_factory=list)
     exit_criteria: list[ChecklistItem] = field(default_factory=list)
     files: list[FileSpec] = field(default_factory=list)
-    steps: dict[str, Step] = field(default_factory=dict)
+    steps: dict[str, StepDraft] = field(default_factory=dict)
     dependencies: list[int] | None = None
     dependencies_line: int | None = None
     coverage: list[str] = field(default_factory=list)
@@ -52,8 +54,13 @@ class SessionDraft:
     default_command: str | None = None
     #: (line, ticked) of every checkbox item in the session
     boxes: list[tuple[int, bool]] = field(default_factory=list)
+    #: `**Status**: ✅ Completed`, or a heading that says COMPLETE.
+    said_done: bool = False
     subheadings: int = 0
-    bare_items: int = 0
+    #: Commands of the session's verification sections and steps, in order.
+    verify: list[str] = field(default_factory=list)
+    #: Paths its commit block stages (`git add PATH`).
+    staged: list[tuple[str, int]] = field(default_factory=list)
     #: dependency lines naming no session: (line, text)
     dependency_prose: list[tuple[int, str]] = field(default_factory=list)
 
@@ -74,6 +81,8 @@ class SessionDraft:
             self.next_session = int(m.group(1)) if m else None
         elif kind == "dependencies":
             self.read_dependencies(text, line)
+        elif kind == "status":
+            self.said_done = self.said_done or voc.says_done(text)
         return None
 
     def read_dependencies(self, text: str, line: int) -> None:
@@ -90,20 +99,32 @@ class SessionDraft:
 
 def to_session(d: SessionDraft, path: Path, lines: list[str], end: int) -> Session:
     """The finished session: `d` with its source lines `d.line..end` of `lines`."""
-    source = "".join(lines[d.line - 1 : end])
-    derived = not d.steps and not d.subheadings and d.bare_items > 0
+    steps = {role: draft.step for role, draft in d.steps.items()}
+    derived = not steps and not d.subheadings and bool(d.objectives)
     if derived:
-        _derive_steps(d)
+        steps = _derive_steps(d)
+    tdd = "red" in steps or (d.tdd and not derived)
+    if not tdd:
+        steps = {"green": _one_step(d, steps)}
+    green = steps.get("green")
+    if green is not None and green.test_command is None and d.verify:
+        green.test_command = d.verify[-1]
+    files = list(d.files)
+    for staged, line in d.staged:
+        if staged not in {f.path for f in files}:
+            files.append(FileSpec(path=staged, note="staged by the commit step", line=line))
+    boxes = [ticked for _, ticked in d.boxes]
     return Session(
         number=d.number,
         title=d.title,
         phase=d.phase,
-        tdd=d.tdd or derived,
+        label=d.label,
+        tdd=tdd,
         objectives=d.objectives,
-        red=d.steps.get("red"),
-        green=d.steps.get("green"),
-        refactor=d.steps.get("refactor"),
-        files=d.files,
+        red=steps.get("red"),
+        green=green,
+        refactor=steps.get("refactor"),
+        files=files,
         dependencies=d.dependencies or [],
         exit_criteria=d.exit_criteria,
         estimated_hours=d.hours,
@@ -114,29 +135,51 @@ def to_session(d: SessionDraft, path: Path, lines: list[str], end: int) -> Sessi
         test_cases=d.test_cases,
         default_test_command=d.default_command,
         dependencies_line=d.dependencies_line,
-        source_file=path,
-        line_start=d.line,
-        line_end=end,
-        source_hash=source_hash(source),
-        source_text=source,
-        brief_text=brief_text(lines, d.line, end),
+        **located(path, lines, d.line, end),
         box_lines=[line for line, _ in d.boxes],
-        claimed_done=bool(d.boxes) and all(ticked for _, ticked in d.boxes),
+        claimed_done=d.said_done or (bool(boxes) and all(boxes)),
         derived=derived,
     )
 
 
-def _derive_steps(d: SessionDraft) -> None:
-    """A bullet-summary session (format B) runs as a standard TDD session: failing tests
-    for its bullets, then the implementation, then a refactor, with the project's
-    test command (lint says so once per plan)."""
+def _one_step(d: SessionDraft, steps: dict[str, Step]) -> Step:
+    """A session that is not TDD: its steps (or, with none, the session itself) as the
+    one GREEN step that holds the work."""
+    found = list(steps.values())
+    if not found:
+        return Step(
+            role="green", heading=d.title, line=d.line, tasks=[o.text for o in d.objectives]
+        )
+    first = found[0]
+    command = next((s.test_command for s in reversed(found) if s.test_command), None)
+    return Step(
+        role="green",
+        heading=first.heading,
+        line=first.line,
+        tasks=[t for s in found for t in s.tasks],
+        files=list(dict.fromkeys(f for s in found for f in s.files)),
+        test_command=command,
+        inherits=any(s.inherits for s in found) and command is None,
+        expected=next((s.expected for s in found if s.expected), None),
+    )
+
+
+_TEST_BULLET = re.compile(r"^(?:\*\*|__)?(?:write\s+(?:\w+\s+)?tests?|tests?)\b", re.I)
+
+
+def _derive_steps(d: SessionDraft) -> dict[str, Step]:
+    """A bullet-summary session (format B, a checklist of work): TDD when its title says
+    so or its first bullet writes tests, then RED holds the test bullets (all of them
+    when none is one), GREEN the rest, and REFACTOR follows; else one GREEN step."""
     bullets = [o.text for o in d.objectives]
-    d.steps = {
+    if not (d.tdd or _TEST_BULLET.match(bullets[0])):
+        return {}
+    tests = [b for b in bullets if _TEST_BULLET.match(b)] or bullets
+    work = [b for b in bullets if b not in tests] or list(bullets)
+    return {
         "red": Step(
-            role="red", heading="Write failing tests for the summary", tasks=bullets, line=d.line
+            role="red", heading="Write failing tests for the summary", tasks=tests, line=d.line
         ),
-        "green": Step(
-            role="green", heading="Implement the summary", tasks=list(bullets), line=d.line
-        ),
+        "green": Step(role="green", heading="Implement the summary", tasks=work, line=d.line),
         "refactor": Step(role="refactor", heading="Refactor", line=d.line),
     }

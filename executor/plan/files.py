@@ -1,20 +1,145 @@
-"""File lists in plans: list items, directory trees, task-plan `**Files:**` items."""
+"""File lists in plans: list items, directory trees, task-plan `**Files:**` items, and
+the paths prose names (Kiro, Task Master, spec-kit task text).
+
+What counts as a file: a path with a folder (`ledger/models.py`), a file name with an
+extension (`Cargo.toml`, `.env.example`), a well-known name (`Makefile`), or a folder
+(`crates/core/`; a glob `ui/*` is its folder). Not a file: commands, identifiers
+(`useState`), URLs and routes (`/api/tree?path=x`), prose (`Manual (will add tests)`).
+"""
 
 from __future__ import annotations
 
 import re
 
-from executor.plan.markdown import code_spans, plain
+from executor.plan.inline import code_spans, plain
 from executor.plan.models import FileSpec
-from executor.plan.vocabulary import looks_like_path
 
 _FILE_PREFIX = re.compile(r"^(?:create|modify|update|test|add|edit|new)\s*:\s*", re.I)
 _FILE_ITEM = re.compile(
     r"^(create|creates|modify|modifies|update|test|tests|delete|remove|read|add|edit|new)"
-    r"\s*:\s*(.*)$",
+    r"(?:\s*/\s*\w+)?\s*:\s*(.*)$",
     re.I,
 )
 _LINE_SUFFIX = re.compile(r":\d[\d,\-– ]*$")
+_PATH_CHARS = re.compile(r"^[\w.@~+\-/\\*\[\]]+$")
+_NAME = re.compile(r"^\.?[\w\-@+]+(?:\.[\w\-@+]+)*\.[A-Za-z][A-Za-z0-9]{0,9}$")
+_WELL_KNOWN = frozenset(
+    {"Makefile", "Dockerfile", "LICENSE", "README", "Procfile", "Gemfile", "Rakefile",
+     "Justfile", "Containerfile", "CODEOWNERS", ".gitignore", ".dockerignore", ".env"}
+)  # fmt: skip
+#: Extensions a bare word in prose must have to be read as a file (`in Dashboard.vue`).
+_SOURCE_EXT = frozenset(
+    [
+        "py",
+        "pyi",
+        "js",
+        "mjs",
+        "cjs",
+        "jsx",
+        "ts",
+        "tsx",
+        "vue",
+        "svelte",
+        "php",
+        "rb",
+        "go",
+        "rs",
+        "java",
+        "kt",
+        "kts",
+        "swift",
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "hpp",
+        "cs",
+        "fs",
+        "scala",
+        "sh",
+        "bash",
+        "zsh",
+        "ps1",
+        "sql",
+        "html",
+        "htm",
+        "css",
+        "scss",
+        "sass",
+        "less",
+        "json",
+        "yaml",
+        "yml",
+        "toml",
+        "ini",
+        "cfg",
+        "conf",
+        "template",
+        "md",
+        "mdx",
+        "rst",
+        "txt",
+        "xml",
+        "graphql",
+        "proto",
+        "tf",
+        "lock",
+        "env",
+        "example",
+    ]
+)
+#: Names of tools and libraries that look like files.
+_NOT_FILES = frozenset(
+    [
+        "node.js",
+        "vue.js",
+        "next.js",
+        "nuxt.js",
+        "express.js",
+        "react.js",
+        "d3.js",
+        "three.js",
+        "chart.js",
+        "socket.io",
+        "deck.gl",
+        "mapbox.gl",
+        "fly.io",
+        "bun.sh",
+        "llama.cpp",
+        "whisper.cpp",
+    ]
+)
+_BARE_WORD = re.compile(
+    r"(?<![\w/.`@:~-])(\.?[\w-]+(?:[/.][\w-]+)*(?:\.([A-Za-z]{1,10})|/))(?![\w/`(-])"
+)
+_FENCED = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
+_HEADER_COMMENT = re.compile(
+    r"^[ \t]*(?://|#|<!--)[ \t]*(?:file:[ \t]*)?([\w./-]+\.\w+)[ \t]*(?:-->)?[ \t]*$", re.M
+)
+_IN_FOLDER = re.compile(r"`([^`]+)`\s+in\s+`([^`]+/)`")
+
+
+def as_file(text: str) -> str | None:
+    """`text` as a file or folder path (a glob as its folder), or None."""
+    raw = text.strip()
+    if "://" in raw or raw.lower() in _NOT_FILES:
+        return None
+    if raw.endswith("/*") or raw.endswith("/**"):
+        folder = raw.rstrip("*").rstrip("/")
+        return folder + "/" if folder and _PATH_CHARS.match(folder) else None
+    path = raw if raw.endswith("/") else raw.rstrip(".,;:")
+    if not path or not _PATH_CHARS.match(path) or "*" in path:
+        return None
+    if path.endswith("/"):
+        return path if path.strip("./") else None
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return path if name in _WELL_KNOWN or _NAME.match(name) else None
+
+
+def is_source_name(path: str) -> bool:
+    """A path whose extension is a source or config file's (`package.json`, not
+    `activities.list`)."""
+    return path.endswith("/") or path.rsplit(".", 1)[-1].lower() in _SOURCE_EXT
 
 
 def list_item_files(item: str, line: int) -> list[FileSpec]:
@@ -22,8 +147,9 @@ def list_item_files(item: str, line: int) -> list[FileSpec]:
     `- Create: \`path\``, or several paths in code spans; [] when no path is readable."""
     spans = code_spans(item)
     text = plain(item, ticks=False)
-    if len(spans) > 1 and all(looks_like_path(s) for s in spans):
-        return [FileSpec(path=span, line=line) for span in spans]
+    files = [f for s in spans if (f := as_file(s))]
+    if len(spans) > 1 and len(files) == len(spans):
+        return [FileSpec(path=path, line=line) for path in files]
     if spans:
         path = spans[0]
         after = plain(item)
@@ -31,7 +157,7 @@ def list_item_files(item: str, line: int) -> list[FileSpec]:
     else:
         body = _FILE_PREFIX.sub("", text)
         path, _, note = body.partition(" ")
-    path = _FILE_PREFIX.sub("", path).strip().strip("*")
+    path = as_file(_FILE_PREFIX.sub("", path).strip().strip("*")) or ""
     note = note.strip().strip("-–—:").strip()
     if note.startswith("(") and note.endswith(")"):
         note = note[1:-1].strip()
@@ -39,7 +165,8 @@ def list_item_files(item: str, line: int) -> list[FileSpec]:
 
 
 def task_file_spec(item: str, line: int) -> FileSpec | None:
-    """A `**Files:**` item of a task plan: `Create: `path`` (Read items: None)."""
+    """A `**Files:**` item of a task plan: `Create: `path`` (Read items and items that
+    name no path, such as `Test: Manual`, give None)."""
     text = plain(item)
     m = _FILE_ITEM.match(text.lstrip("*_ "))
     if m is None:
@@ -48,11 +175,54 @@ def task_file_spec(item: str, line: int) -> FileSpec | None:
     if kind == "read":
         return None
     spans = code_spans(rest)
-    path = spans[0] if spans else rest.split(" ")[0]
-    note = rest.split(f"`{path}`", 1)[1] if spans else rest[len(path) :]
-    path = _LINE_SUFFIX.sub("", path.strip())
+    raw = spans[0] if spans else rest.split(" ")[0]
+    path = as_file(_LINE_SUFFIX.sub("", raw.strip()))
+    if path is None:
+        return None
+    note = rest.split(f"`{raw}`", 1)[1] if spans else rest[len(raw) :]
+    if (inside := _IN_FOLDER.match(rest)) and "/" not in path:  # `x` in `dir/`
+        path, note = inside.group(2) + path, rest[inside.end() :]
     note = " ".join(p for p in (kind, note.strip(" -–—:")) if p)
-    return FileSpec(path=path, note=note, line=line) if path else None
+    return FileSpec(path=path, note=note, line=line)
+
+
+def prose_paths(text: str, *, bare: bool = False) -> list[str]:
+    """The files a piece of prose names: code spans that are paths (`` `x.py` in
+    `app/` `` is `app/x.py`), and with `bare` also plain words with a source extension
+    (`Import it in Dashboard.vue`). URLs and routes are not files."""
+    found: list[str] = []
+    joined: dict[str, str] = {}
+    where: set[str] = set()  # `npm install` in `frontend/`: where a command runs
+    for m in _IN_FOLDER.finditer(text):
+        if as_file(m.group(1)) is not None and "/" not in m.group(1):
+            joined[m.group(1)] = m.group(2) + m.group(1)
+        elif " " in m.group(1):
+            where.add(m.group(2))
+    spans = code_spans(text)
+    for span in spans:
+        if span in joined:
+            span = joined[span]
+        elif span in where or span in joined.values() or span in {
+            v[: -len(k)] for k, v in joined.items()
+        }:  # fmt: skip
+            continue
+        path = as_file(span)
+        if path is not None and not path.startswith(("http", "/api", "//")):
+            found.append(path)
+    if bare:
+        for block in _FENCED.findall(text):  # examples headed `// HomePage.tsx`
+            for m in _HEADER_COMMENT.finditer(block):
+                if path := as_file(m.group(1)):
+                    found.append(path)
+        flat = re.sub(r"`[^`\n]*`|https?://\S+", " ", _FENCED.sub(" ", text))
+        for m in _BARE_WORD.finditer(flat):
+            name = m.group(1)
+            folder = name.endswith("/") and "/" in name[:-1]  # `crates/core/`, not `venv/`
+            if (is_source_name(name) or folder) and as_file(name) and not name[0].isdigit():
+                found.append(name)
+        found += re.findall(r"(?<![\w/.])(?:LICENSE|Makefile|Dockerfile|Procfile)(?![\w/.])", flat)
+    unique = list(dict.fromkeys(found))
+    return [p for p in unique if "/" in p or not any(q.endswith("/" + p) for q in unique)]
 
 
 _TREE_MARKS = re.compile(r"[│├└┣┗┃|`]|──|--|─")
@@ -63,7 +233,7 @@ def tree_paths(text: str) -> list[tuple[str, str, int]]:
     """File paths drawn as a directory tree (indentation and/or `├──` marks, `# notes`)
     -> `(path, note, line offset)`; folders end with `/` or hold deeper lines."""
     rows: list[tuple[int, str, str, int]] = []
-    for offset, raw in enumerate(text.splitlines()):
+    for offset, raw in enumerate(text.split("\n")):
         comment = _TREE_COMMENT.search(raw)
         body = raw[: comment.start()] if comment else raw
         if body.lstrip().startswith("#"):
@@ -84,5 +254,15 @@ def tree_paths(text: str) -> list[tuple[str, str, int]]:
         if name.endswith("/") or deeper:
             stack.append((depth, name.rstrip("/")))
             continue
-        out.append(("/".join([*(d for _, d in stack), name]), note.strip(), offset))
+        path = "/".join([*(d for _, d in stack), name])
+        if as_file(path) is not None:
+            out.append((path, note.strip(), offset))
     return out
+
+
+def is_tree(text: str) -> bool:
+    """A code block that draws files (every line a single name, some with tree marks or
+    indentation), not code or commands."""
+    lines = [ln for ln in text.split("\n") if ln.strip()]
+    names = [ln for ln in lines if " " not in _TREE_COMMENT.sub("", ln).strip(" │├└─|`")]
+    return bool(lines) and len(names) == len(lines)

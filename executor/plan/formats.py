@@ -2,13 +2,15 @@
 
 Detection reads the text with a few line patterns (no parse), so choosing a reader
 costs next to nothing:
+- F `taskmaster`: a `.json` file (Task Master's `tasks.json`);
 - D `speckit`: checklist task lines `- [ ] T001 ...` (more of them than other units);
-- C `superpowers`: `## Task N` / `### Task N` headings (more than session headings);
-- A `phase` / B `overview`: `Session N` headings; B when the file is PROJECT_PLAN.md or
-  no session has a TDD step heading (RED / GREEN / REFACTOR, `TDD Workflow`).
-A folder is A when it holds PHASE files, B with only PROJECT_PLAN.md, D with a
-tasks.md, else the one markdown file in it that reads as a plan (several: UserError
-listing them).
+- E `kiro`: numbered checklist tasks `- [ ] 1. Title` / `- [ ]* 2.1 Title`;
+- C `superpowers`: `## Task N` / `### Task 1.2` headings (more than session headings);
+- A `phase` / B `overview`: `Session N` headings (or `Phase A:` sections of work); B
+  when the file is PROJECT_PLAN.md or no session has a TDD step heading.
+A folder is A when it holds PHASE files, B with only PROJECT_PLAN.md, D or E with a
+tasks.md, F with a tasks.json, else the one markdown file in it that reads as a plan
+(several: UserError listing them).
 """
 
 from __future__ import annotations
@@ -26,14 +28,31 @@ FORMATS: dict[PlanFormat, tuple[str, tuple[str, ...]]] = {
     "overview": ("B", ("b", "overview", "project-plan", "project_plan")),
     "superpowers": ("C", ("c", "superpowers", "tasks-plan")),
     "speckit": ("D", ("d", "speckit", "spec-kit")),
+    "kiro": ("E", ("e", "kiro")),
+    "taskmaster": ("F", ("f", "taskmaster", "task-master")),
+}
+#: What each format is, in the words a person would use (for "this is a ..." messages).
+KINDS: dict[PlanFormat, str] = {
+    "phase": "a planner PHASE file",
+    "overview": "a PROJECT_PLAN.md overview",
+    "superpowers": "a superpowers task plan",
+    "speckit": "a spec-kit tasks.md",
+    "kiro": "a Kiro tasks.md",
+    "taskmaster": "a Task Master tasks.json",
 }
 OVERVIEW_NAMES = ("PROJECT_PLAN.md", "project_plan.md", "Project_Plan.md")
 SPECKIT_NAMES = ("tasks.md", "TASKS.md")
+TASKMASTER_NAME = "tasks.json"
 
 
 def is_plan_file_name(name: str) -> bool:
     """A PHASE file, an overview or a spec-kit task list, by its name alone."""
-    return bool(PHASE_FILE.match(name)) or name in OVERVIEW_NAMES or name in SPECKIT_NAMES
+    return (
+        bool(PHASE_FILE.match(name))
+        or name in OVERVIEW_NAMES
+        or name in SPECKIT_NAMES
+        or name == TASKMASTER_NAME
+    )
 
 
 def plan_target(path: Path) -> Path:
@@ -48,13 +67,17 @@ def plan_target(path: Path) -> Path:
 _SESSION = re.compile(r"^ {0,3}#{1,6}[ \t]+session[ \t]+#?\d", re.I | re.M)
 _TASK = re.compile(r"^ {0,3}#{2,4}[ \t]+task[ \t]+#?\d", re.I | re.M)
 _SPECKIT_TASK = re.compile(r"^[ \t]*[-*][ \t]+\[[ xX]\][ \t]+T\d{2,}\b", re.M)
+_KIRO_TASK = re.compile(
+    r"^[ \t]*[-*][ \t]+\[[ xX-]\]\*?[ \t]+(?:\d+\.|\d+(?:\.\d+)+)[ \t]+\S", re.M
+)
+_PHASE_UNIT = re.compile(r"^ {0,3}#{1,6}[ \t]+phase[ \t]+[a-z]\b", re.I | re.M)
 _STEP_HEADING = re.compile(
     r"^ {0,3}#{2,6}[ \t]+.*(?:\b(?:red|green|refactor)\b|tdd workflow)", re.I | re.M
 )
 
 
 def format_named(name: str) -> PlanFormat:
-    """The format for a `--format` value (`a`..`d` or a name); UserError lists them."""
+    """The format for a `--format` value (`a`..`f` or a name); UserError lists them."""
     wanted = name.strip().lower()
     for fmt, (_, names) in FORMATS.items():
         if wanted in names:
@@ -70,11 +93,16 @@ def describe(fmt: PlanFormat) -> str:
 
 def detect_text(text: str, name: str = "") -> PlanFormat | None:
     """The format `text` is written in, or None when it reads as no plan at all."""
+    if name.endswith(".json"):
+        return "taskmaster" if '"tasks"' in text else None
     sessions = len(_SESSION.findall(text))
     tasks = len(_TASK.findall(text))
     checklist = len(_SPECKIT_TASK.findall(text))
     if checklist and checklist >= max(sessions, tasks):
         return "speckit"
+    kiro = len(_KIRO_TASK.findall(text))
+    if kiro >= 2 and kiro > max(sessions, tasks):
+        return "kiro"
     if tasks > sessions:
         return "superpowers"
     if sessions:
@@ -83,6 +111,8 @@ def detect_text(text: str, name: str = "") -> PlanFormat | None:
         if name in OVERVIEW_NAMES or not _STEP_HEADING.search(text):
             return "overview"
         return "phase"
+    if len(_PHASE_UNIT.findall(text)) >= 2:
+        return "overview" if name in OVERVIEW_NAMES else "phase"
     return None
 
 
@@ -90,7 +120,9 @@ def detect(path: Path) -> tuple[PlanFormat, Path]:
     """The format of the plan at `path` and the path its reader reads (a folder of PHASE
     files / an overview, or the one plan file)."""
     if not path.is_dir():
-        return _detect_file(path) or "phase", path
+        if path.suffix == ".json":  # the one JSON plan we read: its reader says what is amiss
+            return "taskmaster", path
+        return _detect_file(path) or ("overview" if path.name in OVERVIEW_NAMES else "phase"), path
     names = {p.name for p in path.iterdir() if p.is_file()}
     if any(PHASE_FILE.match(n) for n in names):
         return "phase", path
@@ -98,7 +130,14 @@ def detect(path: Path) -> tuple[PlanFormat, Path]:
         return "overview", path
     for n in SPECKIT_NAMES:
         if n in names:
-            return "speckit", path / n
+            return _detect_file(path / n) or "speckit", path / n
+    if TASKMASTER_NAME in names:
+        return "taskmaster", path / TASKMASTER_NAME
+    if (path / ".taskmaster" / "tasks" / TASKMASTER_NAME).is_file():  # a project folder
+        return "taskmaster", path / ".taskmaster" / "tasks" / TASKMASTER_NAME
+    kiro = sorted(path.glob(".kiro/specs/*/tasks.md"))
+    if len(kiro) == 1:
+        return "kiro", kiro[0]
     plans = [(fmt, p) for p in sorted(path.glob("*.md")) if (fmt := _detect_file(p))]
     if len(plans) == 1:
         return plans[0]
@@ -120,14 +159,16 @@ def others_beside(folder: Path, fmt: PlanFormat) -> list[Path]:
         for p in sorted(folder.glob("*.md"))
         if not PHASE_FILE.match(p.name)
         and p.name not in OVERVIEW_NAMES
-        and _detect_file(p) in ("superpowers", "speckit")
+        and _detect_file(p) in ("superpowers", "speckit", "kiro")
     ]
 
 
 def plan_file(folder: Path, fmt: PlanFormat) -> Path:
-    """For a forced format C or D: the file in `folder` to read (the folder if none)."""
-    if fmt == "speckit":
+    """For a forced format C to F: the file in `folder` to read (the folder if none)."""
+    if fmt in ("speckit", "kiro"):
         return next((folder / n for n in SPECKIT_NAMES if (folder / n).is_file()), folder)
+    if fmt == "taskmaster":
+        return folder / TASKMASTER_NAME if (folder / TASKMASTER_NAME).is_file() else folder
     found = [p for p in sorted(folder.glob("*.md")) if _detect_file(p) == fmt]
     return found[0] if len(found) == 1 else folder
 

@@ -1,255 +1,325 @@
-"""Markdown as plans use it: one pass over the lines, every block with its source line.
+"""Markdown as CommonMark reads it: every block with its exact source lines, and the
+tree of heading sections that plans are built from.
 
-Why not a full CommonMark parser: plans need headings, fenced code, list items with
-checkboxes, paragraph lines and a few inline marks, each with its exact line (errors
-name `file:line`, and ticks edit the exact line). mistune gave no positions and cost
-about 0.75 ms per plan session; this scanner does the subset in one loop over the lines.
+markdown-it-py parses the blocks (`MarkdownIt("commonmark").enable("table")` with the
+inline rules off: plans need the raw text of headings and paragraphs, and skipping
+inline parsing halves the cost); its tokens carry `map` (0-based start, exclusive end)
+so every block keeps its exact lines. CommonMark decides what is code, an HTML comment
+or a heading: `<!-- ## Session 3 -->` is an HTML block, the prose and tree of an
+indented code block are code, `> ## H` is inside a quote.
 
-What it recognises (CommonMark where it matters for plans):
-- ATX headings (`## Title ##`) and setext headings (a paragraph line underlined with
-  `===` or `---`);
-- fenced code (``` or ~~~, any indentation, closed by the same fence or the file end):
-  nothing inside a fence is a heading or an item;
-- list items (`-`, `*`, `+`, `1.`, `1)`) with `[ ]` / `[x]` / `[X]` checkboxes, nested
-  by indentation; lines that continue an item's first paragraph are joined to its text;
-- thematic breaks, block quotes; everything else is a paragraph line.
-Blocks inside a list item (an indented paragraph or fence after a blank line) are
-marked `nested` with the line of their item.
+Two things are read as a careful person reads them, on a copy of the text with the same
+lines (so every line number stays exact):
+- YAML front matter (`---` ... `---` at the top) is blanked, not read as a rule and a
+  setext heading;
+- a ```` ```markdown ```` block that holds fences of its own (a plan writing a README
+  with ```` ```bash ```` inside) is closed at the fence that balances them, not at the
+  first bare fence (which would spill the rest of the document out of the block).
+
+markdown-it is imported on first parse only: the exit-42 resume path reads a cached
+plan and never pays for it.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-_FENCE = re.compile(r"^( *)(`{3,}|~{3,})(.*)$")
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_ITEM = re.compile(r"^( *)([-*+]|\d{1,9}[.)])(?:([ \t]+)(.*))?$")
-_BOX = re.compile(r"^\[([ xX])\](?:[ \t]+(.*)|$)")
-_RULE = re.compile(r"^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
-_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-_QUOTE = re.compile(r"^ {0,3}>[ ]?(.*)$")
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from markdown_it import MarkdownIt
+
+_BOX = re.compile(r"^\[([ xX-])\](\*)?(?:[ \t]+|$)")
+_LINE_BREAK = re.compile(r"\r\n?|\n")
+_FENCE_LINE = re.compile(r"^( {0,3})(`{3,}|~{3,})[ \t]*([^`\s]*)[^`]*$")
+_FRONT_KEY = re.compile(r"^[\w-]+\s*:")
+#: A line of the plan itself, never of a document it quotes: a step or a task.
+_PLAN_LINE = re.compile(
+    r"^\s*(?:[-*]\s+\[[ xX]\]\s+)?(?:\*\*|__)step\s+\d+|^#{1,4}\s+(?:task|session)\s+\d", re.I
+)
 
 
 @dataclass(slots=True)
 class Block:
-    """One block: `heading`, `item`, `text` (a paragraph line), `code`, `rule` or `quote`."""
+    """One block: `heading`, `paragraph`, `item` (a list item: its first paragraph is
+    its text), `code` (fenced or indented), `html`, `rule` or `table`."""
 
     kind: str
-    #: 1-based line where the block starts (for a fence: the opening fence line).
+    #: 1-based first and last source line.
     line: int
-    #: Last source line of the block (items: including joined continuation lines).
     end: int
-    #: Heading text, item text (checkbox removed, continuations joined with a space),
-    #: the line's text, or a fence's content (raw lines joined with newlines).
-    text: str
-    #: Heading level; for an item its nesting depth (0 = top level).
+    #: Heading text; paragraph or item text (raw inline markdown, lines joined with
+    #: "\n"; an item's checkbox removed); code content.
+    text: str = ""
+    #: Heading level; for an item its list depth (0 = not inside another item).
     level: int = 0
-    indent: int = 0
-    #: Item checkbox: None without one, else ticked or not.
+    #: Item checkbox: None without one, else ticked (`[x]`/`[X]`) or not (`[ ]`, `[-]`).
     checked: bool | None = None
-    #: Fence info string (`python`, `mermaid`).
+    #: Item checkbox mark (" ", "x", "X", "-"; "" without one) and Kiro's optional `*`.
+    mark: str = ""
+    star: bool = False
+    #: Fence info string (`bash`, `mermaid`); an ordered item's number.
     info: str = ""
-    #: Line of the top-level list item this block sits inside (0: not inside one).
+    #: Line of the innermost / outermost list item holding this block (0: none).
     item: int = 0
+    top: int = 0
+    #: Inside a block quote.
+    quote: bool = False
+
+    def lines(self) -> list[tuple[int, str]]:
+        """A paragraph's or item's text as (source line, text) pairs."""
+        return [(self.line + i, part) for i, part in enumerate(self.text.split("\n"))]
+
+    @property
+    def first(self) -> str:
+        """The first line of the text."""
+        return self.text.split("\n", 1)[0]
+
+    @property
+    def nested(self) -> bool:
+        """Inside a list item or a quote (not a top-level block)."""
+        return bool(self.item) or self.quote
 
 
-def scan(text: str) -> list[Block]:
-    """The blocks of `text` in order (CRLF and CR line ends read like LF)."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+@dataclass
+class Section:
+    """A heading and everything up to the next heading of its level or above."""
+
+    heading: Block | None
+    #: Blocks between the heading and its first sub-heading (nested ones included).
+    blocks: list[Block] = field(default_factory=list)
+    children: list[Section] = field(default_factory=list)
+    #: Last line of the section (before the next heading of its level or above).
+    end: int = 0
+
+    @property
+    def level(self) -> int:
+        return self.heading.level if self.heading is not None else 0
+
+    @property
+    def line(self) -> int:
+        return self.heading.line if self.heading is not None else 1
+
+    @property
+    def title(self) -> str:
+        return self.heading.text if self.heading is not None else ""
+
+    def walk(self) -> Iterator[Section]:
+        """This section and every section below it, in document order."""
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+    def all_blocks(self) -> list[Block]:
+        """Every block of the section, its sub-headings included, in document order."""
+        found: list[Block] = []
+        for section in self.walk():
+            if section is not self and section.heading is not None:
+                found.append(section.heading)
+            found.extend(section.blocks)
+        return found
+
+
+@dataclass
+class Document:
+    blocks: list[Block]
+    root: Section
+    #: Number of source lines.
+    count: int
+
+
+def parse(text: str) -> Document:
+    """The blocks and heading sections of `text` (CRLF and CR line ends read like LF)."""
+    lines = source_lines(text)
+    blocks = _blocks(_parser().parse(_readable(text)))
+    for block in blocks:  # a list item's map runs over the blank line after it
+        while block.kind == "item" and block.end > block.line and not lines[block.end - 1].strip():
+            block.end -= 1
+    return Document(blocks, _sections(blocks, len(lines)), len(lines))
+
+
+def source_lines(text: str) -> list[str]:
+    """The lines of `text` without their ends, split at LF, CRLF and CR only (never
+    `str.splitlines`, which also splits at form feeds and Unicode separators that
+    CommonMark does not count as line ends)."""
+    lines = _LINE_BREAK.split(text)
     if lines[-1] == "":
         lines.pop()
-    return _Scanner([ln.expandtabs(4) if "\t" in ln else ln for ln in lines]).run()
+    return lines
 
 
-class _Scanner:
-    def __init__(self, lines: list[str]) -> None:
-        self.lines = lines
-        self.blocks: list[Block] = []
-        #: content columns of the open list items, outermost first
-        self.stack: list[int] = []
-        self.top_item = 0  # line of the open top-level item
-        self.last: Block | None = None  # what a continuation line would extend
-        self.blank_before = True
+_MD: MarkdownIt | None = None
 
-    def close_list(self) -> None:
-        self.stack.clear()
-        self.top_item = 0
 
-    def add(self, block: Block) -> None:
-        self.blocks.append(block)
-        self.last, self.blank_before = block, False
+def _parser() -> MarkdownIt:
+    global _MD
+    if _MD is None:
+        from markdown_it import MarkdownIt
 
-    def run(self) -> list[Block]:
-        lines, count, i = self.lines, len(self.lines), 0
-        while i < count:
-            raw = lines[i]
-            number = i + 1
+        _MD = MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"])
+    return _MD
+
+
+# --- reading the text as a careful person does (same lines) ---------------------------
+
+
+def _readable(text: str) -> str:
+    if not (text.startswith("---") or "```markdown" in text or "```md" in text):
+        return text
+    lines = _LINE_BREAK.split(text)
+    _blank_front_matter(lines)
+    if "```markdown" in text or "```md" in text:
+        _balance_markdown_fences(lines)
+    return "\n".join(lines)
+
+
+def _blank_front_matter(lines: list[str]) -> None:
+    if not lines or lines[0].rstrip() != "---":
+        return
+    for i in range(1, min(len(lines), 60)):
+        if lines[i].rstrip() in ("---", "..."):
+            if any(_FRONT_KEY.match(ln) for ln in lines[1:i]):
+                lines[: i + 1] = [""] * (i + 1)
+            return
+
+
+def _balance_markdown_fences(lines: list[str]) -> None:
+    """Lengthen the fences of a markdown block whose own fences nest, so that CommonMark
+    closes it where its author did."""
+    i = 0
+    while i < len(lines):
+        m = _FENCE_LINE.match(lines[i])
+        if m is None:
             i += 1
-            stripped = raw.strip()
-            if not stripped:
-                self.blank_before = True
-                continue
-            indent = len(raw) - len(raw.lstrip(" "))
-            first = stripped[0]
-            if first in "`~" and (fence := _FENCE.match(raw)):
-                mark = fence.group(2)
-                info = fence.group(3).strip()
-                if not (mark[0] == "`" and "`" in info):
-                    i = self.fence(number, indent, mark, info)
-                    continue
-            lazy = not self.blank_before and self.last is not None
-            if lazy and self.last is not None and self.last.kind == "text" and first in "=-":
-                setext = _SETEXT.match(raw)
-                if setext is not None and not self.last.item:
-                    under = self.last
-                    under.kind, under.end = "heading", number
-                    under.level = 1 if setext.group(1)[0] == "=" else 2
-                    self.close_list()
-                    self.last = None
-                    continue
-            if self.stack and indent < self.stack[0] and not lazy:
-                self.close_list()
-            if first == "#" and (atx := _ATX.match(raw)):
-                self.close_list()
-                text = (atx.group(2) or "").strip()
-                self.add(Block("heading", number, number, text, len(atx.group(1))))
-                self.last = None
-                continue
-            if first in "-*_" and _RULE.match(raw):
-                self.close_list()
-                self.add(Block("rule", number, number, stripped))
-                self.last = None
-                continue
-            if first in "-*+0123456789" and (m := _ITEM.match(raw)):
-                self.item(m, number, indent)
-                continue
-            if first == ">" and (quote := _QUOTE.match(raw)):
-                self.add(Block("quote", number, number, quote.group(1).strip(), 0, indent))
-                continue
-            last = self.last
-            if lazy and last is not None and last.kind == "item":
-                last.text = f"{last.text} {stripped}" if last.text else stripped
-                last.end = number
-                continue
-            inside = 0
-            if self.stack and indent >= self.stack[0]:
-                inside = self.top_item
-            elif lazy and last is not None and last.kind == "text":
-                inside = last.item
-            self.add(Block("text", number, number, stripped, 0, indent, None, "", inside))
-        return self.blocks
-
-    def fence(self, number: int, indent: int, mark: str, info: str) -> int:
-        """Read a fenced block opening at line `number`; return the index after it."""
-        lines, count, i = self.lines, len(self.lines), number
-        body: list[str] = []
-        while i < count:
-            closing = lines[i].strip()
-            if closing.startswith(mark) and not closing.strip(mark[0]):
-                break
-            line = lines[i]
-            body.append(line[min(indent, len(line) - len(line.lstrip(" "))) :])
-            i += 1
-        if self.stack and indent < self.stack[0]:
-            self.close_list()
-        item = self.top_item if self.stack else 0
-        end = min(i + 1, count)
-        self.add(Block("code", number, end, "\n".join(body), 0, indent, None, info, item))
-        self.last = None
-        return i + 1
-
-    def item(self, m: re.Match[str], number: int, indent: int) -> None:
-        content = m.group(4) or ""
-        spaces = m.group(3) or " "
-        stack = self.stack
-        while stack and indent < stack[-1]:
-            stack.pop()
-        if not stack:
-            self.top_item = number
-        checked: bool | None = None
-        if content.startswith("[") and (box := _BOX.match(content)):
-            checked = box.group(1) != " "
-            content = box.group(2) or ""
-        self.add(Block("item", number, number, content.strip(), len(stack), indent, checked))
-        stack.append(indent + len(m.group(2)) + (len(spaces) if len(spaces) <= 4 else 1))
+            continue
+        mark, info = m.group(2), m.group(3).lower()
+        close = _closing(lines, i, mark)
+        if close is None:
+            return  # never closed: CommonMark runs it to the end anyway
+        if info in ("markdown", "md"):
+            author = _author_close(lines, i, mark)
+            if author is not None and author != close:
+                lines[i] = lines[i].replace(mark, mark + mark[0], 1)
+                lines[author] = lines[author].replace(mark, mark + mark[0], 1)
+                close = author
+        i = close + 1
 
 
-# --- inline ------------------------------------------------------------------------
-
-_CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_STRONG = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|(?<![\w/.\\-])__(?=\S)(.+?)(?<=\S)__(?![\w/.])")
-_EM = re.compile(
-    r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])"
-    r"|(?<![\w/.\\-])_(?=\S)(.+?)(?<=\S)_(?![\w/.])"
-)
-_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
-_ENTITY = re.compile(r"&(?:amp|lt|gt|quot|#39|nbsp);")
-_ENTITIES = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'", "&nbsp;": " "}
-
-
-def code_spans(text: str) -> list[str]:
-    """The code spans of an inline text, in order (`` `a` `` -> `a`)."""
-    if "`" not in text:
-        return []
-    return [
-        m.group(2).strip() if m.group(1) != "`" else m.group(2) for m in _CODE_SPAN.finditer(text)
-    ]
-
-
-def _plain_part(text: str) -> str:
-    if "[" in text:
-        text = _LINK.sub(r"\1", text)
-    if "*" in text or "_" in text:
-        text = _STRONG.sub(lambda m: m.group(1) or m.group(2), text)
-        text = _EM.sub(lambda m: m.group(1) or m.group(2), text)
-    if "\\" in text:
-        text = _ESCAPE.sub(r"\1", text)
-    if "&" in text:
-        text = _ENTITY.sub(lambda m: _ENTITIES[m.group(0)], text)
-    return text
-
-
-def plain(text: str, *, ticks: bool = True) -> str:
-    """Inline markdown as plain text: emphasis, links and escapes removed; code spans
-    kept verbatim (with their backticks when `ticks`)."""
-    if "`" not in text:
-        return _plain_part(text).strip()
-    parts: list[str] = []
-    pos = 0
-    for m in _CODE_SPAN.finditer(text):
-        parts.append(_plain_part(text[pos : m.start()]))
-        span = m.group(2).strip() if m.group(1) != "`" else m.group(2)
-        parts.append(f"`{span}`" if ticks else span)
-        pos = m.end()
-    parts.append(_plain_part(text[pos:]))
-    return "".join(parts).strip()
-
-
-_LABEL = re.compile(r"^(\*\*|__)(.+?)\1\s*(:?)\s*(.*)$")
-
-
-@dataclass(slots=True)
-class Labelled:
-    """`**Label**: rest` (or `**Label:** rest`) read from one line."""
-
-    label: str
-    rest: str
-
-
-def read_label(text: str) -> Labelled | None:
-    """The bold label opening `text`, if it ends with a colon or is followed by one."""
-    if not text.startswith(("**", "__")):
-        return None
-    m = _LABEL.match(text)
-    if m is None:
-        return None
-    label, colon, rest = m.group(2).strip(), m.group(3), m.group(4)
-    if label.endswith(":"):
-        return Labelled(
-            plain(label[:-1], ticks=False).strip(), (colon + " " + rest).strip() if colon else rest
-        )
-    if colon:
-        return Labelled(plain(label, ticks=False), rest)
+def _closing(lines: list[str], opening: int, mark: str) -> int | None:
+    """The line CommonMark closes the fence opened at `opening` at (a bare fence)."""
+    for n in range(opening + 1, len(lines)):
+        m = _FENCE_LINE.match(lines[n])
+        if m and m.group(2)[0] == mark[0] and not m.group(3) and len(m.group(2)) >= len(mark):
+            return n
     return None
+
+
+def _author_close(lines: list[str], opening: int, mark: str) -> int | None:
+    """Where the author of a markdown document block closed it. Inside it, fences come
+    in pairs (an opener with or without an info string, a bare closer); a bare fence
+    where a pair could open is either the next pair's opener or the block's own end, and
+    it was the end when what follows is no code: the plan's next step or task, or a
+    fence with an info string (a new block) before any bare closer. None: undecided."""
+    inner = False
+    maybe_end: int | None = None  # a bare fence taken as an opener for now
+    for n in range(opening + 1, len(lines)):
+        m = _FENCE_LINE.match(lines[n])
+        if m is not None and m.group(2)[0] == mark[0]:
+            if not inner:
+                inner, maybe_end = True, None if m.group(3) else n
+            elif not m.group(3):
+                inner, maybe_end = False, None
+            elif maybe_end is not None:
+                return maybe_end
+        elif _PLAN_LINE.match(lines[n]):
+            return maybe_end
+    return maybe_end
+
+
+# --- tokens -> blocks -------------------------------------------------------------------
+
+
+def _blocks(tokens: list[Any]) -> list[Block]:
+    """One pass over markdown-it's block tokens."""
+    out: list[Block] = []
+    items: list[Block] = []  # open list items, outermost first
+    quotes = 0
+    i, count = 0, len(tokens)
+    while i < count:
+        tok = tokens[i]
+        kind = tok.type
+        i += 1
+        if kind == "paragraph_open":
+            text = tokens[i].content
+            i += 2
+            start, end = tok.map
+            holder = items[-1] if items else None
+            if holder is not None and not holder.text and start + 1 == holder.line:
+                _item_text(holder, text)
+                continue
+            out.append(_inside(Block("paragraph", start + 1, end, text), items, quotes))
+        elif kind == "list_item_open":
+            start, end = tok.map
+            block = _inside(Block("item", start + 1, end, level=len(items)), items, quotes)
+            block.info = tok.info
+            out.append(block)
+            items.append(block)
+        elif kind == "list_item_close":
+            items.pop()
+        elif kind == "heading_open":
+            start, end = tok.map
+            text = tokens[i].content.strip()
+            i += 2
+            heading = Block("heading", start + 1, end, text, int(tok.tag[1]))
+            out.append(_inside(heading, items, quotes))
+        elif kind in ("fence", "code_block"):
+            start, end = tok.map
+            code = Block("code", start + 1, end, tok.content.rstrip("\n"), info=tok.info.strip())
+            out.append(_inside(code, items, quotes))
+        elif kind == "blockquote_open":
+            quotes += 1
+        elif kind == "blockquote_close":
+            quotes -= 1
+        elif kind in ("html_block", "hr", "table_open"):
+            start, end = tok.map
+            name = {"html_block": "html", "hr": "rule", "table_open": "table"}[kind]
+            out.append(_inside(Block(name, start + 1, end, tok.content), items, quotes))
+            if kind == "table_open":
+                while tokens[i].type != "table_close":
+                    i += 1
+    return out
+
+
+def _inside(block: Block, items: list[Block], quotes: int) -> Block:
+    if items:
+        block.item, block.top = items[-1].line, items[0].line
+    block.quote = quotes > 0
+    return block
+
+
+def _item_text(item: Block, text: str) -> None:
+    if text.startswith("[") and (box := _BOX.match(text)):
+        item.mark, item.star = box.group(1), bool(box.group(2))
+        item.checked = item.mark in "xX"
+        text = text[box.end() :]
+    item.text = text
+
+
+def _sections(blocks: list[Block], count: int) -> Section:
+    """The tree of top-level headings (headings inside items and quotes are content)."""
+    root = Section(None, end=count)
+    stack = [root]
+    for block in blocks:
+        if block.kind == "heading" and not block.nested:
+            while stack[-1].heading is not None and stack[-1].level >= block.level:
+                stack.pop().end = block.line - 1
+            section = Section(block)
+            stack[-1].children.append(section)
+            stack.append(section)
+        else:
+            stack[-1].blocks.append(block)
+    for open_section in stack[1:]:
+        open_section.end = count
+    return root

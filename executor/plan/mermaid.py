@@ -20,7 +20,7 @@ def mermaid_edges(raw: str, first_line: int) -> list[Edge]:
     """The session edges of a Mermaid block whose first line is `first_line`:
     `S1 --> S2`, `S1[Label] --> S2`, `S2 --> S3 & S4`, chains, `-->|label|`, comments."""
     edges: list[Edge] = []
-    for offset, text in enumerate(raw.splitlines()):
+    for offset, text in enumerate(raw.split("\n")):  # block text: lines end at LF only
         text = re.sub(r"%%.*$", "", text)
         text = re.sub(r"\|[^|]*\|", "", text)
         text = re.sub(r"--\s[^->]*?-->", "-->", text)

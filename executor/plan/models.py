@@ -15,8 +15,9 @@ from executor.datamodel import Strict
 StepRole = Literal["red", "green", "refactor"]
 Severity = Literal["error", "warning"]
 #: The shape a plan was written in (docs/plan-format.md): A `phase` (PHASE files),
-#: B `overview` (PROJECT_PLAN.md), C `superpowers` (task plans), D `speckit` (tasks.md).
-PlanFormat = Literal["phase", "overview", "superpowers", "speckit"]
+#: B `overview` (PROJECT_PLAN.md), C `superpowers` (task plans), D `speckit` (tasks.md),
+#: E `kiro` (.kiro/specs/<feature>/tasks.md), F `taskmaster` (.taskmaster/tasks/tasks.json).
+PlanFormat = Literal["phase", "overview", "superpowers", "speckit", "kiro", "taskmaster"]
 
 
 class ChecklistItem(Strict):
@@ -31,6 +32,27 @@ class FileSpec(Strict):
     note: str = ""
     #: Source line of the list item (None when not read from a file).
     line: int | None = None
+
+
+class PlanTask(Strict):
+    """One task inside a session as the plan lists it: a spec-kit `T012` line, a Task
+    Master subtask. The session is what runs and commits; its tasks say what it holds."""
+
+    #: The plan's own id (`T012`, `T006a`, `2.3`).
+    label: str
+    text: str
+    #: Source line of the task (its box, or its `"status"` value in a tasks.json).
+    line: int
+    done: bool = False
+    #: The step the task belongs to (spec-kit RED / GREEN / REFACTOR sections).
+    role: StepRole | None = None
+    files: list[str] = Field(default_factory=list)
+    #: A command the task itself names ("Run `npm run typecheck`").
+    command: str | None = None
+    #: A check a person makes (a manual browser test, "needs manual verification").
+    manual: bool = False
+    #: Labels of the tasks it names as needed first ("(depends on T003)").
+    depends_on: list[str] = Field(default_factory=list)
 
 
 class Step(Strict):
@@ -55,11 +77,16 @@ class Session(Strict):
     work, verified by the test command (the whole suite when the plan names none).
     `refactor=None` in a TDD session means the plan has no refactor step: after GREEN
     comes the commit question, and the REFACTOR agent runs only for changes asked there.
+    A TDD session with `green=None` only writes failing tests (its implementation is a
+    later session: a superpowers task that ends after "Run test to verify it fails").
     """
 
     number: int
     title: str
     phase: int
+    #: The plan's own id when it is not the session number: `1.1` (superpowers `Task 1.1`,
+    #: a Kiro sub-task), `A` (`Phase A`), `T006a`, a Task Master id.
+    label: str | None = None
     tdd: bool = True
     objectives: list[ChecklistItem] = Field(default_factory=list)
     red: Step | None = None
@@ -100,6 +127,21 @@ class Session(Strict):
     #: True when the plan gives only a bullet summary and the steps were derived from it
     #: (RED: failing tests for the bullets; GREEN; REFACTOR) with the project's command.
     derived: bool = False
+    #: The plan marks the session optional (Kiro `- [ ]* 2.3`): run only when asked for.
+    optional: bool = False
+    #: The session is a human checkpoint, not agent work (Kiro `N. Checkpoint - ...`, a
+    #: user-acceptance task): a person confirms it; nothing is implemented.
+    is_checkpoint: bool = False
+    #: The planning tool's own status word (Task Master `pending`, `in-progress`,
+    #: `deferred`, `cancelled`; Kiro `[-]` reads `in-progress`); None when it has none.
+    status: str | None = None
+    #: Task Master: the tag (`master`) the task belongs to.
+    tag: str | None = None
+    #: Documents the agent should read with the session (Kiro's requirements.md and
+    #: design.md beside the tasks.md).
+    context_files: list[Path] = Field(default_factory=list)
+    #: The tasks the session holds (spec-kit task lines, Task Master subtasks).
+    tasks: list[PlanTask] = Field(default_factory=list)
 
     def step(self, role: StepRole) -> Step | None:
         return {"red": self.red, "green": self.green, "refactor": self.refactor}[role]
@@ -125,6 +167,8 @@ class Session(Strict):
 class Phase(Strict):
     number: int
     name: str
+    #: The plan's own id when it is not the number (`1A`, `3.1`, a Kiro group `2`).
+    label: str | None = None
     source_file: Path | None = None
     #: Line of the `Phase N` heading (None when the number came from the file name only).
     line: int | None = None

@@ -15,6 +15,7 @@ from itertools import pairwise
 from pathlib import Path
 
 from executor.plan.drafts import FileResult
+from executor.plan.markdown import source_lines
 from executor.plan.mermaid import Edge
 from executor.plan.models import (
     NO_PLAN_FILES,
@@ -41,7 +42,7 @@ class PhaseReader:
         if path.is_dir():
             return _load_folder(path)
         folder = path.parent
-        result = _read(path)
+        result = _read(path, overview=self.format == "overview")
         plan = Plan(name=_plan_name(folder, [result]), folder=folder, source_file=path)
         plan.diagnostics.extend(result.diagnostics)
         plan.phases = result.phases
@@ -51,13 +52,13 @@ class PhaseReader:
         return plan
 
 
-def _read(path: Path) -> FileResult:
+def _read(path: Path, *, overview: bool = False) -> FileResult:
     text, problems = read_source(path)
     if text is None:
         result = FileResult(path)
         result.diagnostics.extend(problems)
         return result
-    return parse_file(path, text)
+    return parse_file(path, text, overview=overview)
 
 
 def _plan_order(plan: Plan) -> None:
@@ -78,7 +79,7 @@ def _load_folder(folder: Path) -> Plan:
     )
     overview_path = next((folder / n for n in OVERVIEW_NAMES if (folder / n).is_file()), None)
     results = [_read(p) for p in phase_files]
-    overview = _read(overview_path) if overview_path else None
+    overview = _read(overview_path, overview=True) if overview_path else None
     plan = Plan(name=_plan_name(folder, results + ([overview] if overview else [])), folder=folder)
     for r in results:
         plan.diagnostics.extend(r.diagnostics)
@@ -210,7 +211,7 @@ def _plan_name(folder: Path, results: list[FileResult]) -> str:
     for r in results:
         if r.path.name.lower() == "project_plan.md":
             try:
-                first = r.path.read_text(encoding="utf-8").lstrip().splitlines()[0]
+                first = source_lines(r.path.read_text(encoding="utf-8").lstrip())[0]
             except (OSError, UnicodeDecodeError, IndexError):
                 break
             if first.startswith("# "):

@@ -45,6 +45,7 @@ def summary(plan: Plan, diagnostics: list[Diagnostic]) -> str:
 def _session_json(s: Session, config: ProjectConfig) -> dict[str, Any]:
     return {
         "number": s.number,
+        "label": s.label,
         "title": s.title,
         "phase": s.phase,
         "tdd": s.tdd,
@@ -84,6 +85,12 @@ def _session_json(s: Session, config: ProjectConfig) -> dict[str, Any]:
         "box_lines": s.box_lines,
         "checkpoints": s.checkpoints,
         "derived": s.derived,
+        "optional": s.optional,
+        "is_checkpoint": s.is_checkpoint,
+        "status": s.status,
+        "tag": s.tag,
+        "context_files": [str(p) for p in s.context_files],
+        "tasks": [t.model_dump() for t in s.tasks],
     }
 
 
@@ -105,6 +112,7 @@ def contract(
         "phases": [
             {
                 "number": p.number,
+                "label": p.label,
                 "name": p.name,
                 "source_file": str(p.source_file) if p.source_file else None,
                 "sessions": [_session_json(s, config) for s in p.sessions],

@@ -114,6 +114,8 @@ _STEP_HINT: dict[PlanFormat, str] = {
     "superpowers": "expected a step such as '- [ ] **Step 1: Write the failing test**' "
     "(RED) or '- [ ] **Step 3: Write minimal implementation**' (GREEN)",
     "speckit": "expected a '### Tests for ...' section (RED) and implementation tasks (GREEN)",
+    "kiro": "expected a task that implements it",
+    "taskmaster": "expected a task that implements it",
 }
 
 
@@ -122,7 +124,18 @@ def _session_rules(
 ) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     path, line = s.source_file, s.line_start
-    if s.tdd:
+    if s.tdd and s.red is not None and s.green is None:
+        out.append(
+            _diag(
+                "error",
+                path,
+                line,
+                f"Session {s.number} only writes failing tests (its implementation comes in a "
+                "later session); the executor runs a session from RED to GREEN, so merge it "
+                "with the session that makes its tests pass",
+            )
+        )
+    elif s.tdd:
         for role, step in (("RED", s.red), ("GREEN", s.green)):
             if step is None:
                 out.append(
@@ -145,11 +158,8 @@ def _session_rules(
                     "configured (--test-command)",
                 )
             )
-    named = [(f.path, f.line or line) for f in s.files]
-    for step in (s.red, s.green, s.refactor):
-        if step is not None:
-            named += [(p, step.line) for p in step.files]
-    for file_path, file_line in named:
+    named = {f.path: f.line or line for f in reversed(s.files)}  # each path once, first line
+    for file_path, file_line in sorted(named.items(), key=lambda item: item[1]):
         problem = path_problem(file_path)
         if problem:
             out.append(
@@ -189,15 +199,16 @@ def _plan_rules(plan: Plan, project_test_command: str | None) -> list[Diagnostic
                 "warning",
                 first.source_file,
                 first.line_start,
-                f"{_sessions(derived)}: steps derived from the bullet summary: each runs "
-                "as RED (failing tests for its bullets), GREEN and REFACTOR with the "
-                "project's test command",
+                f"{_sessions(derived)}: steps derived from the bullet summary: a TDD "
+                "session runs as RED (failing tests for its bullets), GREEN and REFACTOR, "
+                "another as one implementation step, with the project's test command",
             )
         )
     unnamed = [
         s
         for s in plan.sessions()
         if s.green is not None
+        and not s.is_checkpoint
         and s.test_command("green", project_test_command) is None
         and not _says_run_without_command(s, project_test_command)
     ]

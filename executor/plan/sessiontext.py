@@ -15,10 +15,13 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
 
 _LINE_END = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-#: A list item's checkbox: the marker, then `[x]`/`[X]` (ticked) followed by whitespace.
-BOX = re.compile(r"^( *(?:[-*+]|\d{1,9}[.)])[ \t]+)\[([ xX])\](?=[ \t]|$)", re.MULTILINE)
+#: A list item's checkbox: the marker, then `[ ]`, `[x]`/`[X]` (ticked) or Kiro's `[-]`
+#: (in progress), followed by whitespace or Kiro's optional mark `*`.
+BOX = re.compile(r"^([ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+)\[([ xX-])\](?=[ \t*]|$)", re.MULTILINE)
 _COMMIT_LINE = re.compile(
     r"^\s*(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d{1,9}[.)]\s+)?[*_]*\s*"
     r"(?:(?:do\s+not|don't|never)\s+commit\b|git\s+commit\b|commit\b(?!\s*(?:message|hash|id)\b)"
@@ -27,6 +30,7 @@ _COMMIT_LINE = re.compile(
 )
 _GIT_COMMIT = re.compile(r"^\s*(?:\S+=\S+\s+)*git\s+(?:-C\s+\S+\s+)?commit\b", re.MULTILINE)
 _FENCE = re.compile(r"^ *(`{3,}|~{3,})")
+_SEPARATOR = re.compile(r"^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$")
 _MENTIONS_COMMIT = re.compile(r"commit", re.IGNORECASE)
 
 
@@ -36,9 +40,32 @@ def split_source(text: str) -> list[str]:
     return _LINE_END.findall(text)
 
 
+def trimmed_end(lines: list[str], end: int, start: int) -> int:
+    """`end` moved up past trailing blank lines and `---` separators (not below `start`)."""
+    while end > start and (not lines[end - 1].strip() or _SEPARATOR.match(lines[end - 1])):
+        end -= 1
+    return end
+
+
+def located(
+    path: Path, lines: list[str], start: int, end: int, drop: Iterable[range] = ()
+) -> dict[str, Any]:
+    """The `Session` fields of lines `start..end` of `path`: where they are, their exact
+    text, its hash and the agent's text (`brief_text`, without the ranges in `drop`)."""
+    source = "".join(lines[start - 1 : end])
+    return {
+        "source_file": path,
+        "line_start": start,
+        "line_end": end,
+        "source_hash": source_hash(source),
+        "source_text": source,
+        "brief_text": brief_text(lines, start, end, drop),
+    }
+
+
 def source_hash(text: str) -> str:
     """sha256 of `text` with every checkbox read as unticked."""
-    if "[x]" in text or "[X]" in text:
+    if "[x]" in text or "[X]" in text or "[-]" in text:
         text = BOX.sub(r"\1[ ]", text)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from executor.plan.models import Diagnostic
+from executor.plan.models import Diagnostic, Plan, PlanFormat
+
+
+def file_plan(path: Path, name: str, fmt: PlanFormat) -> tuple[Plan, str | None]:
+    """An empty plan read from the one file `path`, and its text (None when it cannot
+    be read: the plan then holds the error)."""
+    text, problems = read_source(path)
+    plan = Plan(name=name, folder=path.parent, source_file=path, format=fmt)
+    plan.diagnostics.extend(problems)
+    return plan, text
 
 
 def read_source(path: Path) -> tuple[str | None, list[Diagnostic]]:

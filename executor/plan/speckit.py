@@ -1,14 +1,21 @@
 """Reader D: spec-kit checklist task files (`specs/<feature>/tasks.md`).
 
-Each `## Phase N: ...` heading is one session (and one phase), numbered in plan order.
-Its `- [ ] T012 [P] [US1] ...` lines are the tasks (`[P]` / `[USn]` markers kept in the
-text). Tasks under a sub-heading about tests (`### Tests for User Story 1`) are RED, the
-others GREEN. A phase without test tasks (Setup, Foundational, Polish) is not TDD: one
-GREEN step holding its tasks, verified by the test command (the whole suite).
-`**Checkpoint**:` lines are human checkpoints held at the end of the phase; paths named
-in task text are the session's files. `**Dependencies**: Phase 2 ...` names the phases a
-phase needs (else: the previous one). A `**Test command**:` / `**Run tests**:` line with
-a code span gives the command, for the whole file (before the first phase) or a phase.
+Each `## Phase N: ...` section (`Phase 3.2` too; `Phase 6: Polish` like any other) is one
+session and one phase, numbered in plan order; its `- [ ] T012 [P] [US1] ...` lines are
+its tasks (`Session.tasks`, markers kept in the text). A sub-heading says which step its
+tasks belong to: `### RED: ...` / `### Red — ...`, `### GREEN ...`, `### REFACTOR ...`, or
+one about tests (`### Tests for User Story 1`) for RED; the rest are GREEN. A phase
+without test tasks (Setup, Foundational, Polish) is not TDD: one GREEN step holding its
+tasks, verified by the test command (the whole suite when none is named).
+
+A task's own command is what it tells the reader to run ("Run `npm run typecheck`",
+"run tests with `uv run pytest x -v`"; installing is not verification); a step runs its
+tasks' commands in order. A task that asks a person to check by hand ("needs manual
+verification in the browser") is a human checkpoint of its phase, like the
+`**Checkpoint**:` lines. Files: the paths a task names (with a folder; a bare file name
+only when the task names no path, as in "Add X to `package.json`"). `**Dependencies**:
+Phase 2 ...` names the phases a phase needs (else: the previous one), and an
+execution-order line after the phases (`Phase 1 → Phase 2`) adds to them.
 """
 
 from __future__ import annotations
@@ -18,25 +25,40 @@ import re
 from pathlib import Path
 
 from executor.plan import vocabulary as voc
-from executor.plan.markdown import Block, code_spans, plain, read_label, scan
-from executor.plan.models import Diagnostic, FileSpec, Phase, Plan, PlanFormat, Session, Step
-from executor.plan.sessiontext import brief_text, source_hash, split_source
-from executor.plan.source import read_source
+from executor.plan.commands import join, text_command, verifies
+from executor.plan.files import as_file, is_source_name, prose_paths
+from executor.plan.inline import code_spans, plain, read_label
+from executor.plan.markdown import Block, Section, parse
+from executor.plan.models import (
+    Diagnostic,
+    FileSpec,
+    Phase,
+    Plan,
+    PlanFormat,
+    PlanTask,
+    Session,
+    Step,
+    StepRole,
+)
+from executor.plan.sessiontext import located, split_source, trimmed_end
+from executor.plan.source import file_plan
 
-_PATH_TOKEN = re.compile(r"[\w.@~+\-/]*[\w\-@+]/[\w.@~+\-/]*|[\w\-@+]+\.[A-Za-z][A-Za-z0-9]{0,5}")
-_SEPARATOR = re.compile(r"^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$")
 _TITLE_PREFIX = re.compile(r"^(?:implementation\s+)?tasks?\s*:\s*", re.I)
 _ARROW = re.compile(r"\s*(?:→|->|⟶|=>)\s*")
 _COMMAND_LABEL = re.compile(r"^(?:test command|run tests?|tests? run with|verify with)$", re.I)
+_MANUAL = re.compile(r"\bmanual(?:ly)?\s+(?:verification|test|check)|\bby hand\b", re.I)
+_DEPENDS = re.compile(r"\(depends on ([^)]*)\)", re.I)
+_TESTS_FIRST = re.compile(r"\btests?\s+first\b|\btdd\b", re.I)
+_MARKERS = re.compile(r"^(?:\[[^\]]*\]\s*)+")
+_WRITES_TESTS = re.compile(r"^(?:write|add|create)\b[^.]*\b(?:tests?|failing)\b", re.I)
+_TASK_REF = re.compile(r"\bT(\d{2,})([a-z]?)(?:\s*[-–—]\s*T(\d{2,}))?")
 
 
 class SpeckitReader:
     format: PlanFormat = "speckit"
 
     def read(self, path: Path) -> Plan:
-        text, problems = read_source(path)
-        plan = Plan(name=path.parent.name, folder=path.parent, source_file=path)
-        plan.diagnostics.extend(problems)
+        plan, text = file_plan(path, path.parent.name, self.format)
         if text is not None:
             _TaskFile(path, text, plan).run()
         return plan
@@ -47,55 +69,52 @@ class _TaskFile:
         self.path = path
         self.plan = plan
         self.lines = split_source(text)
-        self.stripped = [ln.rstrip("\r\n") for ln in self.lines]
-        self.blocks = scan(text)
+        self.doc = parse(text)
         self.command: str | None = None
-        #: Text after the last phase (a "Dependencies & Execution Order" section).
-        self.order_lines: list[Block] = []
 
     def run(self) -> None:
-        #: (heading, name, blocks, boundary line: the heading that ends the phase)
-        phases: list[tuple[Block, str, list[Block], list[int]]] = []
-        for block in self.blocks:
-            if block.kind == "heading":
-                text = plain(block.text, ticks=False)
-                if block.level == 1 and not phases:
-                    self.plan.name = _TITLE_PREFIX.sub("", text)
-                open_phase = phases[-1] if phases and not phases[-1][3] else None
-                if open_phase is not None and block.level <= open_phase[0].level:
-                    open_phase[3].append(block.line)
-                m = voc.SPECKIT_PHASE.match(text)
-                if m:
-                    phases.append((block, (m.group(2) or text).strip(), [], []))
-                    continue
-            if phases and not phases[-1][3]:
-                phases[-1][2].append(block)
-            elif not phases:
-                self.header_command(block)
-            elif block.kind in ("text", "item"):
-                self.order_lines.append(block)
-        for number, (heading, name, blocks, boundary) in enumerate(phases, start=1):
-            end = self.trimmed_end((boundary or [len(self.lines) + 1])[0] - 1, heading.line)
-            session = self.session(number, name, heading, blocks, end)
+        phases: list[tuple[Section, str, str]] = []
+        for section in self.doc.root.walk():
+            if section.heading is None:
+                continue
+            text = plain(section.title, ticks=False)
+            if section.level == 1 and not phases:
+                self.plan.name = _TITLE_PREFIX.sub("", text)
+            if m := voc.SPECKIT_PHASE.match(text):
+                phases.append((section, m.group(1), (m.group(2) or text).strip()))
+        first = phases[0][0].line if phases else self.doc.count + 1
+        for block in self.doc.blocks:
+            if block.line < first and block.kind in ("paragraph", "item"):
+                for _, text in block.lines():
+                    self.command = self.command or _label_command(text)
+        labels = [n for _, n, _ in phases]
+        for number, (section, written, name) in enumerate(phases, start=1):
+            session = self.session(number, name, section)
+            if written != str(number) and any(n != str(i) for i, n in enumerate(labels, 1)):
+                session.label = written
             self.plan.phases.append(
                 Phase(
                     number=number,
                     name=name,
+                    label=session.label,
                     source_file=self.path,
-                    line=heading.line,
+                    line=section.line,
                     sessions=[session],
                 )
             )
-        self.apply_order()
+        after = phases[-1][0].end if phases else self.doc.count
+        self.apply_order([b for b in self.doc.blocks if b.line > after])
 
-    def apply_order(self) -> None:
+    def apply_order(self, blocks: list[Block]) -> None:
         """A "Critical Path" / execution-order line after the phases (`Phase 1 → Phase 2`,
         `Phases 3, 4, 5 → Phase 6`) also orders the phases: a phase waits for what the
         plan says runs before it, even where its own **Dependencies** line says none
         (then with a warning: the plan disagrees with itself)."""
         sessions = {s.number: s for s in self.plan.sessions()}
-        for block in self.order_lines:
-            text = plain(block.text, ticks=False)
+        for block in blocks:
+            if block.kind not in ("paragraph", "item"):
+                continue
+            text = plain(block.first, ticks=False)
             parts = [voc.parse_session_refs(p, word="phase") for p in _ARROW.split(text)]
             for before, after in itertools.pairwise(parts):
                 for later in after or []:
@@ -124,104 +143,173 @@ class _TaskFile:
                         )
                     )
 
-    def header_command(self, block: Block) -> None:
-        if block.kind not in ("text", "item"):
-            return
-        label = read_label(block.text)
-        if label is not None and _COMMAND_LABEL.match(label.label):
-            spans = code_spans(label.rest)
-            if spans:
-                self.command = spans[0]
-
-    def trimmed_end(self, end: int, start: int) -> int:
-        while end > start and (
-            not self.stripped[end - 1].strip() or _SEPARATOR.match(self.stripped[end - 1])
-        ):
-            end -= 1
-        return end
-
-    def session(
-        self, number: int, name: str, heading: Block, blocks: list[Block], end: int
-    ) -> Session:
-        red: list[Block] = []
-        green: list[Block] = []
-        in_tests = False
+    def session(self, number: int, name: str, section: Section) -> Session:
+        tasks: list[PlanTask] = []
         checkpoints: list[str] = []
         deps: list[int] | None = None
         deps_line: int | None = None
         command: str | None = None
-        for block in blocks:
-            if block.kind == "heading":
-                in_tests = voc.is_test_section(plain(block.text, ticks=False))
+        role: StepRole = "red" if _TESTS_FIRST.search(name) else "green"
+        details: dict[int, list[str]] = {}
+        items: list[tuple[Block, StepRole]] = []
+        for block in section.all_blocks():
+            if block.kind == "heading" and not block.nested:
+                role = _role(plain(block.text, ticks=False))
                 continue
-            if block.kind == "item" and voc.SPECKIT_TASK.match(block.text):
-                (red if in_tests else green).append(block)
+            if block.kind == "item" and not block.item and voc.SPECKIT_TASK.match(block.text):
+                items.append((block, role))
+                details[block.line] = []
                 continue
-            if block.kind != "text":
+            if block.top in details:
+                details[block.top].append(block.text)
                 continue
-            label = read_label(block.text)
-            if label is None:
+            if block.kind != "paragraph" or block.item:
                 continue
-            kind = label.label.lower()
-            if kind.startswith("checkpoint"):
-                checkpoints.append(plain(label.rest))
-            elif kind.startswith("depend"):
-                refs = voc.parse_session_refs(plain(label.rest, ticks=False), word="phase")
-                deps, deps_line = [r for r in (refs or []) if 0 < r < number], block.line
-            elif _COMMAND_LABEL.match(label.label) and code_spans(label.rest):
-                command = code_spans(label.rest)[0]
-        tasks = red + green
+            for line, text in block.lines():
+                label = read_label(text)
+                if label is None:
+                    continue
+                kind = label.label.lower()
+                if kind.startswith("checkpoint"):
+                    checkpoints.append(plain(label.rest))
+                elif kind.startswith("depend"):
+                    refs = voc.parse_session_refs(plain(label.rest, ticks=False), word="phase")
+                    deps, deps_line = [r for r in (refs or []) if 0 < r < number], line
+                elif _COMMAND_LABEL.match(label.label) and code_spans(label.rest):
+                    command = code_spans(label.rest)[0]
+        first_work = next(
+            (i for i, (b, r) in enumerate(items) if r == "green" and not _writes_tests(b.text)),
+            len(items),
+        )
+        for i, (block, task_role) in enumerate(items):
+            if task_role == "green" and i < first_work:
+                task_role = "red"  # "Write unit tests for X" before X is written
+            task = _task(block, task_role, details[block.line])
+            tasks.append(task)
+            if task.manual:
+                checkpoints.append(f"{task.label}: {plain(task.text, ticks=False)}")
+        end = trimmed_end(self.lines, section.end, section.line)
         files = _files(tasks)
-        source = "".join(self.lines[heading.line - 1 : end])
+        steps = {
+            r: _step(r, [t for t in tasks if t.role == r], section.line)
+            for r in ("red", "green", "refactor")
+        }
+        tdd = steps["red"] is not None
+        if not tdd:
+            steps = {"green": _step("green", tasks, section.line, always=True)}
         return Session(
             number=number,
             title=name,
             phase=number,
-            tdd=bool(red),
-            red=_step("red", red, heading, files) if red else None,
-            green=_step("green", green, heading, files),
+            tdd=tdd,
+            red=steps.get("red"),
+            green=steps.get("green"),
+            refactor=steps.get("refactor"),
             files=files,
             dependencies=deps if deps is not None else ([number - 1] if number > 1 else []),
             dependencies_line=deps_line,
             default_test_command=command or self.command,
             checkpoints=checkpoints,
-            source_file=self.path,
-            line_start=heading.line,
-            line_end=end,
-            source_hash=source_hash(source),
-            source_text=source,
-            brief_text=brief_text(self.lines, heading.line, end),
-            box_lines=[t.line for t in tasks if t.checked is not None],
-            claimed_done=bool(tasks) and all(t.checked for t in tasks),
+            **located(self.path, self.lines, section.line, end),
+            box_lines=[t.line for t in tasks],
+            claimed_done=bool(tasks) and all(t.done for t in tasks),
+            tasks=tasks,
         )
 
 
-def _step(role: str, tasks: list[Block], heading: Block, files: list[FileSpec]) -> Step:
-    texts = [plain(t.text) for t in tasks]
-    own = {p for t in tasks for p in _paths(t.text)}
-    return Step(
-        role="red" if role == "red" else "green",
-        heading="Write the tests" if role == "red" else "Implement the tasks",
-        tasks=texts,
-        files=[f.path for f in files if f.path in own],
-        line=tasks[0].line if tasks else heading.line,
+def _role(heading: str) -> StepRole:
+    found = voc.step_role(heading).role
+    if found is not None:
+        return found
+    return "red" if voc.is_test_section(heading) else "green"
+
+
+def _label_command(text: str) -> str | None:
+    label = read_label(text)
+    if label is not None and _COMMAND_LABEL.match(label.label):
+        spans = code_spans(label.rest)
+        return spans[0] if spans else None
+    return None
+
+
+def _words(text: str) -> str:
+    """A task's words: no id, markers or code spans (`T001 [P] Create `specs/x/`` ->
+    `Create`)."""
+    return re.sub(r"`[^`]*`", "", _MARKERS.sub("", voc.SPECKIT_TASK.sub(r"\2", text))).strip()
+
+
+def _writes_tests(text: str) -> bool:
+    """A task that writes tests (`[P] [US1] Write unit tests for X in ...`)."""
+    return bool(_WRITES_TESTS.match(_words(text)))
+
+
+def _task(block: Block, role: StepRole, details: list[str]) -> PlanTask:
+    m = voc.SPECKIT_TASK.match(block.text)
+    assert m is not None
+    text = block.text.replace("\n", " ")
+    command = text_command(text)
+    return PlanTask(
+        label=m.group(1),
+        text=text[m.start(2) :].strip(),
+        line=block.line,
+        done=bool(block.checked),
+        role=role,
+        files=task_paths(
+            "\n".join([text, *details]),
+            checking=voc.step_meaning(_words(text)).startswith("verify"),
+        ),
+        command=command if verifies(command) else None,
+        manual=bool(_MANUAL.search(text)),
+        depends_on=_depends_on(text),
     )
 
 
-def _paths(text: str) -> list[str]:
-    found: list[str] = []
-    for token in [*code_spans(text), *_PATH_TOKEN.findall(plain(text, ticks=False))]:
-        token = token.strip(".,;:()[]'\"")
-        if "/" in token and voc.looks_like_path(token) and token not in found:
-            found.append(token)
-    return found
+def task_paths(text: str, *, checking: bool = False) -> list[str]:
+    """The files a task names. In code spans: the paths with a folder (relative, or
+    absolute under the author's checkout), else the first file name (`Add X to
+    `package.json``: other names in it are files the task talks about). With no code
+    span, the paths written plainly (`Docs skeleton (docs/README.md, SECURITY.md)`),
+    unless the task is a check (`Execute quickstart.md §1`: it reads them)."""
+    spans = prose_paths(text)
+    written = [] if checking else [p for p in prose_paths(text, bare=True) if p not in spans]
+    if spans:
+        found = [p for p in spans if "/" in p.rstrip("/") or p.endswith("/")]
+        found = [p for p in found if not p.startswith("/") or "/Users/" in p or "/home/" in p]
+        return found or [p for p in spans if is_source_name(p) and "/" not in p][:1]
+    return [p for p in written if not p.startswith("/")]
 
 
-def _files(tasks: list[Block]) -> list[FileSpec]:
+def _depends_on(text: str) -> list[str]:
+    refs: list[str] = []
+    for group in _DEPENDS.findall(text):
+        for m in _TASK_REF.finditer(group):
+            width = len(m.group(1))
+            if m.group(3):
+                refs += [f"T{n:0{width}d}" for n in range(int(m.group(1)), int(m.group(3)) + 1)]
+            else:
+                refs.append(f"T{m.group(1)}{m.group(2)}")
+    return refs
+
+
+def _step(role: StepRole, tasks: list[PlanTask], line: int, *, always: bool = False) -> Step | None:
+    if not tasks and not always:
+        return None
+    files = list(dict.fromkeys(f for t in tasks for f in t.files))
+    return Step(
+        role=role,
+        heading={"red": "Write the tests", "green": "Implement the tasks"}.get(role, "Refactor"),
+        tasks=[plain(f"{t.label} {t.text}") for t in tasks],
+        files=files,
+        test_command=join([t.command for t in tasks if t.command]),
+        line=tasks[0].line if tasks else line,
+    )
+
+
+def _files(tasks: list[PlanTask]) -> list[FileSpec]:
     seen: dict[str, FileSpec] = {}
     for task in tasks:
-        m = voc.SPECKIT_TASK.match(task.text)
-        note = m.group(1) if m else ""
-        for path in _paths(task.text):
-            seen.setdefault(path, FileSpec(path=path, note=note, line=task.line))
+        note = task.label
+        for path in task.files:
+            if as_file(path) is not None:
+                seen.setdefault(path, FileSpec(path=path, note=note, line=task.line))
     return list(seen.values())

@@ -1,19 +1,25 @@
-"""Ticking a session's boxes in the plan file: exact line edits, never a re-render.
+"""Marking a session done in the plan file: exact text edits, never a re-render.
 
-A ticked box in a plan is a claim (`Session.claimed_done`); the executor re-proves it
-with a test run and, once a session is verified and committed, ticks its boxes itself.
-`tick_session` is pure: it reads the plan file and returns the edits (`- [ ]` ->
-`- [x]` on `Session.box_lines`); `apply_edits` writes them atomically. Ticking never
-changes `Session.source_hash` (the hash reads every box as unticked).
+Each format has its own way of saying done, and the edit changes exactly that text:
+- markdown plans (PHASE / PROJECT_PLAN boxes, superpowers step boxes, spec-kit `[X]`,
+  Kiro `- [x]` and the group's box with its last required sub-task): `[ ]` or `[-]` ->
+  `[x]` on `Session.box_lines`;
+- Task Master: the `"status"` value of the task and of each subtask -> `"done"`, found
+  with the JSON decoder's own positions, the rest of the file byte for byte as it was.
+A box or status the executor finds ticked is a claim (`Session.claimed_done`) that the
+engine re-proves with a test run; `tick_session` is pure (it returns the edits) and
+`apply_edits` writes them atomically. Ticking never changes `Session.source_hash`.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from executor.errors import PlanInvalidError
 from executor.fsutil import atomic_write_bytes
+from executor.plan.jsonspans import items, line_of, members
 from executor.plan.models import Session
 from executor.plan.sessiontext import BOX, split_source
 
@@ -29,28 +35,82 @@ class FileEdit:
 
 
 def tick_session(session: Session) -> list[FileEdit]:
-    """The edits that tick every unticked box of `session` (none when all are ticked).
+    """The edits that mark `session` done (none when it already is).
 
-    PlanInvalidError when a box line no longer holds a checkbox: the plan changed since
-    it was loaded (reload it; a changed session also shows as drift by its hash).
+    PlanInvalidError when the plan no longer holds what was read (a box line without a
+    box, a task that is gone): it changed since it was loaded (reload it; a changed
+    session also shows as drift by its hash).
     """
     path = session.source_file
-    lines = split_source(path.read_bytes().decode("utf-8"))
+    text = path.read_bytes().decode("utf-8")
+    if path.suffix == ".json":
+        return _status_edits(session, text)
+    lines = split_source(text)
     edits: list[FileEdit] = []
     for number in session.box_lines:
         old = lines[number - 1] if number <= len(lines) else ""
         box = BOX.match(old)
         if box is None:
-            raise PlanInvalidError(
-                f"{path}:{number}: expected a checkbox of Session {session.number} here; "
-                "the plan changed since it was read: load it again",
-                path=path,
-                line=number,
-            )
-        if box.group(2) == " ":
+            raise _changed(path, number, f"expected a checkbox of Session {session.number} here")
+        if box.group(2) not in "xX":
             new = f"{box.group(1)}[x]{old[box.end() :]}"
             edits.append(FileEdit(path=path, line=number, old=old, new=new))
     return edits
+
+
+def _status_edits(session: Session, text: str) -> list[FileEdit]:
+    """`"status": "..."` -> `"status": "done"` for the task and its subtasks."""
+    path = session.source_file
+    spans = _task_status_spans(session, text)
+    by_line: dict[int, list[tuple[int, int]]] = {}
+    for start, end in spans:
+        if json.loads(text[start:end]) != "done":
+            by_line.setdefault(line_of(text, start), []).append((start, end))
+    lines = split_source(text)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    edits: list[FileEdit] = []
+    for number, found in sorted(by_line.items()):
+        old = lines[number - 1]
+        new = old
+        for start, end in sorted(found, reverse=True):
+            a, b = start - offsets[number - 1], end - offsets[number - 1]
+            new = new[:a] + '"done"' + new[b:]
+        edits.append(FileEdit(path=path, line=number, old=old, new=new))
+    return edits
+
+
+def _task_status_spans(session: Session, text: str) -> list[tuple[int, int]]:
+    path = session.source_file
+    if "{" not in text:
+        raise _changed(path, 1, "expected a task list here")
+    top = members(text, text.index("{"))
+    if session.tag is not None and session.tag in top and text[top[session.tag][0]] == "{":
+        top = members(text, top[session.tag][0])
+    if "tasks" not in top or text[top["tasks"][0]] != "[":
+        raise _changed(path, 1, "expected a task list here")
+    wanted = session.label or str(session.number)
+    for start, _ in items(text, top["tasks"][0]):
+        if text[start] != "{":
+            continue
+        own = members(text, start)
+        if "id" in own and str(json.loads(text[slice(*own["id"])])) == wanted:
+            spans = [own["status"]] if "status" in own else []
+            if "subtasks" in own and text[own["subtasks"][0]] == "[":
+                for sub, _ in items(text, own["subtasks"][0]):
+                    sub_members = members(text, sub) if text[sub] == "{" else {}
+                    spans += [sub_members["status"]] if "status" in sub_members else []
+            return spans
+    raise _changed(path, session.line_start, f"expected task {wanted} here")
+
+
+def _changed(path: Path, line: int, what: str) -> PlanInvalidError:
+    return PlanInvalidError(
+        f"{path}:{line}: {what}; the plan changed since it was read: load it again",
+        path=path,
+        line=line,
+    )
 
 
 def apply_edits(edits: list[FileEdit]) -> list[Path]:

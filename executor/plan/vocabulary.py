@@ -17,6 +17,12 @@ SESSION_HEADING = re.compile(r"^session\s+#?(\d+)(?![\w.])\s*(?:[:\-–—.]\s*)
 #: Starts like a session heading but is not one we can read ("Session: X", "Session 3a").
 LOOKS_LIKE_SESSION = re.compile(r"^sessions?\s*(?:#|:|\d|[-–—]\s*\w)", re.IGNORECASE)
 PHASE_HEADING = re.compile(r"^phase\s+(\d+)(?![\w.])\s*(?:[:\-–—.]\s*(.*))?$", re.IGNORECASE)
+#: A phase named by a letter or a number and a letter (`Phase A: ...`, `Phase 1B: ...`).
+PHASE_ID_HEADING = re.compile(
+    r"^phase\s+(\d+[a-z]|[a-z])(?![\w.])\s*(?:[:\-–—.]\s*(.*))?$", re.IGNORECASE
+)
+#: A part of a session file (`## Part 2: RegisterScreen (TDD)`).
+PART_HEADING = re.compile(r"^part\s+(\d+)(?![\w.])\s*[:\-–—.]\s*(.*)$", re.IGNORECASE)
 PHASE_FILE = re.compile(r"^phase[_\- ]?(\d+)(?:[_\- ](.*))?\.(?:md|markdown)$", re.IGNORECASE)
 
 _TRAILING_PAREN = re.compile(r"\s*\(([^()]*)\)\s*$")
@@ -26,6 +32,15 @@ _HOURS_RANGE = re.compile(
 )
 _HOURS = re.compile(r"(\d+(?:\.\d+)?)\s*(h|hrs?|hours?|min|mins|minutes?|days?)\b", re.IGNORECASE)
 _PHASE_META = re.compile(r"session|week|hour|day|tdd|\bh\b", re.IGNORECASE)
+#: What a heading says about its own state, not its title: `✅ COMPLETE`, `🚧 IN PROGRESS`,
+#: a date `(2025-11-05)`, ` - Implementation Plan`.
+_STATUS_SUFFIX = re.compile(
+    r"\s*(?:[✅✔☑🚧⏳❌]\uFE0F?\s*)+(?:\**(?:mostly\s+)?(?:completed?|done|in progress|"
+    r"not started|pending)\**)?\s*$|\s+(?:completed?|done)\s*$|\s*\(\d{4}-\d\d-\d\d\)\s*$"
+    r"|\s*[-–—:]\s*implementation plan\s*$",
+    re.IGNORECASE,
+)
+_DONE_SUFFIX = re.compile(r"✅|\b(?:completed?|done)\b\**\s*$", re.IGNORECASE)
 
 SectionKind = str
 #: Ordered: the first matching pattern names the section.
@@ -47,6 +62,7 @@ _SECTIONS: list[tuple[re.Pattern[str], SectionKind]] = [
         "dependencies",
     ),
     (re.compile(r"^blocks|^blocked by others|^unblocks", re.I), "ignore"),
+    (re.compile(r"^status$", re.I), "status"),
     (re.compile(r"next session", re.I), "next"),
     (
         re.compile(r"^run tests?$|^run$|test command|^command$|^verify$|^run the tests$", re.I),
@@ -120,9 +136,16 @@ class TitleParts:
 
 
 def split_title(raw: str) -> TitleParts:
-    """`Ledger Models (TDD) (2-3 hours)` -> title, tdd flag, hours (range midpoint)."""
+    """`Ledger Models (TDD) (2-3 hours)` -> title, tdd flag, hours (range midpoint).
+
+    Status marks (`✅ COMPLETE`) and dates are dropped; `(Django Channels + TDD)` marks
+    the session TDD and stays in the title."""
     title, tdd, hours = raw.strip(), False, None
     while True:
+        status = _STATUS_SUFFIX.search(title)
+        if status and status.start() > 0:
+            title = title[: status.start()].rstrip()
+            continue
         m = _TRAILING_PAREN.search(title)
         if not m:
             break
@@ -134,15 +157,25 @@ def split_title(raw: str) -> TitleParts:
         else:
             break
         title = title[: m.start()].rstrip()
+    tdd = tdd or bool(re.search(r"\bTDD\b", title))
     return TitleParts(title.rstrip(" -–—:"), tdd, hours)
 
 
+def says_done(heading: str) -> bool:
+    """A heading that marks its own work finished (`Phase A: Model ✅ COMPLETE`)."""
+    return bool(_DONE_SUFFIX.search(heading.strip()))
+
+
 def phase_name(raw: str) -> str:
-    """Phase name without `(Sessions 1-4)` / `(Week 2)` style suffixes."""
+    """Phase name without `(Sessions 1-4)` / `(Week 2)` style suffixes and status marks."""
     name = raw.strip()
-    while (m := _TRAILING_PAREN.search(name)) and _PHASE_META.search(m.group(1)):
-        name = name[: m.start()].rstrip()
-    return name
+    while True:
+        if (status := _STATUS_SUFFIX.search(name)) and status.start() > 0:
+            name = name[: status.start()].rstrip()
+        elif (m := _TRAILING_PAREN.search(name)) and _PHASE_META.search(m.group(1)):
+            name = name[: m.start()].rstrip()
+        else:
+            return name
 
 
 def _to_hours(value: float, unit: str) -> float:
@@ -241,15 +274,17 @@ def path_problem(path: str) -> str | None:
 
 # --- task plans (format C) and checklist task files (format D) ------------------------
 
-TASK_HEADING = re.compile(r"^task\s+#?(\d+)(?![\w.])\s*(?:[:\-–—.]\s*)?(.*)$", re.IGNORECASE)
+TASK_HEADING = re.compile(
+    r"^task\s+#?(\d+(?:\.\d+)*)(?![\w.])\s*(?:[:\-–—.]\s*)?(.*)$", re.IGNORECASE
+)
 #: Headings that group tasks into phases in a task plan (`## Phase 2`, `## Chunk 1: X`).
 GROUP_HEADING = re.compile(
-    r"^(?:phase|chunk|part|milestone|stage)\s+(\d+)(?![\w])\s*(?:[:\-–—.]\s*(.*))?$", re.I
+    r"^(?:phase|chunk|part|milestone|stage|slice)\s+(\d+)(?![\w])\s*(?:[:\-–—.]\s*(.*))?$", re.I
 )
 #: A step: `**Step 3: Write minimal implementation**` (bold optional, `Step 3.` too).
 STEP_LINE = re.compile(r"^(?:\*\*|__)?step\s+(\d+[a-z]?)\s*[:.)\-–—]\s*(.*)$", re.IGNORECASE)
 #: A spec-kit task: `T012 [P] [US1] Contract test for ... in tests/contract/x.py`.
-SPECKIT_TASK = re.compile(r"^(T\d{2,})\b\s*(.*)$")
+SPECKIT_TASK = re.compile(r"^(T\d{2,}[a-z]?)\b\s*(.*)$")
 SPECKIT_PHASE = re.compile(r"^phase\s+(\d+(?:\.\d+)*)\s*(?:[:\-–—.]\s*(.*))?$", re.IGNORECASE)
 
 StepMeaning = Literal["commit", "refactor", "write_test", "verify_fail", "verify_pass", "implement"]
@@ -287,12 +322,21 @@ _STEP_MEANINGS: list[tuple[StepMeaning, re.Pattern[str]]] = [
     (
         "verify_pass",
         re.compile(
-            r"^(?:green\b|regression\b|(?:run|re-?run|verify|confirm|check|validate|test|"
-            r"watch|see|ensure|make\s+sure)\b)|\bgreen\b|\bpass(?:es|ing)?\b",
+            r"^(?:green\b|regression\b|smoke\b|full\s+(?:test|suite|verification|check)"
+            r"|(?:run|re-?run|execute|verify|confirm|check|validate|test|watch|see|ensure"
+            r"|make\s+sure)\b)"
+            r"|\bgreen\b|\bpass(?:es|ing)?\b|\b(?:checks?|verification|type-?check)$",
             re.I,
         ),
     ),
 ]
+#: A step a person does by hand: its commands are not the executor's to run.
+_MANUAL = re.compile(r"\bmanual(?:ly)?\b|\bbrowser\b|\bby hand\b", re.I)
+
+
+def is_manual(title: str) -> bool:
+    """`Manual API test`, `Test in browser console`, `Test manually with curl`."""
+    return bool(_MANUAL.search(title))
 
 
 @lru_cache(maxsize=1024)  # plans repeat the same few labels in every session

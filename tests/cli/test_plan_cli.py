@@ -145,7 +145,7 @@ def test_validate_prints_the_detected_or_forced_format() -> None:
     assert r.returncode == 64
     assert r.stderr.strip() == (
         "error: unknown plan format 'z'; choose one of A (phase), B (overview), "
-        "C (superpowers), D (speckit)"
+        "C (superpowers), D (speckit), E (kiro), F (taskmaster)"
     )
 
 

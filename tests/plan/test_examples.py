@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import time
-from pathlib import Path
-
 import pytest
 
 from executor.plan import lint, load_plan
 from executor.plan.report import schedule
 from tests.conftest import REPO_ROOT
-from tests.plan.helpers import session, write
 
 EXAMPLES = REPO_ROOT / "plans" / "examples"
 
@@ -65,27 +61,6 @@ def test_ledger_demo_plan() -> None:
     for s in plan.sessions():
         assert s.red is not None and s.green is not None
         assert s.test_command("red") and s.test_command("green")
-
-
-def test_parsing_is_fast_and_linear(tmp_path: Path) -> None:
-    """A loose guard against accidental quadratic work (benchmarks/ has the real numbers)."""
-
-    def timed(n: int, folder: Path) -> float:
-        write(
-            folder,
-            "PHASE_1_BIG.md",
-            "".join(session(i, f"Session {i - 1}") for i in range(1, n + 1)),
-        )
-        start = time.perf_counter()
-        plan = load_plan(folder)
-        elapsed = time.perf_counter() - start
-        assert len(plan.sessions()) == n
-        return elapsed
-
-    small = timed(100, tmp_path / "s")
-    big = timed(1000, tmp_path / "b")
-    assert big < 3.0
-    assert big < small * 10 * 3
 
 
 def test_importing_the_models_loads_no_parser() -> None:

@@ -5,10 +5,15 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from executor.plan import lint
+from executor.plan import lint, load_plan
 from tests.plan.helpers import lint_messages, load, session, write
 
 F = "PHASE_1_CORE.md"
+LINT_NO_COMMAND = (
+    "Session 1: no test command in the plan and none configured for the project: set "
+    "test_command under [tool.executor] in pyproject.toml (or in .executor.toml), or pass "
+    "--test-command"
+)
 
 
 def test_a_clean_plan_has_no_diagnostics(tmp_path: Path) -> None:
@@ -92,7 +97,13 @@ def test_non_tdd_session_needs_no_steps(tmp_path: Path) -> None:
         """,
     )
     s = plan.session(1)
-    assert s is not None and not s.tdd and lint(plan) == []
+    assert s is not None and not s.tdd and s.red is None and s.green is not None
+    assert lint_messages(plan, "error") == []
+    assert [m for _, _, m in lint_messages(plan, "warning")] == [
+        "Session 1: no test command in the plan and none configured for the project: set "
+        "test_command under [tool.executor] in pyproject.toml (or in .executor.toml), or pass "
+        "--test-command"
+    ]
 
 
 def test_tdd_session_without_any_test_command(tmp_path: Path) -> None:
@@ -116,7 +127,7 @@ def test_file_paths_that_leave_the_repository(tmp_path: Path) -> None:
     text = text.replace("Create `tests/test_1.py`:", "Create `tests/../../t.py`:")
     plan = load(tmp_path, text)
     assert lint_messages(plan, "error") == [
-        (F, 6, "file path 'tests/../../t.py' leaves the repository: it climbs out with '..'"),
+        (F, 7, "file path 'tests/../../t.py' leaves the repository: it climbs out with '..'"),
         (F, 18, "file path '/etc/thing.py' leaves the repository: it is absolute"),
         (F, 19, "file path '../other/x.py' leaves the repository: it climbs out with '..'"),
         (F, 20, "file path '~/x.py' leaves the repository: it points into a home directory"),
@@ -227,4 +238,45 @@ def test_a_planners_template_is_called_one(tmp_path: Path) -> None:
     assert [m for _, _, m in lint_messages(plan, "error")] == [
         "no sessions found; expected headings like '## Session 1: Title' (its headings hold "
         "{{...}} placeholders: this is a template to fill in, not a plan)"
+    ]
+
+
+def test_paths_from_the_authors_checkout_read_relative_with_one_warning(tmp_path: Path) -> None:
+    root = "/Users/someone/Projects/app/"
+    folder = tmp_path / "specs" / "002-x"
+    path = write(
+        folder,
+        "tasks.md",
+        f"""
+        # Tasks: X
+
+        **Input**: Design documents from `{root}specs/002-x/`
+
+        ## Phase 1: Setup
+
+        - [ ] T001 Create `{root}app/core.py`
+        - [ ] T002 Add `{root}app/core.py` to `{root}docs/index.md`
+        - [ ] T003 Change `/etc/app.conf` on the server
+        """,
+    )
+    plan = load_plan(path)
+    (setup,) = plan.sessions()
+    assert [f.path for f in setup.files] == ["app/core.py", "docs/index.md"]
+    assert [t.files for t in setup.tasks] == [
+        ["app/core.py"],
+        ["app/core.py", "docs/index.md"],
+        [],
+    ]
+    warning = f"file paths from the author's machine ({root}...) are read relative to the "
+    assert lint_messages(plan) == [
+        ("tasks.md", 5, LINT_NO_COMMAND),
+        ("tasks.md", 7, warning + "repository"),
+    ]
+
+
+def test_an_absolute_path_outside_any_checkout_is_one_error_at_its_line(tmp_path: Path) -> None:
+    text = session(1).replace("- `thing_1.py`", "- `/opt/thing.py`\n- `/opt/thing.py` (again)")
+    plan = load(tmp_path, text)
+    assert lint_messages(plan, "error") == [
+        (F, 18, "file path '/opt/thing.py' leaves the repository: it is absolute")
     ]

@@ -100,8 +100,9 @@ def test_b_bullet_summaries_run_as_derived_tdd_sessions_in_plan_order() -> None:
         (
             "PROJECT_PLAN.md",
             12,
-            "Sessions 1-3: steps derived from the bullet summary: each runs as RED (failing "
-            "tests for its bullets), GREEN and REFACTOR with the project's test command",
+            "Sessions 1-3: steps derived from the bullet summary: a TDD session runs as RED "
+            "(failing tests for its bullets), GREEN and REFACTOR, another as one implementation "
+            "step, with the project's test command",
         ),
         (
             "PROJECT_PLAN.md",
@@ -164,7 +165,7 @@ def test_d_phases_test_tasks_checkpoints_and_commands() -> None:
     setup, story, polish = plan.sessions()
     assert (setup.tdd, setup.red, setup.refactor, setup.claimed_done) == (False, None, None, True)
     assert setup.green is not None and setup.green.tasks[0].startswith("T001 Create the package")
-    assert [f.path for f in setup.files] == ["notes/__init__.py", "tests/conftest.py"]
+    assert [f.path for f in setup.files] == ["notes/", "notes/__init__.py", "tests/conftest.py"]
     assert story.tdd and story.red is not None and story.green is not None
     assert story.red.tasks == [
         "T003 [P] [US1] Unit test for adding a note in tests/unit/test_add.py",
@@ -184,10 +185,11 @@ def test_forcing_a_format_and_an_unknown_format(tmp_path: Path) -> None:
     assert forced.format == "speckit" and len(forced.sessions()) == 3
     wrong = load_plan(SPECKIT / "tasks.md", "superpowers")
     assert [d.message for d in wrong.errors] == [
-        "no tasks found; expected headings like '### Task 1: Title'"
+        "no tasks found; expected headings like '### Task 1: Title' (this is a spec-kit "
+        "tasks.md: read it without --format, or with --format speckit)"
     ]
-    with pytest.raises(UserError, match=r"unknown plan format 'e'; choose one of A \(phase\)"):
-        load_plan(SPECKIT, "e")
+    with pytest.raises(UserError, match=r"unknown plan format 'g'; choose one of A \(phase\)"):
+        load_plan(SPECKIT, "g")
 
 
 PIECES = [

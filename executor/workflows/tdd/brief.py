@@ -78,6 +78,9 @@ def render_brief(
     if session.files:
         lines += ["", "## Files this session creates or modifies"]
         lines += [f"- `{f.path}`" + (f" ({f.note})" if f.note else "") for f in session.files]
+    if session.context_files:
+        lines += ["", "## Read these first (the plan's requirements and design)"]
+        lines += [f"- `{_shown(p, repo_root)}`" for p in session.context_files]
     if digest:
         lines += ["", "## What the sessions this one depends on did", digest]
     if state.feedback:
@@ -94,6 +97,10 @@ def render_brief(
         "",
     ]
     return "\n".join(lines)
+
+
+def _shown(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
 
 
 def digest(

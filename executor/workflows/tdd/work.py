@@ -9,6 +9,7 @@ measured by running the tests here; nothing an agent reports is trusted.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from executor import faults, fsutil
@@ -24,7 +25,7 @@ from executor.engine.machine import Outcome
 from executor.errors import DirtyWorktreeError, UserError, VerificationFailedError
 from executor.stamps import utc_now as now
 from executor.words import plural
-from executor.workflows.tdd import budget, verdicts
+from executor.workflows.tdd import budget, tampering, verdicts
 from executor.workflows.tdd.brief import digest, render_brief, usage_line
 from executor.workflows.tdd.commit import commit_message, commit_subject, trailers
 from executor.workflows.tdd.context import LiveCount, SessionRun, agent_for
@@ -390,7 +391,10 @@ class Work(Guard):
         ticked = self._tick()
         recorded = repo.record_tree(exclude=self._ignore())
         tested = self.rec.verified or self.rec.tree
-        since = [p for p in repo.tree_diff(tested, recorded.tree) if p not in ticked]
+        diff = repo.tree_diff(tested, recorded.tree)
+        # the plan's ticks (this time, or by a run that stopped before its commit)
+        ticks = tampering.plan_paths(Path(self.r.state.run.plan), repo.root, diff)
+        since = [p for p in diff if p not in ticks]
         if since or recorded.problems:
             why = "; ".join(recorded.problems) or f"changed since: {verdicts.describe(since)}"
             raise VerificationFailedError(
@@ -406,10 +410,8 @@ class Work(Guard):
         return sha
 
     def _tick(self) -> list[str]:
-        """Task plans (superpowers, spec-kit) carry progress as boxes: tick this session's
-        in the plan, in the session's own commit, so the plan stays a true ledger."""
-        if self.r.plan.format not in {"superpowers", "speckit"}:
-            return []
+        """Mark this session done in the plan, in the format's own way (boxes, a Task
+        Master status), in the session's own commit, so the plan stays a true ledger."""
         from executor.plan.ticks import apply_edits, tick_session
 
         return [str(p.relative_to(self.r.repo.root)) for p in apply_edits(tick_session(self.s))

@@ -1,0 +1,103 @@
+"""Test commands as plans write them: in a code span, a code block, or task prose.
+
+A plan's command is what a person would type to verify the step, exactly as written:
+- the lines of one shell block are one command (`cd tests/x` then `node a.test.js` is
+  `cd tests/x && node a.test.js`); comment lines, blank lines, `$ ` prompts and trailing
+  `# notes` are dropped, backslash continuations joined;
+- a block that starts something long-running (a dev server, `uvicorn --reload`, a second
+  terminal) is a manual check, not a command the executor can run;
+- setup (`npm install`, `chmod +x`, `mkdir`) is not verification;
+- in prose, a command follows a verb that runs it: "Run `npm run typecheck`", "run tests
+  with `uv run pytest x -v`", "run `terraform validate` in `deploy/`".
+"""
+
+from __future__ import annotations
+
+import re
+
+from executor.plan.inline import code_spans
+from executor.plan.vocabulary import looks_like_path
+
+#: Fence info strings that hold shell commands (no info: a bare block after a step).
+SHELL = frozenset(
+    {"", "bash", "sh", "shell", "console", "zsh", "terminal", "fish", "cmd", "powershell"}
+)
+_PROMPT = re.compile(r"^\s*(?:\$|>|%|PS>)\s+")
+_TRAILING_NOTE = re.compile(r"""^([^'"#]*?\S)\s+#\s.*$""")
+_SERVER = re.compile(
+    r"\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:dev|start|serve)\b|\buvicorn\b|--reload\b"
+    r"|\brunserver\b|\bflask\s+run\b|\bnodemon\b|\bdocker[\s-]+compose\s+up\b(?!.*\s-d\b)"
+    r"|\bvite(?:\s*$|\s+--)|\bnext\s+dev\b|another terminal",
+    re.I,
+)
+_SETUP = re.compile(
+    r"^(?:sudo\s+)?(?:(?:npm|pnpm|yarn|bun)\s+(?:install|i|add|ci)\b|pip3?\s+install\b"
+    r"|uv\s+(?:add|sync|pip\s+install)\b|poetry\s+(?:add|install)\b|cargo\s+(?:add|install)\b"
+    r"|go\s+get\b|chmod\b|mkdir\b|touch\b|cp\b|mv\b|rm\b|ln\b|git\s+(?:add|commit|checkout|"
+    r"switch|branch|init|clone)\b|npx\s+(?:\S+\s+)?(?:create|init|add)\b|\S+\s+init\b|cat\s*<<|export\b)",
+    re.I,
+)
+_RUN_VERB = re.compile(
+    r"(?:^|[\s:;,(*])(?:run|execute|re-?run|verify with|check with)\b[^`\n]{0,60}?`"
+    r"|^[^`\n]*\b(?:verify|check|confirm|validate)\b[^\n]*\busing\s+`",
+    re.I,
+)
+
+
+_SPAN = re.compile(r"`[^`]*`")
+
+
+def block_command(code: str, info: str = "") -> str | None:
+    """The one command a shell code block holds (its lines joined with ` && `), or None
+    (not shell, empty, or something a person runs by hand)."""
+    if info.split(" ", 1)[0].lower() not in SHELL:
+        return None
+    parts: list[str] = []
+    pending = ""
+    for raw in code.split("\n"):
+        line = pending + _PROMPT.sub("", raw).strip()
+        pending = ""
+        if not line or line.startswith("#"):
+            if "another terminal" in line.lower():
+                return None
+            continue
+        if line.endswith("\\"):
+            pending = line[:-1].rstrip() + " "
+            continue
+        note = _TRAILING_NOTE.match(line)
+        parts.append(note.group(1) if note else line)
+    if pending.strip():
+        parts.append(pending.strip())
+    command = " && ".join(parts)
+    if not command or _SERVER.search(command) or "<<" in command:
+        return None
+    return command
+
+
+def verifies(command: str | None) -> bool:
+    """A command that checks something (not setup, not a server to start)."""
+    if not command:
+        return False
+    first = command.split(" && ")[-1]
+    return not (_SETUP.match(first) or _SERVER.search(command))
+
+
+def text_command(text: str) -> str | None:
+    """The command a line of prose tells the reader to run (`Run \\`npm test\\``)."""
+    if "`" not in text:
+        return None
+    masked = _SPAN.sub(lambda m: "`" + "x" * (len(m.group(0)) - 2) + "`", text)
+    m = _RUN_VERB.search(masked)  # a verb outside code spans
+    if m is None:
+        return None
+    spans = code_spans(text[m.end() - 1 :])
+    if not spans or looks_like_path(spans[0]) or spans[0].endswith("/"):
+        return None
+    command = spans[0].strip()
+    return command if " " in command or command.isidentifier() else None
+
+
+def join(commands: list[str]) -> str | None:
+    """Several verification commands, run in order, as one."""
+    unique = list(dict.fromkeys(commands))
+    return " && ".join(unique) if unique else None

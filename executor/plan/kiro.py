@@ -1,0 +1,154 @@
+"""Reader E: Kiro spec task lists (`.kiro/specs/<feature>/tasks.md`).
+
+`- [ ] 1. Title` items are the numbered tasks, `- [ ] 1.1 Title` their sub-tasks (nested
+under the task, or at the same indent and related only by their number). Each unit of
+work is one session, numbered in file order (the Kiro number is its `label`): a task
+with nested sub-tasks is a group (a phase, not a session) and each sub-task a session; a
+task without is itself a session in the phase of its number. `- [ ]* 2.3` marks an
+optional task (`Session.optional`: run only when asked for); `N. Checkpoint - ...` asks
+a person to confirm (`Session.is_checkpoint`); `[-]` is Kiro's "in progress". The
+detail bullets are the task's work (`_Requirements: 1.2_` lines are traceability, not
+dependencies); tasks run in order, each after the required one before it.
+`requirements.md` and `design.md` beside the file are context for every session.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from executor.plan.commands import text_command, verifies
+from executor.plan.files import prose_paths
+from executor.plan.inline import plain
+from executor.plan.markdown import Block, parse
+from executor.plan.models import FileSpec, Phase, Plan, PlanFormat, Session, Step
+from executor.plan.sessiontext import located, split_source, trimmed_end
+from executor.plan.source import file_plan
+
+TASK = re.compile(r"^(\d+(?:\.\d+)+|\d+(?=\.))\.?\s+(.+)$")
+_CHECKPOINT = re.compile(r"^(?:final\s+)?checkpoint\b", re.I)
+_REQUIREMENTS = re.compile(r"^[_*]*(?:requirements|validates)\b", re.I)
+CONTEXT = ("requirements.md", "design.md")
+
+
+@dataclass
+class _Task:
+    item: Block
+    label: str
+    title: str
+    subtasks: list[_Task] = field(default_factory=list)
+    details: list[Block] = field(default_factory=list)
+
+    @property
+    def top(self) -> int:
+        return int(self.label.split(".")[0])
+
+
+class KiroReader:
+    format: PlanFormat = "kiro"
+
+    def read(self, path: Path) -> Plan:
+        plan, text = file_plan(path, path.parent.name, self.format)
+        if text is not None:
+            _SpecTasks(path, text, plan).run()
+        return plan
+
+
+class _SpecTasks:
+    def __init__(self, path: Path, text: str, plan: Plan) -> None:
+        self.path = path
+        self.plan = plan
+        self.lines = split_source(text)
+        self.blocks = parse(text).blocks
+        self.context = [path.parent / n for n in CONTEXT if (path.parent / n).is_file()]
+
+    def run(self) -> None:
+        tasks = self.tasks()
+        units: list[tuple[_Task, _Task | None]] = []
+        for task in tasks:
+            if "." not in task.label:
+                phase = Phase(number=task.top, name=plain(task.title), source_file=self.path,
+                              line=task.item.line)  # fmt: skip
+                if self.plan.phase(task.top) is None:
+                    self.plan.phases.append(phase)
+            if task.subtasks:
+                units += [(sub, task) for sub in task.subtasks]
+            else:
+                units.append((task, None))
+        required = 0
+        for number, (task, group) in enumerate(units, start=1):
+            found = self.plan.phase(task.top)
+            if found is None:  # `- [ ] 3.1` with no task 3 before it
+                found = Phase(number=task.top, name=plain(task.title), source_file=self.path)
+                self.plan.phases.append(found)
+            last = group is not None and task is _last_required(group)
+            session = self.session(task, number, required, group if last else None)
+            if not session.optional:
+                required = number
+            found.sessions.append(session)
+        self.plan.phases.sort(key=lambda p: p.number)
+
+    def tasks(self) -> list[_Task]:
+        """The numbered checkbox items, nested sub-tasks under their task, with the
+        blocks inside each that are not sub-tasks (its details)."""
+        found: list[_Task] = []
+        by_line: dict[int, _Task] = {}
+        for block in self.blocks:
+            if block.kind == "item" and block.checked is not None:
+                m = TASK.match(block.first)
+                if m is not None:
+                    task = _Task(block, m.group(1), m.group(2).strip())
+                    parent = by_line.get(block.item)
+                    if parent is None and not block.item:
+                        found.append(task)
+                        by_line[block.line] = task
+                        continue
+                    if parent is not None and "." in task.label and "." not in parent.label:
+                        parent.subtasks.append(task)
+                        by_line[block.line] = task
+                        continue
+            owner = by_line.get(block.item)
+            if owner is not None:
+                owner.details.append(block)
+        return found
+
+    def session(self, task: _Task, number: int, before: int, group: _Task | None) -> Session:
+        item = task.item
+        end = trimmed_end(self.lines, item.end, item.line)
+        details = [ln for b in task.details for _, ln in b.lines() if not _REQUIREMENTS.match(ln)]
+        text = "\n".join([task.title, *details])
+        commands = [c for ln in details if (c := text_command(ln)) and verifies(c)]
+        files = [FileSpec(path=p, line=item.line) for p in prose_paths(text, bare=True)
+                 if not p.startswith("/")]  # fmt: skip
+        boxes = [item.line] + ([group.item.line] if group is not None else [])
+        return Session(
+            number=number,
+            title=plain(task.title),
+            phase=task.top,
+            label=task.label,
+            tdd=False,
+            green=Step(
+                role="green",
+                heading=plain(task.title),
+                tasks=[plain(d) for d in details],
+                files=[f.path for f in files],
+                test_command=commands[-1] if commands else None,
+                line=item.line,
+            ),
+            files=files,
+            dependencies=[before] if before else [],
+            optional=item.star,
+            is_checkpoint=bool(_CHECKPOINT.match(plain(task.title))),
+            status="in-progress" if item.mark == "-" else None,
+            context_files=self.context,
+            **located(self.path, self.lines, item.line, end),
+            box_lines=boxes,
+            claimed_done=bool(item.checked),
+        )
+
+
+def _last_required(group: _Task) -> _Task | None:
+    """The sub-task whose completion completes the group (the last one not optional)."""
+    required = [t for t in group.subtasks if not t.item.star]
+    return required[-1] if required else None

@@ -1,0 +1,261 @@
+"""The steps of one task-plan task (format C) and what each verifies.
+
+Steps are `**Step k: ...**` paragraphs, `- [ ] **Step k: ...**` items or `#### Step k`
+headings (or, in a task with none, the numbered list after a `**Steps:**` label). Each
+step is mapped by meaning (`vocabulary.step_meaning`): writing the failing test and
+verifying it fails are RED; implementation and verify-passes steps are GREEN; a refactor
+step after GREEN is REFACTOR (one right after RED is the implementation); a `Commit` step
+is the executor's own and no step at all. A task is TDD when it shows a failing test
+first (a "failing" test step or a verify-fails step) and no implementation before it.
+
+A step's commands are its `Run:` / `**Verify:**` code spans and the shell block after a
+`Run:` (or right after a verification step's title), lines joined; a step a person does
+by hand (`Manual API test`, `Test in browser`) has none, and setup (`chmod +x`,
+`npm install`) is not verification. RED runs the first failing check; GREEN the task's
+final verification (a task that goes round the cycle three times ends with its whole
+check, not the first round's filter).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from executor.plan import vocabulary as voc
+from executor.plan.commands import block_command, verifies
+from executor.plan.files import as_file
+from executor.plan.inline import code_spans, plain, read_label
+from executor.plan.markdown import Block
+from executor.plan.models import FileSpec, Step, StepRole
+
+_RUN = re.compile(
+    r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?:run|command|test command|verify)(?:\s*\([^)]*\))?"
+    r"(?:\*\*|__)?\s*:(?:\*\*|__)?\s*(.*)$",
+    re.I,
+)
+_EXPECTED = re.compile(
+    r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?expected(?:\s+(?:output|result))?(?:\*\*|__)?\s*:"
+    r"(?:\*\*|__)?\s*(.*)$",
+    re.I,
+)
+_STEP_PREFIX = re.compile(r"^\s*(?:\*\*|__)?step\s+\d+[a-z]?\s*[:.)\-–—]\s*", re.I)
+_CHANGE = re.compile(
+    r"^(?:create|modify|update|edit|rewrite|in|at (?:the )?(?:top|end|bottom) of|add (?:\w+ )?to)"
+    r"\s+`([^`]+)`",
+    re.I,
+)
+_TEST_KINDS = {"test", "tests"}
+_RED_KINDS = ("write_test", "verify_fail")
+
+
+@dataclass
+class _Step:
+    number: str
+    title: str
+    raw_title: str
+    line: int
+    checked: bool | None
+    end: int = 0
+    commands: list[tuple[int, str]] = field(default_factory=list)
+    expected: str | None = None
+
+    @property
+    def meaning(self) -> voc.StepMeaning:
+        return voc.step_meaning(self.title)
+
+    @property
+    def verifies(self) -> bool:
+        return self.meaning.startswith("verify") and not voc.is_manual(self.title)
+
+
+class TaskSteps:
+    """The steps of a task, their roles and commands."""
+
+    def __init__(self, blocks: list[Block], end: int) -> None:
+        self.steps = _find(blocks)
+        self.text_lines = [
+            pair for b in blocks if b.kind in ("item", "paragraph") for pair in b.lines()
+        ]
+        for i, step in enumerate(self.steps):
+            step.end = self.steps[i + 1].line - 1 if i + 1 < len(self.steps) else end
+        first = self.steps[0].line if self.steps else end + 1
+        #: commands the task states outside its steps (`**Verify:** `cargo test``)
+        self.task_commands: list[tuple[int, str]] = []
+        _read_commands([b for b in blocks if b.line < first or not self.steps], self.task_commands)
+        for step in self.steps:
+            inside = [b for b in blocks if step.line <= b.line <= step.end]
+            step.expected = _read_commands(inside, step.commands, bare=step.verifies)
+        self.roles = _roles(self.steps)
+        meanings = [s.meaning for s in self.steps]
+        failing = [
+            i
+            for i, s in enumerate(self.steps)
+            if s.meaning == "verify_fail"
+            or (s.meaning == "write_test" and "fail" in s.title.lower())
+        ]
+        implemented = [
+            i
+            for i, m in enumerate(meanings)
+            if m == "implement" and self.steps[i].title.lower().startswith("implement")
+        ]
+        self.tdd = bool(failing) and not (implemented and implemented[0] < failing[0])
+        if not self.tdd:
+            self.roles = [None if r is None else "green" for r in self.roles]
+
+    @staticmethod
+    def numbers(blocks: list[Block]) -> list[int]:
+        """The step numbers written in `blocks` (`Step 3` -> 3)."""
+        return [int(re.match(r"\d+", s.number).group()) for s in _find(blocks)]  # type: ignore[union-attr]
+
+    def commit_lines(self) -> list[range]:
+        return [range(s.line, s.end + 1) for s, r in zip(self.steps, self.roles, strict=True)
+                if r is None]  # fmt: skip
+
+    def changed_files(self, files: list[FileSpec]) -> list[tuple[str, int]]:
+        """Files the steps say they create or change that the Files list leaves out."""
+        known = {f.path for f in files}
+        found: list[tuple[str, int]] = []
+        for step in self.steps:
+            if step.meaning in ("implement", "write_test"):
+                for span in code_spans(step.raw_title):
+                    found.append((span, step.line))
+        for line, text in self.text_lines:
+            if m := _CHANGE.match(plain(text)):
+                found.append((m.group(1), line))
+        out: list[tuple[str, int]] = []
+        for raw, line in found:
+            path = as_file(raw)
+            if path is None or path in known or any(k.endswith("/" + path) for k in known):
+                continue
+            known.add(path)
+            out.append((path, line))
+        return out
+
+    def session_steps(self, title: str, line: int, files: list[FileSpec]) -> dict[StepRole, Step]:
+        """RED / GREEN / REFACTOR of the session (a task without steps: one GREEN)."""
+        test_files = [f.path for f in files if f.note.split(" ")[0] in _TEST_KINDS]
+        work_files = [f.path for f in files if f.path not in test_files]
+        chosen: dict[StepRole, list[_Step]] = {"red": [], "green": [], "refactor": []}
+        for step, role in zip(self.steps, self.roles, strict=True):
+            if role is not None:
+                chosen[role].append(step)
+        made: dict[StepRole, Step] = {}
+        for role, steps in chosen.items():
+            if not steps:
+                continue
+            command, expected = self._command(role, steps)
+            paths = test_files if role == "red" else work_files
+            made[role] = Step(
+                role=role,
+                heading=f"Step {steps[0].number}: {steps[0].title}",
+                tasks=[f"Step {s.number}: {s.title}" for s in steps],
+                files=list(paths),
+                test_command=command,
+                expected=expected,
+                line=steps[0].line,
+            )
+        if "green" not in made and not self.tdd:
+            command = self.task_commands[-1][1] if self.task_commands else None
+            made["green"] = Step(role="green", heading=title, line=line, test_command=command)
+        elif "green" in made and made["green"].test_command is None and self.task_commands:
+            made["green"].test_command = self.task_commands[-1][1]
+        return made
+
+    def _command(self, role: StepRole, steps: list[_Step]) -> tuple[str | None, str | None]:
+        verifying = [s for s in steps if s.verifies and s.commands]
+        if role == "red":
+            first = next((s for s in verifying if s.meaning == "verify_fail"), None)
+            chosen = first or next(iter(verifying), None)
+            return (chosen.commands[0][1], chosen.expected) if chosen else (None, None)
+        found = [(ln, c, s.expected) for s in verifying for ln, c in s.commands]
+        found += [(ln, c, None) for ln, c in self.task_commands if role == "green"]
+        if not found and role == "green":  # only `Run:` lines inside work steps
+            found = [(ln, c, s.expected) for s in steps for ln, c in s.commands]
+        if not found:
+            return None, None
+        _, command, expected = max(found, key=lambda f: f[0])
+        return command, expected
+
+
+def _find(blocks: list[Block]) -> list[_Step]:
+    found: list[_Step] = []
+    for block in blocks:
+        if block.kind == "item" and block.level:
+            continue
+        if block.kind not in ("item", "paragraph", "heading"):
+            continue
+        raw = block.first
+        m = voc.STEP_LINE.match(plain(raw, ticks=False))
+        if m is None:
+            continue
+        title = m.group(2).strip().strip("*_").strip()
+        raw_title = _STEP_PREFIX.sub("", raw).strip().rstrip("*_").strip()
+        checked = block.checked if block.kind == "item" else None
+        found.append(_Step(m.group(1), title, raw_title, block.line, checked))
+    if found:
+        return found
+    listed = False
+    for block in blocks:
+        if block.kind == "paragraph":
+            label = read_label(block.first)
+            listed = label is not None and label.label.lower() == "steps" and not label.rest
+        elif block.kind == "item" and listed and block.level == 0 and block.info:
+            found.append(_Step(block.info, plain(block.first, ticks=False), block.first,
+                               block.line, block.checked))  # fmt: skip
+    return found
+
+
+def _read_commands(
+    blocks: list[Block], into: list[tuple[int, str]], *, bare: bool = False
+) -> str | None:
+    """Commands of `blocks` (`Run:` spans, the block after `Run:`, with `bare` any shell
+    block) into `into`; returns the first `Expected:` text after a command."""
+    awaiting = bare
+    expected: str | None = None
+    for block in blocks:
+        if block.kind == "code":
+            command = block_command(block.text, block.info) if awaiting else None
+            if command and verifies(command):
+                into.append((block.line, command))
+            awaiting = False
+            continue
+        if block.kind not in ("item", "paragraph"):
+            continue
+        for line, text in block.lines():
+            for part in re.split(r"(?<=\S)\s+(?=(?:Run|Expected)\s*:)", text):
+                if run := _RUN.match(part):
+                    spans = code_spans(run.group(1))
+                    if spans and verifies(spans[0]):
+                        into.append((line, spans[0]))
+                    awaiting = not spans and not plain(run.group(1))
+                elif (exp := _EXPECTED.match(part)) and into and expected is None:
+                    expected = plain(exp.group(1), ticks=False) or None
+    return expected
+
+
+def _roles(steps: list[_Step]) -> list[StepRole | None]:
+    """Each step's role by meaning (None: a commit step, the executor's own)."""
+    meanings = [s.meaning for s in steps]
+    first_red = next((i for i, m in enumerate(meanings) if m in _RED_KINDS), None)
+    roles: list[StepRole | None] = []
+    seen_green = False
+    current: StepRole = "green"
+    for i, meaning in enumerate(meanings):
+        role: StepRole | None
+        if meaning == "commit":
+            role = None
+        elif first_red is None:
+            role = "green"
+        elif meaning in _RED_KINDS or i < first_red:
+            role = "red"
+        elif (meaning == "refactor" and seen_green) or (
+            meaning == "verify_pass" and current == "refactor"
+        ):
+            role = "refactor"
+        else:
+            role = "green"
+        seen_green = seen_green or role == "green"
+        if role is not None:
+            current = role
+        roles.append(role)
+    return roles
