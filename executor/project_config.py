@@ -55,6 +55,7 @@ class RunOptions(Strict):
     budget_usd: float | None = Field(default=None, ge=0)
     budget_tokens: int | None = Field(default=None, ge=0)
     budget_minutes: float | None = Field(default=None, ge=0, description="agent wall time")
+    tag: str | None = Field(default=None, description="a Task Master plan's tag to run")
 
 
 class ProjectConfig(Strict, frozen=True):

@@ -98,6 +98,7 @@ def _execute(scope: Scope, values: dict[str, Any], resume_argv: list[str]) -> in
             budget_usd=values.get("budget_usd"),
             budget_tokens=values.get("budget_tokens"),
             budget_minutes=values.get("budget_minutes"),
+            tag=values.get("tag"),
         ),
     )
     json_output = bool(values.get("json_output"))

@@ -137,5 +137,12 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         minimum=0,
         metavar="N",
     ),
+    RunOpt(
+        "tag",
+        ("--tag",),
+        str,
+        "A Task Master plan: the tag whose tasks to run (default: master). Saved with the run.",
+        metavar="TAG",
+    ),
     RunOpt("json_output", ("--json",), bool, "Machine-readable output on stdout."),
 )

@@ -14,75 +14,66 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 from pathlib import Path
-from typing import Any
 
 from executor import __version__, fsutil
-from executor.datamodel import dump, validate
+from executor.datamodel import DataError, Strict, validate_json
 from executor.errors import PlanInvalidError
 from executor.plan.models import Outline, Plan, Session
 from executor.words import plural
 
 CACHE_NAME = ".agent-plan-cache.json"
-_VERSION = 3
+_VERSION = 4
+
+
+class CacheIndex(Strict):
+    """The first line of the cache: what the schedule needs, and where each session is."""
+
+    key: str
+    name: str
+    folder: str
+    format: str
+    phases: dict[int, str]
+    outline: list[Outline]
+    #: session number -> (offset, length) of its JSON line after the index
+    at: dict[int, tuple[int, int]]
 
 
 class CachedPlan:
     """A valid plan read from the cache: the outline at once, sessions on demand."""
 
-    def __init__(self, path: Path, index: dict[str, Any], offset: int) -> None:
+    def __init__(self, path: Path, index: CacheIndex, offset: int) -> None:
         self._path = path
         self._index = index
         self._offset = offset
         self._sessions: dict[int, Session] = {}
-        self.name: str = index["name"]
-        self.folder = Path(index["folder"])
-        self.format: str = index["format"]
-        self._outline = [_outline_row(row) for row in index["outline"]]
+        self.name = index.name
+        self.folder = Path(index.folder)
+        self.format = index.format
 
     def outline(self) -> list[Outline]:
-        return list(self._outline)
+        return list(self._index.outline)
 
     def phase_names(self) -> dict[int, str]:
-        return {int(n): name for n, name in self._index["phases"].items()}
+        return dict(self._index.phases)
 
     def session(self, number: int) -> Session | None:
         if number not in self._sessions:
-            where = self._index["at"].get(str(number))
+            where = self._index.at.get(number)
             if where is None:
                 return None
             with self._path.open("rb") as f:
                 f.seek(self._offset + where[0])
                 raw = f.read(where[1])
-            self._sessions[number] = validate(Session, json.loads(raw))
+            self._sessions[number] = validate_json(Session, raw)
         return self._sessions[number]
 
     def sessions(self) -> list[Session]:
-        found = (self.session(o.number) for o in self._outline)
+        found = (self.session(o.number) for o in self._index.outline)
         return [s for s in found if s is not None]
 
 
 PlanView = Plan | CachedPlan
-
-
-def _outline_row(row: Any) -> Outline:
-    """An outline row of the index, checked field by field (a 1,000-session outline is
-    read on every resume: plain checks here cost a fifth of `Outline.from_json`).
-    ValueError: not a row this version writes (the cache is then a miss)."""
-    number, phase, title, deps, red = row
-    if not (
-        type(number) is int
-        and type(phase) is int
-        and type(title) is str
-        and type(deps) is list
-        and all(type(d) is int for d in deps)
-        and (red is None or type(red) is str)
-    ):
-        raise ValueError(f"not an outline row: {row!r}")
-    return Outline.model_construct(
-        number=number, phase=phase, title=title, dependencies=deps, red_command=red
-    )
 
 
 def plan_files(path: Path) -> list[Path]:
@@ -132,40 +123,30 @@ def load_valid(
 
 
 def _read(cache: Path, key: str) -> CachedPlan | None:
+    """The cached plan when its key is `key`; None for anything else (the cache is
+    only a copy: a miss parses the plan)."""
     try:
         with cache.open("rb") as f:
             first = f.readline()
-            index = json.loads(first)
-    except (OSError, ValueError):
+        index = validate_json(CacheIndex, first)
+    except (OSError, DataError):
         return None
-    if not isinstance(index, dict) or index.get("key") != key:
-        return None
-    try:
-        return CachedPlan(cache, index, len(first))
-    except (KeyError, TypeError, ValueError):
-        return None
+    return CachedPlan(cache, index, len(first)) if index.key == key else None
 
 
 def _write(cache: Path, key: str, plan: Plan) -> None:
     lines: list[bytes] = []
-    at: dict[str, tuple[int, int]] = {}
+    at: dict[int, tuple[int, int]] = {}
     offset = 0
     for s in plan.sessions():
-        data = json.dumps(dump(s), ensure_ascii=False, separators=(",", ":")).encode()
-        at[str(s.number)] = (offset, len(data))
+        data = s.model_dump_json().encode()
+        at[s.number] = (offset, len(data))
         lines.append(data + b"\n")
         offset += len(data) + 1
-    index = {
-        "key": key,
-        "name": plan.name,
-        "folder": str(plan.folder),
-        "format": plan.format,
-        "phases": {str(n): name for n, name in plan.phase_names().items()},
-        "outline": [
-            [o.number, o.phase, o.title, o.dependencies, o.red_command] for o in plan.outline()
-        ],
-        "at": at,
-    }
-    head = json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    index = CacheIndex(
+        key=key, name=plan.name, folder=str(plan.folder), format=plan.format,
+        phases=plan.phase_names(), outline=plan.outline(), at=at,
+    )  # fmt: skip
+    head = index.model_dump_json().encode() + b"\n"
     with contextlib.suppress(OSError):  # only a copy: the next run parses again
         fsutil.atomic_write_bytes(cache, head + b"".join(lines), fault="plan_cache")

@@ -143,6 +143,15 @@ class Session(Strict):
     #: The tasks the session holds (spec-kit task lines, Task Master subtasks).
     tasks: list[PlanTask] = Field(default_factory=list)
 
+    @property
+    def left_out(self) -> str | None:
+        """Why a plan or phase run leaves this session out (None: it runs)."""
+        if self.optional:
+            return "optional"
+        if self.status in {"cancelled", "deferred"}:
+            return self.status
+        return None
+
     def step(self, role: StepRole) -> Step | None:
         return {"red": self.red, "green": self.green, "refactor": self.refactor}[role]
 
@@ -184,6 +193,9 @@ class Outline(Strict):
     dependencies: list[int] = Field(default_factory=list)
     #: The RED step's test command, if the plan names one (what "the suite" defaults to).
     red_command: str | None = None
+    #: Why a plan or phase run leaves it out ("optional", a planning tool's "cancelled"
+    #: or "deferred"); None: it runs. `execute-session N` runs it all the same.
+    left_out: str | None = None
 
 
 #: How a folder with no plan file in it is reported (the loader adds what is below it).
@@ -229,6 +241,7 @@ class Plan(Strict):
                 title=s.title,
                 dependencies=list(s.dependencies),
                 red_command=s.test_command("red"),
+                left_out=s.left_out,
             )
             for s in self.sessions()
         ]

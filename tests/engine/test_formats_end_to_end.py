@@ -79,3 +79,53 @@ def test_ticked_sessions_are_adopted_only_when_their_tests_pass(git_repo: Path) 
     assert "ticked as done in the plan, but its tests do not pass" in proc.stdout
     found = records(plan)
     assert found["1"]["adopted"] is False and found["1"]["agent_calls"]
+
+
+def _configured(repo: Path) -> None:
+    """Kiro and Task Master plans name no test command: the project's config does."""
+    (repo / ".executor.toml").write_text('test_command = "python -m pytest -q"\n', "utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "the project's test command")
+
+
+def test_a_kiro_spec_runs_end_to_end_and_is_ticked(git_repo: Path) -> None:
+    """Tasks in order, the optional one left out, the checkpoint a question with no
+    agent (approved here by --yes); each box ticked in the session's own commit."""
+    project(git_repo, "reminders")
+    _configured(git_repo)
+    spec = git_repo / "plans" / "reminders" / ".kiro" / "specs" / "reminders"
+    solutions = REPO_ROOT / "plans" / "replay" / "reminders"
+    proc = run_cli("execute-plan", "--plan", str(spec), "--agent", "replay", "--solutions",
+                   str(solutions), "--yes", cwd=git_repo, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "a checkpoint of the plan: no agent" in proc.stdout
+    found = records(spec)
+    assert sorted(found) == ["1", "2", "4"]  # 3 is optional: not run
+    assert [c["step"] for c in found["4"]["agent_calls"]] == []  # the checkpoint: no agent
+    tasks = (spec / "tasks.md").read_text("utf-8")
+    assert "- [x] 1. Reminder model" in tasks and "- [x] 2.1 Write unit tests" in tasks
+    assert "- [ ]* 2.2" in tasks  # the optional task stays open
+    assert "- [x] 3. Checkpoint" in tasks
+    assert len(commits(git_repo)) == 3 + 3  # initial, plan, config; three sessions
+    ticked = git(git_repo, "show", "--name-only", "--format=", "HEAD").split()
+    assert ticked == ["plans/reminders/.kiro/specs/reminders/tasks.md"]  # the checkpoint's
+    brief = next((spec / ".agent-briefs").glob("s1.*.md")).read_text("utf-8")
+    assert "requirements.md" in brief and "design.md" in brief  # the spec's context
+
+
+def test_a_task_master_file_runs_end_to_end_and_its_statuses_are_done(git_repo: Path) -> None:
+    project(git_repo, "rooms")
+    _configured(git_repo)
+    tasks = git_repo / "plans" / "rooms" / ".taskmaster" / "tasks"
+    before = (tasks / "tasks.json").read_text("utf-8")
+    solutions = REPO_ROOT / "plans" / "replay" / "rooms"
+    proc = run_cli("execute-plan", "--plan", str(tasks), "--agent", "replay", "--solutions",
+                   str(solutions), "--yes", cwd=git_repo, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert sorted(records(tasks)) == ["1", "2"]  # 3 is cancelled: not run
+    after = (tasks / "tasks.json").read_text("utf-8")
+    assert after.count('"status": "done"') == 2 and '"status": "cancelled"' in after
+    # only the two status values changed: the file is otherwise byte for byte the same
+    assert after.replace('"status": "done"', '"status": "pending"') == before
+    committed = git(git_repo, "show", "--name-only", "--format=", "HEAD").split()
+    assert "plans/rooms/.taskmaster/tasks/tasks.json" in committed

@@ -499,6 +499,58 @@ def test_a_session_without_tdd_steps_is_one_implement_step(
     assert ("red_agent", "skip") in world.seen
 
 
+TESTS_FIRST = """# Phase 1: Core
+
+## Session 1: Tests first (TDD)
+
+### TDD Workflow
+
+#### Step 1: Write Tests FIRST (RED)
+Create `tests/test_s1.py`.
+
+**Run tests**: `pytest tests/test_s1.py`
+
+### Files to Create/Modify
+- `tests/test_s1.py`
+
+---
+
+## Session 2: Make them pass
+
+### Objectives
+- [ ] Implement pkg/s1.py
+
+**Run tests**: `pytest`
+
+### Files to Create/Modify
+- `pkg/s1.py`
+
+### Dependencies
+- Session 1
+"""
+
+
+@covers(("green_agent", "skip"))
+def test_a_session_that_only_writes_failing_tests_commits_them_after_red(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """spec-kit's "Tests First" phase, a superpowers task that ends at the failing run:
+    RED is verified failing, the tests are committed, the next session implements."""
+    world = World(tmp_path, TESTS_FIRST).watch(monkeypatch)
+
+    def implement(repo: Path) -> None:
+        write(repo / "pkg" / "__init__.py", "")
+        write(repo / "pkg" / "s1.py", "OK = 1\n")
+
+    world.agent.plan(2, "green", implement)
+    world.run(PlanScope(), yes=True)
+    assert [(c.session, c.tdd_step) for c in world.agent.calls] == [(1, "red"), (2, "green")]
+    assert ("green_agent", "skip") in world.seen
+    assert world.record(1)["step"] == world.record(2)["step"] == "done"
+    first = git(world.repo, "show", "--name-only", "--format=", "HEAD~1").split()
+    assert "tests/test_s1.py" in first and "pkg/s1.py" not in first
+
+
 def test_the_driver_refuses_an_edge_the_table_does_not_have() -> None:
     with pytest.raises(TransitionNotAllowed, match="no transition from step 'done'"):
         TDD.next(Step.DONE, Outcome.OK)

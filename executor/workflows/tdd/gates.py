@@ -163,9 +163,15 @@ class Gates(SessionPart):
         return self.r.repo.diff_text(base, ignore=self._ignore(), stat=True).rstrip()
 
     def before_start(self) -> Outcome:
+        question = (
+            f"Checkpoint {self.s.number}: {self.s.title}. Check it now (the suite runs "
+            f"first); go on?"
+            if self.s.is_checkpoint
+            else f"Start session {self.s.number}: {self.s.title}?"
+        )
         outcome = self.checkpoint(
             Step.BEFORE_START,
-            f"Start session {self.s.number}: {self.s.title}?",
+            question,
             [opt("request_changes", "Request changes (feedback for the agent)")],
             detail.before_start(self.s, self._cmd, self.r.suite_command, self.r.state),
         )
@@ -203,9 +209,15 @@ class Gates(SessionPart):
         return outcome
 
     def after_refactor(self) -> Outcome:
+        if self.s.is_checkpoint:
+            question = "The suite passes. Mark the checkpoint done in the plan (a commit)?"
+        elif self.s.green is None and self.s.red is not None:
+            question = "The tests fail as planned (a later session implements them). Commit?"
+        else:
+            question = "Tests still pass. Commit?"
         outcome = self.checkpoint(
             Step.AFTER_REFACTOR,
-            "Tests still pass. Commit?",
+            question,
             [opt("request_changes", "Request changes"), opt("show_diff", "Show diff")],
             detail.after_refactor(
                 self.s,

@@ -155,7 +155,7 @@ class Runner:
         config = load_project_config(repo.root)
         options = resolve(req.overrides, state.run.options if state else None, config)
         command = options.test_command or config.test_command
-        plan = load_valid(req.plan, cache=layout.plan_cache, test_command=command)
+        plan = load_valid(req.plan, cache=layout.plan_cache, test_command=command, tag=options.tag)
         if state is None:
             record = RunRecord(
                 tool_version=__version__,
@@ -285,7 +285,10 @@ class Runner:
                     activity=req.activity,
                     next_session=_next_title(plan, sessions, i),
                     reload_plan=lambda: load_valid(
-                        req.plan, cache=layout.plan_cache, test_command=project_command
+                        req.plan,
+                        cache=layout.plan_cache,
+                        test_command=project_command,
+                        tag=options.tag,
                     ),
                     backoff=req.backoff,
                     restored_plan=restored.get(number, []),

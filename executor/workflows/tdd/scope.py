@@ -55,13 +55,14 @@ def topo_order(sessions: Sequence[Outline]) -> list[Outline]:
 def select(plan: PlanView, scope: Scope) -> list[int]:
     """The session numbers `scope` covers, dependencies first; UserError if unknown."""
     outline = plan.outline()
+    running = [s for s in outline if s.left_out is None]  # optional, cancelled: asked for only
     if isinstance(scope, PlanScope):
-        return [s.number for s in topo_order(outline)]
+        return [s.number for s in topo_order(running)]
     if isinstance(scope, PhaseScope):
         if scope.number not in plan.phase_names():
             known = ", ".join(str(n) for n in plan.phase_names())
             raise UserError(f"phase {scope.number} is not in the plan (phases: {known})")
-        return [s.number for s in topo_order([s for s in outline if s.phase == scope.number])]
+        return [s.number for s in topo_order([s for s in running if s.phase == scope.number])]
     session = next((s for s in outline if s.number == scope.number), None)
     if session is None:
         known = ", ".join(str(s.number) for s in outline)

@@ -33,15 +33,17 @@ def load_for_status(named: Path) -> PlanView:
     a plan with errors is still shown, read without its lint."""
     layout = Layout(named if named.is_dir() else named.parent)
     state = state_store(layout).load()
+    config = load_project_config(find_root(named))
     command = state.run.options.test_command if state else None
-    if command is None:
-        command = load_project_config(find_root(named)).test_command
+    tag = state.run.options.tag if state else config.defaults.get("tag")
     try:
-        return load_valid(named, cache=layout.plan_cache, test_command=command)
+        return load_valid(
+            named, cache=layout.plan_cache, test_command=command or config.test_command, tag=tag
+        )
     except PlanInvalidError:
         from executor.plan import load_plan
 
-        return load_plan(named)
+        return load_plan(named, tag=tag)
 
 
 def _session(

@@ -101,7 +101,8 @@ TDD: Workflow[Step, TddSession] = Workflow(
         Node(
             S.GREEN_AGENT,
             snapshot(Work.green_agent),
-            {O.OK: S.GREEN_VERIFY, O.FAILED: S.GREEN_ESCALATED},
+            # skip: a session that only writes failing tests (the plan implements them later)
+            {O.OK: S.GREEN_VERIFY, O.SKIP: S.AFTER_REFACTOR, O.FAILED: S.GREEN_ESCALATED},
         ),
         Node(
             S.GREEN_VERIFY,

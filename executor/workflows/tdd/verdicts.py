@@ -242,13 +242,16 @@ def pass_verdict(
 
 def evidence_problems(listed: Sequence[str], changed: set[str], present: set[str]) -> list[str]:
     """Every file the plan lists must be in the session's tree and changed by it
-    (`present`: the files of the tree; a listed folder: something under it)."""
+    (`present`: the files of the tree; a listed folder: something under it; a bare file
+    name the plan gives without its folder, `Settings.vue`: a file of that name)."""
     problems = []
     for listed_path in listed:
         path = listed_path.rstrip("/")
 
         def under(names: set[str], p: str = path) -> bool:
-            return any(n == p or n.startswith(p + "/") for n in names)
+            if any(n == p or n.startswith(p + "/") for n in names):
+                return True
+            return "/" not in p and any(n.rsplit("/", 1)[-1] == p for n in names)
 
         if not under(present):
             problems.append(f"{path} (listed in the plan) does not exist")

@@ -65,7 +65,10 @@ class Work(Guard):
     # -- helpers ------------------------------------------------------------------------
     def start(self) -> Outcome:
         """Dependencies complete and a clean worktree; record where the session starts."""
-        missing = [d for d in self.s.dependencies if not self.r.state.complete(d)]
+        left_out = {o.number for o in self.r.plan.outline() if o.left_out}
+        missing = [
+            d for d in self.s.dependencies if d not in left_out and not self.r.state.complete(d)
+        ]
         if missing:
             self.rec.blocked_reason = (
                 "waiting for session(s) " + ", ".join(map(str, missing)) + " to complete"
@@ -130,6 +133,12 @@ class Work(Guard):
     def agent_step(self, role: str) -> Outcome:
         if role == "red" and self.s.step("red") is None:
             self._say("RED: the plan has no RED step; skipped")
+            return O.SKIP
+        if role == "green" and self.s.is_checkpoint:
+            self._say("a checkpoint of the plan: no agent; the suite is checked, you confirm")
+            return O.OK
+        if role == "green" and self.s.green is None and self.s.red is not None:
+            self._say("GREEN: the plan makes these tests pass in a later session; skipped")
             return O.SKIP
         if role == "refactor" and self.s.step("refactor") is None:
             if not (self.rec.feedback or self.rec.last_failure):  # nothing asked of it
@@ -402,6 +411,9 @@ class Work(Guard):
                 f"tests ran against ({why}). Nothing was committed; run the same command "
                 f"again to verify it anew."
             )
+        if self.s.is_checkpoint and repo.tree_of(repo.head()) == recorded.tree:
+            self._say("checkpoint confirmed; the plan has no box to tick: nothing to commit")
+            return repo.head()
         message = commit_message(self.r.plan, self.s, self.rec, self._cmd("green"))
         sha = repo.commit_session(recorded.tree, message, trailers=marks, flags=self.rec.flags)
         faults.hit("git.committed")
