@@ -41,7 +41,7 @@ def test_writes_commands_and_agents_at_the_repo_root(git_repo: Path) -> None:
     assert commands == sorted(GENERIC_COMMANDS)
     assert agents == sorted(AGENT_NAMES)
     assert not (sub / ".claude").exists()
-    assert "11 written, 0 unchanged, 0 skipped" in out
+    assert "12 written, 0 unchanged, 0 skipped" in out  # and .claude/settings.json
     assert "no --plan given" in out
     # Without a plan the executor finds the one plan; the person is asked only if it cannot.
     text = (git_repo / ".claude/commands/execute-plan.md").read_text(encoding="utf-8")
@@ -180,7 +180,7 @@ def test_existing_files_are_skipped_unless_force(git_repo: Path) -> None:
     code, out, _ = _install(git_repo)
     assert code == 0
     assert re.search(r"skipped +\.claude/agents/backend-builder\.md \(exists and differs", out)
-    assert "0 written, 10 unchanged, 1 skipped" in out
+    assert "0 written, 11 unchanged, 1 skipped" in out
     assert mine.read_text(encoding="utf-8") == "my own version\n"
 
     code, out, _ = _install(git_repo, "--force", "--json")
@@ -188,7 +188,7 @@ def test_existing_files_are_skipped_unless_force(git_repo: Path) -> None:
     report = json.loads(out)
     assert report["written"] == [str(mine)]
     assert report["skipped"] == []
-    assert len(report["unchanged"]) == 10
+    assert len(report["unchanged"]) == 11
     assert mine.read_text(encoding="utf-8") == (
         data_path("agents", "backend-builder.md").read_text(encoding="utf-8")
     )
