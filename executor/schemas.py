@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from executor import fsutil
 from executor.bridge.models import AgentRequest, AgentResponse, InvokerLedger
 from executor.bridge.template_state import TemplateCreateState
+from executor.claude.models import HookBlocks
 from executor.workflows.tdd.state import RunState
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -36,6 +37,11 @@ SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
     "agent-bridge-ledger.schema.json": (
         InvokerLedger,
         "`.agent-bridge-ledger.json`, AgentBridgeInvoker.request()'s bookkeeping",
+    ),
+    "agent-hook-blocks.schema.json": (
+        HookBlocks,
+        "`.agent-hook-blocks.json`, the Claude Code Stop hook's count of blocks in a row "
+        "for the pending request beside it",
     ),
 }
 
