@@ -4,18 +4,22 @@ Claude Code runs each as a process with the event's JSON on stdin (`HookInput`) 
 reads the JSON it prints (nothing printed: nothing to say). Each looks only at files:
 the repository's run folders (`executor.claude.runs`) and what waits in them.
 
-- **stop** (every end of a turn): a request of a run of this repository waits, so the
-  stop is blocked (`{"decision": "block", "reason": ...}`) with the exact next step
-  (`executor.claude.nextstep`). Our own cap (`MAX_BLOCKS`, counted per request in
-  `.agent-hook-blocks.json` beside it, from the first stop of a turn that Claude Code
-  marks `stop_hook_active` false) lets a person who wants to stop do so: past it, the
-  stop is allowed and the person is told what waits (`systemMessage`). A question for
-  the person that Claude's last message already puts (it names the question or two of
-  its options) is the right place to stop: allowed, silently. Nothing waits: allowed,
-  silently.
+- **stop** (every end of a turn): a request waits in a run whose loop this conversation
+  runs (its last `executor` call there was this conversation's: `HookRecord.session_id`),
+  so the stop is blocked (`{"decision": "block", "reason": ...}`) with the exact next
+  step (`executor.claude.nextstep`). A run another conversation, or a terminal, left
+  waiting does not hold this one (SessionStart names it; an `executor` call on it takes
+  it over). Our own cap (`MAX_BLOCKS`, counted per request in `.agent-hook.json` beside
+  it, and started again by a turn of the person's, which Claude Code marks
+  `stop_hook_active` false, and by every `executor` call) lets a person who wants to
+  stop do so: past it, the stop is allowed and the person is told what waits
+  (`systemMessage`). A question for the person that Claude's last message already puts
+  (it quotes the question or names two of its options) is the right place to stop:
+  allowed, silently. Nothing waits: allowed, silently.
 - **post-tool** (after a Bash call that ran `executor`, on PostToolUse and on
-  PostToolUseFailure, which is the event a non-zero exit such as 42 fires): the same
-  next step, as context beside the tool's result.
+  PostToolUseFailure, which is the event a non-zero exit such as 42 fires): the next
+  step of the request the call left (its `NEED_AGENT` line names it), as context beside
+  the tool's result; the run's loop is this conversation's from then on.
 - **session-start**: a run left waiting (a request, or a plan run paused at a
   checkpoint) is named with the command that continues it.
 - **pre-tool** (before a Bash call of one of our subagents that runs git): a command
@@ -54,14 +58,14 @@ from executor.claude.runs import (
 )
 
 if TYPE_CHECKING:
-    from executor.claude.models import HookInput
+    from executor.claude.models import HookInput, HookRecord
 
 #: Stops in a row the Stop hook blocks for one request (a new turn of the person's
 #: starts the count again). An agent request needs two steps (the subagent, then
 #: `bridge respond`); a question for the person needs one (to put it).
 MAX_BLOCKS = {"agent": 2, "human": 1}
-#: `.agent-hook-blocks.json` (`executor.claude.models.HookBlocks`)
-BLOCKS_NAME = ".agent-hook-blocks.json"
+#: Our record beside a pending request (`executor.claude.models.HookRecord`).
+RECORD_NAME = ".agent-hook.json"
 _EXECUTOR_RE = re.compile(r"(?:^|[\s;&|(/])executor(?:\s|$)")
 
 Output = dict[str, Any] | None
@@ -129,20 +133,36 @@ def handle(event: str, raw: str, env: Mapping[str, str]) -> Output:
 
 
 def _worth_reading(event: str, raw: str, env: Mapping[str, str]) -> bool:
-    """False when the files (or, for pre-tool, where the call comes from) show nothing
-    for the hook to act on, so its input need not be read through `HookInput`."""
+    """False when the files (or where the call comes from) show nothing for the hook to
+    act on, so its input need not be read through `HookInput`: a Stop where no request
+    waits beside a record naming this conversation; a git call outside our subagents;
+    a Bash call that does not run `executor`."""
     peek = json.loads(raw)
     if not isinstance(peek, dict):
         return True
+    tool_input = peek.get("tool_input")
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
     if event == "pre-tool":
         return bool(peek.get("agent_type"))  # the main conversation's git is the person's
+    if event == "post-tool":
+        return not isinstance(command, str) or _EXECUTOR_RE.search(command) is not None
     if event != "stop":
         return True
     cwd = peek.get("cwd")
     folders = _folders(Path(cwd) if isinstance(cwd, str) and cwd else None, env)
-    if any((folder / REQUEST_NAME).exists() for folder in folders):
-        return True
-    _forget_blocks(folders)
+    # as our record spells it (`fsutil.dumps_json`); a false match only costs the full read
+    session = (
+        b'"session_id": '
+        + json.dumps(str(peek.get("session_id") or ""), ensure_ascii=False).encode()
+    )
+    for folder in folders:
+        if not (folder / REQUEST_NAME).exists():
+            with contextlib.suppress(OSError):
+                (folder / RECORD_NAME).unlink()  # kept only beside a pending request
+            continue
+        with contextlib.suppress(OSError):
+            if session in (folder / RECORD_NAME).read_bytes():
+                return True  # a candidate: the full reading decides
     return False
 
 
@@ -179,19 +199,23 @@ def _scan(hook: HookInput, env: Mapping[str, str], *, named: list[Path] | None =
 # -- stop -----------------------------------------------------------------------------
 def on_stop(hook: HookInput, env: Mapping[str, str]) -> Output:
     found = _scan(hook, env)
-    _forget_blocks(found.folders)
+    _forget(found.folders)
     reasons: list[str] = []
     held: list[str] = []
     for p in found.pending:
+        record = _record(p.folder)
+        if record is None or record.session_id != hook.session_id:
+            continue  # not this conversation's loop: SessionStart named it
         asking = p.human and not p.answered
         if asking and _asked(p, hook.last_assistant_message):
             continue  # the question is with the person: the stop is the wait
         cap = MAX_BLOCKS["human" if asking else "agent"]
-        count = _blocks(p) if hook.stop_hook_active else 0
+        again = hook.stop_hook_active and record.request_id == p.request.request_id
+        count = record.blocks if again else 0
         if count >= cap:
             held.append(_still_waiting(p))
             continue
-        _save_blocks(p, count + 1)
+        _save_record(p, hook.session_id, blocks=count + 1)
         reasons.append(
             describe(p) + f"\n(plan-executor's Stop hook: hold {count + 1} of at most {cap} "
             f"in a row for this request. If the person asked to stop, the turn ends by saying "
@@ -226,32 +250,31 @@ def _still_waiting(p: Pending) -> str:
     )
 
 
-def _blocks(p: Pending) -> int:
-    from executor.claude.models import HookBlocks
+def _record(folder: Path) -> HookRecord | None:
+    from executor.claude.models import HookRecord
     from executor.datamodel import validate_json
 
     try:
-        saved = validate_json(HookBlocks, (p.folder / BLOCKS_NAME).read_bytes())
-    except Exception:  # none yet, or unreadable: count from nothing
-        return 0
-    return saved.blocks if saved.request_id == p.request.request_id else 0
+        return validate_json(HookRecord, (folder / RECORD_NAME).read_bytes())
+    except Exception:  # none yet, or unreadable: no conversation runs this loop
+        return None
 
 
-def _save_blocks(p: Pending, blocks: int) -> None:
+def _save_record(p: Pending, session_id: str, *, blocks: int) -> None:
     from executor import fsutil
-    from executor.claude.models import HookBlocks
+    from executor.claude.models import HookRecord
     from executor.datamodel import dump
 
-    record = HookBlocks(request_id=p.request.request_id, blocks=blocks)
-    fsutil.atomic_write_json(p.folder / BLOCKS_NAME, dump(record), fault="hook_blocks")
+    record = HookRecord(session_id=session_id, request_id=p.request.request_id, blocks=blocks)
+    fsutil.atomic_write_json(p.folder / RECORD_NAME, dump(record), fault="hook_record")
 
 
-def _forget_blocks(folders: list[Path]) -> None:
-    """Our count is kept only beside a pending request."""
+def _forget(folders: list[Path]) -> None:
+    """Our record is kept only beside a pending request."""
     for folder in folders:
         if not (folder / REQUEST_NAME).exists():
             with contextlib.suppress(OSError):
-                (folder / BLOCKS_NAME).unlink()
+                (folder / RECORD_NAME).unlink()
 
 
 # -- post-tool --------------------------------------------------------------------------
@@ -262,13 +285,23 @@ def on_post_tool(hook: HookInput, env: Mapping[str, str]) -> Output:
     if not _EXECUTOR_RE.search(command):
         return None
     output = hook.error if hook.error is not None else _response_text(hook.tool_response)
-    found = _scan(hook, env, named=named_folders(output))
-    if not found.pending:
+    named = named_folders(output)
+    found = _scan(hook, env, named=named)
+    if named:  # the requests this call left
+        mine = {folder.resolve() for folder in named}
+        pending = [p for p in found.pending if p.folder in mine]
+    elif (hook.error or "").startswith("Exit code 42"):  # its NEED_AGENT line was cut
+        pending = found.pending
+    else:
+        pending = []
+    if not pending:
         return _problems(found)
+    for p in pending:  # this conversation runs these loops now; its blocks start afresh
+        _save_record(p, hook.session_id, blocks=0)
     event = hook.hook_event_name
     if event not in ("PostToolUse", "PostToolUseFailure"):
         event = "PostToolUseFailure" if hook.error is not None else "PostToolUse"
-    context = join([describe(p) for p in found.pending])
+    context = join([describe(p) for p in pending])
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
 
 
@@ -290,11 +323,9 @@ def on_session_start(hook: HookInput, env: Mapping[str, str]) -> Output:
     texts = [describe(p) for p in found.pending] + [describe_paused(r) for r in found.paused]
     if not texts:
         return _problems(found)
-    count = len(texts)
     context = (
-        f"A plan-executor run of this repository was left waiting ({count} "
-        f"{'thing' if count == 1 else 'things'}); the person decides whether to go on.\n\n"
-        + join(texts)
+        "A plan-executor run of this repository was left waiting; the person decides "
+        "whether to go on.\n\n" + join(texts)
     )
     where = ", ".join(str(p.folder) for p in found.pending) or ", ".join(
         str(r.folder) for r in found.paused

@@ -4,7 +4,7 @@ Tolerant (other programs write them): `HookInput`, the JSON Claude Code puts on 
 stdin; `ClaudeSettings`, the shape of `.claude/settings.json` that install-claude edits
 (only what it touches is checked; every other key is kept as it is); `SeedView`, the
 seed-004 top of a plan run's `.agent-state.json`, as any reader sees it. Strict (we
-write it): `HookBlocks`, `.agent-hook-blocks.json` beside a pending request.
+write it): `HookRecord`, `.agent-hook.json` beside a pending request.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ class HookInput(Tolerant):
 
     hook_event_name: str = ""
     cwd: str = ""
-    session_id: str = ""
+    session_id: str = Field(default="", description="the conversation")
     source: str = Field(default="", description="SessionStart: startup, resume, clear, ...")
     stop_hook_active: bool = Field(
         default=False, description="Stop: Claude is already continuing because a Stop hook blocked"
@@ -37,13 +37,16 @@ class HookInput(Tolerant):
     agent_id: str | None = Field(default=None, description="set only inside a subagent")
 
 
-class HookBlocks(Strict):
-    """`.agent-hook-blocks.json`: how many times in a row the Stop hook blocked a stop
-    for the pending request (the cap is ours: `executor.claude.hooks.MAX_BLOCKS`)."""
+class HookRecord(Strict):
+    """`.agent-hook.json`, beside a pending request: which conversation runs this run
+    folder's loop (its last `executor` call left the request), and how many times in a
+    row the Stop hook blocked a stop for that request (our cap:
+    `executor.claude.hooks.MAX_BLOCKS`)."""
 
     schema_version: int = 1
+    session_id: str = Field(description="Claude Code's session_id of that conversation")
     request_id: str
-    blocks: int = Field(ge=0)
+    blocks: int = Field(default=0, ge=0)
 
 
 class HookGroup(Tolerant):

@@ -78,7 +78,9 @@ class ToolResult:
 
 
 class ClaudeCode:
-    """The hook side of Claude Code for one project."""
+    """The hook side of Claude Code, for one conversation in one project."""
+
+    _conversations = 0
 
     def __init__(self, project: Path, *, env: dict[str, str] | None = None) -> None:
         self.project = project
@@ -87,7 +89,8 @@ class ClaudeCode:
         base = {**os.environ, **(env or {})}
         self.env = {**base, "PATH": bin_dir + os.pathsep + base.get("PATH", ""),
                     "CLAUDE_PROJECT_DIR": str(project)}  # fmt: skip
-        self.session_id = "stand-in-0"
+        ClaudeCode._conversations += 1  # each ClaudeCode is one conversation
+        self.session_id = f"stand-in-{ClaudeCode._conversations}"
         self.fired: list[Fired] = []
 
     # -- events -----------------------------------------------------------------------

@@ -60,7 +60,7 @@ def test_the_stop_hook_alone_carries_a_session_to_its_commit(project: Path) -> N
     status = json.loads(run_cli("status", "--plan", PLAN, "--json", cwd=project).stdout)
     assert status["phases"][0]["sessions"][0]["status"] == "completed"
     assert not (folder / ".agent-request.json").exists()
-    assert not (folder / ".agent-hook-blocks.json").exists()  # our count goes with it
+    assert not (folder / ".agent-hook.json").exists()  # our record goes with the request
     last = session.turns[-1]
     assert last.stops[-1].runs and last.stops[-1].runs[0].stdout == ""  # allowed, silently
 
@@ -102,22 +102,31 @@ def test_the_stop_hook_alone_carries_a_session_to_its_commit(project: Path) -> N
     assert all(not f.errors for f in claude.fired), [f.errors for f in claude.fired if f.errors]
 
 
-def test_a_new_conversation_is_told_what_waits_and_the_stop_hook_takes_it_on(
+def test_a_run_left_waiting_is_named_to_a_new_conversation_which_may_take_it_on(
     project: Path,
 ) -> None:
-    claude = ClaudeCode(project)
-    first = claude.bash(f"executor execute-session 1 --plan {PLAN}")
-    assert first.exit_code == 42
+    first = ClaudeCode(project)
+    ran = first.bash(f"executor execute-session 1 --plan {PLAN}")
+    assert ran.exit_code == 42
     # Claude Code is closed here, with the question unanswered; a new conversation starts.
-    later = Session(ClaudeCode(project), Model(claude))
+    claude = ClaudeCode(project)
+    model = Model(claude)
+    later = Session(claude, model)
     assert len(later.start.contexts) == 1
     context = later.start.contexts[0]
     assert "A plan-executor run of this repository was left waiting" in context
     assert "Start session 1: Ledger Models?" in context
     assert f"executor bridge respond --dir {project / PLAN} --response VALUE --resume" in context
     assert later.start.system_messages == [f"plan-executor: a run is waiting in {project / PLAN}."]
-    # The person says "go on" and the model, which saw nothing else, stops: the hook
-    # hands it the question, it asks, and the next stop is let through.
-    turn = later.turn("go on", Step("What should I do?"))
-    assert turn.stops[0].blocked and turn.question is not None
-    assert "Approve" in turn.question and not turn.stops[-1].blocked
+    # The person asks for something else: the run is not this conversation's loop, so
+    # its stop is not held (nobody is made to run the plan).
+    other = later.turn("what does README.md say?", Step("It says: # test repo"))
+    assert [s.blocked for s in other.stops] == [False]
+    # The person says "go on with it": the model acts on what SessionStart said, puts the
+    # question, and from the answer's executor call on the Stop hook holds this loop.
+    turn = later.turn("go on with the plan run", model.act(context))
+    assert turn.question is not None and "Approve" in turn.question
+    turn = later.turn("approve", model.choose("approve"))
+    assert turn.stops[0].blocked  # the RED request, held for this conversation now
+    assert "waiting for the subagent `backend-builder`" in turn.stops[0].block_reasons[0]
+    assert turn.question is not None and "Implement (GREEN)?" in turn.question

@@ -34,8 +34,11 @@ def hook(event: str, payload: dict[str, Any] | str, cwd: Path) -> tuple[dict[str
     return (json.loads(out) if out else None), proc.stderr
 
 
-def stop(repo: Path, *, active: bool = False, said: str | None = None) -> dict[str, Any] | None:
-    payload = {"hook_event_name": "Stop", "cwd": str(repo), "stop_hook_active": active}
+def stop(
+    repo: Path, *, active: bool = False, said: str | None = None, session: str = "s1"
+) -> dict[str, Any] | None:
+    payload: dict[str, Any] = {"hook_event_name": "Stop", "cwd": str(repo),
+                               "session_id": session, "stop_hook_active": active}  # fmt: skip
     if said is not None:
         payload["last_assistant_message"] = said
     return hook("stop", payload, repo)[0]
@@ -49,10 +52,19 @@ def ledger_repo(git_repo: Path) -> Path:
     return git_repo
 
 
+def claude_ran(repo: Path, *args: str, session: str = "s1") -> subprocess.CompletedProcess[str]:
+    """`executor ARGS` as conversation `session`'s Bash call: then its post-tool hook, as
+    Claude Code runs it (which makes the run's loop that conversation's)."""
+    proc = run_cli(*args, cwd=repo)
+    post_tool(repo, "executor " + " ".join(args), code=proc.returncode,
+              output=proc.stdout + proc.stderr, session=session)  # fmt: skip
+    return proc
+
+
 @pytest.fixture
 def asking(ledger_repo: Path) -> Path:
     """The run waits for the person at session 1's first checkpoint."""
-    proc = run_cli("execute-session", "1", "--plan", PLAN, cwd=ledger_repo)
+    proc = claude_ran(ledger_repo, "execute-session", "1", "--plan", PLAN)
     assert proc.returncode == 42, proc.stderr
     return ledger_repo
 
@@ -60,8 +72,8 @@ def asking(ledger_repo: Path) -> Path:
 @pytest.fixture
 def building(asking: Path) -> Path:
     """The run waits for the backend-builder's RED step."""
-    proc = run_cli("bridge", "respond", "--dir", PLAN, "--response", "approve", "--resume",
-                   cwd=asking)  # fmt: skip
+    proc = claude_ran(asking, "bridge", "respond", "--dir", PLAN, "--response", "approve",
+                      "--resume")  # fmt: skip
     assert proc.returncode == 42, proc.stderr
     request = json.loads((asking / PLAN / ".agent-request.json").read_text("utf-8"))
     assert request["agent_name"] == "backend-builder"
@@ -133,8 +145,9 @@ def test_an_agent_request_blocks_twice_in_a_row_then_lets_the_person_stop(
     assert f'prompt: "Read the brief at {brief} and do exactly what it asks."' in reason
     assert f"`executor bridge respond --dir {folder} --response-file - --resume`" in reason
     assert "hold 1 of at most 2 in a row" in reason
-    blocks = json.loads((folder / ".agent-hook-blocks.json").read_text("utf-8"))
-    assert blocks == {"schema_version": 1, "request_id": request["request_id"], "blocks": 1}
+    record = json.loads((folder / ".agent-hook.json").read_text("utf-8"))
+    assert record == {"schema_version": 1, "session_id": "s1",
+                      "request_id": request["request_id"], "blocks": 1}  # fmt: skip
     second = stop(building, active=True)
     assert second is not None and "hold 2 of at most 2" in second["reason"]
     third = stop(building, active=True)
@@ -184,16 +197,18 @@ def test_unreadable_input_allows_and_says_why(asking: Path) -> None:
         assert out is not None and set(out) == {"systemMessage"}, event
         assert out["systemMessage"].startswith(f"plan-executor {event} hook: cannot read")
         assert "\n" not in out["systemMessage"]
-    bad = {"cwd": str(asking), "stop_hook_active": []}
+    bad = {"cwd": str(asking), "session_id": "s1", "stop_hook_active": []}
     out, _ = hook("stop", bad, asking)
     assert out is not None and set(out) == {"systemMessage"}
     assert "stop_hook_active" in out["systemMessage"]
     assert out["systemMessage"].endswith("; the stop is allowed.")
 
 
-def post_tool(repo: Path, command: str, *, code: int, output: str) -> dict[str, Any] | None:
+def post_tool(
+    repo: Path, command: str, *, code: int, output: str, session: str = "s1"
+) -> dict[str, Any] | None:
     payload: dict[str, Any] = {
-        "cwd": str(repo), "tool_name": "Bash",
+        "cwd": str(repo), "session_id": session, "tool_name": "Bash",
         "tool_input": {"command": command, "description": "x", "timeout": 600000},
     }  # fmt: skip
     if code == 0:
@@ -268,8 +283,8 @@ def test_session_start_names_a_paused_run_with_the_command_that_continues_it(
 
 def test_a_template_create_run_in_the_repository_is_found(git_repo: Path) -> None:
     codebase = write_project(git_repo / "services" / "library", PYTHON_SERVICE)
-    proc = run_cli("template-create", "--path", "services/library", "--output",
-                   str(git_repo.parent / "out"), cwd=git_repo)  # fmt: skip
+    proc = claude_ran(git_repo, "template-create", "--path", "services/library", "--output",
+                      str(git_repo.parent / "out"))  # fmt: skip
     assert proc.returncode == 42, proc.stderr
     assert "/services/library/.agent-*" in (git_repo / ".git/info/exclude").read_text("utf-8")
     out = stop(git_repo)
@@ -306,7 +321,8 @@ def test_the_pre_tool_hook_denies_our_subagents_history_moving_git(git_repo: Pat
 
 def test_hooks_read_the_environment_claude_code_gives(asking: Path, tmp_path: Path) -> None:
     """`cwd` moved out of the project (a `cd`): CLAUDE_PROJECT_DIR still finds the run."""
-    payload = {"hook_event_name": "Stop", "cwd": str(tmp_path), "stop_hook_active": False}
+    payload = {"hook_event_name": "Stop", "cwd": str(tmp_path), "session_id": "s1",
+               "stop_hook_active": False}  # fmt: skip
     env = {"CLAUDE_PROJECT_DIR": str(asking)}
     proc = run_cli("hook", "stop", cwd=tmp_path, input=json.dumps(payload), env=env)
     assert proc.returncode == 0 and json.loads(proc.stdout)["decision"] == "block"
@@ -340,10 +356,36 @@ def test_a_stop_with_nothing_waiting_loads_neither_typer_nor_pydantic(
     main_git = {"hook_event_name": "PreToolUse", "cwd": str(building), "tool_name": "Bash",
                 "tool_input": {"command": "git commit"}}  # fmt: skip
     assert _imports(["hook", "pre-tool"], json.dumps(main_git), building) == (0, "", [])
-    waiting = json.dumps({"hook_event_name": "Stop", "cwd": str(building)})
-    code, out, loaded = _imports(["hook", "stop"], waiting, building)
+    waiting = {"hook_event_name": "Stop", "cwd": str(building), "session_id": "s1"}
+    code, out, loaded = _imports(["hook", "stop"], json.dumps(waiting), building)
     assert code == 0 and json.loads(out)["decision"] == "block"
     assert loaded == ["pydantic"]
+    other = json.dumps({**waiting, "session_id": "another-conversation"})
+    assert _imports(["hook", "stop"], other, building) == (0, "", [])
     code, out, loaded = _imports(["hook", "stop", "--help"], "", building)
     assert code == 0 and "Stop: block the stop while a request" in out
     assert "typer" in loaded
+
+
+def test_a_run_left_by_another_conversation_does_not_hold_this_one(building: Path) -> None:
+    """A run is held only by the conversation whose `executor` call left its request: a
+    person asking something else, in a new conversation, is not made to run the plan."""
+    folder = building / PLAN
+    assert stop(building, session="s2") is None
+    start = {"hook_event_name": "SessionStart", "cwd": str(building), "session_id": "s2",
+             "source": "startup"}  # fmt: skip
+    told, _ = hook("session-start", start, building)
+    assert told is not None
+    context = told["hookSpecificOutput"]["additionalContext"]
+    assert "waiting for the subagent `backend-builder`" in context
+    assert stop(building, session="s1") is not None  # still the first conversation's loop
+    # The second conversation goes on with the run: from its first executor call on,
+    # the run is its loop, and no longer the first one's.
+    proc = claude_ran(building, "bridge", "respond", "--dir", PLAN, "--response",
+                      "wrote tests", "--resume", session="s2")  # fmt: skip
+    assert proc.returncode == 42, proc.stderr
+    held = stop(building, session="s2")
+    assert held is not None and held["decision"] == "block"
+    assert held["reason"].startswith(f"plan-executor: the run in {folder} is waiting")
+    assert stop(building, session="s1") is None
+    assert json.loads((folder / ".agent-hook.json").read_text("utf-8"))["session_id"] == "s2"
