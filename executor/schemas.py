@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from executor import fsutil
 from executor.bridge.models import AgentRequest, AgentResponse, InvokerLedger
 from executor.bridge.template_state import TemplateCreateState
+from executor.claude.models import HookRecord
 from executor.workflows.tdd.state import RunState
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -36,6 +37,11 @@ SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
     "agent-bridge-ledger.schema.json": (
         InvokerLedger,
         "`.agent-bridge-ledger.json`, AgentBridgeInvoker.request()'s bookkeeping",
+    ),
+    "agent-hook.schema.json": (
+        HookRecord,
+        "`.agent-hook.json`, the Claude Code hooks' record beside a pending request: the "
+        "conversation running the loop, the Stop hook's blocks in a row",
     ),
 }
 

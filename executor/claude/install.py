@@ -1,8 +1,11 @@
-"""`executor install-claude`: write slash commands and subagents into a project.
+"""`executor install-claude`: write slash commands, subagents and hooks into a project.
 
 The command files are short prose rendered from the templates in `commands/` (package
-files); the subagents are the shipped `agents/*.md`. Nothing here imports typer, rich or
-git: the CLI module wires this to the terminal.
+files); the subagents are the shipped `agents/*.md`; the hooks are merged into
+`.claude/settings.json` (`executor.claude.settings`). `--remove` takes the hooks out and
+deletes the files that are still exactly what install-claude writes
+(`executor.claude.uninstall`). Nothing here imports typer, rich or git: the CLI module
+wires this to the terminal.
 """
 
 from __future__ import annotations
@@ -59,6 +62,8 @@ class InstallResult:
     written: list[Path] = field(default_factory=list)
     unchanged: list[Path] = field(default_factory=list)
     skipped: list[Path] = field(default_factory=list)
+    removed: list[Path] = field(default_factory=list)
+    kept: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, object]:
@@ -67,6 +72,8 @@ class InstallResult:
             "written": [str(p) for p in self.written],
             "unchanged": [str(p) for p in self.unchanged],
             "skipped": [str(p) for p in self.skipped],
+            "removed": [str(p) for p in self.removed],
+            "kept": [str(p) for p in self.kept],
             "notes": list(self.notes),
         }
 
@@ -179,28 +186,40 @@ def _plan_arg(plan: Path, target: Path) -> str:
         return plan.as_posix()
 
 
+def target_root(target: Path | None, cwd: Path | None = None) -> Path:
+    """The project folder `.claude/` goes in: `target` (which must exist), else the git
+    repository root containing `cwd` (else `cwd`)."""
+    base = Path(cwd) if cwd is not None else Path.cwd()
+    if target is None:
+        return find_target(base)
+    root = (base / target).resolve()
+    if not root.is_dir():
+        raise PathNotFoundError(f"target folder not found: {root}", path=root)
+    return root
+
+
 def install_claude(
     target: Path | None = None,
     *,
     plan: Path | None = None,
     force: bool = False,
     cwd: Path | None = None,
+    hooks: bool = True,
 ) -> InstallResult:
-    """Write `.claude/commands/` and `.claude/agents/` under `target`.
+    """Write `.claude/commands/` and `.claude/agents/` under `target`, and (`hooks`) our
+    hooks into `.claude/settings.json`.
 
     `target` defaults to the git repository root containing `cwd` (else `cwd`). With
     `plan`, one `execute-phase-<N>.md` per phase and the plan path baked into every
     command. Existing files that differ are skipped unless `force`; identical ones are
-    reported unchanged. Every write is atomic.
+    reported unchanged. The settings file is merged, never skipped: the person's keys
+    stay, ours are replaced. A settings file that cannot be read is refused
+    (ConfigError) before anything is written. Every write is atomic.
     """
     base = Path(cwd) if cwd is not None else Path.cwd()
-    if target is None:
-        root = find_target(base)
-    else:
-        root = (base / target).resolve()
-        if not root.is_dir():
-            raise PathNotFoundError(f"target folder not found: {root}", path=root)
+    root = target_root(target, base)
     result = InstallResult(target=root)
+    settings_text = _merged_settings(root) if hooks else None
     phases: list[tuple[int, str]] = []
     plan_arg: str | None = None
     if plan is not None:
@@ -227,7 +246,35 @@ def install_claude(
         path.parent.mkdir(parents=True, exist_ok=True)
         fsutil.atomic_write_bytes(path, data, fault="claude_install")
         result.written.append(path)
+    if hooks:
+        _write_settings(root, settings_text, result)
     return result
+
+
+def _merged_settings(root: Path) -> str | None:
+    """The settings file's new text with our hooks (None: it has them already)."""
+    from executor.claude.settings import SETTINGS, read_settings, render, with_ours
+
+    current = read_settings(root / SETTINGS)
+    merged = with_ours(current or {})
+    return None if merged == current else render(merged)
+
+
+def _write_settings(root: Path, text: str | None, result: InstallResult) -> None:
+    from executor.claude.settings import OUR_HOOKS, SETTINGS
+
+    path = root / SETTINGS
+    if text is None:
+        result.unchanged.append(path)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fsutil.atomic_write_text(path, text, fault="claude_settings")
+    result.written.append(path)
+    result.notes.append(
+        f"{SETTINGS}: plan-executor's hooks ({', '.join(OUR_HOOKS)}) merged in, each "
+        f"running `executor hook ...` (executor must be on Claude Code's PATH); anything "
+        f"else in the file is kept; `install-claude --remove` takes them out"
+    )
 
 
 def display_path(path: Path, cwd: Path | None = None) -> str:

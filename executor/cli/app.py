@@ -2,11 +2,11 @@
 
 No logic lives here. Each concern registers its commands from its own module:
 `bridge` (host helpers), `plan` (validate/show), `run` (execute-*, resume-session,
-status, demo), `agents`, `claude` (install-claude), `replay` (replay-agent),
-`templates` (template-create/apply). `build_app(first)` registers only the module of
-the command `first` names (every one when it names none, or for help), so a call
-imports what its command needs. Heavy libraries are imported inside the command bodies
-that need them, never at import time.
+status, demo), `agents`, `claude` (install-claude), `hooks` (`executor hook ...`, the
+Claude Code hooks), `replay` (replay-agent), `templates` (template-create/apply).
+`build_app(first)` registers only the module of the command `first` names (every one
+when it names none, or for help), so a call imports what its command needs. Heavy
+libraries are imported inside the command bodies that need them, never at import time.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ COMMANDS = {
     "demo": "run",
     "agents": "agents",
     "install-claude": "claude",
+    "hook": "hooks",
     "replay-agent": "replay",
     "template-create": "templates",
     "template-apply": "templates",

@@ -1,4 +1,4 @@
-"""`executor install-claude`: slash commands and subagents for Claude Code."""
+"""`executor install-claude`: slash commands, subagents and hooks for Claude Code."""
 
 from __future__ import annotations
 
@@ -12,10 +12,12 @@ from executor.cli import common
 from executor.fsutil import quote
 
 
-def _install(target: Path | None, plan: Path | None, force: bool, json_output: bool) -> int:
+def _install(
+    target: Path | None, plan: Path | None, force: bool, hooks: bool, json_output: bool
+) -> int:
     from executor.claude.install import display_path, install_claude
 
-    result = install_claude(target, plan=plan, force=force)
+    result = install_claude(target, plan=plan, force=force, hooks=hooks)
     if json_output:
         console.out_json(result.as_dict())
         return 0
@@ -32,13 +34,42 @@ def _install(target: Path | None, plan: Path | None, force: bool, json_output: b
         f"{len(result.skipped)} skipped in {result.target / '.claude'}"
     )
     if result.written:  # a session starts only from a clean worktree
-        folder = quote(result.target / ".claude")
-        console.out(
-            f"next: commit them before running a session, which starts only from a clean "
-            f"worktree: git -C {quote(result.target)} add {folder} && git -C "
-            f"{quote(result.target)} commit -m 'Claude Code commands for the plan'"
-        )
+        _commit_hint(result.target, "Claude Code commands for the plan")
     return 0
+
+
+def _remove(target: Path | None, json_output: bool) -> int:
+    from executor.claude.install import display_path
+    from executor.claude.uninstall import remove_claude
+
+    result = remove_claude(target)
+    if json_output:
+        console.out_json(result.as_dict())
+        return 0
+    for path in result.removed:
+        console.out(f"removed    {display_path(path)}")
+    for path in result.written:
+        console.out(f"updated    {display_path(path)}")
+    for path in result.kept:
+        console.out(f"kept       {display_path(path)} (changed since install-claude wrote it)")
+    for note in result.notes:
+        console.out(f"note: {note}")
+    console.out(
+        f"{len(result.removed)} removed, {len(result.written)} updated, "
+        f"{len(result.kept)} kept in {result.target / '.claude'}"
+    )
+    if result.removed or result.written:
+        _commit_hint(result.target, "Remove plan-executor's Claude Code commands and hooks")
+    return 0
+
+
+def _commit_hint(root: Path, message: str) -> None:
+    folder = quote(root / ".claude")
+    console.out(
+        f"next: commit the change before running a session, which starts only from a clean "
+        f"worktree: git -C {quote(root)} add -A {folder} && git -C {quote(root)} commit -m "
+        f"{quote(message)}"
+    )
 
 
 def register(app: typer.Typer) -> None:
@@ -65,12 +96,35 @@ def register(app: typer.Typer) -> None:
         force: Annotated[
             bool, typer.Option("--force", help="Overwrite existing files that differ.")
         ] = False,
+        no_hooks: Annotated[
+            bool,
+            typer.Option(
+                "--no-hooks",
+                help="Leave .claude/settings.json alone (no Stop, PostToolUse, SessionStart "
+                "or PreToolUse hooks).",
+            ),
+        ] = False,
+        remove: Annotated[
+            bool,
+            typer.Option(
+                "--remove",
+                help="Take our hooks out of .claude/settings.json and delete the command and "
+                "subagent files that are still exactly as written; keep changed ones.",
+            ),
+        ] = False,
         json_output: Annotated[
             bool, typer.Option("--json", help="Print what was written as JSON.")
         ] = False,
     ) -> None:
-        """Install Claude Code slash commands (.claude/commands) and subagents (.claude/agents).
+        """Install Claude Code slash commands (.claude/commands), subagents (.claude/agents)
+        and hooks (.claude/settings.json, merged into what is there).
 
-        Existing files are left alone unless --force; the output lists them.
+        Existing command and subagent files are left alone unless --force; the output
+        lists them. A settings file that is not valid JSON is refused: nothing is written.
         """
-        common.run(lambda: _install(target, plan, force, json_output), json_output=json_output)
+        if remove:
+            common.run(lambda: _remove(target, json_output), json_output=json_output)
+        common.run(
+            lambda: _install(target, plan, force, not no_hooks, json_output),
+            json_output=json_output,
+        )

@@ -41,7 +41,7 @@ def test_writes_commands_and_agents_at_the_repo_root(git_repo: Path) -> None:
     assert commands == sorted(GENERIC_COMMANDS)
     assert agents == sorted(AGENT_NAMES)
     assert not (sub / ".claude").exists()
-    assert "11 written, 0 unchanged, 0 skipped" in out
+    assert "12 written, 0 unchanged, 0 skipped" in out  # and .claude/settings.json
     assert "no --plan given" in out
     # Without a plan the executor finds the one plan; the person is asked only if it cannot.
     text = (git_repo / ".claude/commands/execute-plan.md").read_text(encoding="utf-8")
@@ -120,26 +120,31 @@ def test_phase_commands_name_the_phase_and_the_plan(ledger_repo: Path) -> None:
     assert fields["description"].startswith("Run phase 2 (")
     assert f"    executor execute-phase 2 --plan {PLAN} $ARGUMENTS\n" in body
     session = (ledger_repo / ".claude/commands/execute-session.md").read_text(encoding="utf-8")
-    assert f"    executor execute-session $1 --phase $0 --plan {PLAN}\n" in session
+    assert f"    executor execute-session SESSION --phase PHASE --plan {PLAN}\n" in session
     assert "No plan is named here" not in session
     progress = (ledger_repo / ".claude/commands/show-progress.md").read_text(encoding="utf-8")
     assert f"\n!`executor status --plan {PLAN}`\n" in progress
 
 
-def test_positional_arguments_and_their_hints(ledger_repo: Path) -> None:
-    """Claude Code numbers a command's arguments from 0 (`$0` is the first, `$ARGUMENTS[0]`);
-    each command that takes numbers says so in its argument-hint, in the order used."""
+def test_arguments_and_their_hints(ledger_repo: Path) -> None:
+    """`$0`/`$1` changed meaning in Claude Code 2.1.19 (`$1` was the first argument, now
+    the second) and unmatched ones are kept verbatim since 2.1.210: the command files use
+    `$ARGUMENTS` alone, which means the same in every version, and say in prose which
+    word is which; `/execute-session` takes `<session> [phase]`, as the CLI does."""
     assert _install(ledger_repo, "--plan", PLAN)[0] == 0
     folder = ledger_repo / ".claude" / "commands"
     expected = {
-        "execute-session": ("<phase> <session>", "executor execute-session $1 --phase $0 "),
-        "resume-session": ("<session>", "executor resume-session $0 "),
-        "template-create": ("<codebase-folder>", "executor template-create --path $0\n"),
+        "execute-session": ("<session> [phase]", "executor execute-session SESSION --phase PHASE "),
+        "resume-session": ("<session>", "executor resume-session SESSION "),
+        "template-create": ("<codebase-folder>", "executor template-create --path FOLDER\n"),
     }
+    for path in folder.glob("*.md"):
+        assert not re.search(r"\$[0-9]|\$ARGUMENTS\[", path.read_text("utf-8")), path.name
     for name, (hint, line) in expected.items():
         fields, body = parse_frontmatter((folder / f"{name}.md").read_text(encoding="utf-8"))
         assert fields["argument-hint"].startswith(hint), name
         assert line in body, name
+        assert "The person's arguments are: $ARGUMENTS\n" in body, name
 
 
 def test_the_relay_loop_keeps_answers_in_the_project(ledger_repo: Path) -> None:
@@ -175,7 +180,7 @@ def test_existing_files_are_skipped_unless_force(git_repo: Path) -> None:
     code, out, _ = _install(git_repo)
     assert code == 0
     assert re.search(r"skipped +\.claude/agents/backend-builder\.md \(exists and differs", out)
-    assert "0 written, 10 unchanged, 1 skipped" in out
+    assert "0 written, 11 unchanged, 1 skipped" in out
     assert mine.read_text(encoding="utf-8") == "my own version\n"
 
     code, out, _ = _install(git_repo, "--force", "--json")
@@ -183,7 +188,7 @@ def test_existing_files_are_skipped_unless_force(git_repo: Path) -> None:
     report = json.loads(out)
     assert report["written"] == [str(mine)]
     assert report["skipped"] == []
-    assert len(report["unchanged"]) == 10
+    assert len(report["unchanged"]) == 11
     assert mine.read_text(encoding="utf-8") == (
         data_path("agents", "backend-builder.md").read_text(encoding="utf-8")
     )

@@ -122,16 +122,21 @@ def template_agents(
     )
 
 
-def _hide(root: Path, patterns: Sequence[str]) -> None:
-    """Files a preset's tool writes in the codebase (aider's .aider*): hidden from git
-    when the codebase is in a repository; a plain folder has nothing to hide them from."""
+def _hide(root: Path, patterns: Sequence[str], *, run_folder: bool = False) -> None:
+    """Files a preset's tool writes in the codebase (aider's .aider*), or (`run_folder`)
+    the bridge's `.agent-*` files, as a plan run hides its own: hidden from git when the
+    codebase is in a repository (that line also names the run folder to the Claude Code
+    hooks); a plain folder has nothing to hide them from."""
     from executor.vcs import GitRepo
 
     try:
         repo = GitRepo.discover(root)
     except PathNotFoundError:
         return
-    repo.exclude(patterns)
+    if run_folder:
+        repo.exclude_run_folder(root)
+    if patterns:
+        repo.exclude(patterns)
 
 
 def codebase_root(path: Path) -> Path:
@@ -163,6 +168,8 @@ def _run(
     opts: TemplateOptions, root: Path, layout: Layout, report: Callable[[str], None]
 ) -> TemplateResult | None:
     store = template_store(layout.state)
+    if not layout.lock.exists():  # first run here: hide our files before creating any
+        _hide(root, [], run_folder=True)
     with store.locked():
         # whether the state on disk is this run's (resumed, or saved by this process):
         # only then does a failure say how to continue it

@@ -1,0 +1,240 @@
+"""Which runs of a repository are waiting, read from their files (for the Claude Code hooks).
+
+A run keeps its files in its run folder (the plan folder; template-create's codebase),
+never in the current directory. A hook gets Claude Code's `cwd`, so it finds the run
+folders of the repository that contains it:
+
+1. every folder named by an executor line of the repository's git `info/exclude`
+   (`/<folder>/.agent-*`): a plan run, and a template-create run in a repository, adds
+   one before its first request, to keep its files out of git, so that file already
+   names every run folder of the repository, wherever the plan lives in it;
+2. the repository's top and the places a plan is found in (`PLAN_PLACES`, as
+   `executor.plan.discover` looks), should a person have emptied `info/exclude`;
+3. folders the caller names: the request file a `NEED_AGENT` line of the executor call
+   a hook is about names (a plan outside the repository, which no exclude line names).
+
+A request is waiting when `.agent-request.json` is there and no live process holds the
+run's lock (a run in progress, in another terminal, is not waiting for anyone). Only the
+standard library is imported here; the request and state files are read through their
+models (`executor.bridge.reading`, `SeedView`) only once one exists.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from executor.bridge.models import AgentRequest
+
+#: The run files looked for (`executor.bridge.protocol`, `executor.engine.layout`,
+#: `executor.bridge.template_state` name them; a test keeps these equal).
+REQUEST_NAME = ".agent-request.json"
+RESPONSE_NAME = ".agent-response.json"
+STATE_NAME = ".agent-state.json"
+LOCK_NAMES = (".agent-state.lock", ".template-create-state.lock")
+#: Where plans live, relative to the repository's top (`executor.plan.discover.PLACES`,
+#: as folders: a file plan's run folder is the file's folder).
+PLAN_PLACES = ("project-plans/*/", "docs/plans/", "docs/superpowers/plans/", "specs/*/")
+#: The exclude line a run writes for its folder: `/<folder>/.agent-*`, `/.agent-*` at the top.
+_EXCLUDE_RE = re.compile(r"^/(?P<rel>(?:.*/)?)\.agent-\*$")
+#: A request file named on a NEED_AGENT line of the executor's output.
+_NAMED_RE = re.compile(r"NEED_AGENT: .*? in (?P<path>/.+?/\.agent-request\.json)")
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A request a run waits for: `answered` when a response for it is already written
+    (only the `--resume` that consumes it is missing)."""
+
+    folder: Path
+    request: AgentRequest
+    answered: bool = False
+
+    @property
+    def human(self) -> bool:
+        return self.request.agent_name == "human"
+
+
+@dataclass(frozen=True)
+class PausedRun:
+    """A plan run its person paused: the session and the state's own note."""
+
+    folder: Path
+    session: int | None
+    notes: str
+
+
+@dataclass
+class Scan:
+    """What waits in the folders looked at, and the files that could not be read."""
+
+    folders: list[Path] = field(default_factory=list)
+    pending: list[Pending] = field(default_factory=list)
+    paused: list[PausedRun] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def repository_top(start: Path) -> Path | None:
+    """The top of the git working tree containing `start` (a `.git` folder or file)."""
+    start = Path(start).absolute()
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def exclude_file(top: Path) -> Path:
+    """The repository's `info/exclude` (in the common git folder of a linked worktree)."""
+    dot_git = top / ".git"
+    git_dir = dot_git
+    if dot_git.is_file():  # a linked worktree or a submodule: `gitdir: <path>`
+        text = dot_git.read_text("utf-8", "replace").strip()
+        git_dir = (top / text.removeprefix("gitdir:").strip()).resolve()
+        common = git_dir / "commondir"
+        if common.is_file():
+            git_dir = (git_dir / common.read_text("utf-8", "replace").strip()).resolve()
+    return git_dir / "info" / "exclude"
+
+
+def recorded_folders(top: Path) -> list[Path]:
+    """The run folders the repository's `info/exclude` names (existing ones)."""
+    try:
+        lines = exclude_file(top).read_text("utf-8", "replace").splitlines()
+    except OSError:
+        return []
+    found = []
+    for line in lines:
+        m = _EXCLUDE_RE.match(line.strip())
+        if m:
+            folder = top / m.group("rel")
+            if folder.is_dir():
+                found.append(folder)
+    return found
+
+
+def named_folders(output: str) -> list[Path]:
+    """The folders of the request files NEED_AGENT lines in `output` name."""
+    return [Path(m.group("path")).parent for m in _NAMED_RE.finditer(output)]
+
+
+def run_folders(
+    cwd: Path, *, project_dir: Path | None = None, named: Iterable[Path] = ()
+) -> list[Path]:
+    """Every folder a run of the repository containing `cwd` (or `project_dir`) may keep
+    its files in, each once: named ones first, then recorded ones, then the usual places."""
+    folders: list[Path] = [*named]
+    for start in dict.fromkeys(p for p in (cwd, project_dir) if p is not None):
+        top = repository_top(start)
+        base = top or Path(start).absolute()
+        if top is not None:
+            folders += recorded_folders(top)
+        folders.append(base)
+        for place in PLAN_PLACES:
+            folders += sorted(p for p in base.glob(place) if p.is_dir())
+        if top is None:
+            folders.append(Path(start).absolute())
+    seen: dict[Path, Path] = {}
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            seen.setdefault(folder.resolve(), folder.resolve())
+    return list(seen.values())
+
+
+def busy(folder: Path) -> bool:
+    """Whether a live process holds a run lock in `folder` (the holder writes `pid@host`
+    into it while it holds it, and empties it when it lets go)."""
+    for name in LOCK_NAMES:
+        try:
+            holder = (folder / name).read_text("utf-8", "replace").strip()
+        except OSError:
+            continue
+        pid, _, host = holder.partition("@")
+        if not pid.isdigit():
+            continue
+        if host and host != _host():
+            return True  # held on another machine: not ours to answer
+        if _alive(int(pid)):
+            return True
+    return False
+
+
+def _host() -> str:
+    if hasattr(os, "uname"):
+        return os.uname().nodename
+    import platform  # Windows
+
+    return platform.node()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def scan(folders: Sequence[Path], *, paused: bool = False) -> Scan:
+    """The requests waiting in `folders` (newest first), and with `paused`, the plan
+    runs paused there. A file that cannot be read is a problem line, not an error."""
+    result = Scan(folders=list(folders))
+    found: list[tuple[float, Pending]] = []
+    for folder in folders:
+        request_file = folder / REQUEST_NAME
+        try:
+            mtime = request_file.stat().st_mtime
+        except OSError:
+            mtime = None
+        if mtime is not None and not busy(folder):
+            try:
+                found.append((mtime, _pending(folder)))
+            except Exception as e:  # a torn or foreign file: say so, block nothing
+                result.problems.append(f"cannot read {request_file}: {_one_line(e)}")
+                continue
+        if paused and mtime is None and (folder / STATE_NAME).is_file() and not busy(folder):
+            try:
+                run = _paused(folder)
+            except Exception as e:
+                result.problems.append(f"cannot read {folder / STATE_NAME}: {_one_line(e)}")
+                continue
+            if run is not None:
+                result.paused.append(run)
+    result.pending = [p for _, p in sorted(found, key=lambda item: -item[0])]
+    return result
+
+
+def _pending(folder: Path) -> Pending:
+    from executor.bridge.reading import parse_response, read_request
+
+    request = read_request(folder / REQUEST_NAME)
+    answered = False
+    response = folder / RESPONSE_NAME
+    with contextlib.suppress(Exception):  # no response, or one `--resume` will reject
+        data = response.read_bytes()
+        answered = parse_response(data, path=response).request_id == request.request_id
+    return Pending(folder=folder, request=request, answered=answered)
+
+
+def _paused(folder: Path) -> PausedRun | None:
+    from executor.claude.models import SeedView
+    from executor.datamodel import validate_json
+
+    seed = validate_json(SeedView, (folder / STATE_NAME).read_bytes())
+    if seed.status != "paused":
+        return None
+    return PausedRun(folder=folder, session=seed.current_session, notes=seed.notes)
+
+
+def _one_line(e: BaseException) -> str:
+    text = " ".join(str(e).split()) or type(e).__name__
+    return text[:300]
