@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from executor.datamodel import dump, validate
+from executor.datamodel import DataError, dump, validate
+from executor.errors import UserError
 from executor.project_config import ProjectConfig, RunOptions
 
 #: `--checkpoints` -> the checkpoints that stop for a person.
@@ -55,4 +56,7 @@ def resolve(given: Overrides, saved: RunOptions | None, config: ProjectConfig) -
             out.pop("agent_command", None)
             out.pop("agent", None)
         out.update(values)
-    return validate(RunOptions, out)
+    try:
+        return validate(RunOptions, out)
+    except DataError as e:  # a value given now (`--budget-usd inf`): the config's were checked
+        raise UserError("run options: " + "; ".join(e.problems)) from None

@@ -1,0 +1,135 @@
+"""Issue 19's wedges, through the real CLI: items 8 (bridge files a run reads), 12 (the
+test timeout) and 13 (output held in memory).
+
+Each test is named after the item it reproduces (`test_19_NN_...`); each failed on the
+engine before the fix. Answers go through `executor bridge respond` or are written by
+hand, as a host that skips it does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import git, run_cli
+from tests.engine.helpers import make_project, records
+
+pytestmark = pytest.mark.slow
+
+
+def session(plan: Path, *extra: str) -> list[str]:
+    return ["execute-session", "1", "--plan", str(plan), *extra]
+
+
+def request(plan: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((plan / ".agent-request.json").read_text("utf-8"))
+    return data
+
+
+def plant(path: Path, kind: str) -> None:
+    """Put something that is not a regular file where a host writes its answer."""
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+
+
+def moved_aside(plan: Path) -> list[Path]:
+    return list(plan.glob(".agent-response.json.rejected-*"))
+
+
+# -- item 8: the one bounded, type-checked reader of bridge files ----------------------
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link to /dev/zero"])
+def test_19_08_a_response_that_is_no_regular_file_never_wedges_a_run(
+    git_repo: Path, kind: str
+) -> None:
+    plan = make_project(git_repo)
+    response = plan / ".agent-response.json"
+    plant(response, kind)  # before the run's first request
+    first = run_cli(*session(plan), cwd=git_repo, timeout=60)
+    assert first.returncode == 42, first.stderr
+    assert not os.path.lexists(response) and len(moved_aside(plan)) == 1
+    plant(response, kind)
+    checked = run_cli("bridge", "validate", "--dir", str(plan), cwd=git_repo, timeout=60)
+    assert checked.returncode == 5 and "not a regular file" in checked.stderr, checked.stderr
+    before = (plan / ".agent-state.json").read_bytes()
+    proc = run_cli(*session(plan, "--resume"), cwd=git_repo, timeout=60)
+    assert proc.returncode == 10 and "not a regular file" in proc.stderr, proc.stderr
+    assert (plan / ".agent-state.json").read_bytes() == before
+    assert not os.path.lexists(response) and len(moved_aside(plan)) == 2
+    again = run_cli(*session(plan, "--resume"), cwd=git_repo, timeout=60)
+    assert again.returncode == 42, again.stderr  # still pending: asked again
+
+
+@pytest.mark.parametrize(
+    ("metadata", "problem"),
+    [
+        ('{"trace": ' + "[" * 1000 + "]" * 1000 + "}", "nested more than 64 levels"),
+        ('{"trace": ' + "[" * 990 + "]" * 990 + "}", "nested more than 64 levels"),
+        ('{"cost_usd": Infinity}', "Infinity: not a finite number"),
+        ('{"cost_usd": NaN}', "NaN: not a finite number"),
+        ('{"cost_usd": 1e400}', "1e400: not a finite number"),
+    ],
+)
+def test_19_08_a_response_too_deep_or_with_infinite_numbers_is_refused(
+    git_repo: Path, metadata: str, problem: str
+) -> None:
+    plan = make_project(git_repo)
+    assert run_cli(*session(plan, "--checkpoints", "none"), cwd=git_repo).returncode == 42
+    rid = request(plan)["request_id"]
+    (plan / ".agent-response.json").write_text(
+        f'{{"request_id": "{rid}", "status": "success", "response": "done", '
+        f'"metadata": {metadata}}}',
+        encoding="utf-8",
+    )
+    checked = run_cli("bridge", "validate", "--dir", str(plan), cwd=git_repo)
+    assert checked.returncode == 5 and problem in checked.stderr, checked.stderr
+    before = (plan / ".agent-state.json").read_bytes()
+    proc = run_cli(*session(plan, "--resume"), cwd=git_repo)
+    assert proc.returncode == 10 and problem in proc.stderr, proc.stderr
+    assert (plan / ".agent-state.json").read_bytes() == before
+    assert len(moved_aside(plan)) == 1
+    again = run_cli(*session(plan, "--resume"), cwd=git_repo)
+    assert again.returncode == 42, again.stderr
+    assert request(plan)["request_id"] == rid and request(plan)["emission"] == 2
+
+
+@pytest.mark.parametrize("cost", ["1" + "0" * 400, "-0.5", '"0.5"'])
+def test_19_08_a_cost_no_number_can_hold_is_ignored(git_repo: Path, cost: str) -> None:
+    plan = make_project(git_repo)
+    args = session(plan, "--checkpoints", "none", "--budget-usd", "5")
+    assert run_cli(*args, cwd=git_repo).returncode == 42
+    rid = request(plan)["request_id"]
+    (plan / ".agent-response.json").write_text(
+        f'{{"request_id": "{rid}", "status": "success", "response": "done", '
+        f'"metadata": {{"cost_usd": {cost}, "output_tokens": {cost}}}}}',
+        encoding="utf-8",
+    )
+    proc = run_cli(*args, "--resume", cwd=git_repo)
+    assert proc.returncode == 42, proc.stderr  # RED wrote no test: a person is asked
+    call = records(plan)["1"]["agent_calls"][0]
+    assert call["status"] == "success" and call["cost_usd"] is None
+    assert call["output_tokens"] is None
+    status = run_cli("status", "--plan", str(plan), "--json", cwd=git_repo)
+    assert status.returncode == 0, status.stderr  # the state still loads
+    assert not json.loads(status.stdout)["agent_cost_usd"]
+
+
+def test_19_08_nothing_infinite_reaches_the_state(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    given = run_cli(*session(plan, "--budget-usd", "inf"), cwd=git_repo)
+    assert given.returncode == 64 and "budget_usd: expected a finite number" in given.stderr
+    assert not (plan / ".agent-state.json").exists()
+    (git_repo / ".executor.toml").write_text("budget_minutes = inf\n", encoding="utf-8")
+    git(git_repo, "add", ".executor.toml")
+    git(git_repo, "commit", "-q", "-m", "settings")
+    configured = run_cli(*session(plan), cwd=git_repo)
+    assert configured.returncode == 64, configured.stderr
+    assert "budget_minutes: expected a finite number" in configured.stderr
+    assert not (plan / ".agent-state.json").exists()
