@@ -27,9 +27,10 @@ from pathlib import Path
 from executor import fsutil
 from executor.bridge.models import AgentRequest, Ledger
 from executor.bridge.protocol import BridgeChannel
+from executor.bridge.reading import read_bounded
 from executor.datamodel import dump
 from executor.engine.agents import BRIDGE_AGENT, AgentCall, AgentResult, Durable, supersede
-from executor.errors import UserError
+from executor.errors import DataError, UserError
 from executor.stamps import utc_now
 
 #: Transcript bytes kept per stream: the head and the tail of a long run.
@@ -166,7 +167,7 @@ class OwnFiles:
         return {p: _bytes(p) for p in self.paths}
 
     def put_back(self, kept: dict[Path, bytes | None]) -> list[str]:
-        changed = [p for p, data in kept.items() if _bytes(p) != data]
+        changed = [p for p, data in kept.items() if not _holds(p, data)]
         for path in changed:
             data = kept[path]
             if path == self.cache or data is None:
@@ -184,6 +185,17 @@ def _bytes(path: Path) -> bytes | None:
         return path.read_bytes()
     except FileNotFoundError:
         return None
+
+
+def _holds(path: Path, data: bytes | None) -> bool:
+    """Whether `path` still holds `data` (None: no file), read no further than its length:
+    a FIFO, a link or a larger file the agent put there is a change, never a wait."""
+    if data is None:
+        return not os.path.lexists(path)
+    try:
+        return read_bounded(path, len(data)) == data
+    except (FileNotFoundError, DataError):
+        return False
 
 
 def run_agent(

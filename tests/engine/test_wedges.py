@@ -133,3 +133,14 @@ def test_19_08_nothing_infinite_reaches_the_state(git_repo: Path) -> None:
     assert configured.returncode == 64, configured.stderr
     assert "budget_minutes: expected a finite number" in configured.stderr
     assert not (plan / ".agent-state.json").exists()
+
+
+def test_19_08_a_fifo_an_agent_leaves_for_the_state_is_put_back_unread(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    state = plan / ".agent-state.json"
+    agent = f"sh -c 'rm -f {state} && mkfifo {state}'"
+    proc = run_cli(*session(plan, "--yes", "--agent-command", agent), cwd=git_repo, timeout=60)
+    assert proc.returncode == 16, proc.stdout + proc.stderr
+    assert "changed the executor's own files (.agent-state.json)" in proc.stderr
+    assert state.is_file() and not state.is_symlink()
+    assert run_cli("status", "--plan", str(plan), cwd=git_repo).returncode == 0
