@@ -16,7 +16,8 @@ None, `collected` stays 0 and the verdict is green on exit 0, red otherwise.
 Verdicts for structured runs (see `TestRun.verdict`):
   red    something that exists fails: failed or erroring tests, or a collection error
          (e.g. `ModuleNotFoundError` for the module the tests import, a test file that
-         cannot load), or a timeout;
+         cannot load), or a timeout (a run that did not pass; but no proof that a test
+         fails: `timed_out` tells it apart, and RED refuses it);
   green  exit 0, at least one test passed, nothing failed or errored;
   empty  nothing ran: no tests collected, the test file does not exist (pytest exit 4/5,
          "no test files found" elsewhere), or everything was skipped.
@@ -52,6 +53,9 @@ from executor.testreports import Case, Outcome, RunnerName, prepare, read_report
 Verdict = Literal["red", "green", "empty"]
 
 TAIL_CHARS = 4000
+#: Seconds a test run may take before it is killed, unless `--test-timeout` says more or
+#: less: generous, so a real suite of tens of minutes passes; a hanging one still ends.
+DEFAULT_TEST_TIMEOUT = 3600
 
 _COLLECTION_RE = re.compile(
     r"ERROR collecting|ImportError while (?:importing test module|loading conftest)"
@@ -96,6 +100,8 @@ class TestRun(Strict):
     #: The runner whose report was read (None: not a runner we read reports from).
     runner: RunnerName | None = None
     timed_out: bool = False
+    #: The seconds the run was allowed (it was killed past them when `timed_out`).
+    timeout_s: float = DEFAULT_TEST_TIMEOUT
     cases: list[TestCase] = Field(default_factory=list)
     output_tail: str = ""
     #: Line coverage in percent, when asked for and pytest-cov is installed.
@@ -120,7 +126,7 @@ class TestRun(Strict):
     def summary(self) -> str:
         """One line, e.g. "3 failed, 0 passed (collection error: No module named 'ledger')"."""
         if self.timed_out:
-            return f"timed out after {self.duration_s:.0f} s (killed): `{self.command}`"
+            return f"timed out after {self.timeout_s:g} s (killed): `{self.command}`"
         if not self.structured:
             return f"`{self.command}` exited {self.exit_code}"
         parts = [f"{self.failed} failed", f"{self.passed} passed"]
@@ -159,7 +165,7 @@ def run_tests(
     command: str,
     *,
     cwd: Path,
-    timeout_s: float = 600,
+    timeout_s: float = DEFAULT_TEST_TIMEOUT,
     env: dict[str, str] | None = None,
     coverage: bool = False,
     on_line: Callable[[str], None] | None = None,
@@ -215,6 +221,7 @@ def run_tests(
         structured=runner is not None,
         runner=runner.name if runner else None,
         timed_out=timed_out,
+        timeout_s=timeout_s,
         output_tail=tail,
         coverage=percent,
     )

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import git, run_cli
-from tests.engine.helpers import make_project, records
+from tests.engine.helpers import commits, make_project, records, replay_cmd, solutions_copy
 
 pytestmark = pytest.mark.slow
 
@@ -144,3 +144,44 @@ def test_19_08_a_fifo_an_agent_leaves_for_the_state_is_put_back_unread(git_repo:
     assert "changed the executor's own files (.agent-state.json)" in proc.stderr
     assert state.is_file() and not state.is_symlink()
     assert run_cli("status", "--plan", str(plan), cwd=git_repo).returncode == 0
+
+
+# -- item 12: --test-timeout, and a hanging test is no RED ------------------------------
+
+HANGING_TEST = "import time\n\n\ndef test_waits_for_ever():\n    time.sleep(600)\n"
+
+
+def hanging_red(tmp_path: Path) -> Path:
+    """Replay solutions whose RED test hangs instead of failing."""
+    sol = solutions_copy(tmp_path)
+    (sol / "session-1" / "red" / "tests" / "test_models.py").write_text(HANGING_TEST, "utf-8")
+    return sol
+
+
+def test_19_12_a_hanging_test_in_red_is_a_timeout_not_red(git_repo: Path, tmp_path: Path) -> None:
+    plan = make_project(git_repo)
+    agent = replay_cmd(hanging_red(tmp_path))
+    args = session(plan, "--yes", "--agent-command", agent, "--test-timeout", "2")
+    proc = run_cli(*args, cwd=git_repo)
+    assert proc.returncode == 16, proc.stdout + proc.stderr
+    out = proc.stdout + proc.stderr
+    assert "timed out after 2 s" in out and "so this is not RED" in out
+    assert "--test-timeout" in out
+    rec = records(plan)["1"]
+    assert rec["step"] != "done" and not rec["red"]["failing"]
+    assert len(commits(git_repo)) == 2
+    saved = json.loads((plan / ".agent-state.json").read_text("utf-8"))["run"]["options"]
+    assert saved["test_timeout"] == 2
+
+
+def test_19_12_the_test_timeout_is_a_project_setting(git_repo: Path, tmp_path: Path) -> None:
+    (git_repo / ".executor.toml").write_text("test_timeout = 2\n", encoding="utf-8")
+    git(git_repo, "add", ".executor.toml")
+    git(git_repo, "commit", "-q", "-m", "settings")
+    plan = make_project(git_repo)
+    agent = replay_cmd(hanging_red(tmp_path))
+    proc = run_cli(*session(plan, "--yes", "--agent-command", agent), cwd=git_repo)
+    assert proc.returncode == 16, proc.stdout + proc.stderr
+    assert "timed out after 2 s" in proc.stdout + proc.stderr
+    bad = run_cli(*session(plan, "--test-timeout", "0"), cwd=git_repo)
+    assert bad.returncode == 64

@@ -32,6 +32,7 @@ class Overrides:
     agent_command: str | None = None
     agent: str | None = None
     agent_timeout: int | None = None
+    test_timeout: int | None = None
     checkpoints: str | None = None
     max_retries: int | None = None
     test_command: str | None = None
