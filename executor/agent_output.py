@@ -9,7 +9,8 @@ The output comes from another program, so it is read tolerantly: extra fields an
 stray non-JSON lines (JSON nested too deep for the parser among them) are ignored, a
 count or cost that is not a finite, non-negative number is unknown, and nothing here
 raises on garbage; a run whose output cannot be understood is reported as an error
-quoting its first lines.
+quoting its first lines. The output is what the executor kept of a long one: its head
+and its tail (`executor.capture`), where each tool's final report is.
 
 Token counts mean the same thing for every tool: `input_tokens` is everything sent to
 the model, cached or not (Claude's three input counters are added up), `output_tokens`

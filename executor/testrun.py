@@ -10,6 +10,10 @@ tests run in the executor's own environment. Tests run with PYTHONDONTWRITEBYTEC
 pytest and the standard library again: 1.3 s became 3.2 s; `guards.unchecked_pycs`
 finds the planted ones instead.)
 
+The output is read as it comes (`executor.capture`) and only its head and tail are
+kept: a test run printing a gigabyte costs no more memory than a quiet one, and a
+collection error is looked for in what was kept (the runner's report has it too).
+
 Any other command is measured by its exit code only: `structured` is False, `runner` is
 None, `collected` stays 0 and the verdict is green on exit 0, red otherwise.
 
@@ -31,13 +35,10 @@ reads them on the resume path).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
 import shlex
-import signal
-import subprocess
 import tempfile
 import time
 from collections.abc import Callable
@@ -267,91 +268,19 @@ def _execute(
     timeout: float,
     on_line: Callable[[str], None] | None = None,
 ) -> tuple[int, str, bool]:
-    """Run argv in its own process group; kill the whole group on timeout."""
-    if on_line is not None:
-        return _stream(argv, command, cwd=cwd, env=env, timeout=timeout, on_line=on_line)
+    """Run argv in its own process group (killed whole on timeout); its exit code, its
+    output (the head and the tail of a long one: `executor.capture`), and whether it
+    timed out. `on_line` gets each line of output as it comes (live progress)."""
+    from executor.capture import run_captured
+
     try:
-        proc = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        done = run_captured(argv, cwd=cwd, env=env, timeout=timeout, merge=True, on_line=on_line)
     except (FileNotFoundError, PermissionError) as e:
         raise errors.PathNotFoundError(
             f"cannot run the test command `{command}`: {argv[0]!r}: {e.strerror or e}",
             path=Path(argv[0]),
         ) from e
-    timed_out = False
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _kill_group(proc)
-        out, _ = proc.communicate()
-    except BaseException:  # Ctrl+C / SIGTERM: leave no orphan test process behind
-        _kill_group(proc)
-        proc.wait()
-        raise
-    _kill_group(proc)  # code under test may not leave a process changing files after it
-    return proc.returncode, out.decode("utf-8", errors="replace"), timed_out
-
-
-def _stream(
-    argv: list[str],
-    command: str,
-    *,
-    cwd: Path,
-    env: dict[str, str],
-    timeout: float,
-    on_line: Callable[[str], None],
-) -> tuple[int, str, bool]:
-    """`_execute`, handing each output line to `on_line` as it arrives (a reader thread,
-    so the timeout still holds while the output is quiet)."""
-    import threading
-
-    try:
-        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                start_new_session=True)  # fmt: skip
-    except (FileNotFoundError, PermissionError) as e:
-        raise errors.PathNotFoundError(
-            f"cannot run the test command `{command}`: {argv[0]!r}: {e.strerror or e}",
-            path=Path(argv[0]),
-        ) from e
-    chunks: list[bytes] = []
-
-    def read() -> None:
-        assert proc.stdout is not None
-        for raw in proc.stdout:
-            chunks.append(raw)
-            with contextlib.suppress(Exception):  # a display problem never stops a run
-                on_line(raw.decode("utf-8", errors="replace").rstrip("\n"))
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    timed_out = False
-    try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _kill_group(proc)
-        proc.wait()
-    except BaseException:
-        _kill_group(proc)
-        proc.wait()
-        raise
-    _kill_group(proc)
-    reader.join(timeout=5)
-    return proc.returncode, b"".join(chunks).decode("utf-8", errors="replace"), timed_out
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
+    return done.returncode, done.out.text(), done.timed_out
 
 
 def _count(run: TestRun, cases: list[Case]) -> None:

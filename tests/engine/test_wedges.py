@@ -10,15 +10,30 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import git, run_cli
+from tests.agents.conftest import STANDINS
+from tests.conftest import REPO_ROOT, git, run_cli
 from tests.engine.helpers import commits, make_project, records, replay_cmd, solutions_copy
 
 pytestmark = pytest.mark.slow
+
+#: Runs the command in its arguments; prints the peak RSS (KiB) of its largest process.
+PEAK_RSS = (
+    "import resource, subprocess, sys\n"
+    "code = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
+    "print(code, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+)
+NOISE_BYTES = 200_000_000
+#: What the executor may use while 200 MB of output pass through it (it needs ~50 MB
+#: for a step; held whole, that output took over 400 MB).
+RSS_BOUND_KIB = 120_000
 
 
 def session(plan: Path, *extra: str) -> list[str]:
@@ -185,3 +200,105 @@ def test_19_12_the_test_timeout_is_a_project_setting(git_repo: Path, tmp_path: P
     assert "timed out after 2 s" in proc.stdout + proc.stderr
     bad = run_cli(*session(plan, "--test-timeout", "0"), cwd=git_repo)
     assert bad.returncode == 64
+
+
+# -- item 13: output read into bounded buffers, the whole of it on disk ---------------
+
+
+def peak_rss(*args: str, env: dict[str, str], cwd: Path) -> tuple[int, int]:
+    """Run the CLI under a parent that reports its peak RSS: (exit code, KiB)."""
+    cli = [sys.executable, "-m", "executor", *args]
+    proc = subprocess.run(
+        [sys.executable, "-c", PEAK_RSS, *cli],
+        cwd=cwd,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    code, kib = proc.stdout.split()
+    return int(code), int(kib)
+
+
+def test_19_13_a_chatty_agent_is_streamed_to_its_transcript_not_held(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    plan = make_project(git_repo)
+    path = os.pathsep.join([str(STANDINS), str(Path(sys.executable).parent), os.environ["PATH"]])
+    env = {
+        "PATH": path,
+        "STANDIN_SOLUTIONS": str(REPO_ROOT / "plans" / "replay" / "ledger"),
+        "STANDIN_COST_USD": "0.05",
+        "STANDIN_NOISE_BYTES": str(NOISE_BYTES),
+    }
+    args = session(plan, "--agent", "claude", "--checkpoints", "none", "--yes")
+    code, kib = peak_rss(*args, env=env, cwd=git_repo)
+    assert code == 0
+    assert kib < RSS_BOUND_KIB, f"peak RSS {kib} KiB"
+    assert commits(git_repo)[0] == "feat(ledger): Ledger Models"
+    calls = records(plan)["1"]["agent_calls"]
+    assert [c["cost_usd"] for c in calls] == [0.05] * 3  # the report at the end was found
+    assert all(Path(c["log"]).stat().st_size > NOISE_BYTES for c in calls)
+
+
+NOISY_RUNNER = """\
+import subprocess, sys
+
+line = b"collecting ... " + b"-" * 1009 + b"\\n"
+for _ in range({count} // 64 // len(line)):
+    sys.stdout.buffer.write(line * 64)
+sys.stdout.flush()
+sys.exit(subprocess.call([sys.executable, "-m", "pytest", *sys.argv[1:]]))
+"""
+
+
+def test_19_13_a_chatty_test_run_is_not_held_in_memory(git_repo: Path) -> None:
+    runner = git_repo / "noisy_runner.py"
+    runner.write_text(NOISY_RUNNER.format(count=NOISE_BYTES), encoding="utf-8")
+    mapped = json.dumps(f"{sys.executable} {runner}")
+    (git_repo / ".executor.toml").write_text(
+        f'[test_command_map]\n"pytest" = {mapped}\n', encoding="utf-8"
+    )
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "a runner that talks a lot")
+    plan = make_project(git_repo)
+    args = session(plan, "--agent-command", replay_cmd(), "--checkpoints", "all", "--yes")
+    code, kib = peak_rss(*args, "--max-retries", "0", env={}, cwd=git_repo)
+    assert kib < RSS_BOUND_KIB, f"peak RSS {kib} KiB"
+    assert code == 0 and commits(git_repo)[0] == "feat(ledger): Ledger Models"
+    assert records(plan)["1"]["red"]["files"] == ["tests/test_models.py"]  # RED was measured
+
+
+WAITING_AGENT = """\
+import pathlib, sys, time
+
+print("the agent has begun", flush=True)
+go = pathlib.Path(sys.argv[1])
+for _ in range(1200):  # until the test saw the line in the transcript (a minute at most)
+    if go.exists():
+        sys.exit(0)
+    time.sleep(0.05)
+sys.exit(3)
+"""
+
+
+def test_19_13_an_agent_transcript_grows_while_it_runs(git_repo: Path, tmp_path: Path) -> None:
+    plan = make_project(git_repo)
+    agent, go = tmp_path / "agent.py", tmp_path / "go"
+    agent.write_text(WAITING_AGENT, encoding="utf-8")
+    command = f"{sys.executable} {agent} {go}"
+    cli = [sys.executable, "-m", "executor", *session(plan, "--agent-command", command, "--yes")]
+    proc = subprocess.Popen(cli, cwd=git_repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    seen = False
+    for _ in range(1200):
+        logs = list((plan / ".agent-logs").glob("s1.red.*.log"))
+        seen = bool(logs) and b"the agent has begun" in logs[0].read_bytes()
+        if seen or proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    go.touch()
+    proc.communicate(timeout=120)
+    assert seen, "the transcript had nothing while the agent ran"
+    calls = records(plan)["1"]["agent_calls"]
+    assert calls[0]["status"] == "success"  # it saw the go while still running
