@@ -35,7 +35,6 @@ reads them on the resume path).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex
@@ -48,12 +47,16 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 from executor import errors
+from executor.bounded import parse_json, read_bounded, said
 from executor.datamodel import Strict
 from executor.testreports import Case, Outcome, RunnerName, prepare, read_report
 
 Verdict = Literal["red", "green", "empty"]
 
 TAIL_CHARS = 4000
+#: A runner's report larger than this is not read (a suite of 100,000 tests writes
+#: about 30 MB of junit XML).
+MAX_REPORT_BYTES = 64_000_000
 #: Seconds a test run may take before it is killed, unless `--test-timeout` says more or
 #: less: generous, so a real suite of tens of minutes passes; a hanging one still ends.
 DEFAULT_TEST_TIMEOUT = 3600
@@ -204,17 +207,11 @@ def run_tests(
         )
         percent = _coverage_percent(cov_file)
         duration = round(time.monotonic() - started, 3)
-        report = runner.report if runner else None
-        text = (
-            report.read_text(encoding="utf-8", errors="replace")
-            if report and report.is_file()
-            else ""
-        )
-    tail = output[-TAIL_CHARS:]
+        text, unread = _report_text(runner.report if runner else None)
+    notes = [f"[executor: the runner's report was not read: {unread}]"] if unread else []
     if timed_out:
-        tail = (tail + f"\n[executor: timed out after {timeout_s:g} s; process killed]")[
-            -TAIL_CHARS:
-        ]
+        notes.append(f"[executor: timed out after {timeout_s:g} s; process killed]")
+    tail = "\n".join([output, *notes])[-TAIL_CHARS:]
     run = TestRun(
         command=command,
         exit_code=code,
@@ -250,12 +247,27 @@ def _has_pytest_cov() -> bool:
     return importlib.util.find_spec("pytest_cov") is not None
 
 
-def _coverage_percent(report: Path) -> float | None:
-    """Total line coverage from pytest-cov's JSON report (None when there is none)."""
+def _report_text(report: Path | None) -> tuple[str, str | None]:
+    """The runner's report ("" when it wrote none), and why it was not read: code under
+    test can reach its path, so anything but a regular file of at most MAX_REPORT_BYTES
+    is left unread (never a wait, never a gigabyte in memory)."""
+    if report is None:
+        return "", None
     try:
-        data = json.loads(report.read_text(encoding="utf-8"))
+        return read_bounded(report, MAX_REPORT_BYTES).decode("utf-8", errors="replace"), None
+    except FileNotFoundError:
+        return "", None
+    except errors.DataError as e:
+        return "", said(e)
+
+
+def _coverage_percent(report: Path) -> float | None:
+    """Total line coverage from pytest-cov's JSON report (None when there is none or it
+    cannot be read the way every report is)."""
+    try:
+        data = parse_json(read_bounded(report, MAX_REPORT_BYTES))
         return round(float(data["totals"]["percent_covered"]), 1)
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError):  # DataError is a ValueError
         return None
 
 

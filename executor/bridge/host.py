@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from executor import fsutil
+from executor.bounded import read_bounded
 from executor.bridge.models import AgentRequest, AgentResponse
 from executor.bridge.protocol import REQUEST_NAME, RESPONSE_NAME
 from executor.bridge.reading import (
     MAX_OWN_BYTES,
     MAX_RESPONSE_BYTES,
-    read_bounded,
     read_request,
     validate_file,
 )

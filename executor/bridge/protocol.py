@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from executor import faults, fsutil
+from executor.bounded import read_bounded
 from executor.bridge.models import (
     AgentRequest,
     Consumed,
@@ -28,7 +29,6 @@ from executor.bridge.models import (
 from executor.bridge.reading import (
     MAX_RESPONSE_BYTES,
     quarantine,
-    read_bounded,
     read_request,
     read_response,
     remove_quietly,

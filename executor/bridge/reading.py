@@ -1,11 +1,9 @@
-"""THE reader of bridge files, and tolerant, explicit readers for what hosts write.
+"""The readers of bridge files, and tolerant, explicit readers for what hosts write.
 
-Every read of a bridge file (response, request, ledger) goes through `read_bounded` and
-`parse_json`: a regular file only (never a FIFO, device, folder or link: lstat first,
-then opened with O_NONBLOCK | O_NOFOLLOW and checked again), at most a size cap, JSON
-nested at most `MAX_JSON_DEPTH` deep whose numbers are all finite (`Infinity`, `NaN` and
-`1e400` are refused), then the pydantic model. A refusal is a `DataError` naming the
-problem as `(file): ...`, which each caller turns into the error of its file.
+Every read of a bridge file (response, request, ledger) goes through the one bounded
+reader (`executor.bounded`: a regular file only, a size cap, JSON nested at most 64 deep
+with finite numbers only), then its pydantic model. A refusal is a `DataError` naming the
+problem as `(file): ...`; each reader here turns it into the error of its file.
 
 Tolerant: a `response` that is a JSON object or array is accepted and serialised to a
 string; unknown extra keys are ignored; `version`/`created_at` may be missing; any
@@ -18,15 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
-import stat
 import time
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from executor.bounded import parse_json, read_bounded, said
 from executor.bridge.models import PROTOCOL_VERSION, AgentRequest, AgentResponse
 from executor.datamodel import validate
 from executor.errors import BridgeFileInvalid, DataError, InvalidResponseError
@@ -38,17 +35,6 @@ MAX_RESPONSE_BYTES = 1_000_000
 #: The most a bridge file the executor wrote (a request, a ledger with its answers, a
 #: brief) may hold before it is refused unread.
 MAX_OWN_BYTES = 64_000_000
-#: JSON nested deeper than this is refused (a response's envelope is level 1).
-MAX_JSON_DEPTH = 64
-_KINDS = (
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISDIR, "a folder"),
-    (stat.S_ISLNK, "a symbolic link, never followed"),
-)
-
 RESPONSE_EXAMPLE = (
     '{"request_id": "<the pending request_id>", "version": "1.0", "status": "success", '
     '"response": "<the answer, as a string>"}'
@@ -79,92 +65,6 @@ def quarantine(path: Path, label: str = "rejected") -> Path | None:
     except FileNotFoundError:
         return None
     return target
-
-
-def read_bounded(path: Path, limit: int) -> bytes:
-    """The bytes of `path`, a regular file of at most `limit` bytes; nothing can block.
-
-    Raises FileNotFoundError when it is absent, DataError (`(file): problem`) when it is
-    a FIFO, device, socket, folder or symbolic link, over `limit`, or cannot be read.
-    """
-    try:
-        _check(os.lstat(path), limit)
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except FileNotFoundError:
-        raise
-    except OSError as e:  # a link or a FIFO swapped in after lstat: ELOOP, ENXIO
-        raise DataError([f"(file): cannot be read: {e.strerror or e}"]) from None
-    try:
-        _check(os.fstat(fd), limit)
-        chunks: list[bytes] = []
-        size = 0
-        while size <= limit:
-            chunk = os.read(fd, min(limit + 1 - size, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError as e:
-        raise DataError([f"(file): cannot be read: {e.strerror or e}"]) from None
-    finally:
-        os.close(fd)
-    if size > limit:
-        raise DataError([f"(file): it grew over the {limit}-byte limit while read"])
-    return b"".join(chunks)
-
-
-def _check(info: os.stat_result, limit: int) -> None:
-    for test, kind in _KINDS:
-        if test(info.st_mode):
-            raise DataError([f"(file): it is not a regular file ({kind})"])
-    if info.st_size > limit:
-        raise DataError([f"(file): it is {info.st_size} bytes, over the {limit}-byte limit"])
-
-
-class _NotFinite(ValueError):
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
-        self.text = text
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise _NotFinite(text)
-    return value
-
-
-def _refuse(text: str) -> Any:
-    raise _NotFinite(text)
-
-
-def parse_json(data: bytes) -> Any:
-    """JSON bytes as data; DataError when they are not UTF-8 JSON, hold a number that is
-    not finite (`Infinity`, `NaN`, `1e400`), or nest deeper than MAX_JSON_DEPTH."""
-    too_deep = f"(file): nested more than {MAX_JSON_DEPTH} levels deep"
-    try:
-        value = json.loads(data.decode("utf-8"), parse_float=_finite, parse_constant=_refuse)
-    except _NotFinite as e:
-        raise DataError([f"(file): {e.text}: not a finite number"]) from None
-    except RecursionError:
-        raise DataError([too_deep]) from None
-    except (UnicodeDecodeError, ValueError) as e:
-        raise DataError([f"(file): not valid JSON: {e}"]) from None
-    if _deeper(value, MAX_JSON_DEPTH):
-        raise DataError([too_deep])
-    return value
-
-
-def _deeper(value: Any, limit: int) -> bool:
-    """Whether `value` nests objects or arrays more than `limit` levels (no recursion)."""
-    stack = [(value, 1)] if isinstance(value, (dict, list)) else []
-    while stack:
-        item, depth = stack.pop()
-        if depth > limit:
-            return True
-        children = item.values() if isinstance(item, dict) else item
-        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
-    return False
 
 
 def read_json(path: Path, model: type[M], *, limit: int = MAX_OWN_BYTES) -> M:
@@ -245,11 +145,6 @@ def read_response(path: Path) -> tuple[AgentResponse, bytes]:
     moved = quarantine(path)
     where = f" It was moved aside to {moved}." if moved else ""
     raise InvalidResponseError(str(error) + where, path=path, problems=error.problems)
-
-
-def said(error: DataError) -> str:
-    """A refusal's problems as a sentence (`(file): ` left out)."""
-    return "; ".join(p.removeprefix("(file): ") for p in error.problems)
 
 
 def _load_file(path: Path, what: str) -> tuple[Any, bytes]:

@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import IO
 
 from executor import fsutil
+from executor.bounded import read_bounded
 from executor.bridge.models import AgentRequest, Ledger
 from executor.bridge.protocol import BridgeChannel
-from executor.bridge.reading import read_bounded
+from executor.bridge.reading import MAX_OWN_BYTES
 from executor.capture import run_captured
 from executor.datamodel import dump
 from executor.engine.agents import BRIDGE_AGENT, AgentCall, AgentResult, Durable, supersede
@@ -162,7 +163,17 @@ class OwnFiles:
         self.reclaim = reclaim
 
     def keep(self) -> dict[Path, bytes | None]:
-        return {p: _bytes(p) for p in self.paths}
+        """What each file holds now (None: absent); one that is not a regular file of
+        ours, or too large, is not watched (and never read)."""
+        kept: dict[Path, bytes | None] = {}
+        for path in self.paths:
+            try:
+                kept[path] = read_bounded(path, MAX_OWN_BYTES)
+            except FileNotFoundError:
+                kept[path] = None
+            except DataError:
+                continue
+        return kept
 
     def put_back(self, kept: dict[Path, bytes | None]) -> list[str]:
         changed = [p for p, data in kept.items() if not _holds(p, data)]
@@ -176,13 +187,6 @@ class OwnFiles:
         if changed:
             self.reclaim()
         return [p.name for p in changed]
-
-
-def _bytes(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
 
 
 def _holds(path: Path, data: bytes | None) -> bool:

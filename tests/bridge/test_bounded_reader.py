@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from executor.bounded import MAX_JSON_DEPTH, parse_json, read_bounded
 from executor.bridge import BridgeChannel
 from executor.bridge.invoker import FileLedgerStore
-from executor.bridge.reading import MAX_JSON_DEPTH, parse_json, read_bounded
 from executor.engine.agents import _number
 from executor.errors import CorruptStateError, DataError
 

@@ -302,3 +302,40 @@ def test_19_13_an_agent_transcript_grows_while_it_runs(git_repo: Path, tmp_path:
     assert seen, "the transcript had nothing while the agent ran"
     calls = records(plan)["1"]["agent_calls"]
     assert calls[0]["status"] == "success"  # it saw the go while still running
+
+
+GROWING_REPORT_TEST = """\
+import atexit
+import os
+import sys
+
+
+def _grow_the_report():  # after pytest wrote it: 2 GB (sparse), for the executor to read
+    for arg in sys.argv:
+        if arg.startswith("--junitxml="):
+            os.truncate(arg.split("=", 1)[1], 2_000_000_000)
+
+
+atexit.register(_grow_the_report)
+
+from ledger.models import Account  # noqa: E402
+
+
+def test_account_exists():
+    assert Account
+"""
+
+
+def test_19_13_a_test_report_too_large_to_hold_is_not_read(git_repo: Path, tmp_path: Path) -> None:
+    plan = make_project(git_repo)
+    sol = solutions_copy(tmp_path)
+    (sol / "session-1" / "red" / "tests" / "test_models.py").write_text(
+        GROWING_REPORT_TEST, encoding="utf-8"
+    )
+    args = session(plan, "--agent-command", replay_cmd(sol), "--checkpoints", "none", "--yes")
+    code, kib = peak_rss(*args, "--max-retries", "0", env={}, cwd=git_repo)
+    assert kib < RSS_BOUND_KIB, f"peak RSS {kib} KiB"
+    assert code == 16  # RED failed by its collection error; GREEN's report was never read
+    rec = records(plan)["1"]
+    assert rec["red"]["files"] == ["tests/test_models.py"]
+    assert "the runner's report was not read: it is 2000000000 bytes" in rec["last_failure"]
