@@ -214,6 +214,7 @@ def run_agent(
     from executor.agent_output import parse_agent_output
 
     with _transcript(log, argv) as sink:
+        log = log if sink is not None else None
         try:
             done = run_captured(
                 argv, cwd=cwd, env=env, timeout=timeout, stdin=stdin_text.encode(), sink=sink
@@ -254,17 +255,34 @@ def run_agent(
 @contextlib.contextmanager
 def _transcript(log: Path | None, argv: Sequence[str]) -> Iterator[IO[bytes] | None]:
     """The call's transcript (never committed: `.agent-logs/` is the executor's): the
-    command, then stdout and stderr as they arrive, then how it ended."""
-    if log is None:
+    command, then stdout and stderr as they arrive, then how it ended. None: no log, or
+    it could not be made (the run goes on without it)."""
+    sink = _new_file(log) if log is not None else None
+    if sink is None:
         yield None
         return
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
-    with os.fdopen(os.open(log, flags, 0o644), "wb", buffering=0) as sink:
-        sink.write(f"$ {shlex.join(argv)[:2000]}\n# stdout and stderr as they came\n".encode())
+    with sink:
+        _write(sink, f"$ {shlex.join(argv)[:2000]}\n# stdout and stderr as they came\n")
         yield sink
+
+
+def _new_file(path: Path) -> IO[bytes] | None:
+    """A new, empty file at `path`: whatever an agent left under that name (a link, say)
+    is removed first, never written through."""
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        return os.fdopen(os.open(path, flags, 0o644), "wb", buffering=0)
+    except OSError:
+        return None
 
 
 def _end(sink: IO[bytes] | None, how: str) -> None:
     if sink is not None:
-        with contextlib.suppress(OSError):
-            sink.write(f"\n# {how}\n".encode())
+        _write(sink, f"\n# {how}\n")
+
+
+def _write(sink: IO[bytes], text: str) -> None:
+    with contextlib.suppress(OSError):  # a full disk ends the transcript, not the run
+        sink.write(text.encode())

@@ -339,3 +339,18 @@ def test_19_13_a_test_report_too_large_to_hold_is_not_read(git_repo: Path, tmp_p
     rec = records(plan)["1"]
     assert rec["red"]["files"] == ["tests/test_models.py"]
     assert "the runner's report was not read: it is 2000000000 bytes" in rec["last_failure"]
+
+
+def test_a_link_an_agent_leaves_for_a_later_transcript_is_not_written_through(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    plan = make_project(git_repo)
+    target = tmp_path / "outside.txt"
+    target.write_text("not the executor's\n", encoding="utf-8")
+    later = plan / ".agent-logs" / "s1.green.a1.f0.log"
+    agent = f"sh -c 'ln -s {target} {later}; exec {replay_cmd()}'"
+    proc = run_cli(*session(plan, "--agent-command", agent, "--yes"), cwd=git_repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert target.read_text("utf-8") == "not the executor's\n"
+    assert later.is_file() and not later.is_symlink()
+    assert b"# exit 0 after" in later.read_bytes()
