@@ -130,7 +130,10 @@ class TestRun(Strict):
     def summary(self) -> str:
         """One line, e.g. "3 failed, 0 passed (collection error: No module named 'ledger')"."""
         if self.timed_out:
-            return f"timed out after {self.timeout_s:g} s (killed): `{self.command}`"
+            return (
+                f"timed out after {self.timeout_s:g} s (killed; --test-timeout sets the "
+                f"limit): `{self.command}`"
+            )
         if not self.structured:
             return f"`{self.command}` exited {self.exit_code}"
         parts = [f"{self.failed} failed", f"{self.passed} passed"]
