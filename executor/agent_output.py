@@ -6,8 +6,11 @@ Gemini CLI's JSON object, aider's plain text with its "Tokens: ... Cost: ..." li
 other command (a plain `--agent-command`) is reported as stdout + exit code.
 
 The output comes from another program, so it is read tolerantly: extra fields and
-stray non-JSON lines are ignored, and nothing here raises on garbage; a run whose
-output cannot be understood is reported as an error quoting its first lines.
+stray non-JSON lines (JSON nested too deep for the parser among them) are ignored, a
+count or cost that is not a finite, non-negative number is unknown, and nothing here
+raises on garbage; a run whose output cannot be understood is reported as an error
+quoting its first lines. The output is what the executor kept of a long one: its head
+and its tail (`executor.capture`), where each tool's final report is.
 
 Token counts mean the same thing for every tool: `input_tokens` is everything sent to
 the model, cached or not (Claude's three input counters are added up), `output_tokens`
@@ -17,6 +20,7 @@ everything it produced.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -89,16 +93,20 @@ def _str(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _int(value: object) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return int(value)
-
-
 def _float(value: object) -> float | None:
+    """A cost or count a CLI reported: a finite number, not negative; else unknown."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer of hundreds of digits
+        return None
+    return number if math.isfinite(number) and number >= 0 else None
+
+
+def _int(value: object) -> int | None:
+    number = _float(value)
+    return int(number) if number is not None else None
 
 
 def _add(total: int | None, value: object) -> int | None:
@@ -116,7 +124,7 @@ def _json_lines(text: str) -> Iterator[dict[str, Any]]:
             continue
         try:
             value = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(value, dict):
             yield value
@@ -131,7 +139,7 @@ def _json_object(text: str) -> dict[str, Any] | None:
             start = offset + len(line) - len(line.lstrip())
             try:
                 value, _ = decoder.raw_decode(text, start)
-            except ValueError:
+            except (ValueError, RecursionError):
                 value = None
             if isinstance(value, dict):
                 return value
@@ -313,7 +321,8 @@ def _aider_count(text: str | None) -> int:
     """aider's `format_tokens` output back to a number ('2.1k' -> 2100; rounded by aider)."""
     if not text:
         return 0
-    return round(float(text[:-1]) * 1000) if text.endswith("k") else int(float(text))
+    number = _float(float(text[:-1]) * 1000 if text.endswith("k") else float(text))
+    return round(number) if number is not None else 0
 
 
 def _aider(agent: str, stdout: str, stderr: str, exit_code: int, duration_s: float) -> AgentReport:
@@ -337,7 +346,7 @@ def _aider(agent: str, stdout: str, stderr: str, exit_code: int, duration_s: flo
         ok=error is None,
         final_message="\n".join(body).strip() if error is None else "",
         error_message=None if error is None else f"aider: {error}",
-        cost_usd=float(costs[-1][2]) if costs else None,  # the session total so far
+        cost_usd=_float(float(costs[-1][2])) if costs else None,  # the session total so far
         input_tokens=inputs if reports else None,
         output_tokens=outputs if reports else None,
         turns=len(reports) or None,

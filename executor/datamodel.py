@@ -2,8 +2,10 @@
 
 `Strict` is for what the executor writes (state, requests, the plan cache, templates):
 an unknown key is an error. `Tolerant` is for what other programs write (a host's
-response): unknown keys are dropped. Both build their validators on first use
-(`defer_build`), so a process pays only for the models it touches.
+response): unknown keys are dropped. Neither takes a number that is not finite
+(`inf`, `nan`): JSON cannot hold one, and pydantic would write it as `null`. Both build
+their validators on first use (`defer_build`), so a process pays only for the models it
+touches.
 
 `validate` / `validate_json` are the one way a boundary reads data into a model: a
 pydantic `ValidationError` becomes `DataError`, one `location: problem` line per fault
@@ -27,13 +29,17 @@ M = TypeVar("M", bound=BaseModel)
 class Strict(BaseModel):
     """A file the executor writes: unknown keys are errors."""
 
-    model_config = ConfigDict(extra="forbid", defer_build=True, validate_default=False)
+    model_config = ConfigDict(
+        extra="forbid", defer_build=True, validate_default=False, allow_inf_nan=False
+    )
 
 
 class Tolerant(BaseModel):
     """A file another program writes: unknown keys are dropped."""
 
-    model_config = ConfigDict(extra="ignore", defer_build=True, validate_default=False)
+    model_config = ConfigDict(
+        extra="ignore", defer_build=True, validate_default=False, allow_inf_nan=False
+    )
 
 
 #: pydantic error type -> what was expected, for errors about the kind of a value

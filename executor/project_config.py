@@ -49,6 +49,9 @@ class RunOptions(Strict):
     agent_timeout: int | None = Field(
         default=None, ge=1, description="seconds an agent call may take"
     )
+    test_timeout: int | None = Field(
+        default=None, ge=1, description="seconds a test run may take (null: 3600)"
+    )
     checkpoints: Checkpoints = "all"
     max_retries: int = Field(default=2, ge=0)
     test_command: str | None = None

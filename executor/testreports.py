@@ -118,18 +118,18 @@ def read_report(runner: Runner, text: str, *, cwd: Path, argv: list[str]) -> lis
     """The cases in a report (empty when the runner wrote none or it is unreadable)."""
     if not text.strip():
         return []
-    if runner.name == "jest":
-        return _jest_cases(text, cwd)
     try:
+        if runner.name == "jest":
+            return _jest_cases(text, cwd)
         root = ET.fromstring(text)
-    except ET.ParseError:
+        if runner.name == "pytest":
+            return [_pytest_case(e, cwd) for e in root.iter("testcase")]
+        if runner.name == "vitest":
+            return [_vitest_case(e) for e in root.iter("testcase")]
+        only = _single_test_file(argv, cwd)
+        return [_node_case(e, chain, cwd, only) for e, chain in _walk(root, [])]
+    except (ET.ParseError, RecursionError):  # nested deeper than a runner nests suites
         return []
-    if runner.name == "pytest":
-        return [_pytest_case(e, cwd) for e in root.iter("testcase")]
-    if runner.name == "vitest":
-        return [_vitest_case(e) for e in root.iter("testcase")]
-    only = _single_test_file(argv, cwd)
-    return [_node_case(e, chain, cwd, only) for e, chain in _walk(root, [])]
 
 
 # --- pytest --------------------------------------------------------------------------

@@ -10,13 +10,18 @@ tests run in the executor's own environment. Tests run with PYTHONDONTWRITEBYTEC
 pytest and the standard library again: 1.3 s became 3.2 s; `guards.unchecked_pycs`
 finds the planted ones instead.)
 
+The output is read as it comes (`executor.capture`) and only its head and tail are
+kept: a test run printing a gigabyte costs no more memory than a quiet one, and a
+collection error is looked for in what was kept (the runner's report has it too).
+
 Any other command is measured by its exit code only: `structured` is False, `runner` is
 None, `collected` stays 0 and the verdict is green on exit 0, red otherwise.
 
 Verdicts for structured runs (see `TestRun.verdict`):
   red    something that exists fails: failed or erroring tests, or a collection error
          (e.g. `ModuleNotFoundError` for the module the tests import, a test file that
-         cannot load), or a timeout;
+         cannot load), or a timeout (a run that did not pass; but no proof that a test
+         fails: `timed_out` tells it apart, and RED refuses it);
   green  exit 0, at least one test passed, nothing failed or errored;
   empty  nothing ran: no tests collected, the test file does not exist (pytest exit 4/5,
          "no test files found" elsewhere), or everything was skipped.
@@ -30,13 +35,9 @@ reads them on the resume path).
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 import re
 import shlex
-import signal
-import subprocess
 import tempfile
 import time
 from collections.abc import Callable
@@ -46,12 +47,19 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 from executor import errors
+from executor.bounded import parse_json, read_bounded, said
 from executor.datamodel import Strict
 from executor.testreports import Case, Outcome, RunnerName, prepare, read_report
 
 Verdict = Literal["red", "green", "empty"]
 
 TAIL_CHARS = 4000
+#: A runner's report larger than this is not read (a suite of 100,000 tests writes
+#: about 30 MB of junit XML).
+MAX_REPORT_BYTES = 64_000_000
+#: Seconds a test run may take before it is killed, unless `--test-timeout` says more or
+#: less: generous, so a real suite of tens of minutes passes; a hanging one still ends.
+DEFAULT_TEST_TIMEOUT = 3600
 
 _COLLECTION_RE = re.compile(
     r"ERROR collecting|ImportError while (?:importing test module|loading conftest)"
@@ -96,6 +104,8 @@ class TestRun(Strict):
     #: The runner whose report was read (None: not a runner we read reports from).
     runner: RunnerName | None = None
     timed_out: bool = False
+    #: The seconds the run was allowed (it was killed past them when `timed_out`).
+    timeout_s: float = DEFAULT_TEST_TIMEOUT
     cases: list[TestCase] = Field(default_factory=list)
     output_tail: str = ""
     #: Line coverage in percent, when asked for and pytest-cov is installed.
@@ -120,7 +130,10 @@ class TestRun(Strict):
     def summary(self) -> str:
         """One line, e.g. "3 failed, 0 passed (collection error: No module named 'ledger')"."""
         if self.timed_out:
-            return f"timed out after {self.duration_s:.0f} s (killed): `{self.command}`"
+            return (
+                f"timed out after {self.timeout_s:g} s (killed; --test-timeout sets the "
+                f"limit): `{self.command}`"
+            )
         if not self.structured:
             return f"`{self.command}` exited {self.exit_code}"
         parts = [f"{self.failed} failed", f"{self.passed} passed"]
@@ -159,7 +172,7 @@ def run_tests(
     command: str,
     *,
     cwd: Path,
-    timeout_s: float = 600,
+    timeout_s: float = DEFAULT_TEST_TIMEOUT,
     env: dict[str, str] | None = None,
     coverage: bool = False,
     on_line: Callable[[str], None] | None = None,
@@ -197,17 +210,11 @@ def run_tests(
         )
         percent = _coverage_percent(cov_file)
         duration = round(time.monotonic() - started, 3)
-        report = runner.report if runner else None
-        text = (
-            report.read_text(encoding="utf-8", errors="replace")
-            if report and report.is_file()
-            else ""
-        )
-    tail = output[-TAIL_CHARS:]
+        text, unread = _report_text(runner.report if runner else None)
+    notes = [f"[executor: the runner's report was not read: {unread}]"] if unread else []
     if timed_out:
-        tail = (tail + f"\n[executor: timed out after {timeout_s:g} s; process killed]")[
-            -TAIL_CHARS:
-        ]
+        notes.append(f"[executor: timed out after {timeout_s:g} s; process killed]")
+    tail = "\n".join([output, *notes])[-TAIL_CHARS:]
     run = TestRun(
         command=command,
         exit_code=code,
@@ -215,6 +222,7 @@ def run_tests(
         structured=runner is not None,
         runner=runner.name if runner else None,
         timed_out=timed_out,
+        timeout_s=timeout_s,
         output_tail=tail,
         coverage=percent,
     )
@@ -242,12 +250,27 @@ def _has_pytest_cov() -> bool:
     return importlib.util.find_spec("pytest_cov") is not None
 
 
-def _coverage_percent(report: Path) -> float | None:
-    """Total line coverage from pytest-cov's JSON report (None when there is none)."""
+def _report_text(report: Path | None) -> tuple[str, str | None]:
+    """The runner's report ("" when it wrote none), and why it was not read: code under
+    test can reach its path, so anything but a regular file of at most MAX_REPORT_BYTES
+    is left unread (never a wait, never a gigabyte in memory)."""
+    if report is None:
+        return "", None
     try:
-        data = json.loads(report.read_text(encoding="utf-8"))
+        return read_bounded(report, MAX_REPORT_BYTES).decode("utf-8", errors="replace"), None
+    except FileNotFoundError:
+        return "", None
+    except errors.DataError as e:
+        return "", said(e)
+
+
+def _coverage_percent(report: Path) -> float | None:
+    """Total line coverage from pytest-cov's JSON report (None when there is none or it
+    cannot be read the way every report is)."""
+    try:
+        data = parse_json(read_bounded(report, MAX_REPORT_BYTES))
         return round(float(data["totals"]["percent_covered"]), 1)
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError):  # DataError is a ValueError
         return None
 
 
@@ -260,91 +283,19 @@ def _execute(
     timeout: float,
     on_line: Callable[[str], None] | None = None,
 ) -> tuple[int, str, bool]:
-    """Run argv in its own process group; kill the whole group on timeout."""
-    if on_line is not None:
-        return _stream(argv, command, cwd=cwd, env=env, timeout=timeout, on_line=on_line)
+    """Run argv in its own process group (killed whole on timeout); its exit code, its
+    output (the head and the tail of a long one: `executor.capture`), and whether it
+    timed out. `on_line` gets each line of output as it comes (live progress)."""
+    from executor.capture import run_captured
+
     try:
-        proc = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        done = run_captured(argv, cwd=cwd, env=env, timeout=timeout, merge=True, on_line=on_line)
     except (FileNotFoundError, PermissionError) as e:
         raise errors.PathNotFoundError(
             f"cannot run the test command `{command}`: {argv[0]!r}: {e.strerror or e}",
             path=Path(argv[0]),
         ) from e
-    timed_out = False
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _kill_group(proc)
-        out, _ = proc.communicate()
-    except BaseException:  # Ctrl+C / SIGTERM: leave no orphan test process behind
-        _kill_group(proc)
-        proc.wait()
-        raise
-    _kill_group(proc)  # code under test may not leave a process changing files after it
-    return proc.returncode, out.decode("utf-8", errors="replace"), timed_out
-
-
-def _stream(
-    argv: list[str],
-    command: str,
-    *,
-    cwd: Path,
-    env: dict[str, str],
-    timeout: float,
-    on_line: Callable[[str], None],
-) -> tuple[int, str, bool]:
-    """`_execute`, handing each output line to `on_line` as it arrives (a reader thread,
-    so the timeout still holds while the output is quiet)."""
-    import threading
-
-    try:
-        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                start_new_session=True)  # fmt: skip
-    except (FileNotFoundError, PermissionError) as e:
-        raise errors.PathNotFoundError(
-            f"cannot run the test command `{command}`: {argv[0]!r}: {e.strerror or e}",
-            path=Path(argv[0]),
-        ) from e
-    chunks: list[bytes] = []
-
-    def read() -> None:
-        assert proc.stdout is not None
-        for raw in proc.stdout:
-            chunks.append(raw)
-            with contextlib.suppress(Exception):  # a display problem never stops a run
-                on_line(raw.decode("utf-8", errors="replace").rstrip("\n"))
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    timed_out = False
-    try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _kill_group(proc)
-        proc.wait()
-    except BaseException:
-        _kill_group(proc)
-        proc.wait()
-        raise
-    _kill_group(proc)
-    reader.join(timeout=5)
-    return proc.returncode, b"".join(chunks).decode("utf-8", errors="replace"), timed_out
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
+    return done.returncode, done.out.text(), done.timed_out
 
 
 def _count(run: TestRun, cases: list[Case]) -> None:

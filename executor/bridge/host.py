@@ -12,12 +12,19 @@ from pathlib import Path
 from typing import Any
 
 from executor import fsutil
+from executor.bounded import read_bounded
 from executor.bridge.models import AgentRequest, AgentResponse
-from executor.bridge.protocol import MAX_RESPONSE_BYTES, REQUEST_NAME, RESPONSE_NAME
-from executor.bridge.reading import read_request, validate_file
+from executor.bridge.protocol import REQUEST_NAME, RESPONSE_NAME
+from executor.bridge.reading import (
+    MAX_OWN_BYTES,
+    MAX_RESPONSE_BYTES,
+    read_request,
+    validate_file,
+)
 from executor.datamodel import dump
 from executor.errors import (
     BridgeFileInvalid,
+    DataError,
     InvalidResponseError,
     NothingToResumeError,
     PathNotFoundError,
@@ -77,8 +84,9 @@ def show_pending(directory: Path) -> dict[str, Any]:
     prompt_chars = len(req.prompt)
     if prompt_file:
         try:
-            prompt_chars = len(Path(prompt_file).read_text(encoding="utf-8"))
-        except OSError:
+            brief = read_bounded(Path(prompt_file), MAX_OWN_BYTES)
+            prompt_chars = len(brief.decode("utf-8", errors="replace"))
+        except (OSError, DataError):
             prompt_chars = len(req.prompt)
     kind = "human" if req.agent_name == "human" else "agent"
     answer = "--response CHOICE" if kind == "human" else "--response-file ANSWER.md"
@@ -109,17 +117,29 @@ def _answer_text(response: str | None, response_file: Path | None) -> str | None
     if str(response_file) == "-":
         text = sys.stdin.read(MAX_RESPONSE_BYTES + 1)
     else:
-        path = response_file.absolute()
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise PathNotFoundError(f"Response file not found: {path}", path=path) from None
+        text = _read_answer(response_file.absolute())
     if len(text.encode("utf-8")) > MAX_RESPONSE_BYTES:
         raise UserError(
             f"The answer is over {MAX_RESPONSE_BYTES} bytes; the executor would reject it. "
             f"Write the long part to a file in the repository and answer with a summary."
         )
     return text
+
+
+def _read_answer(path: Path) -> str:
+    """The person's answer file, read no further than the limit (a pipe such as `<(cmd)`
+    is theirs to give)."""
+    try:
+        with path.open("rb") as answer:
+            data = answer.read(MAX_RESPONSE_BYTES + 1)
+    except FileNotFoundError:
+        raise PathNotFoundError(f"Response file not found: {path}", path=path) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if len(data) > MAX_RESPONSE_BYTES:  # cut inside a character: over the limit anyway
+            return data.decode("utf-8", errors="replace")
+        raise UserError(f"The answer in {path} is not UTF-8 text ({e}).") from None
 
 
 def write_response(

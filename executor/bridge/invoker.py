@@ -17,7 +17,6 @@ request file, or inside the template-create state when a `StateManager` is given
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -33,9 +32,9 @@ from executor.bridge.models import (
     sha256_text,
 )
 from executor.bridge.protocol import BridgeChannel, Reply
-from executor.bridge.reading import read_response, remove_quietly
+from executor.bridge.reading import read_json, read_response, remove_quietly
 from executor.bridge.state_manager import StateManager
-from executor.datamodel import dump, validate
+from executor.datamodel import dump
 from executor.errors import (
     AgentInvocationError,
     CorruptStateError,
@@ -62,13 +61,9 @@ class FileLedgerStore:
 
     def load(self) -> InvokerLedger:
         try:
-            data = self.path.read_bytes()
+            return read_json(self.path, InvokerLedger)
         except FileNotFoundError:
             return InvokerLedger()
-        try:
-            return validate(InvokerLedger, json.loads(data.decode("utf-8")))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            problem = f"not valid JSON ({e})"
         except DataError as e:
             problem = "; ".join(e.problems)
         raise CorruptStateError(
@@ -215,8 +210,7 @@ class AgentBridgeInvoker:
                         f"it has been removed."
                     )
             else:
-                data = self.response_file.read_bytes()
-                resp = read_response(self.response_file, data)
+                resp, data = read_response(self.response_file)
                 reply = Reply(
                     request_id=resp.request_id,
                     status=resp.status,

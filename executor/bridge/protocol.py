@@ -11,14 +11,13 @@ the current directory at resume time.
 
 from __future__ import annotations
 
-import json
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
 from executor import faults, fsutil
+from executor.bounded import read_bounded
 from executor.bridge.models import (
     AgentRequest,
     Consumed,
@@ -27,9 +26,21 @@ from executor.bridge.models import (
     sha256_bytes,
     sha256_text,
 )
-from executor.bridge.reading import quarantine, read_response, remove_quietly
+from executor.bridge.reading import (
+    MAX_RESPONSE_BYTES,
+    quarantine,
+    read_request,
+    read_response,
+    remove_quietly,
+)
 from executor.datamodel import dump
-from executor.errors import AgentUnavailableError, InvalidResponseError, NeedAgent
+from executor.errors import (
+    AgentUnavailableError,
+    BridgeFileInvalid,
+    DataError,
+    InvalidResponseError,
+    NeedAgent,
+)
 from executor.retry import RetryPolicy
 from executor.stamps import new_id, utc_now
 
@@ -40,8 +51,6 @@ RESPONSE_NAME = ".agent-response.json"
 BRIEFS_DIR = ".agent-briefs"
 #: Prompts longer than this go to a brief file, so the request file stays <= ~2 KB.
 INLINE_PROMPT_MAX = 1500
-#: A response larger than this is rejected unread (a runaway host, or a wrong file).
-MAX_RESPONSE_BYTES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -152,13 +161,20 @@ class BridgeChannel:
     def poll(self, pending: PendingRequest, consumed: Sequence[Consumed]) -> Reply | None:
         """The response bound to `pending`, None if there is none; rejects anything else.
 
-        Never changes the caller's state. A rejected file is moved aside so the next
-        `--resume` re-emits the (still pending) request instead of tripping on it again.
+        Never changes the caller's state. A refused or rejected file is moved aside so the
+        next `--resume` re-emits the (still pending) request instead of tripping on it again.
         """
-        data = self._read_response_bytes()
-        if data is None:
+        try:
+            resp, data = read_response(self.response_file)
+        except FileNotFoundError:
             return None
-        resp = read_response(self.response_file, data)
+        except InvalidResponseError as e:
+            raise InvalidResponseError(
+                f"{e} State unchanged; the request {pending.request_id} in "
+                f"{self.request_file} is still pending: answer it and re-run with --resume.",
+                path=self.response_file,
+                problems=e.problems,
+            ) from None
         sha = sha256_bytes(data)
         for c in consumed:
             if c.request_id != resp.request_id:
@@ -204,40 +220,19 @@ class BridgeChannel:
             problems=[problem],
         )
 
-    def _read_response_bytes(self) -> bytes | None:
-        """The response file's bytes; None when absent. Refuses FIFOs, devices, giants."""
-        try:
-            info = self.response_file.stat()
-        except FileNotFoundError:
-            return None
-        problem = None
-        if not stat.S_ISREG(info.st_mode):
-            problem = "it is not a regular file (a FIFO, device or folder)"
-        elif info.st_size > MAX_RESPONSE_BYTES:
-            problem = f"it is {info.st_size} bytes, over the {MAX_RESPONSE_BYTES}-byte limit"
-        if problem is not None:
-            moved = quarantine(self.response_file)
-            raise InvalidResponseError(
-                f"Rejected response file {self.response_file}: {problem}; moved aside to "
-                f"{moved}. The request in {self.request_file} is still pending.",
-                path=self.response_file,
-                problems=[f"(file): {problem}"],
-            )
-        try:
-            return self.response_file.read_bytes()
-        except FileNotFoundError:
-            return None
-
     def discard_unbound(self, consumed: Sequence[Consumed]) -> Path | None:
         """Before emitting a NEW request: clear a response file nothing is waiting for.
 
-        An already-consumed duplicate is removed; anything else is moved aside (returned)
-        and never read as the answer to the new request, whose id it cannot carry.
+        An already-consumed duplicate is removed; anything else (a FIFO, a device, a
+        giant: unread) is moved aside (returned) and never read as the answer to the new
+        request, whose id it cannot carry.
         """
         try:
-            data = self.response_file.read_bytes()
-        except (FileNotFoundError, IsADirectoryError):
+            data = read_bounded(self.response_file, MAX_RESPONSE_BYTES)
+        except FileNotFoundError:
             return None
+        except DataError:
+            return quarantine(self.response_file)
         sha = sha256_bytes(data)
         if any(c.response_sha256 == sha for c in consumed):
             remove_quietly(self.response_file)
@@ -312,31 +307,23 @@ class BridgeChannel:
         only if it still carries this request_id (a newer request is never removed).
         """
         try:
-            if sha256_bytes(self.response_file.read_bytes()) == reply.response_sha256:
+            if sha256_bytes(read_bounded(self.response_file, MAX_RESPONSE_BYTES)) == (
+                reply.response_sha256
+            ):
                 remove_quietly(self.response_file)
-        except (FileNotFoundError, IsADirectoryError):
-            pass
+        except (FileNotFoundError, DataError):
+            pass  # gone, or not the answer: the next run's poll deals with it
         self.drop_request(reply.request_id)
         faults.hit("response.consumed")
 
     def drop_request(self, request_id: str) -> None:
         """Remove the request file (if it still carries `request_id`) and its brief."""
         try:
-            raw = json.loads(self.request_file.read_text(encoding="utf-8"))
-            if isinstance(raw, dict) and raw.get("request_id") == request_id:
+            if read_request(self.request_file).request_id == request_id:
                 remove_quietly(self.request_file)
-        except (FileNotFoundError, ValueError):
+        except (FileNotFoundError, BridgeFileInvalid):
             pass
         remove_quietly(self.briefs_dir / f"{request_id}.md")
-
-    def pending_request_id(self) -> str | None:
-        """The request_id in the request file, if one is there (for stale-file cleanup)."""
-        try:
-            raw = json.loads(self.request_file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        rid = raw.get("request_id") if isinstance(raw, dict) else None
-        return rid if isinstance(rid, str) else None
 
     def sweep(self) -> None:
         """Remove temp files whose writer is dead (P6), here and in the briefs folder."""

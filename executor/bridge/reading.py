@@ -1,4 +1,9 @@
-"""Tolerant, explicit readers for the files other programs write (and a validator).
+"""The readers of bridge files, and tolerant, explicit readers for what hosts write.
+
+Every read of a bridge file (response, request, ledger) goes through the one bounded
+reader (`executor.bounded`: a regular file only, a size cap, JSON nested at most 64 deep
+with finite numbers only), then its pydantic model. A refusal is a `DataError` naming the
+problem as `(file): ...`; each reader here turns it into the error of its file.
 
 Tolerant: a `response` that is a JSON object or array is accepted and serialised to a
 string; unknown extra keys are ignored; `version`/`created_at` may be missing; any
@@ -14,14 +19,22 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from executor.bounded import parse_json, read_bounded, said
 from executor.bridge.models import PROTOCOL_VERSION, AgentRequest, AgentResponse
 from executor.datamodel import validate
 from executor.errors import BridgeFileInvalid, DataError, InvalidResponseError
 
+M = TypeVar("M", bound=BaseModel)
+
+#: A response larger than this is rejected unread (a runaway host, or a wrong file).
+MAX_RESPONSE_BYTES = 1_000_000
+#: The most a bridge file the executor wrote (a request, a ledger with its answers, a
+#: brief) may hold before it is refused unread.
+MAX_OWN_BYTES = 64_000_000
 RESPONSE_EXAMPLE = (
     '{"request_id": "<the pending request_id>", "version": "1.0", "status": "success", '
     '"response": "<the answer, as a string>"}'
@@ -54,18 +67,27 @@ def quarantine(path: Path, label: str = "rejected") -> Path | None:
     return target
 
 
+def read_json(path: Path, model: type[M], *, limit: int = MAX_OWN_BYTES) -> M:
+    """A bridge file the executor wrote, as `model`: bounded, parsed, validated.
+
+    Raises FileNotFoundError, or DataError listing `location: problem`.
+    """
+    return validate(model, parse_json(read_bounded(path, limit)))
+
+
 def parse_response(data: bytes, *, path: Path) -> AgentResponse:
     """Parse response bytes tolerantly; raise InvalidResponseError naming the problems."""
     path = path.absolute()
     try:
-        raw = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raw = parse_json(data)
+    except DataError as e:
+        torn = "not valid JSON" in e.problems[0]
+        hint = "; a torn or partial write? Hosts must write it atomically" if torn else ""
         raise InvalidResponseError(
-            f"Malformed response file {path}: not valid JSON ({e}); a torn or partial write? "
-            f"Hosts must write it atomically. {_HOW_TO_FIX}",
+            f"Malformed response file {path}: {said(e)}{hint}. {_HOW_TO_FIX}",
             path=path,
-            problems=[f"(file): not valid JSON: {e}"],
-        ) from e
+            problems=e.problems,
+        ) from None
     if not isinstance(raw, dict) or ("request_id" not in raw and "status" not in raw):
         raise InvalidResponseError(
             f"Rejected response file {path}: it holds a bare payload, not the response "
@@ -102,35 +124,41 @@ def parse_response(data: bytes, *, path: Path) -> AgentResponse:
     return resp
 
 
-def read_response(path: Path, data: bytes | None = None) -> AgentResponse:
-    """Parse a response file (or its bytes, already read); on rejection move it aside.
+def read_response(path: Path) -> tuple[AgentResponse, bytes]:
+    """The response in `path` and its bytes; a refused or rejected file is moved aside.
 
-    Raises FileNotFoundError when absent, InvalidResponseError when rejected.
+    Raises FileNotFoundError when absent, InvalidResponseError when refused (not a
+    regular file, too large) or rejected (its content).
     """
     path = path.absolute()
-    if data is None:
-        data = path.read_bytes()
     try:
-        return parse_response(data, path=path)
-    except InvalidResponseError as e:
-        moved = quarantine(path)
-        where = f" It was moved aside to {moved}." if moved else ""
-        raise InvalidResponseError(str(e) + where, path=path, problems=e.problems) from e
+        data = read_bounded(path, MAX_RESPONSE_BYTES)
+    except DataError as e:
+        error = InvalidResponseError(
+            f"Rejected response file {path}: {said(e)}.", path=path, problems=e.problems
+        )
+    else:
+        try:
+            return parse_response(data, path=path), data
+        except InvalidResponseError as e:
+            error = e
+    moved = quarantine(path)
+    where = f" It was moved aside to {moved}." if moved else ""
+    raise InvalidResponseError(str(error) + where, path=path, problems=error.problems)
 
 
-def _load_file(path: Path, what: str) -> Any:
-    """The file's JSON; BridgeFileInvalid when it is not JSON at all."""
+def _load_file(path: Path, what: str) -> tuple[Any, bytes]:
+    """The file's JSON and bytes; BridgeFileInvalid when it is refused or not JSON."""
     try:
-        return json.loads(path.read_bytes().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        data = read_bounded(path, MAX_OWN_BYTES)
+        return parse_json(data), data
+    except DataError as e:
         raise BridgeFileInvalid(
-            f"Invalid {what} {path}: not valid JSON ({e})",
-            path=path,
-            problems=[f"(file): not valid JSON: {e}"],
-        ) from e
+            f"Invalid {what} {path}: {said(e)}", path=path, problems=e.problems
+        ) from None
 
 
-def _validated(model: type[BaseModel], path: Path, raw: Any, what: str) -> BaseModel:
+def _validated(model: type[M], path: Path, raw: Any, what: str) -> M:
     try:
         return validate(model, raw)
     except DataError as e:
@@ -142,9 +170,7 @@ def _validated(model: type[BaseModel], path: Path, raw: Any, what: str) -> BaseM
 def read_request(path: Path) -> AgentRequest:
     """Read a request file we wrote. FileNotFoundError, or BridgeFileInvalid with problems."""
     path = path.absolute()
-    req = _validated(AgentRequest, path, _load_file(path, "request file"), "request")
-    assert isinstance(req, AgentRequest)
-    return req
+    return _validated(AgentRequest, path, _load_file(path, "request file")[0], "request")
 
 
 def validate_file(path: Path) -> tuple[str, BaseModel]:
@@ -153,11 +179,16 @@ def validate_file(path: Path) -> tuple[str, BaseModel]:
     Raises FileNotFoundError, or BridgeFileInvalid with field-level problems.
     """
     path = path.absolute()
-    raw = _load_file(path, "file")
+    raw, data = _load_file(path, "file")
     if isinstance(raw, dict) and ("prompt" in raw or "phase_name" in raw) and "status" not in raw:
-        return "request", read_request(path)
+        return "request", _validated(AgentRequest, path, raw, "request")
+    if len(data) > MAX_RESPONSE_BYTES:
+        problem = f"(file): it is {len(data)} bytes, over the {MAX_RESPONSE_BYTES}-byte limit"
+        raise BridgeFileInvalid(
+            f"Invalid response file {path}: {problem}", path=path, problems=[problem]
+        )
     try:
-        return "response", parse_response(path.read_bytes(), path=path)
+        return "response", parse_response(data, path=path)
     except InvalidResponseError as e:
         raise BridgeFileInvalid(str(e), path=path, problems=e.problems) from e
 

@@ -92,6 +92,7 @@ def _execute(scope: Scope, values: dict[str, Any], resume_argv: list[str]) -> in
             agent_command=agent_command,
             agent=agent,
             agent_timeout=values.get("agent_timeout"),
+            test_timeout=values.get("test_timeout"),
             checkpoints=values.get("checkpoints"),
             max_retries=values.get("max_retries"),
             test_command=values.get("test_command"),

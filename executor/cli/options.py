@@ -97,6 +97,15 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         metavar="SECONDS",
     ),
     RunOpt(
+        "test_timeout",
+        ("--test-timeout",),
+        int,
+        "Seconds one test run may take before it is killed (default 3600); a run killed "
+        "in RED is not a RED. Saved with the run.",
+        minimum=1,
+        metavar="SECONDS",
+    ),
+    RunOpt(
         "budget_usd",
         ("--budget-usd",),
         float,

@@ -14,6 +14,7 @@ right after it saves.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,10 +190,15 @@ class BridgeAgents:
 
 
 def _number(value: object) -> float | None:
-    """A number a host put in a response's metadata (anything else: unknown)."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
-        return float(value)
-    return None
+    """A number a host put in a response's metadata: finite and not negative, else
+    unknown (None), so no budget is spent by a number no float can hold."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:  # an integer of hundreds of digits
+        return None
+    return number if math.isfinite(number) and number >= 0 else None
 
 
 def _integer(value: object) -> int | None:

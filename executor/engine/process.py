@@ -7,9 +7,11 @@ files and run the step's test command but not commit; its output is parsed
 command gets the short prompt on stdin and the brief's path in `EXECUTOR_PROMPT_FILE`.
 Both get the same `EXECUTOR_*` environment (docs/agent-command.md).
 
-Each call's stdout and stderr are kept as a transcript under `.agent-logs/` (bounded),
-named in the step's record. The agent runs in its own process group; past its timeout,
-on Ctrl+C or SIGTERM the whole group is killed.
+Each call's stdout and stderr go to a transcript under `.agent-logs/` as they arrive
+(named in the step's record: it grows while the agent runs); in memory only their head
+and tail are kept (`executor.capture`), where the CLI's final report is. The agent runs
+in its own process group; when it exits, past its timeout, on Ctrl+C or SIGTERM the
+whole group is killed.
 """
 
 from __future__ import annotations
@@ -17,23 +19,21 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
-import signal
-import subprocess
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from executor import fsutil
+from executor.bounded import read_bounded
 from executor.bridge.models import AgentRequest, Ledger
 from executor.bridge.protocol import BridgeChannel
+from executor.bridge.reading import MAX_OWN_BYTES
+from executor.capture import run_captured
 from executor.datamodel import dump
 from executor.engine.agents import BRIDGE_AGENT, AgentCall, AgentResult, Durable, supersede
-from executor.errors import UserError
+from executor.errors import DataError, UserError
 from executor.stamps import utc_now
-
-#: Transcript bytes kept per stream: the head and the tail of a long run.
-TRANSCRIPT_HALF = 32_000
 
 
 @dataclass(frozen=True)
@@ -164,10 +164,20 @@ class OwnFiles:
         self.reclaim = reclaim
 
     def keep(self) -> dict[Path, bytes | None]:
-        return {p: _bytes(p) for p in self.paths}
+        """What each file holds now (None: absent); one that is not a regular file of
+        ours, or too large, is not watched (and never read)."""
+        kept: dict[Path, bytes | None] = {}
+        for path in self.paths:
+            try:
+                kept[path] = read_bounded(path, MAX_OWN_BYTES)
+            except FileNotFoundError:
+                kept[path] = None
+            except DataError:
+                continue
+        return kept
 
     def put_back(self, kept: dict[Path, bytes | None]) -> list[str]:
-        changed = [p for p, data in kept.items() if _bytes(p) != data]
+        changed = [p for p, data in kept.items() if not _holds(p, data)]
         for path in changed:
             data = kept[path]
             if path == self.cache or data is None:
@@ -180,11 +190,15 @@ class OwnFiles:
         return [p.name for p in changed]
 
 
-def _bytes(path: Path) -> bytes | None:
+def _holds(path: Path, data: bytes | None) -> bool:
+    """Whether `path` still holds `data` (None: no file), read no further than its length:
+    a FIFO, a link or a larger file the agent put there is a change, never a wait."""
+    if data is None:
+        return not os.path.lexists(path)
     try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
+        return read_bounded(path, len(data)) == data
+    except (FileNotFoundError, DataError):
+        return False
 
 
 def run_agent(
@@ -200,54 +214,36 @@ def run_agent(
     """Run an agent process and read what it reports (exit 0 and a good report: success)."""
     from executor.agent_output import parse_agent_output
 
-    started = time.monotonic()
-    try:
-        proc = subprocess.Popen(
-            list(argv),
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            errors="replace",
-            start_new_session=True,
-        )
-    except OSError as e:
-        return AgentResult(
-            status="error",
-            error_type="AGENT_NOT_FOUND",
-            error_message=f"cannot run agent command {shlex.join(argv)}: {e}",
-        )
-    try:
-        out, err = proc.communicate(stdin_text, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        out, err = proc.communicate()
-        seconds = time.monotonic() - started
-        _transcript(log, argv, out, err, f"killed after {seconds:.0f} s (timeout {timeout:.0f} s)")
-        return AgentResult(
-            status="timeout",
-            error_type="TIMEOUT",
-            error_message=f"the agent ran past {timeout:.0f} s and was killed",
-            seconds=seconds,
-            log=log,
-        )
-    except BaseException:
-        _kill_group(proc)
-        proc.wait()
-        raise
-    seconds = time.monotonic() - started
-    _kill_group(proc)  # nothing the agent started may go on changing files after its step
-    _transcript(log, argv, out, err, f"exit {proc.returncode} after {seconds:.1f} s")
-    report = parse_agent_output(preset, out, err, proc.returncode, seconds)
+    with _transcript(log, argv) as sink:
+        log = log if sink is not None else None
+        try:
+            done = run_captured(
+                argv, cwd=cwd, env=env, timeout=timeout, stdin=stdin_text.encode(), sink=sink
+            )
+        except OSError as e:
+            error = f"cannot run agent command {shlex.join(argv)}: {e}"
+            _end(sink, error)
+            return AgentResult(status="error", error_type="AGENT_NOT_FOUND", error_message=error)
+        seconds = done.seconds
+        printed = f"{done.out.total + done.err.total} bytes of output"
+        if done.timed_out:
+            _end(sink, f"killed after {seconds:.0f} s (timeout {timeout:.0f} s); {printed}")
+            return AgentResult(
+                status="timeout",
+                error_type="TIMEOUT",
+                error_message=f"the agent ran past {timeout:.0f} s and was killed",
+                seconds=seconds,
+                log=log,
+            )
+        _end(sink, f"exit {done.returncode} after {seconds:.1f} s; {printed}")
+    report = parse_agent_output(preset, done.out.text(), done.err.text(), done.returncode, seconds)
     return AgentResult(
         status="success" if report.ok else "error",
         text=report.final_message,
         error_type=None if report.ok else "INVOCATION_FAILED",
         error_message=None
         if report.ok
-        else f"{report.error_message or 'failed'} (exit {proc.returncode} after {seconds:.1f}s)",
+        else f"{report.error_message or 'failed'} (exit {done.returncode} after {seconds:.1f}s)",
         seconds=seconds,
         cost_usd=report.cost_usd,
         input_tokens=report.input_tokens,
@@ -257,29 +253,37 @@ def run_agent(
     )
 
 
-def _kill_group(proc: subprocess.Popen[str]) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
-
-
-def _bounded(text: str) -> str:
-    if len(text) <= 2 * TRANSCRIPT_HALF:
-        return text
-    cut = len(text) - 2 * TRANSCRIPT_HALF
-    return (
-        text[:TRANSCRIPT_HALF]
-        + f"\n[... {cut} characters left out ...]\n"
-        + text[-TRANSCRIPT_HALF:]
-    )
-
-
-def _transcript(log: Path | None, argv: Sequence[str], out: str, err: str, end: str) -> None:
-    """Keep what the agent printed (never committed: `.agent-logs/` is the executor's)."""
-    if log is None:
+@contextlib.contextmanager
+def _transcript(log: Path | None, argv: Sequence[str]) -> Iterator[IO[bytes] | None]:
+    """The call's transcript (never committed: `.agent-logs/` is the executor's): the
+    command, then stdout and stderr as they arrive, then how it ended. None: no log, or
+    it could not be made (the run goes on without it)."""
+    sink = _new_file(log) if log is not None else None
+    if sink is None:
+        yield None
         return
-    fsutil.atomic_write_text(
-        log,
-        f"$ {shlex.join(argv)[:2000]}\n# {end}\n\n## stdout\n{_bounded(out)}\n\n"
-        f"## stderr\n{_bounded(err)}\n",
-        fault="transcript",
-    )
+    with sink:
+        _write(sink, f"$ {shlex.join(argv)[:2000]}\n# stdout and stderr as they came\n")
+        yield sink
+
+
+def _new_file(path: Path) -> IO[bytes] | None:
+    """A new, empty file at `path`: whatever an agent left under that name (a link, say)
+    is removed first, never written through."""
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        return os.fdopen(os.open(path, flags, 0o644), "wb", buffering=0)
+    except OSError:
+        return None
+
+
+def _end(sink: IO[bytes] | None, how: str) -> None:
+    if sink is not None:
+        _write(sink, f"\n# {how}\n")
+
+
+def _write(sink: IO[bytes], text: str) -> None:
+    with contextlib.suppress(OSError):  # a full disk ends the transcript, not the run
+        sink.write(text.encode())

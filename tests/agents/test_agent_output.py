@@ -180,7 +180,12 @@ def test_garbage_is_an_error_quoting_its_first_lines(name: str) -> None:
             st.sampled_from(['{"type":"result"', '{"type":"result","usage":[1]}', "{}", "[]",
                              '{"type":"turn.completed","usage":5}', '{"error":7}',
                              '{"type":"item.completed","item":"x"}', "Tokens: 1k sent",
-                             '{"stats":{"models":{"m":{"tokens":"x"}}}}', "\x1b[31mred"]),
+                             '{"stats":{"models":{"m":{"tokens":"x"}}}}', "\x1b[31mred",
+                             '{"type":"result","total_cost_usd":1e400,"num_turns":-3}',
+                             '{"type":"turn.completed","usage":{"input_tokens":NaN}}',
+                             '{"stats":{"models":{"m":{"tokens":{"prompt":1e999}}}}}',
+                             "{" + '"a":[' * 3000, "Tokens: " + "9" * 400 + "k sent, 1 received.",
+                             "Cost: $" + "9" * 400 + " message, $" + "9" * 400 + " session."]),
         ).map("\n".join),
     ),
     exit_code=st.integers(-9, 255),
@@ -195,3 +200,15 @@ def test_report_round_trips_through_json_and_has_a_schema() -> None:
     report = parse_agent_output("claude", sample("claude_success.json"), "", 0, 1.0)
     assert validate(AgentReport, dump(report)) == report
     assert AgentReport.model_json_schema()["required"] == ["agent", "ok", "duration_s"]
+
+
+@pytest.mark.parametrize("cost", ["1e400", "1" + "0" * 400, "-1", "NaN"])
+def test_a_cost_or_count_no_float_can_hold_is_unknown(cost: str) -> None:
+    text = (
+        '{"type": "result", "subtype": "success", "is_error": false, "result": "done", '
+        f'"usage": {{"input_tokens": 5, "output_tokens": {cost}}}, "total_cost_usd": {cost}}}'
+    )
+    report = parse_agent_output("claude", text, "", 0, 1.0)
+    assert report.ok and report.cost_usd is None and report.output_tokens is None
+    assert report.input_tokens == 5
+    assert validate(AgentReport, dump(report)) == report  # and it can be kept

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -250,3 +251,29 @@ def test_runners_are_recognised_and_asked_for_a_report(
         start = argv.index(argv_tail[0])
         assert argv[start : start + len(argv_tail)] == argv_tail
         assert any(str(tmp_path / "report") in token for token in argv)
+
+
+@pytest.mark.parametrize("planted", ["deep", "fifo", "infinite"])
+def test_a_coverage_report_code_under_test_replaced_is_no_crash(
+    tmp_path: Path, planted: str
+) -> None:
+    from executor.testrun import _coverage_percent
+
+    report = tmp_path / "coverage.json"
+    if planted == "fifo":
+        os.mkfifo(report)
+    else:
+        inner = "[" * 100_000 if planted == "deep" else "Infinity"
+        report.write_text(f'{{"totals": {{"percent_covered": {inner}}}}}', encoding="utf-8")
+    assert _coverage_percent(report) is None
+    report.unlink()
+    report.write_text('{"totals": {"percent_covered": 87.54}}', encoding="utf-8")
+    assert _coverage_percent(report) == 87.5
+
+
+def test_a_node_report_nested_past_the_stack_counts_nothing(tmp_path: Path) -> None:
+    from executor.testreports import Runner, read_report
+
+    xml = "<testsuites>" + "<testsuite name='s'>" * 5000 + "</testsuite>" * 5000 + "</testsuites>"
+    runner = Runner("node", ["node", "--test"], tmp_path / "report")
+    assert read_report(runner, xml, cwd=tmp_path, argv=["node", "--test"]) == []

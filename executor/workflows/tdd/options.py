@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from executor.datamodel import dump, validate
+from executor.datamodel import DataError, dump, validate
+from executor.errors import UserError
 from executor.project_config import ProjectConfig, RunOptions
 
 #: `--checkpoints` -> the checkpoints that stop for a person.
@@ -31,6 +32,7 @@ class Overrides:
     agent_command: str | None = None
     agent: str | None = None
     agent_timeout: int | None = None
+    test_timeout: int | None = None
     checkpoints: str | None = None
     max_retries: int | None = None
     test_command: str | None = None
@@ -48,7 +50,11 @@ def resolve(given: Overrides, saved: RunOptions | None, config: ProjectConfig) -
     Naming an agent (a command, a preset, or `bridge`: no agent process) at one level
     replaces the agent of either kind below it (the config's were checked when it was
     read)."""
-    return validate(RunOptions, {k: v for k, (v, _) in explain(given, saved, config).items()})
+    values = {k: v for k, (v, _) in explain(given, saved, config).items()}
+    try:
+        return validate(RunOptions, values)
+    except DataError as e:  # a value given now (`--budget-usd inf`): the config's were checked
+        raise UserError("run options: " + "; ".join(e.problems)) from None
 
 
 def explain(

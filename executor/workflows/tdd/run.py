@@ -250,9 +250,13 @@ class Runner:
             command = map_test_command(command, config)  # [tool.executor] test_command_map
             if req.run_tests is not None:
                 return req.run_tests(command, repo.root)
+            from executor.testrun import DEFAULT_TEST_TIMEOUT
             from executor.testrun import run_tests as _run_tests
 
-            return _run_tests(command, cwd=repo.root, coverage=coverage, on_line=on_line)
+            limit = options.test_timeout or DEFAULT_TEST_TIMEOUT
+            return _run_tests(
+                command, cwd=repo.root, timeout_s=limit, coverage=coverage, on_line=on_line
+            )
 
         archive = SessionArchive(layout.archive)
         ran: list[int] = []

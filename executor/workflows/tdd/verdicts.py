@@ -175,6 +175,8 @@ def red_problem(run: TestRun | None) -> str | None:
     """Why this is not RED, or None when it is."""
     if run is None:
         return "no test command is known for this session"
+    if run.timed_out:
+        return f"the tests {run.summary()}, so this is not RED: a hanging test proves nothing fails"
     if run.verdict == "red":
         return None
     if run.verdict == "green":

@@ -134,6 +134,7 @@ def main(argv: list[str]) -> int:
     elif work.edit is not None and not work.edit.ok:
         errors.append(work.edit.report)
     result = _result(work, errors, common.message("claude", prompt, work.edit), started)
+    common.noise()
     if args.output_format == "text":
         print(result.get("result") or "; ".join(errors))
     elif args.output_format == "stream-json":

@@ -17,6 +17,7 @@ Environment knobs:
 | `STANDIN_RUN` | shell commands the simulated model asks to run after editing, one a line |
 | `STANDIN_LOG` | a file the stand-in appends one JSON line to: what it got and did |
 | `STANDIN_ANSWERS` | a folder of `<EXECUTOR_TDD_STEP>.txt`: that step's final message |
+| `STANDIN_NOISE_BYTES` | print this many bytes of progress lines before the tool's report |
 """
 
 from __future__ import annotations
@@ -81,6 +82,16 @@ def failure() -> str | None:
 
 def requested_commands() -> list[str]:
     return [ln.strip() for ln in os.environ.get("STANDIN_RUN", "").splitlines() if ln.strip()]
+
+
+def noise() -> None:
+    """Print `STANDIN_NOISE_BYTES` bytes (whole lines) of progress to stdout: a chatty run."""
+    line = b"working: " + b"." * 1014 + b"\n"
+    lines = -(-int(os.environ.get("STANDIN_NOISE_BYTES") or 0) // len(line))
+    while lines > 0:
+        sys.stdout.buffer.write(line * min(lines, 64))
+        lines -= 64
+    sys.stdout.flush()
 
 
 def read_stdin() -> str:

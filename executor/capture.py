@@ -1,0 +1,202 @@
+"""A child process's output, read as it comes: bounded in memory, whole on disk.
+
+`run_captured` runs a command (an agent, a test run) in its own process group; reader
+threads take its stdout and stderr, or the two as one stream, in chunks. Each stream
+keeps its first `HEAD_BYTES` and its last `TAIL_BYTES` and counts the bytes between
+(`Captured`), so a command printing a gigabyte costs the executor about a megabyte per
+stream, and what a tool reports at the end (an agent CLI's result, a test runner's
+summary) is still there. With a `sink`, every byte also goes to that file as it arrives:
+an agent's transcript grows while the agent runs.
+
+When the command exits, runs past its timeout, or the executor is interrupted, its whole
+group is killed: nothing it started goes on after its step.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+#: What each stream keeps of a long output: its beginning and its end.
+HEAD_BYTES = 256 * 1024
+TAIL_BYTES = 1024 * 1024
+#: The most of one line handed to `on_line` (a live progress display).
+LINE_BYTES = 64 * 1024
+_CHUNK = 64 * 1024
+#: Once the group is killed, how long to wait for the output still in the pipes (a
+#: process that left the group with `setsid` can hold them open for ever).
+_DRAIN_SECONDS = 5.0
+
+
+class Captured:
+    """One output stream as kept: its head, its tail, and how many bytes it had."""
+
+    def __init__(self, head: int = HEAD_BYTES, tail: int = TAIL_BYTES) -> None:
+        self._head_max = head
+        self._tail_max = tail
+        self._head = bytearray()
+        self._tail = bytearray()
+        self._lock = threading.Lock()
+        #: Every byte the stream carried, kept or not.
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        with self._lock:
+            self.total += len(chunk)
+            room = self._head_max - len(self._head)
+            if room > 0:
+                self._head += chunk[:room]
+                chunk = chunk[room:]
+            self._tail += chunk
+            if len(self._tail) > 2 * self._tail_max:  # trimmed now and then, not per chunk
+                del self._tail[: len(self._tail) - self._tail_max]
+
+    def text(self) -> str:
+        """The output as text: all of it, or its head and its tail around a line that
+        says how many bytes were left out."""
+        with self._lock:
+            head = bytes(self._head)
+            tail = bytes(self._tail[-self._tail_max :])
+            cut = self.total - len(head) - len(tail)
+        middle = f"\n[... {cut} bytes of output left out ...]\n".encode() if cut else b""
+        return (head + middle + tail).decode("utf-8", errors="replace")
+
+
+@dataclass(frozen=True)
+class Finished:
+    """How a command ended, and what it printed."""
+
+    returncode: int
+    out: Captured
+    #: Empty when stderr was merged into `out`.
+    err: Captured
+    timed_out: bool
+    seconds: float
+
+
+def run_captured(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float,
+    stdin: bytes | None = None,
+    merge: bool = False,
+    sink: IO[bytes] | None = None,
+    on_line: Callable[[str], None] | None = None,
+) -> Finished:
+    """Run `argv` in its own process group and read what it prints (module docstring).
+
+    `stdin`: bytes written to it (None: no input). `merge`: stderr goes into the stdout
+    stream. `sink`: a file every byte of output is written to as it arrives (a write that
+    fails ends the copy, never the run). `on_line`: called with each line of stdout as it
+    comes. Raises OSError when the command cannot be started.
+    """
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        list(argv),
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT if merge else subprocess.PIPE,
+        start_new_session=True,
+    )
+    out, err = Captured(), Captured()
+    copy = _Sink(sink)
+    assert proc.stdout is not None
+    threads = [_start(_read, proc.stdout, out, copy, _Lines(on_line) if on_line else None)]
+    if proc.stderr is not None:
+        threads.append(_start(_read, proc.stderr, err, copy, None))
+    if proc.stdin is not None and stdin is not None:
+        threads.append(_start(_write, proc.stdin, stdin))
+    timed_out = False
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    except BaseException:  # Ctrl+C / SIGTERM: leave no orphan process behind
+        _kill_group(proc)
+        proc.wait()
+        raise
+    _kill_group(proc)  # what it started may not go on changing files after its step
+    proc.wait()
+    deadline = time.monotonic() + _DRAIN_SECONDS
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    return Finished(proc.returncode, out, err, timed_out, time.monotonic() - started)
+
+
+def _start(target: Callable[..., None], *args: object) -> threading.Thread:
+    thread = threading.Thread(target=target, args=args, daemon=True)
+    thread.start()
+    return thread
+
+
+def _read(pipe: IO[bytes], kept: Captured, copy: _Sink, lines: _Lines | None) -> None:
+    with pipe:
+        while chunk := os.read(pipe.fileno(), _CHUNK):
+            kept.add(chunk)
+            copy.write(chunk)
+            if lines is not None:
+                lines.feed(chunk)
+    if lines is not None:
+        lines.close()
+
+
+def _write(pipe: IO[bytes], data: bytes) -> None:
+    with contextlib.suppress(OSError), pipe:  # it exited or closed its input: nothing to do
+        pipe.write(data)
+
+
+class _Sink:
+    """The file every byte of output is copied to, shared by the stream readers."""
+
+    def __init__(self, file: IO[bytes] | None) -> None:
+        self._file = file
+        self._lock = threading.Lock()
+
+    def write(self, chunk: bytes) -> None:
+        with self._lock:
+            if self._file is None:
+                return
+            try:
+                self._file.write(chunk)
+            except (OSError, ValueError):  # disk full, or closed: the copy ends here
+                self._file = None
+
+
+class _Lines:
+    """Output chunks -> lines for `on_line`, each cut at LINE_BYTES."""
+
+    def __init__(self, on_line: Callable[[str], None]) -> None:
+        self._on_line = on_line
+        self._partial = b""
+
+    def feed(self, chunk: bytes) -> None:
+        *lines, rest = (self._partial + chunk).split(b"\n")
+        self._partial = rest[:LINE_BYTES]
+        for line in lines:
+            self._say(line[:LINE_BYTES])
+
+    def close(self) -> None:
+        if self._partial:
+            self._say(self._partial)
+            self._partial = b""
+
+    def _say(self, raw: bytes) -> None:
+        with contextlib.suppress(Exception):  # a display problem never stops a run
+            self._on_line(raw.decode("utf-8", errors="replace"))
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
