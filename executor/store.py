@@ -30,6 +30,7 @@ from typing import Any, Generic, NoReturn, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from executor.bounded import read_bounded, said
 from executor.datamodel import validate, validate_json
 from executor.errors import (
     CorruptStateError,
@@ -59,6 +60,8 @@ P = TypeVar("P", bound=Persisted)
 
 #: The checksum is the body's last field; its value is blanked for hashing.
 _MARK = b'"checksum":"'
+#: A state file larger than this is refused unread (a thousand sessions take ~2 MB).
+STATE_LIMIT = 256 << 20
 
 
 def seal(body: bytes) -> bytes:
@@ -197,13 +200,15 @@ class StateStore(Generic[P]):
         checksum and then parsed and validated in one pass; anything else is read as
         JSON first, to tell a newer, an older and a broken file apart."""
         try:
-            raw = self.path.read_bytes()
+            raw = read_bounded(self.path, STATE_LIMIT)
             self._seen = self._identity()
         except FileNotFoundError:
             self._seen = None
             return None
-        except OSError as e:
-            raise StorageError(f"cannot read {self.path}: {e}", path=self.path) from e
+        except DataError as e:  # a FIFO, link or device in its place: never waited on
+            if said(e).startswith("cannot be read"):
+                raise StorageError(f"{self.path} {said(e)}", path=self.path) from None
+            self._corrupt(None, said(e))
         if raw.startswith(b'{"schema_version":%d,' % self.version):
             if not sealed(raw):
                 self._corrupt(raw, "checksum mismatch (edited by hand or torn)")
@@ -241,14 +246,17 @@ class StateStore(Generic[P]):
             self._corrupt(raw, "schema-invalid (" + "; ".join(e.problems[:5]) + ")")
         return state  # type: ignore[return-value]
 
-    def _corrupt(self, raw: bytes, why: str) -> NoReturn:
-        name = f"{self.path.name}.corrupt-{_stamp()}"
-        quarantine, n = self.path.with_name(name), 1
-        while _holds_other(quarantine, raw):  # never over another copy (same second)
-            n += 1
-            quarantine = self.path.with_name(f"{name}-{n}")
-        with contextlib.suppress(OSError):
-            atomic_write_bytes(quarantine, raw, fault="quarantine")
+    def _corrupt(self, raw: bytes | None, why: str) -> NoReturn:
+        """CorruptStateError; the bytes read, if any, are first copied aside."""
+        quarantine: Path | None = None
+        if raw is not None:
+            name = f"{self.path.name}.corrupt-{_stamp()}"
+            quarantine, n = self.path.with_name(name), 1
+            while _holds_other(quarantine, raw):  # never over another copy (same second)
+                n += 1
+                quarantine = self.path.with_name(f"{name}-{n}")
+            with contextlib.suppress(OSError):
+                atomic_write_bytes(quarantine, raw, fault="quarantine")
         backup = self.backup if self.backup.exists() else None
         hint = (
             f" A previous good version is {backup}; to restore it: "
@@ -257,8 +265,9 @@ class StateStore(Generic[P]):
             else f" No backup exists; delete {quote(self.path)} to start the run afresh."
         )
         raise CorruptStateError(
-            f"state file {self.path} is corrupt: {why}. A copy was quarantined as "
-            f"{quarantine}; the file was left as it is and nothing else was touched.{hint}",
+            f"state file {self.path} is corrupt: {why}. "
+            + (f"A copy was quarantined as {quarantine}; " if quarantine else "")
+            + f"the file was left as it is and nothing else was touched.{hint}",
             path=self.path,
             quarantined=quarantine,
             backup=backup,

@@ -40,7 +40,15 @@ STATE_NAME = ".agent-state.json"
 LOCK_NAMES = (".agent-state.lock", ".template-create-state.lock")
 #: Where plans live, relative to the repository's top (`executor.plan.discover.PLACES`,
 #: as folders: a file plan's run folder is the file's folder).
-PLAN_PLACES = ("project-plans/*/", "docs/plans/", "docs/superpowers/plans/", "specs/*/")
+PLAN_PLACES = (
+    "project-plans/*/",
+    "docs/plans/",
+    "docs/superpowers/plans/",
+    "specs/*/",
+    ".kiro/specs/*/",
+    ".taskmaster/tasks/",
+    "tasks/",
+)
 #: The exclude line a run writes for its folder: `/<folder>/.agent-*`, `/.agent-*` at the top.
 _EXCLUDE_RE = re.compile(r"^/(?P<rel>(?:.*/)?)\.agent-\*$")
 #: A request file named on a NEED_AGENT line of the executor's output.

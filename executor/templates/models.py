@@ -1,6 +1,6 @@
-"""template-create's persisted structures: typed JSON records (see `executor.records`).
+"""template-create's persisted structures: pydantic models (`executor.datamodel`).
 
-The workflow stores them in its state between phases (`to_json` / `from_json`), and the
+The workflow stores them in its state between phases, and the
 template folder holds three of them: `manifest.json` (`Manifest`), `settings.json`
 (`Settings`) and, per agent, the `AgentSpec` it was written from.
 """
