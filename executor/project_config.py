@@ -30,6 +30,7 @@ FILES = (".executor.toml", "pyproject.toml")
 
 
 Checkpoints = Literal["all", "session", "none"]
+Sandboxing = Literal["auto", "off"]
 
 
 class RunOptions(Strict):
@@ -53,6 +54,9 @@ class RunOptions(Strict):
         default=None, ge=1, description="seconds a test run may take (null: 3600)"
     )
     checkpoints: Checkpoints = "all"
+    sandbox: Sandboxing = Field(
+        default="auto", description="auto: tests run in bubblewrap when it works here"
+    )
     max_retries: int = Field(default=2, ge=0)
     test_command: str | None = None
     budget_usd: float | None = Field(default=None, ge=0)

@@ -20,8 +20,10 @@ None, `collected` stays 0 and the verdict is green on exit 0, red otherwise.
 Verdicts for structured runs (see `TestRun.verdict`):
   red    something that exists fails: failed or erroring tests, or a collection error
          (e.g. `ModuleNotFoundError` for the module the tests import, a test file that
-         cannot load), or a timeout (a run that did not pass; but no proof that a test
-         fails: `timed_out` tells it apart, and RED refuses it);
+         cannot load), or a timeout or a report that disagrees with the runner's exit
+         status or summary line (`executor.testsummary`): runs that did not pass, but no
+         proof that a test fails (`timed_out` and `disagreement` tell them apart, and
+         RED refuses them);
   green  exit 0, at least one test passed, nothing failed or errored;
   empty  nothing ran: no tests collected, the test file does not exist (pytest exit 4/5,
          "no test files found" elsewhere), or everything was skipped.
@@ -29,8 +31,6 @@ A strict-xfail test that passes (XPASS(strict)) fails the run, as pytest says: i
 is "xpassed" and counted in `failed`. A non-strict XPASS is reported by pytest's junit
 XML as a plain pass and is counted as passed.
 
-`TestRun` and `TestCase` are `executor.records` dataclasses (no pydantic: the engine
-reads them on the resume path).
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import tempfile
 import time
 from collections.abc import Callable
@@ -49,7 +50,9 @@ from pydantic import Field
 from executor import errors
 from executor.bounded import parse_json, read_bounded, said
 from executor.datamodel import Strict
+from executor.sandbox import Sandbox
 from executor.testreports import Case, Outcome, RunnerName, prepare, read_report
+from executor.testsummary import disagreement
 
 Verdict = Literal["red", "green", "empty"]
 
@@ -110,11 +113,14 @@ class TestRun(Strict):
     output_tail: str = ""
     #: Line coverage in percent, when asked for and pytest-cov is installed.
     coverage: float | None = None
+    #: How the report disagrees with the runner's exit status or summary line
+    #: (`executor.testsummary`): the run proves nothing, it is neither GREEN nor RED.
+    disagreement: str | None = None
 
     @property
     def verdict(self) -> Verdict:
-        if self.timed_out:
-            return "red"
+        if self.timed_out or self.disagreement:
+            return "red"  # did not pass; RED refuses it too (`verdicts.red_problem`)
         if not self.structured:
             return "green" if self.exit_code == 0 else "red"
         if self.failed or self.errors or self.collection_error:
@@ -136,6 +142,8 @@ class TestRun(Strict):
             )
         if not self.structured:
             return f"`{self.command}` exited {self.exit_code}"
+        if self.disagreement:
+            return f"the runner's report is not believed: {self.disagreement}"
         parts = [f"{self.failed} failed", f"{self.passed} passed"]
         for n, word in ((self.errors, "errors"), (self.skipped, "skipped")):
             if n:
@@ -176,12 +184,14 @@ def run_tests(
     env: dict[str, str] | None = None,
     coverage: bool = False,
     on_line: Callable[[str], None] | None = None,
+    sandbox: Sandbox | None = None,
 ) -> TestRun:
     """Run `command` in `cwd` and measure it. `env` is merged over os.environ.
 
     `coverage`: for pytest, when pytest-cov is installed, also measure line coverage
     (`TestRun.coverage`, percent). `on_line`: called with each line of output as it
-    comes (live progress). Raises UserError for an unparsable command and
+    comes (live progress). `sandbox`: run inside it (`executor.sandbox`; as is when the
+    machine has no bubblewrap that works). Raises UserError for an unparsable command and
     PathNotFoundError when `cwd` or the program does not exist; a failing or hanging
     test run is a result, not an error.
     """
@@ -199,6 +209,9 @@ def run_tests(
             # coverage's own data file too: in the project it would be committed with
             # the session (or show as the person's edit)
             full_env["COVERAGE_FILE"] = str(Path(tmp) / ".coverage")
+        if sandbox is not None:
+            _must_exist(argv[0], command, cwd=cwd, env=full_env)
+            run_argv = sandbox.wrap(run_argv)
         started = time.monotonic()
         code, output, timed_out = _execute(
             run_argv,
@@ -231,6 +244,13 @@ def run_tests(
         pytest_collection = _COLLECTION_RE.search(output) or "ModuleNotFoundError" in output
         if runner.name == "pytest" and code != 0 and pytest_collection:
             run.collection_error = True
+        if unread:
+            run.disagreement = f"it could not be read ({unread})"
+        elif not timed_out:
+            failing = run.failed + run.errors
+            run.disagreement = disagreement(
+                runner.name, exit_code=code, passed=run.passed, failing=failing, output=output
+            )
     return run
 
 
@@ -242,6 +262,19 @@ def _split(command: str) -> list[str]:
     if not argv:
         raise errors.UserError("the test command is empty")
     return argv
+
+
+def _must_exist(program: str, command: str, *, cwd: Path, env: dict[str, str]) -> None:
+    """PathNotFoundError unless `program` can be run: said before a sandbox would only
+    report it as its own failure."""
+    found = (
+        (cwd / program).is_file() if "/" in program else shutil.which(program, path=env.get("PATH"))
+    )
+    if not found:
+        raise errors.PathNotFoundError(
+            f"cannot run the test command `{command}`: {program!r}: No such file or directory",
+            path=Path(program),
+        )
 
 
 def _has_pytest_cov() -> bool:

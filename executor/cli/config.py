@@ -47,11 +47,15 @@ def register(app: typer.Typer) -> None:
             if named is not None:
                 state = state_store(Layout(named if named.is_dir() else named.parent)).load()
             shown = explain(Overrides(), state.run.options if state else None, settings)
+            from executor.sandbox import bubblewrap
+
+            bwrap = bubblewrap()
             if json_output:
                 console.out_json({
                     "config_file": str(settings.source) if settings.source else None,
                     "plan": str(named) if named else None,
                     "options": {k: {"value": v, "from": src} for k, (v, src) in shown.items()},
+                    "bubblewrap": bwrap,
                 })  # fmt: skip
                 return 0
             where = settings.source or "none (pyproject.toml [tool.executor] or .executor.toml)"
@@ -60,6 +64,8 @@ def register(app: typer.Typer) -> None:
             width = max(len(k) for k in shown)
             for key, (value, source) in shown.items():
                 console.out(f"{key.ljust(width)}  {value!s:<30}  ({source})")
+            works = f"works here ({bwrap})" if bwrap else "not installed or not allowed here"
+            console.out(f"bubblewrap: {works}; tests run in it when sandbox is auto")
             return 0
 
         common.run(body, json_output=json_output)

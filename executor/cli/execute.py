@@ -94,6 +94,7 @@ def _execute(scope: Scope, values: dict[str, Any], resume_argv: list[str]) -> in
             agent_timeout=values.get("agent_timeout"),
             test_timeout=values.get("test_timeout"),
             checkpoints=values.get("checkpoints"),
+            sandbox=values.get("sandbox"),
             max_retries=values.get("max_retries"),
             test_command=values.get("test_command"),
             budget_usd=values.get("budget_usd"),

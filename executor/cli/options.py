@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 CHECKPOINT_CHOICES = ("all", "session", "none")
+SANDBOX_CHOICES = ("auto", "off")
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,16 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         "in RED is not a RED. Saved with the run.",
         minimum=1,
         metavar="SECONDS",
+    ),
+    RunOpt(
+        "sandbox",
+        ("--sandbox",),
+        str,
+        "auto (the default): run tests in a bubblewrap sandbox when bwrap works here "
+        "(git, the plan and the executor's files read-only; nothing outlives the run); "
+        "off: without. Saved with the run.",
+        choices=SANDBOX_CHOICES,
+        metavar="[auto|off]",
     ),
     RunOpt(
         "budget_usd",

@@ -43,3 +43,17 @@ def test_a_bad_config_value_names_the_file_and_key(git_repo: Path) -> None:
     proc = run_cli("config", "--json", cwd=git_repo)
     assert proc.returncode == 64, proc.stderr
     assert ".executor.toml: checkpoints: expected one of all, session, none" in proc.stderr
+
+
+def test_the_sandbox_setting_and_whether_bubblewrap_works_are_shown(git_repo: Path) -> None:
+    from executor.sandbox import bubblewrap
+
+    (git_repo / ".executor.toml").write_text('sandbox = "off"\n', "utf-8")
+    proc = run_cli("config", "--json", cwd=git_repo)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["options"]["sandbox"] == {"value": "off", "from": ".executor.toml"}
+    assert data["bubblewrap"] == bubblewrap()
+    (git_repo / ".executor.toml").write_text('sandbox = "always"\n', "utf-8")
+    bad = run_cli("config", cwd=git_repo)
+    assert bad.returncode == 64 and "sandbox: expected one of auto, off" in bad.stderr

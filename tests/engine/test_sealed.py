@@ -22,6 +22,9 @@ from tests.engine.helpers import commits, make_project, replay_cmd, respond, ses
 pytestmark = pytest.mark.slow
 
 GOOD = "ledger/models.py"
+#: What is found after a test run, without the sandbox that prevents it where bubblewrap
+#: works (`tests/engine/test_sandbox.py`).
+UNSANDBOXED = ("--sandbox", "off")
 
 
 def hostile(tmp: Path, steps: str, code: str, *, once: bool = False) -> str:
@@ -80,7 +83,7 @@ def test_19_01_a_test_run_that_commits_is_undone(git_repo: Path, tmp_path: Path)
         "p.write_text(p.read_text() + '\\nimport subprocess as _s\\n'\n"
         '  \'_s.run(["git", "commit", "-qam", "sneaky", "--allow-empty"])\\n\')\n'
     )
-    out = run(plan, git_repo, hostile(tmp_path, "green", committing))
+    out = run(plan, git_repo, hostile(tmp_path, "green", committing), *UNSANDBOXED)
     assert out.startswith("16\n"), out
     assert "the test run made a commit" in out
     assert "sneaky" not in commits(git_repo)
@@ -135,7 +138,7 @@ def test_19_04_code_under_test_cannot_rewrite_the_plan(git_repo: Path, tmp_path:
         f"\nimport pathlib\nq = pathlib.Path({phase!r})\n"
         "q.write_text(q.read_text().replace('pytest tests/test_models.py', 'true'))\n",
     )
-    out = run(plan, git_repo, hostile(tmp_path, "green", inject))
+    out = run(plan, git_repo, hostile(tmp_path, "green", inject), *UNSANDBOXED)
     assert out.startswith("16\n"), out
     assert f"changed files in the repository: {phase}" in out, out
     assert (git_repo / phase).read_text("utf-8") == before
@@ -149,7 +152,7 @@ def test_19_04_code_under_test_cannot_forge_the_plan_cache(git_repo: Path, tmp_p
         f"\nimport pathlib\nc = pathlib.Path({str(cache)!r})\n"
         "c.write_text(c.read_text().replace('Balances', 'Forged'))\n",
     )
-    out = run(plan, git_repo, hostile(tmp_path, "green", forge))
+    out = run(plan, git_repo, hostile(tmp_path, "green", forge), *UNSANDBOXED)
     assert out.startswith("16\n"), out
     assert "the test run changed the executor's own files: .agent-plan-cache.json" in out
     assert not cache.exists() or "Forged" not in cache.read_text("utf-8")
@@ -174,6 +177,37 @@ def test_19_05_pytest_settings_spelled_another_way_are_test_infrastructure(
     out = run(plan, git_repo, hostile(tmp_path, "green", quiet))
     assert out.startswith("16\n"), out
     assert "test infrastructure changed during GREEN" in out and "pyproject.toml" in out
+
+
+FORGE_REPORT = """
+class Account:  # breaks every test that makes an account
+    pass
+
+import atexit, os, re, sys
+
+def _forge():
+    for arg in sys.argv:
+        if arg.startswith("--junitxml="):
+            path = arg.split("=", 1)[1]
+            text = open(path).read()
+            text = re.sub(r"<(failure|error)\\b.*?</\\1>", "", text, flags=re.S)
+            open(path, "w").write(text)
+    os._exit(0)
+
+atexit.register(_forge)
+"""
+
+
+def test_19_05_a_report_code_under_test_forges_is_not_believed(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """Code under test rewrites the runner's report at exit so every test passed, and
+    exits 0: pytest's own summary line still counts the failures."""
+    plan = make_project(git_repo)
+    out = run(plan, git_repo, hostile(tmp_path, "green", appended(GOOD, FORGE_REPORT)))
+    assert out.startswith("16\n"), out
+    assert "the runner's report is not believed: pytest's summary line counts" in out
+    assert commits(git_repo) == ["add plan", "initial"]
 
 
 # -- 6: tests gutted, not deleted ----------------------------------------------------------------

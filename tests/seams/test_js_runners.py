@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from executor.testrun import run_tests
+from executor.testsummary import Said, said_by
 
 VERSIONS = {"vitest": "3.2.7", "jest": "30.5.2"}
 CACHE = Path(tempfile.gettempdir()) / ("executor-js-runners-" + "-".join(VERSIONS.values()))
@@ -115,6 +116,8 @@ def test_node_test_red_then_green_with_cases(tmp_path: Path) -> None:
     ]
     assert "✔ adds" in green.output_tail  # the spec reporter still writes the console
     assert green.summary() == "0 failed, 1 passed"
+    assert red.disagreement is None and green.disagreement is None
+    assert said_by("node", red.output_tail) == Said(passed=0, failing=1)
 
 
 def test_vitest_red_then_green_with_files_per_case(tmp_path: Path, node_modules: Path) -> None:
@@ -137,6 +140,8 @@ def test_vitest_red_then_green_with_files_per_case(tmp_path: Path, node_modules:
     ]
     empty = run_tests("node_modules/.bin/vitest run tests/none", cwd=root)
     assert empty.verdict == "empty"
+    assert red.disagreement is None and green.disagreement is None
+    assert said_by("vitest", green.output_tail) == Said(passed=2, failing=0)
 
 
 def test_jest_red_then_green_with_files_per_case(tmp_path: Path, node_modules: Path) -> None:
@@ -162,3 +167,5 @@ def test_jest_red_then_green_with_files_per_case(tmp_path: Path, node_modules: P
     assert [(c.id, c.file) for c in green.cases] == [
         ("tests/add.test.js::add adds", "tests/add.test.js")
     ]
+    assert red.disagreement is None and green.disagreement is None
+    assert said_by("jest", red.output_tail) == Said(passed=1, failing=1)

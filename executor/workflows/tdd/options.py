@@ -34,6 +34,7 @@ class Overrides:
     agent_timeout: int | None = None
     test_timeout: int | None = None
     checkpoints: str | None = None
+    sandbox: str | None = None
     max_retries: int | None = None
     test_command: str | None = None
     budget_usd: float | None = None

@@ -20,6 +20,7 @@ from executor.errors import Interrupted, NothingToResumeError, PathNotFoundError
 from executor.plan.cache import PlanView, load_valid, plan_files
 from executor.project_config import load_project_config, map_test_command
 from executor.retry import RetryPolicy
+from executor.sandbox import Sandbox
 from executor.stamps import new_id
 from executor.store import StateStore, exclusive
 from executor.words import plural
@@ -243,6 +244,7 @@ class Runner:
             "pytest" if any("pytest" in (s.red_command or "") for s in plan.outline()) else None
         )
         config = load_project_config(repo.root)
+        sandbox = _sandbox(repo, layout, req.plan) if options.sandbox == "auto" else None
 
         def run_tests(
             command: str, coverage: bool, on_line: Callable[[str], None] | None
@@ -255,8 +257,9 @@ class Runner:
 
             limit = options.test_timeout or DEFAULT_TEST_TIMEOUT
             return _run_tests(
-                command, cwd=repo.root, timeout_s=limit, coverage=coverage, on_line=on_line
-            )
+                command, cwd=repo.root, timeout_s=limit, coverage=coverage, on_line=on_line,
+                sandbox=sandbox,
+            )  # fmt: skip
 
         archive = SessionArchive(layout.archive)
         ran: list[int] = []
@@ -331,6 +334,17 @@ def _finish(state: RunState, number: int, rec: SessionRecord, archive: SessionAr
         project(entry, rec)
     archive.put(number, rec)
     del state.run.sessions[number]
+
+
+def _sandbox(repo: GitRepo, layout: Layout, plan: Path) -> Sandbox:
+    """What a test run may not write (`executor.sandbox`): git's folders (a linked
+    worktree's and the repository's), the executor's own files and the plan's."""
+    git_dirs = [repo.git_dir]
+    common = repo.git_dir / "commondir"
+    if common.is_file():
+        git_dirs.append((repo.git_dir / common.read_text("utf-8").strip()).resolve())
+    own = [layout.state, layout.backup, layout.archive, layout.plan_cache]
+    return Sandbox.of([*git_dirs, *own, *plan_files(plan)])
 
 
 def _next_title(plan: PlanView, sessions: Sequence[int], i: int) -> str | None:

@@ -177,6 +177,8 @@ def red_problem(run: TestRun | None) -> str | None:
         return "no test command is known for this session"
     if run.timed_out:
         return f"the tests {run.summary()}, so this is not RED: a hanging test proves nothing fails"
+    if run.disagreement:
+        return f"{run.summary()}, so this is not RED: the failure may be forged"
     if run.verdict == "red":
         return None
     if run.verdict == "green":
