@@ -57,6 +57,9 @@ class RunOptions(Strict):
     sandbox: Sandboxing = Field(
         default="auto", description="auto: tests run in bubblewrap when it works here"
     )
+    no_verify: bool = Field(
+        default=False, description="skip the person's commit hooks (pre-commit) in verification"
+    )
     max_retries: int = Field(default=2, ge=0)
     test_command: str | None = None
     budget_usd: float | None = Field(default=None, ge=0)

@@ -210,7 +210,7 @@ def run_tests(
             # the session (or show as the person's edit)
             full_env["COVERAGE_FILE"] = str(Path(tmp) / ".coverage")
         if sandbox is not None:
-            _must_exist(argv[0], command, cwd=cwd, env=full_env)
+            _must_exist(run_argv[0], command, cwd=cwd, env=full_env)
             run_argv = sandbox.wrap(run_argv)
         started = time.monotonic()
         code, output, timed_out = _execute(

@@ -79,6 +79,8 @@ def _execute(scope: Scope, values: dict[str, Any], resume_argv: list[str]) -> in
         AgentProcess.from_options(agent_command, agent, others=("replay",))
     if values.get("repo") is not None and not Path(values["repo"]).is_dir():
         raise UserError(f"--repo {values['repo']} is not a folder")
+    if values.get("no_verify") and values.get("verify"):
+        raise UserError("--no-verify and --verify say opposite things; give one")
     plan = resolve_plan(values.get("plan"))
     values["plan"] = plan
     req = RunRequest(
@@ -95,6 +97,7 @@ def _execute(scope: Scope, values: dict[str, Any], resume_argv: list[str]) -> in
             test_timeout=values.get("test_timeout"),
             checkpoints=values.get("checkpoints"),
             sandbox=values.get("sandbox"),
+            no_verify=True if values.get("no_verify") else False if values.get("verify") else None,
             max_retries=values.get("max_retries"),
             test_command=values.get("test_command"),
             budget_usd=values.get("budget_usd"),

@@ -2,8 +2,7 @@
 
 `execute-phase`, `execute-session`, `execute-plan` and `resume-session` share these.
 The typer commands get them through `run.with_run_options` (their signatures are built
-from this table); the light `--resume` path parses the same table itself
-(`executor.cli.fast`), so the two can never disagree.
+from this table), and `executor config` lists the saved ones from `RunOptions`.
 """
 
 from __future__ import annotations
@@ -32,8 +31,9 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         "plan",
         ("--plan",),
         Path,
-        "Plan folder (PHASE_*.md, PROJECT_PLAN.md, tasks.md, ...) or file. Default: the one "
-        "plan found in the current folder, project-plans/, docs/plans/ or specs/*/.",
+        "Plan folder (PHASE_*.md, PROJECT_PLAN.md, tasks.md, tasks.json, ...) or file. "
+        "Default: the one plan found in the current folder, project-plans/, docs/plans/, "
+        "docs/superpowers/plans/, specs/*/, .kiro/specs/*/ or .taskmaster/tasks/.",
         metavar="PLAN",
     ),
     RunOpt(
@@ -106,6 +106,14 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         minimum=1,
         metavar="SECONDS",
     ),
+    RunOpt(
+        "no_verify",
+        ("--no-verify",),
+        bool,
+        "Do not run the repository's own commit hooks (pre-commit) before a session's "
+        "commit. Saved with the run; --verify turns them back on.",
+    ),
+    RunOpt("verify", ("--verify",), bool, "Run the repository's commit hooks again (the default)."),
     RunOpt(
         "sandbox",
         ("--sandbox",),

@@ -278,6 +278,26 @@ class GitTrees(GitReads):
         ).split(), strict=True)) if present else {}  # fmt: skip
         return {p: stored.get(p, "-") for p in paths}
 
+    def blob_at(self, commit: str, path: str) -> str | None:
+        """The blob id of `path` in `commit`, None when the commit has no such file."""
+        proc = self._run("rev-parse", "--verify", "--quiet", f"{commit}:{path}", check=False)
+        return proc.stdout.strip() or None if proc.returncode == 0 else None
+
+    def blob_bytes(self, blob: str) -> bytes:
+        """A stored blob's content."""
+        return self._blob(blob)
+
+    @contextlib.contextmanager
+    def index_holding(self, tree: str) -> Iterator[dict[str, str]]:
+        """Env for a private index holding `tree` (never the person's): what a commit of
+        it would have staged, for a program that reads the index (a pre-commit hook)."""
+        with self._private_index(tree) as env:
+            yield env
+
+    def hooks_folder(self) -> Path:
+        """Where git looks for this repository's hooks (`core.hooksPath` or `.git/hooks`)."""
+        return self.root / self._out("rev-parse", "--git-path", "hooks").strip()
+
     def put_blob(self, path: str, blob: str) -> None:
         """Write a stored blob back to `path` ("-": remove it)."""
         target = self.root / path

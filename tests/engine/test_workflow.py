@@ -74,6 +74,7 @@ HAPPY = [
     ("after_green", "approve"),
     ("refactor_agent", "ok"),
     ("refactor_verify", "ok"),
+    ("hooks", "ok"),
     ("after_refactor", "approve"),
     ("evidence", "ok"),
     ("commit", "ok"),
@@ -350,6 +351,87 @@ def test_refactor_that_breaks_the_tests_is_retried_then_escalated(world: World) 
     world.agent.plan(1, "refactor", "error:VALIDATION_ERROR", breaks, breaks, mends)
     world.run(answers=["approve", "approve", "approve", "retry", "retry", "approve"], max_retries=1)
     assert world.record(1)["step"] == "done"
+
+
+def hook(world: World, script: str) -> Path:
+    """A real pre-commit hook in the world's repository (as a person installs one)."""
+    path = world.repo / ".git" / "hooks" / "pre-commit"
+    write(path, "#!/bin/sh\n" + script)
+    path.chmod(0o755)
+    return path
+
+
+LINT_HOOK = 'if grep -q LINT pkg/s1.py; then echo "lint: LINT in pkg/s1.py"; exit 1; fi\n'
+
+
+@covers(("hooks", "retry"), ("hooks", "failed"), ("hooks", "ok"))
+def test_the_persons_failing_hook_goes_back_to_the_agent_then_to_the_person(
+    world: World,
+) -> None:
+    hook(world, LINT_HOOK)
+
+    def linty(repo: Path) -> None:
+        write(repo / "pkg" / "__init__.py", "")
+        write(repo / "pkg" / "s1.py", "OK = 1  # LINT\n")
+
+    def mends(repo: Path) -> None:
+        write(repo / "pkg" / "s1.py", "OK = 1\n")
+
+    world.agent.plan(1, "green", linty)
+    world.agent.plan(1, "refactor", "ok", "ok", mends)
+    answers = ["approve", "approve", "approve", "retry", "approve", "approve"]
+    world.run(answers=answers, max_retries=1)
+    rec = world.record(1)
+    assert rec["step"] == "done", world.lines
+    assert any("your commit hooks failed" in e for e in rec["errors"])
+    refactor_briefs = [c for c in world.agent.calls if c.tdd_step == "refactor"]
+    assert len(refactor_briefs) == 3  # the step, the automatic retry, the person's retry
+    assert "lint: LINT in pkg/s1.py" in refactor_briefs[1].brief.read_text("utf-8")
+    assert "LINT" not in git(world.repo, "show", "HEAD:pkg/s1.py")
+
+
+@covers(("hooks", "recheck"), ("hooks", "ok"))
+def test_files_a_hook_reformats_are_tested_again_then_committed(
+    world: World, tmp_path: Path
+) -> None:
+    staged = tmp_path / "staged.txt"
+    reformat = "if grep -q 'OK=1' pkg/s1.py; then sed -i 's/OK=1/OK = 1/' pkg/s1.py; exit 1; fi\n"
+    hook(world, f"git diff --cached --name-only > {staged}\n" + reformat)
+
+    def cramped(repo: Path) -> None:
+        write(repo / "pkg" / "__init__.py", "")
+        write(repo / "pkg" / "s1.py", "OK=1\n")
+
+    world.agent.plan(1, "green", cramped)
+    world.run(yes=True)
+    assert world.record(1)["step"] == "done", world.lines
+    assert any("your hooks changed pkg/s1.py" in line for line in world.lines)
+    assert git(world.repo, "show", "HEAD:pkg/s1.py").startswith("OK = 1")
+    assert "pkg/s1.py" in staged.read_text("utf-8").split()  # the tested tree, staged
+    assert git(world.repo, "status", "--porcelain") == ""
+
+
+def test_no_verify_skips_the_hooks_and_is_saved(world: World) -> None:
+    hook(world, "exit 1\n")
+    world.run(yes=True, no_verify=True)
+    assert world.record(1)["step"] == "done", world.lines
+    assert world.state()["run"]["options"]["no_verify"] is True
+
+
+def test_a_hook_changed_during_the_session_is_not_run(world: World) -> None:
+    path = hook(world, "exit 0\n")
+
+    def plants(repo: Path) -> None:
+        write(repo / "pkg" / "__init__.py", "")
+        write(repo / "pkg" / "s1.py", "OK = 1\n")
+        path.write_text("#!/bin/sh\nexit 0 # changed\n", encoding="utf-8")
+
+    world.agent.plan(1, "green", plants)
+    with pytest.raises(UserError):
+        world.run(yes=True, max_retries=0)
+    rec = world.record(1)
+    assert rec["step"] == "refactor_escalated"
+    assert "only the hook you had then is run" in rec["last_failure"]
 
 
 @pytest.mark.parametrize(

@@ -35,6 +35,7 @@ class Overrides:
     test_timeout: int | None = None
     checkpoints: str | None = None
     sandbox: str | None = None
+    no_verify: bool | None = None
     max_retries: int | None = None
     test_command: str | None = None
     budget_usd: float | None = None

@@ -91,6 +91,17 @@ class RedFacts(Strict):
     passed: list[str] = Field(default_factory=list, description="tests that already passed in RED")
 
 
+class PersonHook(Strict):
+    """The person's commit hooks as the repository had them when a session started:
+    the ones the session runs before "Commit?" (`executor.workflows.tdd.hooks`)."""
+
+    kind: Literal["pre-commit", "hook"]
+    #: pre-commit: the blob of `.pre-commit-config.yaml` at the start; hook: its path
+    source: str
+    #: hook: sha256 of the hook file at the start (another content is never run)
+    digest: str = ""
+
+
 class SessionRecord(Strict):
     step: Step = Step.NOT_STARTED
     paused: bool = Field(default=False, description="the last stop was a pause")
@@ -144,6 +155,11 @@ class SessionRecord(Strict):
     held_action: str | None = Field(
         default=None, description="an answer waiting while edits made meanwhile are settled"
     )
+    hooks: PersonHook | None = Field(
+        default=None, description="the person's commit hooks when the session started"
+    )
+    hook_rewrites: int = Field(default=0, description="hook runs in a row that changed files")
+    hook_retries: int = Field(default=0, description="automatic retries after failing hooks")
     red: RedFacts = Field(default_factory=RedFacts)
     green_passed: list[str] = Field(default_factory=list)
     tests_written: int | None = None

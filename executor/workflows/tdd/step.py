@@ -28,6 +28,7 @@ class Step(str, enum.Enum):
     REFACTOR_AGENT = "refactor_agent"
     REFACTOR_VERIFY = "refactor_verify"
     REFACTOR_ESCALATED = "refactor_escalated"
+    HOOKS = "hooks"
     AFTER_REFACTOR = "after_refactor"
     EVIDENCE = "evidence"
     EVIDENCE_ESCALATED = "evidence_escalated"
@@ -82,6 +83,7 @@ _STATUS: dict[Step, SessionStatus] = {
     S.GREEN_VERIFY: "green_phase",
     S.REFACTOR_AGENT: "refactor_phase",
     S.REFACTOR_VERIFY: "refactor_phase",
+    S.HOOKS: "in_progress",
     S.EVIDENCE: "in_progress",
     S.COMMIT: "in_progress",
     S.ROLLBACK: "in_progress",

@@ -7,14 +7,15 @@ drawn from this table (`TDD.mermaid()`); a test keeps the two equal.
 In words: before_start asks to begin; RED's agent writes tests that the executor runs and
 that must fail; after_red asks to implement; GREEN's agent implements and the tests and
 the suite must pass (retried automatically with the failure output); after_green asks to
-refactor; REFACTOR must still pass; after_refactor asks "Commit?"; the evidence check,
-the commit, and session_complete. A step that fails after its retries goes to its
-escalation, where a person chooses: retry, roll back, skip, or pause. With nobody to ask
-(`--yes`, no terminal) the run stops there (exit 16); running it again unattended checks
-again (`ok`: back to the verify step, no agent call). Every checkpoint offers abort
-(rollback). A gate whose files changed while it waited, and were taken into the session,
-verifies again first (`recheck`). A session the plan ticks as done whose tests pass here
-is adopted (no agent, no commit).
+refactor; REFACTOR must still pass; the repository's own commit hooks run (`hooks`: a
+failure goes back to the agent, files they reformat are tested again); after_refactor
+asks "Commit?"; the evidence check, the commit, and session_complete. A step that fails
+after its retries goes to its escalation, where a person chooses: retry, roll back,
+skip, or pause. With nobody to ask (`--yes`, no terminal) the run stops there (exit 16);
+running it again unattended checks again (`ok`: back to the verify step, no agent call).
+Every checkpoint offers abort (rollback). A gate whose files changed while it waited, and
+were taken into the session, verifies again first (`recheck`). A session the plan ticks
+as done whose tests pass here is adopted (no agent, no commit).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections.abc import Callable
 
 from executor.engine.machine import Node, Outcome, Workflow
 from executor.workflows.tdd.gates import Gates
+from executor.workflows.tdd.hooks import Hooks
 from executor.workflows.tdd.step import RECHECK_AT, Step
 from executor.workflows.tdd.work import Work
 
@@ -31,8 +33,8 @@ O = Outcome  # noqa: E741 - the table reads better with one letter
 S = Step
 
 
-class TddSession(Work, Gates):
-    """The handlers of one session: its work steps and its human gates."""
+class TddSession(Work, Hooks, Gates):
+    """The handlers of one session: its work steps, the person's hooks, its human gates."""
 
 
 Handler = Callable[[TddSession], Outcome]
@@ -102,7 +104,7 @@ TDD: Workflow[Step, TddSession] = Workflow(
             S.GREEN_AGENT,
             snapshot(Work.green_agent),
             # skip: a session that only writes failing tests (the plan implements them later)
-            {O.OK: S.GREEN_VERIFY, O.SKIP: S.AFTER_REFACTOR, O.FAILED: S.GREEN_ESCALATED},
+            {O.OK: S.GREEN_VERIFY, O.SKIP: S.HOOKS, O.FAILED: S.GREEN_ESCALATED},
         ),
         Node(
             S.GREEN_VERIFY,
@@ -113,7 +115,7 @@ TDD: Workflow[Step, TddSession] = Workflow(
         gate(
             S.AFTER_GREEN,
             Gates.after_green,
-            {O.APPROVE: S.REFACTOR_AGENT, O.SKIP: S.AFTER_REFACTOR, O.CHANGES: S.GREEN_AGENT},
+            {O.APPROVE: S.REFACTOR_AGENT, O.SKIP: S.HOOKS, O.CHANGES: S.GREEN_AGENT},
         ),
         Node(
             S.REFACTOR_AGENT,
@@ -123,9 +125,20 @@ TDD: Workflow[Step, TddSession] = Workflow(
         Node(
             S.REFACTOR_VERIFY,
             snapshot(Work.refactor_verify),
-            {O.OK: S.AFTER_REFACTOR, O.RETRY: S.REFACTOR_AGENT, O.FAILED: S.REFACTOR_ESCALATED},
+            {O.OK: S.HOOKS, O.RETRY: S.REFACTOR_AGENT, O.FAILED: S.REFACTOR_ESCALATED},
         ),
         escalation(S.REFACTOR_ESCALATED, retry=S.REFACTOR_AGENT, recheck=S.REFACTOR_VERIFY),
+        Node(
+            S.HOOKS,
+            snapshot(Hooks.person_hooks),
+            # recheck: a hook changed files; they are tested before they are taken in
+            {
+                O.OK: S.AFTER_REFACTOR,
+                O.RETRY: S.REFACTOR_AGENT,
+                O.FAILED: S.REFACTOR_ESCALATED,
+                O.RECHECK: S.REFACTOR_VERIFY,
+            },
+        ),
         gate(
             S.AFTER_REFACTOR,
             Gates.after_refactor,

@@ -30,6 +30,7 @@ from executor.workflows.tdd.brief import digest, render_brief, usage_line
 from executor.workflows.tdd.commit import commit_message, commit_subject, trailers
 from executor.workflows.tdd.context import LiveCount, SessionRun, agent_for
 from executor.workflows.tdd.guard import Guard
+from executor.workflows.tdd.hooks import find_hooks
 from executor.workflows.tdd.state import AgentCall as AgentCallLog
 from executor.workflows.tdd.step import Step
 
@@ -104,6 +105,9 @@ class Work(Guard):
                 return O.ADOPT
             self._say(f"ticked as done in the plan, but {doubt}: running it")
         self.rec.base_commit = self.rec.head = head
+        self.rec.hooks, note = find_hooks(self.r.repo, head)
+        if note and not self.r.options.no_verify:
+            self._say(note)
         self.rec.ignored = self.r.repo.ignored_entries(ignore=self._ignore())
         self.rec.flags = self.r.repo.index_flags()
         self._keep_flagged_changes(head)
@@ -308,6 +312,8 @@ class Work(Guard):
         return O.FAILED
 
     def pass_verify(self, role: str) -> Outcome:
+        if role == "refactor" and self.s.green is None and self.s.red is not None:
+            return self.red_verify()  # a session that only writes failing tests: still RED
         command = self._cmd(role)
         suite = self.r.suite_command if self.r.suite_command != command else None
         tree = self.r.repo.record_tree(exclude=self._ignore()).tree
