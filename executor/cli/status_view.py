@@ -87,7 +87,10 @@ def next_line(data: dict[str, Any]) -> str:
             f"--resume"
         )
     if nxt.get("do") == "resume":
-        return f"executor resume-session {session} --plan {plan}"
+        return (
+            f"executor resume-session {session} --plan {plan}  (with its saved options; "
+            f"--yes, never saved, approves every checkpoint)"
+        )
     if nxt.get("do") == "done":
         return "nothing: every session is complete"
     return f"executor execute-plan --plan {plan}"
@@ -97,9 +100,9 @@ def _status(s: dict[str, Any]) -> str:
     status = str(s["status"])
     if s.get("adopted"):
         return "completed (adopted)"
-    if status in {"completed", "not_started"} or not s.get("step"):
-        return status
-    return f"{status} ({s['step']})"
+    if status == "awaiting_approval" and s.get("step"):
+        return f"awaiting_approval ({s['step']})"  # the seed's checkpoint names
+    return status
 
 
 def _tests(s: dict[str, Any]) -> str:

@@ -17,6 +17,15 @@ from executor.vcs.rollback import GitRollback
 _TRAILER_KEY_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")
 
 
+def with_trailers(message: str, trailers: dict[str, str]) -> str:
+    """`message` as a commit carries it: trimmed lines, then the `Key: value` trailers
+    in a final paragraph (what `commit_session` writes, and a preview shows)."""
+    body = "\n".join(line.rstrip() for line in message.strip().splitlines())
+    if trailers:
+        body += "\n\n" + "\n".join(f"{k}: {v}" for k, v in trailers.items())
+    return body + "\n"
+
+
 class GitRepo(GitRollback):
     """One git working tree, addressed by its top-level folder."""
 
@@ -50,7 +59,4 @@ class GitRepo(GitRollback):
                 f"nothing to commit in {self.root}: the session's tree has no changes "
                 "besides the executor's own files"
             )
-        body = "\n".join(line.rstrip() for line in message.strip().splitlines())
-        if trailers:
-            body += "\n\n" + "\n".join(f"{k}: {v}" for k, v in trailers.items())
-        return self.commit_tree(tree, body + "\n", parent=head, flags=flags)
+        return self.commit_tree(tree, with_trailers(message, trailers), parent=head, flags=flags)

@@ -27,3 +27,21 @@ def test_shell_completion_completes_commands_and_their_options(tmp_path: Path) -
     options = run_cli(cwd=tmp_path, env={**bash, **words})
     assert options.stdout.split() == ["--checkpoints"]
     assert "--install-completion" in run_cli("--help", cwd=tmp_path).stdout
+
+
+def test_status_speaks_the_seeds_words_and_counts_tests_red_could_not_collect(
+    git_repo: Path,
+) -> None:
+    from tests.engine.helpers import make_project, replay_cmd, respond
+
+    plan = make_project(git_repo)
+    args = ["execute-session", "1", "--plan", str(plan), "--agent-command", replay_cmd()]
+    assert run_cli(*args, cwd=git_repo).returncode == 42  # before_start
+    respond(plan, git_repo, "approve")
+    assert run_cli(*args, "--resume", cwd=git_repo).returncode == 42  # after_red
+    shown = run_cli("status", "--plan", str(plan), cwd=git_repo)
+    assert shown.returncode == 0, shown.stderr
+    row = next(line for line in shown.stdout.splitlines() if "Ledger Models" in line)
+    assert "awaiting_approval (after_red)" in row
+    assert "0/12" in row  # RED failed at collection: its 12 tests counted from the file
+    assert "red_verify" not in shown.stdout and "_agent" not in row

@@ -150,7 +150,10 @@ def test_9_03_edits_made_while_waiting_are_never_committed_silently(git_repo: Pa
         shown.append(context["detail"] + more)
         respond(plan, git_repo, "approve")
     assert proc.returncode == 0, proc.stderr
-    assert any("The commit message will be" in text for text in shown)
+    preview = next(text for text in shown if "The commit message will be" in text)
+    message = git(git_repo, "log", "-1", "--format=%B").strip()
+    assert message in preview  # the exact message, its trailers too
+    assert "Agent-Step: session-1" in message
     assert not any("notes.txt" in text or "scratch.py" in text for text in shown)
     committed = git(git_repo, "show", "--name-only", "--format=", "HEAD").split()
     assert "README.md" not in committed and "notes.txt" not in committed

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from executor.plan import load_plan
 from executor.workflows.tdd import detail
 from executor.workflows.tdd.state import AgentCall, RedFacts, SessionRecord
@@ -123,3 +125,24 @@ def test_a_commit_subject_leaves_out_the_plans_priority_and_emoji_tags(tmp_path:
     plan = load_plan(tasks)
     session = plan.sessions()[0]
     assert commit_subject(plan, session).endswith("): User Story 2 - Max length")
+
+
+def test_a_missing_pytest_cov_is_said_once_at_after_green(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    from tests.engine.harness import World
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "pytest_cov" else real(name, *a),
+    )
+    world = World(tmp_path)
+    world.run(answers=["approve"] * 5)
+    assert world.prompter is not None
+    shown = [detail for _, _, detail in world.prompter.asked if "Coverage" in detail]
+    assert len(shown) == 1 and "pip install pytest-cov" in shown[0]
+    assert world.state()["run"]["hinted"] == ["coverage"]

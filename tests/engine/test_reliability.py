@@ -261,3 +261,23 @@ def test_pending_human_question_is_superseded_by_yes(git_repo: Path) -> None:
     assert not (plan / ".agent-request.json").exists()
     assert session_state(plan, 1)["bridge"]["pending"] is None
     assert commits(git_repo)[0] == "feat(ledger): Ledger Models"
+
+
+def test_abort_at_session_complete_keeps_the_persons_untracked_files(git_repo: Path) -> None:
+    """Issue 22: the session's commit and files go; a file the person made while the
+    question waited stays where it is."""
+    plan = make_project(git_repo)
+    args = ["execute-plan", "--plan", str(plan), "--agent-command", replay_cmd(),
+            "--checkpoints", "session"]  # fmt: skip
+    assert run_cli(*args, cwd=git_repo).returncode == 42  # session 1 committed: continue?
+    assert commits(git_repo)[0].startswith("feat(")
+    (git_repo / "notes.txt").write_text("my notes\n", encoding="utf-8")
+    (git_repo / "mine").mkdir()
+    (git_repo / "mine" / "draft.md").write_text("draft\n", encoding="utf-8")
+    respond(plan, git_repo, "abort")
+    proc = run_cli(*args, "--resume", cwd=git_repo)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert commits(git_repo) == ["add plan", "initial"]
+    assert not (git_repo / "ledger").exists()
+    assert (git_repo / "notes.txt").read_text("utf-8") == "my notes\n"
+    assert (git_repo / "mine" / "draft.md").read_text("utf-8") == "draft\n"

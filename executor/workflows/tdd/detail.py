@@ -147,10 +147,12 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
 
 
-def after_green(rec: SessionRecord, diff_stat: str) -> str:
+def after_green(rec: SessionRecord, diff_stat: str, *, hint: str | None = None) -> str:
     lines = [rec.last_summary]
     if rec.coverage is not None:
         lines.append(f"Coverage: {rec.coverage:g}%")
+    elif hint:
+        lines.append(hint)
     lines += ["", "Changed files:", diff_stat or "(none)"]
     return "\n".join(lines + agent_said(rec, Step.GREEN_AGENT))
 

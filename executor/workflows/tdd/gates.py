@@ -13,8 +13,9 @@ from executor.choices import Decision, Option, Question
 from executor.engine.agents import Waiting
 from executor.engine.decisions import NoHuman
 from executor.engine.machine import Outcome
+from executor.vcs.repo import with_trailers
 from executor.workflows.tdd import detail, verdicts
-from executor.workflows.tdd.commit import commit_message, commit_subject
+from executor.workflows.tdd.commit import commit_message, commit_subject, trailers
 from executor.workflows.tdd.context import SessionPart, opt
 from executor.workflows.tdd.step import RECHECK_AT, Step, checkpoint_of
 
@@ -203,10 +204,26 @@ class Gates(SessionPart):
                 opt("skip_refactor", "Skip refactor"),
                 opt("show_diff", "Show diff"),
             ],
-            detail.after_green(self.rec, self._diff_stat()),
+            detail.after_green(self.rec, self._diff_stat(), hint=self._coverage_hint()),
         )
         self._next_attempt(outcome)
         return outcome
+
+    def _coverage_hint(self) -> str | None:
+        """Once a run: why a pytest suite shows no coverage (pytest-cov is missing)."""
+        import importlib.util
+
+        hinted = self.r.state.run.hinted
+        command = self.r.suite_command or self._cmd("green") or ""
+        if self.rec.coverage is not None or "coverage" in hinted or "pytest" not in command:
+            return None
+        if importlib.util.find_spec("pytest_cov") is not None:
+            return None
+        hinted.append("coverage")
+        return (
+            "Coverage: not measured: pytest-cov is not installed where the executor runs "
+            "(pip install pytest-cov to see it here)"
+        )
 
     def after_refactor(self) -> Outcome:
         if self.s.is_checkpoint:
@@ -223,7 +240,10 @@ class Gates(SessionPart):
                 self.s,
                 self.rec,
                 self._diff_stat(),
-                commit_message(self.r.plan, self.s, self.rec, self._cmd("green")),
+                with_trailers(
+                    commit_message(self.r.plan, self.s, self.rec, self._cmd("green")),
+                    trailers(self.r.plan, self.s, self.r.state.run.run_id),
+                ),
             ),
         )
         self._next_attempt(outcome)

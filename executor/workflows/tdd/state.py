@@ -249,6 +249,7 @@ class RunRecord(Strict):
         ),
     )
     options: RunOptions = Field(default_factory=RunOptions)
+    hinted: list[str] = Field(default_factory=list, description="hints said once per run")
     spent: Spent = Field(default_factory=Spent)
     sessions: dict[int, SessionRecord] = Field(
         default_factory=dict, description="the sessions in progress (finished ones: archived)"

@@ -79,6 +79,14 @@ def test_fingerprints(root: Path, files: Iterable[str]) -> dict[str, str]:
     return out
 
 
+def named_tests(fingerprints: dict[str, str], files: Iterable[str]) -> list[str]:
+    """The test functions (`file::name`, `file::Class::name`) `files` define, from their
+    fingerprints: the tests a run that could not collect them did not count."""
+    wanted = set(files)
+    named = (k for k in fingerprints if k.split("::", 1)[0] in wanted)
+    return [k for k in named if k.rsplit("::", 1)[1].startswith("test")]  # pytest's test*
+
+
 def _definitions(prefix: str, body: list[ast.stmt]) -> dict[str, str]:
     out: dict[str, str] = {}
     rest: list[ast.stmt] = []

@@ -300,7 +300,9 @@ class Work(Guard):
             self.rec.red.tests = verdicts.test_fingerprints(root, tests)
             self.rec.red.infra = self.infra_now(changed)
             self.rec.verified = tree
-            self.rec.tests_written = run.collected or None
+            # a RED that fails at collection counts no test: count them from its files
+            named = verdicts.named_tests(self.rec.red.tests, self.rec.red.files)
+            self.rec.tests_written = run.collected or len(named) or None
             self.rec.tests_passing = run.passed
             self.rec.last_summary = f"RED verified: {run.summary()}"
             self.rec.last_failure = ""
