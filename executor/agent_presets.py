@@ -17,9 +17,12 @@ Only the standard library is imported: this runs once per agent step.
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 import shlex
 import shutil
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +61,19 @@ _WRAPPERS = frozenset(
 )
 
 
+#: Spellings of one runner: an agent told to run `pytest` may well type `python3 -m pytest`.
+_SPELLINGS = (
+    ("pytest", "py.test", "python -m pytest", "python3 -m pytest", "uv run pytest"),
+    ("npm test", "npm run test", "npm t"),
+    ("pnpm test", "pnpm run test"),
+    ("yarn test", "yarn run test"),
+    ("npx vitest", "vitest", "npx vitest run", "vitest run"),
+    ("npx jest", "jest"),
+    ("go test",),
+    ("cargo test",),
+)
+
+
 @dataclass(frozen=True)
 class PresetRequest:
     """What a preset needs for one agent step."""
@@ -70,6 +86,20 @@ class PresetRequest:
     repo: Path
     #: The command the executor will run for this step (None: the agent runs no command).
     test_command: str | None
+    #: The plan's and the project's other test commands (the agent may run them too).
+    test_commands: tuple[str, ...] = ()
+
+    def allowed(self) -> list[str]:
+        """The commands the agent may run, with any further arguments: each test
+        command's runner (`runner_prefix`), in every common spelling of that runner."""
+        commands = [c for c in (self.test_command, *self.test_commands) if c]
+        out: list[str] = []
+        for command in commands:
+            prefix = runner_prefix(command)
+            for spelling in next((s for s in _SPELLINGS if prefix in s), (prefix,)):
+                if spelling not in out:
+                    out.append(spelling)
+        return out
 
 
 @dataclass(frozen=True)
@@ -111,7 +141,13 @@ def register(preset: Preset, *, replace: bool = False) -> None:
 
 
 def preset_argv(
-    name: str, *, prompt_file: Path, prompt: str, repo: Path, test_command: str | None
+    name: str,
+    *,
+    prompt_file: Path,
+    prompt: str,
+    repo: Path,
+    test_command: str | None,
+    test_commands: tuple[str, ...] = (),
 ) -> PresetCommand:
     """The command that runs preset `name` for one step (see `PresetRequest`).
 
@@ -120,7 +156,7 @@ def preset_argv(
     preset = PRESETS.get(name)
     if preset is None:
         raise PresetError(f"unknown agent preset {name!r}; known: {', '.join(sorted(PRESETS))}")
-    command = preset.build(PresetRequest(prompt_file, prompt, repo, test_command))
+    command = preset.build(PresetRequest(prompt_file, prompt, repo, test_command, test_commands))
     too_long = [a for a in command.argv if len(a.encode("utf-8")) > MAX_ARG_BYTES]
     if too_long:
         raise PresetError(
@@ -197,11 +233,14 @@ def _claude_rule(command: str) -> list[str]:
 
 
 def _claude(req: PresetRequest) -> PresetCommand:
+    """The brief goes on stdin (an argument is visible in `ps` and capped at 128 KiB;
+    Claude Code reads up to 10 MB of stdin as the prompt when `-p` has none)."""
     argv = ["claude", "-p", "--output-format", "json", "--permission-mode", "acceptEdits"]
-    if req.test_command:
-        argv += ["--allowedTools", *_claude_rule(runner_prefix(req.test_command))]
+    allowed = req.allowed()
+    if allowed:
+        argv += ["--allowedTools", *(r for c in allowed for r in _claude_rule(c))]
     argv += ["--disallowedTools", *(r for git in GIT_FORBIDDEN for r in _claude_rule(git))]
-    return PresetCommand(argv=(*argv, "--", req.prompt))
+    return PresetCommand(argv=tuple(argv), stdin_text=req.prompt)
 
 
 def _codex(req: PresetRequest) -> PresetCommand:
@@ -209,8 +248,8 @@ def _codex(req: PresetRequest) -> PresetCommand:
     return PresetCommand(argv=argv, stdin_text=req.prompt)
 
 
-def gemini_policy(test_command: str | None) -> str:
-    """The Gemini CLI policy (TOML) for one step: the test command allowed, git denied."""
+def gemini_policy(allowed: list[str]) -> str:
+    """The Gemini CLI policy (TOML) for one step: the test commands allowed, git denied."""
     lines = [
         "# plan-executor: policy for one agent step (docs/agent-command.md)",
         "[[rule]]",
@@ -220,33 +259,53 @@ def gemini_policy(test_command: str | None) -> str:
         "priority = 900",
         'denyMessage = "plan-executor verifies this step and makes the commit itself"',
     ]
-    if test_command:
+    if allowed:
         lines += [
             "",
             "[[rule]]",
             'toolName = "run_shell_command"',
-            f"commandPrefix = {json.dumps(runner_prefix(test_command))}",
+            f"commandPrefix = {json.dumps(allowed)}",
             'decision = "allow"',
             "priority = 500",
         ]
     return "\n".join(lines) + "\n"
 
 
+#: What the gemini preset needs, and the Gemini CLI version that has it all.
+_GEMINI_NEEDS = ("--approval-mode", "--policy", "--output-format")
+_GEMINI_VERSION = "0.30"
+
+
+@functools.cache
+def gemini_flags() -> frozenset[str]:
+    """The long flags the installed `gemini --help` lists (asked once per process; empty
+    when it cannot be asked)."""
+    try:
+        done = subprocess.run(["gemini", "--help"], capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL, timeout=60, check=False)  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return frozenset()
+    return frozenset(re.findall(r"(?<![\w-])--[a-z][a-z-]*", done.stdout + done.stderr))
+
+
 def _gemini(req: PresetRequest) -> PresetCommand:
+    """Only flags the installed Gemini CLI lists: `--skip-trust` (folder trust, 0.41 on)
+    when it has it; without `--policy` and the rest, a clear error naming the version.
+    The brief goes on stdin (headless reads up to 8 MB of it)."""
+    flags = gemini_flags()
+    missing = [f for f in _GEMINI_NEEDS if flags and f not in flags]
+    if missing:
+        raise PresetError(
+            f"the installed Gemini CLI has no {', '.join(missing)} (its `gemini --help`); "
+            f"the gemini preset needs Gemini CLI {_GEMINI_VERSION} or later: "
+            f"npm install -g @google/gemini-cli@latest"
+        )
     policy = req.prompt_file.with_name(req.prompt_file.stem + ".gemini-policy.toml")
-    policy.write_text(gemini_policy(req.test_command), encoding="utf-8")
-    argv = (
-        "gemini",
-        "--skip-trust",
-        "--approval-mode",
-        "auto_edit",
-        "--policy",
-        str(policy),
-        "--output-format",
-        "json",
-        f"--prompt={req.prompt}",
-    )
-    return PresetCommand(argv=argv)
+    policy.write_text(gemini_policy(req.allowed()), encoding="utf-8")
+    trust = ("--skip-trust",) if not flags or "--skip-trust" in flags else ()
+    argv = ("gemini", *trust, "--approval-mode", "auto_edit", "--policy", str(policy),
+            "--output-format", "json")  # fmt: skip
+    return PresetCommand(argv=argv, stdin_text=req.prompt)
 
 
 def _aider(req: PresetRequest) -> PresetCommand:
@@ -274,8 +333,9 @@ for _preset in (
         executable="claude",
         template=(
             "claude -p --output-format json --permission-mode acceptEdits --allowedTools "
-            '"Bash(<runner>)" "Bash(<runner> *)" --disallowedTools "Bash(git commit)" '
-            '"Bash(git commit *)" ... -- <brief>'
+            '"Bash(<runner>)" "Bash(<runner> *)" ... --disallowedTools "Bash(git commit)" '
+            '"Bash(git commit *)" ...  (brief on stdin; each test command\'s runner, in its '
+            "common spellings)"
         ),
         summary="Claude Code headless; edits approved, Bash only for the test command",
         sources=(
@@ -302,8 +362,9 @@ for _preset in (
         name="gemini",
         executable="gemini",
         template=(
-            "gemini --skip-trust --approval-mode auto_edit --policy <brief>.gemini-policy.toml "
-            "--output-format json --prompt=<brief>"
+            "gemini [--skip-trust] --approval-mode auto_edit --policy "
+            "<brief>.gemini-policy.toml --output-format json  (brief on stdin; flags checked "
+            "against `gemini --help`)"
         ),
         summary="Gemini CLI headless; workspace trusted for the run, policy allows the tests",
         sources=(

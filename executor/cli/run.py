@@ -176,7 +176,11 @@ def register(app: typer.Typer) -> None:
             console.out("\n".join(log))
             console.out("")
             render_status(data, rich=console.is_tty())
-            console.out(f"\nThe demo repository is at {root}")
+            where = root.parent if target is None else root  # the temporary folder it made
+            console.out(
+                f"\nThe demo repository is at {root}; it stays there until you remove it "
+                f"(rm -rf {fsutil.quote(where)})"
+            )
             console.out(
                 "Next: look at a session's commit (git -C "
                 f"{fsutil.quote(root)} show HEAD~3), add Claude Code commands to a project "

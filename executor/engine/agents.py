@@ -75,6 +75,8 @@ class AgentCall:
     timeout: int = DEFAULT_AGENT_TIMEOUT
     #: The command the executor will run for this step (a preset lets the agent run it).
     test_command: str | None = None
+    #: The plan's and project's other test commands (a preset lets the agent run them too).
+    test_commands: tuple[str, ...] = ()
     #: Where the agent process's transcript goes (command and preset agents).
     log: Path | None = None
 

@@ -130,6 +130,7 @@ class ProcessAgents:
                 prompt=call.brief.read_text("utf-8"),
                 repo=self.repo,
                 test_command=call.test_command,
+                test_commands=call.test_commands,
             )
             argv, stdin_text = list(built.argv), built.stdin_text
             env.update(built.env_additions)

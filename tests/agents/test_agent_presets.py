@@ -13,6 +13,7 @@ from executor.agent_presets import (
     PRESETS,
     Preset,
     PresetCommand,
+    PresetRequest,
     describe,
     on_path,
     preset_argv,
@@ -56,16 +57,36 @@ def test_runner_prefix(command: str, prefix: str) -> None:
     assert runner_prefix(command) == prefix
 
 
-def test_claude_argv(tmp_path: Path) -> None:
+PYTEST_SPELLINGS = ("pytest", "py.test", "python -m pytest", "python3 -m pytest", "uv run pytest")
+
+
+def test_claude_argv_allows_every_spelling_of_the_runner_and_reads_the_brief_on_stdin(
+    tmp_path: Path,
+) -> None:
     cmd = build("claude", tmp_path)
     denied = [r for git in GIT_FORBIDDEN for r in (f"Bash({git})", f"Bash({git} *)")]
+    allowed = [r for c in PYTEST_SPELLINGS for r in (f"Bash({c})", f"Bash({c} *)")]
     assert cmd.argv == (
         "claude", "-p", "--output-format", "json", "--permission-mode", "acceptEdits",
-        "--allowedTools", "Bash(python -m pytest)", "Bash(python -m pytest *)",
-        "--disallowedTools", *denied, "--", "# Brief: session 1\n",
+        "--allowedTools", *allowed, "--disallowedTools", *denied,
     )  # fmt: skip
-    assert (cmd.stdin_text, cmd.env_additions, cmd.git_excludes) == ("", {}, ())
+    assert (cmd.stdin_text, cmd.env_additions, cmd.git_excludes) == ("# Brief: session 1\n", {}, ())
     assert "Bash(git commit *)" in denied and "Bash(git push *)" in denied
+
+
+def test_the_plans_other_test_commands_are_allowed_too(tmp_path: Path) -> None:
+    brief = tmp_path / "s1.green.md"
+    brief.write_text("b", encoding="utf-8")
+    cmd = preset_argv("claude", prompt_file=brief, prompt="b", repo=tmp_path,
+                      test_command="npm test -- tests/a.test.js",
+                      test_commands=("make lint-tests", "npm test"))  # fmt: skip
+    rules = cmd.argv[cmd.argv.index("--allowedTools") + 1 : cmd.argv.index("--disallowedTools")]
+    assert [r for r in rules if not r.endswith(" *)")] == [
+        "Bash(npm test)",
+        "Bash(npm run test)",
+        "Bash(npm t)",
+        "Bash(make lint-tests)",
+    ]
 
 
 def test_claude_without_a_test_command_allows_no_shell(tmp_path: Path) -> None:
@@ -74,9 +95,8 @@ def test_claude_without_a_test_command_allows_no_shell(tmp_path: Path) -> None:
 
 def test_claude_rule_escapes_a_literal_star(tmp_path: Path) -> None:
     argv = build("claude", tmp_path, test_command="pytest -k 'a*'").argv
-    assert argv[argv.index("--allowedTools") + 1 : argv.index("--disallowedTools")] == (
-        "Bash(pytest)",
-        "Bash(pytest *)",
+    assert argv[argv.index("--allowedTools") + 1 : argv.index("--disallowedTools")] == tuple(
+        r for c in PYTEST_SPELLINGS for r in (f"Bash({c})", f"Bash({c} *)")
     )
     argv = build("claude", tmp_path, test_command="sh -c 'pytest *'").argv
     assert "Bash(sh -c 'pytest \\*' *)" in argv
@@ -96,8 +116,9 @@ def test_gemini_argv_and_its_policy_file(tmp_path: Path) -> None:
     policy = tmp_path / "s1.green.gemini-policy.toml"
     assert cmd.argv == (
         "gemini", "--skip-trust", "--approval-mode", "auto_edit", "--policy", str(policy),
-        "--output-format", "json", "--prompt=# Brief: session 1\n",
+        "--output-format", "json",
     )  # fmt: skip
+    assert cmd.stdin_text == "# Brief: session 1\n"
     assert policy.read_text(encoding="utf-8") == (
         "# plan-executor: policy for one agent step (docs/agent-command.md)\n"
         "[[rule]]\n"
@@ -111,7 +132,8 @@ def test_gemini_argv_and_its_policy_file(tmp_path: Path) -> None:
         "\n"
         "[[rule]]\n"
         'toolName = "run_shell_command"\n'
-        'commandPrefix = "python -m pytest"\n'
+        'commandPrefix = ["pytest", "py.test", "python -m pytest", "python3 -m pytest", '
+        '"uv run pytest"]\n'
         'decision = "allow"\n'
         "priority = 500\n"
     )
@@ -130,18 +152,28 @@ def test_aider_argv(tmp_path: Path) -> None:
     assert cmd.git_excludes == (".aider*",)
 
 
-@pytest.mark.parametrize("name", ["claude", "gemini"])
-def test_a_brief_too_long_for_an_argument_is_refused_with_its_size(
-    name: str, tmp_path: Path
+@pytest.mark.parametrize("name", ["claude", "gemini", "codex"])
+def test_a_brief_too_long_for_an_argument_goes_on_stdin(name: str, tmp_path: Path) -> None:
+    brief = "x" * (MAX_ARG_BYTES + 20)
+    cmd = preset_argv(name, prompt_file=tmp_path / "b.md", prompt=brief, repo=tmp_path,
+                      test_command=None)  # fmt: skip
+    assert cmd.stdin_text == brief and all(len(a) < MAX_ARG_BYTES for a in cmd.argv)
+
+
+def test_a_registered_preset_passing_a_brief_too_long_as_an_argument_is_refused(
+    tmp_path: Path,
 ) -> None:
-    with pytest.raises(PresetError, match=f"is {MAX_ARG_BYTES + 20} bytes"):
-        preset_argv(
-            name,
-            prompt_file=tmp_path / "b.md",
-            prompt="x" * (MAX_ARG_BYTES + 20 - (len("--prompt=") if name == "gemini" else 0)),
-            repo=tmp_path,
-            test_command=None,
-        )
+    def build_it(req: PresetRequest) -> PresetCommand:
+        return PresetCommand(argv=("tool", req.prompt))
+
+    register(Preset("arg-tool", "tool", "tool <brief>", "test", (), build_it), replace=True)
+    try:
+        with pytest.raises(PresetError, match=f"is {MAX_ARG_BYTES + 20} bytes"):
+            preset_argv("arg-tool", prompt_file=tmp_path / "b.md",
+                        prompt="x" * (MAX_ARG_BYTES + 20), repo=tmp_path,
+                        test_command=None)  # fmt: skip
+    finally:
+        PRESETS.pop("arg-tool", None)
 
 
 def test_unknown_preset_names_the_known_ones(tmp_path: Path) -> None:

@@ -122,3 +122,30 @@ def test_an_agent_error_result_is_retried_by_the_policy(git_repo: Path, tmp_path
     calls = records(plan)["1"]["agent_calls"]
     assert [c["status"] for c in calls] == ["error"] * 3
     assert "The agent failed for the RED step" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("version", "trust"), [("0.45.0", True), ("0.35.0", False)], ids=["current", "no-trust"]
+)
+def test_gemini_gets_only_the_flags_its_help_lists(
+    git_repo: Path, tmp_path: Path, version: str, trust: bool
+) -> None:
+    plan = make_project(git_repo)
+    env = {**standin_env(tmp_path), "STANDIN_GEMINI_VERSION": version}
+    proc = run_cli("execute-session", "1", "--plan", str(plan), "--agent", "gemini", "--yes",
+                   cwd=git_repo, env=env, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    argv = json.loads((tmp_path / "standin.log").read_text("utf-8").splitlines()[-1])["argv"]
+    assert ("--skip-trust" in argv) == trust and "--policy" in argv
+
+
+def test_a_gemini_too_old_for_the_preset_is_named_with_the_version_needed(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    plan = make_project(git_repo)
+    env = {**standin_env(tmp_path), "STANDIN_GEMINI_VERSION": "0.29.0"}
+    proc = run_cli("execute-session", "1", "--plan", str(plan), "--agent", "gemini", "--yes",
+                   cwd=git_repo, env=env, timeout=300)  # fmt: skip
+    assert proc.returncode == 64, proc.stdout + proc.stderr
+    assert "has no --policy" in proc.stderr and "Gemini CLI 0.30 or later" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -204,3 +204,17 @@ def test_standins_refuse_unknown_flags_like_the_real_parsers(
     assert run.proc.returncode == code
     assert all(text in run.proc.stderr for text in expected), run.proc.stderr
     assert not run.report.ok
+
+
+@pytest.mark.parametrize("name", ["claude", "gemini"])
+def test_the_runners_other_spellings_are_allowed_and_git_still_is_not(
+    agent_standins: Standins, name: str
+) -> None:
+    """Issue 22: an agent told to run `python -m pytest ...` that types `pytest -q` or
+    `python3 -m pytest` is not refused; a commit still is."""
+    spellings = ["pytest -q -p no:cacheprovider tests/test_thing.py",
+                 "python3 -m pytest -q -p no:cacheprovider tests/test_thing.py"]  # fmt: skip
+    run = agent_standins.run_preset(name, STANDIN_RUN="\n".join([*spellings, "git commit -m x"]))
+    assert run.report.ok, run.report.error_message
+    assert [cmd for cmd, *_ in run.log["ran"]] == spellings
+    assert run.log["refused"] == ["git commit -m x"]

@@ -265,9 +265,15 @@ class Work(Guard):
             context={"plan": str(self.r.plan.folder), "repo": str(self.r.repo.root)},
             timeout=self.r.options.agent_timeout or DEFAULT_AGENT_TIMEOUT,
             test_command=self._cmd(role),
+            test_commands=self._test_commands(),
             log=fsutil.ensure_private_dir(self.r.layout.logs, inside=self.r.layout.folder)
             / f"{key}.log",
         )
+
+    def _test_commands(self) -> tuple[str, ...]:
+        """Every test command the session and the project use (an agent may run them)."""
+        roles = [self._cmd(r) for r in ("red", "green", "refactor")]
+        return tuple(dict.fromkeys(c for c in (*roles, self.r.suite_command) if c))
 
     # -- verification ---------------------------------------------------------------------
     def _run(

@@ -9,7 +9,9 @@ edit or shell tools, `auto_edit`: edits, `yolo`: everything, `plan`: read-only) 
 policy `ask_user` counts as deny; `--policy FILE` rules (`run_shell_command`,
 `commandPrefix`, `decision`, `priority`; highest priority wins) read from the TOML subset
 the preset writes; the deprecated `--yolo` and `--allowed-tools` (a warning).
-Argument errors exit 42 (documented "input error"), like yargs' message.
+Argument errors exit 42 (documented "input error"), like yargs' message. `--help` lists
+the options; STANDIN_GEMINI_VERSION (default 0.45.0) models an older CLI: before 0.41
+there is no `--skip-trust` (and no folder trust), before 0.30 no `--policy`.
 """
 
 from __future__ import annotations
@@ -35,15 +37,23 @@ class _Parser(argparse.ArgumentParser):
         self.exit(42, f"Usage: gemini [options] [command]\n\n{text}\n")
 
 
+def _version() -> tuple[int, ...]:
+    text = os.environ.get("STANDIN_GEMINI_VERSION", "0.45.0")
+    return tuple(int(part) for part in text.split("."))
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="gemini", add_help=False, allow_abbrev=False)
+    version = _version()
     p.add_argument("-p", "--prompt")
     p.add_argument("-m", "--model", default="gemini-2.5-pro")
     p.add_argument("-o", "--output-format", choices=("text", "json", "stream-json"), default="text")
     p.add_argument("--approval-mode", choices=MODES)
     p.add_argument("-y", "--yolo", action="store_true")
-    p.add_argument("--skip-trust", action="store_true")
-    p.add_argument("--policy", action="append", default=[], type=Path)
+    if version >= (0, 41):
+        p.add_argument("--skip-trust", action="store_true")
+    if version >= (0, 30):
+        p.add_argument("--policy", action="append", default=[], type=Path)
     p.add_argument("--allowed-tools", action="append", default=[])
     p.add_argument("--include-directories", action="append", default=[])
     p.add_argument("-d", "--debug", action="store_true")
@@ -90,8 +100,21 @@ def _fatal(args: argparse.Namespace, kind: str, message: str, code: int) -> int:
     return code
 
 
+def _help(parser: argparse.ArgumentParser) -> int:
+    """yargs-like: `Options:` then one line per flag."""
+    lines = ["Usage: gemini [options] [command]", "", "Options:"]
+    for action in parser._actions:
+        if action.option_strings:
+            lines.append("  " + ", ".join(action.option_strings))
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
 def main(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    if "--help" in argv or "-h" in argv:
+        return _help(parser)
+    args = parser.parse_args(argv)
     if args.yolo and args.approval_mode:
         return _fatal(
             args,
@@ -108,7 +131,11 @@ def main(argv: list[str]) -> int:
     prompt = "\n".join(x for x in (stdin, args.prompt or " ".join(args.query)) if x)
     if not prompt.strip():
         return _fatal(args, "FatalInputError", "No input provided via stdin.", 42)
-    trusted = args.skip_trust or os.environ.get("GEMINI_TRUST_WORKSPACE") == "true"
+    trusted = (
+        _version() < (0, 41)
+        or getattr(args, "skip_trust", False)
+        or os.environ.get("GEMINI_TRUST_WORKSPACE") == "true"
+    )
     if not trusted:
         return _fatal(
             args,
@@ -127,7 +154,7 @@ def main(argv: list[str]) -> int:
     if fail == "error":
         return _fatal(args, "ApiError", "stand-in failure (STANDIN_FAIL=error)", 1)
     mode = args.approval_mode or ("yolo" if args.yolo else "default")
-    rules = _policy_rules(args.policy)
+    rules = _policy_rules(getattr(args, "policy", []))
     for tool in args.allowed_tools:
         found = re.fullmatch(r"run_shell_command\((.*)\)", tool)
         if found:
