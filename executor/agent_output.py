@@ -93,8 +93,9 @@ def _str(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _float(value: object) -> float | None:
-    """A cost or count a CLI reported: a finite number, not negative; else unknown."""
+def reported_number(value: object) -> float | None:
+    """A cost or count a CLI or a host reported: a finite number, not negative; else
+    unknown (None), so no budget is spent by a number no float can hold."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     try:
@@ -104,13 +105,13 @@ def _float(value: object) -> float | None:
     return number if math.isfinite(number) and number >= 0 else None
 
 
-def _int(value: object) -> int | None:
-    number = _float(value)
+def reported_int(value: object) -> int | None:
+    number = reported_number(value)
     return int(number) if number is not None else None
 
 
 def _add(total: int | None, value: object) -> int | None:
-    got = _int(value)
+    got = reported_int(value)
     if got is None:
         return total
     return got if total is None else total + got
@@ -191,10 +192,10 @@ def _claude(agent: str, stdout: str, stderr: str, exit_code: int, duration_s: fl
         ok=ok,
         final_message=text.strip() if ok else "",
         error_message=error,
-        cost_usd=_float(res.get("total_cost_usd")),
+        cost_usd=reported_number(res.get("total_cost_usd")),
         input_tokens=inputs,
-        output_tokens=_int(usage.get("output_tokens")),
-        turns=_int(res.get("num_turns")),
+        output_tokens=reported_int(usage.get("output_tokens")),
+        turns=reported_int(res.get("num_turns")),
         denied=[_claude_denial(d) for d in denials] if isinstance(denials, list) else [],
         duration_s=duration_s,
     )
@@ -321,7 +322,7 @@ def _aider_count(text: str | None) -> int:
     """aider's `format_tokens` output back to a number ('2.1k' -> 2100; rounded by aider)."""
     if not text:
         return 0
-    number = _float(float(text[:-1]) * 1000 if text.endswith("k") else float(text))
+    number = reported_number(float(text[:-1]) * 1000 if text.endswith("k") else float(text))
     return round(number) if number is not None else 0
 
 
@@ -346,7 +347,8 @@ def _aider(agent: str, stdout: str, stderr: str, exit_code: int, duration_s: flo
         ok=error is None,
         final_message="\n".join(body).strip() if error is None else "",
         error_message=None if error is None else f"aider: {error}",
-        cost_usd=_float(float(costs[-1][2])) if costs else None,  # the session total so far
+        # the session's total so far
+        cost_usd=reported_number(float(costs[-1][2])) if costs else None,
         input_tokens=inputs if reports else None,
         output_tokens=outputs if reports else None,
         turns=len(reports) or None,

@@ -141,7 +141,8 @@ def ensure_private_dir(folder: Path, *, inside: Path) -> Path:
     return folder
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this id runs on this machine (another user's counts)."""
     if pid == os.getpid():
         return True
     try:
@@ -150,6 +151,8 @@ def _pid_alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
+    except OSError:  # an id no process can have
+        return False
     return True
 
 
@@ -164,7 +167,7 @@ def sweep_orphans(folder: Path) -> list[Path]:
         if not entry.name.startswith(TEMP_PREFIX):
             continue
         m = _TMP_RE.match(entry.name)
-        if not m or _pid_alive(int(m.group("pid"))):
+        if not m or pid_alive(int(m.group("pid"))):
             continue
         with contextlib.suppress(OSError):
             os.unlink(entry.path)

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from executor.fsutil import pid_alive
+
 if TYPE_CHECKING:
     from executor.bridge.models import AgentRequest
 
@@ -167,7 +169,7 @@ def busy(folder: Path) -> bool:
             continue
         if host and host != _host():
             return True  # held on another machine: not ours to answer
-        if _alive(int(pid)):
+        if pid_alive(int(pid)):
             return True
     return False
 
@@ -178,18 +180,6 @@ def _host() -> str:
     import platform  # Windows
 
     return platform.node()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    except OSError:
-        return False
-    return True
 
 
 def scan(folders: Sequence[Path], *, paused: bool = False) -> Scan:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -12,23 +13,31 @@ from executor.cli import common
 from executor.fsutil import quote
 
 
+def _listed(groups: Sequence[tuple[str, Sequence[Path], str]], notes: Sequence[str]) -> None:
+    """Each file under what was done to it (`wrote   .claude/...`), then the notes."""
+    from executor.claude.install import display_path
+
+    for label, paths, why in groups:
+        for path in paths:
+            console.out(f"{label:<10} {display_path(path)}{why}")
+    for note in notes:
+        console.out(f"note: {note}")
+
+
 def _install(
     target: Path | None, plan: Path | None, force: bool, hooks: bool, json_output: bool
 ) -> int:
-    from executor.claude.install import display_path, install_claude
+    from executor.claude.install import install_claude
 
     result = install_claude(target, plan=plan, force=force, hooks=hooks)
     if json_output:
         console.out_json(result.as_dict())
         return 0
-    for path in result.written:
-        console.out(f"wrote      {display_path(path)}")
-    for path in result.unchanged:
-        console.out(f"unchanged  {display_path(path)}")
-    for path in result.skipped:
-        console.out(f"skipped    {display_path(path)} (exists and differs; --force overwrites)")
-    for note in result.notes:
-        console.out(f"note: {note}")
+    _listed(
+        [("wrote", result.written, ""), ("unchanged", result.unchanged, ""),
+         ("skipped", result.skipped, " (exists and differs; --force overwrites)")],
+        result.notes,
+    )  # fmt: skip
     console.out(
         f"{len(result.written)} written, {len(result.unchanged)} unchanged, "
         f"{len(result.skipped)} skipped in {result.target / '.claude'}"
@@ -39,21 +48,17 @@ def _install(
 
 
 def _remove(target: Path | None, json_output: bool) -> int:
-    from executor.claude.install import display_path
     from executor.claude.uninstall import remove_claude
 
     result = remove_claude(target)
     if json_output:
         console.out_json(result.as_dict())
         return 0
-    for path in result.removed:
-        console.out(f"removed    {display_path(path)}")
-    for path in result.written:
-        console.out(f"updated    {display_path(path)}")
-    for path in result.kept:
-        console.out(f"kept       {display_path(path)} (changed since install-claude wrote it)")
-    for note in result.notes:
-        console.out(f"note: {note}")
+    _listed(
+        [("removed", result.removed, ""), ("updated", result.written, ""),
+         ("kept", result.kept, " (changed since install-claude wrote it)")],
+        result.notes,
+    )  # fmt: skip
     console.out(
         f"{len(result.removed)} removed, {len(result.written)} updated, "
         f"{len(result.kept)} kept in {result.target / '.claude'}"

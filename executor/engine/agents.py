@@ -14,12 +14,12 @@ right after it saves.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn, Protocol
 
+from executor.agent_output import reported_int, reported_number
 from executor.bridge.models import Ledger, PendingRequest, known_error_type
 from executor.bridge.protocol import BridgeChannel, Reply
 
@@ -165,11 +165,11 @@ class BridgeAgents:
             text=got.text or "",
             error_type=got.error_type,
             error_message=got.error_message,
-            seconds=_number(meta.get("duration_seconds")) or 0.0,
-            cost_usd=_number(meta.get("cost_usd", meta.get("total_cost_usd"))),
-            input_tokens=_integer(meta.get("input_tokens")),
-            output_tokens=_integer(meta.get("output_tokens", meta.get("tokens_used"))),
-            turns=_integer(meta.get("turns", meta.get("num_turns"))),
+            seconds=reported_number(meta.get("duration_seconds")) or 0.0,
+            cost_usd=reported_number(meta.get("cost_usd", meta.get("total_cost_usd"))),
+            input_tokens=reported_int(meta.get("input_tokens")),
+            output_tokens=reported_int(meta.get("output_tokens", meta.get("tokens_used"))),
+            turns=reported_int(meta.get("turns", meta.get("num_turns"))),
         )
 
     def wait(self, pending: PendingRequest, call: AgentCall) -> None:
@@ -189,20 +189,3 @@ class BridgeAgents:
         """Record the reply consumed; its files go once that is saved."""
         ledger.consume(reply.request_id, reply.response_sha256)
         self.durable.after_save(lambda: self.channel.finish(reply))
-
-
-def _number(value: object) -> float | None:
-    """A number a host put in a response's metadata: finite and not negative, else
-    unknown (None), so no budget is spent by a number no float can hold."""
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        return None
-    try:
-        number = float(value)
-    except OverflowError:  # an integer of hundreds of digits
-        return None
-    return number if math.isfinite(number) and number >= 0 else None
-
-
-def _integer(value: object) -> int | None:
-    number = _number(value)
-    return int(number) if number is not None else None

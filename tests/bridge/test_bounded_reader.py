@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from executor.agent_output import reported_number
 from executor.bounded import MAX_JSON_DEPTH, parse_json, read_bounded
 from executor.bridge import BridgeChannel
 from executor.bridge.invoker import FileLedgerStore
-from executor.engine.agents import _number
 from executor.errors import CorruptStateError, DataError
 
 
@@ -103,7 +103,7 @@ def test_a_response_nothing_waits_for_is_moved_aside_unread(tmp_path: Path) -> N
 def test_a_hosts_metadata_number_counts_only_when_finite_and_not_negative(
     value: object, number: float | None
 ) -> None:
-    assert _number(value) == number
+    assert reported_number(value) == number
 
 
 def test_a_response_object_too_deep_to_serialise_is_refused_not_crashed(tmp_path: Path) -> None:
