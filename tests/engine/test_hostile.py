@@ -1,0 +1,46 @@
+"""Issue 19's hostile pass: stand-in agents written to get failing work committed, to
+lose a person's work or to wedge a run, through the real CLI.
+
+Each test is named after what it attacks (`test_19_hostile_...`) and failed on the
+engine before its fix, or documents a limit `docs/reliability.md` names. The agents are
+the replay agent followed by a small hostile script (`hostile`, as in `test_sealed.py`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.engine.helpers import commits, make_project
+from tests.engine.test_sealed import hostile, run
+
+pytestmark = pytest.mark.slow
+
+GOOD = "ledger/models.py"
+
+
+# -- no program the repository configures runs in the executor's git commands ----------
+
+
+@pytest.mark.parametrize("hook", ["post-index-change", "reference-transaction"])
+def test_19_hostile_a_hook_the_agent_writes_never_runs_in_the_executors_git(
+    git_repo: Path, tmp_path: Path, hook: str
+) -> None:
+    """git runs `post-index-change` whenever an index is written and
+    `reference-transaction` for every ref update: the executor writes private indexes
+    and backup refs while it verifies, so a hook there ran the agent's code in the middle
+    of the checks (it could swap a file between the tree recorded and the test run)."""
+    plan = make_project(git_repo)
+    marker = tmp_path / "hook-ran"
+    plant = (
+        # a commit the executor folds back makes it write a backup ref
+        "subprocess.run(['git', 'commit', '-q', '--allow-empty', '-m', 'x'], check=True)\n"
+        f"h = pathlib.Path('.git/hooks/{hook}')\n"
+        f"h.write_text('#!/bin/sh\\ntouch {marker}\\n')\n"
+        "h.chmod(0o755)\n"
+    )
+    out = run(plan, git_repo, hostile(tmp_path, "green", plant, once=True))
+    assert out.startswith("0\n"), out
+    assert not marker.exists(), "the agent's hook ran inside the executor's git commands"
+    assert commits(git_repo)[0] == "feat(ledger): Ledger Models"
