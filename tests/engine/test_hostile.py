@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.engine.helpers import commits, make_project
-from tests.engine.test_sealed import hostile, run
+from tests.engine.test_sealed import UNSANDBOXED, hostile, run
 
 pytestmark = pytest.mark.slow
 
@@ -44,3 +44,32 @@ def test_19_hostile_a_hook_the_agent_writes_never_runs_in_the_executors_git(
     assert out.startswith("0\n"), out
     assert not marker.exists(), "the agent's hook ran inside the executor's git commands"
     assert commits(git_repo)[0] == "feat(ledger): Ledger Models"
+
+
+# -- code under test may not reach into the runner ---------------------------------------
+
+
+PLUGIN = (
+    "pathlib.Path('tests/plug.py').write_text(\n"
+    "    'def pytest_pyfunc_call(pyfuncitem):\\n    return True\\n')\n"
+    "pathlib.Path('tests/test_zzz.py').write_text(\n"
+    "    'pytest_plugins = [\"tests.plug\"]\\n\\n\\ndef test_ok():\\n    pass\\n')\n"
+    "pathlib.Path('tests/__init__.py').touch()\n"
+    "p = pathlib.Path('ledger/models.py')\n"
+    "p.write_text(p.read_text() + '\\n\\ndef to_money(value):\\n    return 0\\n')\n"
+)
+
+
+@pytest.mark.parametrize("sandbox", [(), UNSANDBOXED], ids=["sandbox", "no-sandbox"])
+def test_19_hostile_a_plugin_a_new_test_module_loads_cannot_pass_every_test(
+    git_repo: Path, tmp_path: Path, sandbox: tuple[str, ...]
+) -> None:
+    """A new test file (new tests are allowed) names a plugin module in
+    `pytest_plugins`; the plugin's `pytest_pyfunc_call` returns True, so pytest never
+    calls a test function and every test passes: a broken `to_money` was committed as
+    "12/12". The runner-hook pattern knew only some hook names."""
+    plan = make_project(git_repo)
+    out = run(plan, git_repo, hostile(tmp_path, "green refactor", PLUGIN), *sandbox)
+    assert out.startswith("16\n"), out
+    assert "reaches into the test runner" in out and "tests/plug.py" in out
+    assert commits(git_repo) == ["add plan", "initial"]

@@ -169,11 +169,20 @@ def plan_paths(plan: Path, repo_root: Path, files: Iterable[str]) -> list[str]:
     ]
 
 
-#: Reaching into pytest from Python code: its internals, its hook functions, or the
-#: module table (what a `conftest.py` would do, written somewhere else).
+#: Reaching into pytest from Python code: its internals, any of its hooks (by the names
+#: of pytest's hook specification; `pytest_generate_tests`, which a test module may
+#: define, aside), registering a plugin at run time, or the module table (what a
+#: `conftest.py` would do, written somewhere else). A module a test file names in
+#: `pytest_plugins` is such a plugin: its `pytest_pyfunc_call` can pass every test.
 _RUNNER_INTERNALS = re.compile(
-    r"\b_pytest\b|\bTestReport\b|\bpytest_(?:runtest|collect|collection|configure|"
-    r"sessionstart|sessionfinish|make_report|report)\w*|sys\.modules\s*\[\s*['\"]_?pytest"
+    r"\b_pytest\b|\bTestReport\b|\bhookimpl\b|\bpluginmanager\b"
+    r"|\bpytest_(?:addhooks|addoption|assertion_pass|assertrepr_compare|cmdline_\w+|"
+    r"collect\w*|configure|deselected|enter_pdb|exception_interact|fixture_\w+|"
+    r"ignore_collect|internalerror|itemcollected|keyboard_interrupt|leave_pdb|"
+    r"load_initial_conftests|make_collect_report|make_parametrize_id|markeval_namespace|"
+    r"plugin_registered|pycollect_\w+|pyfunc_call|report\w*|runtest\w*|session\w*|"
+    r"terminal_summary|unconfigure|warning_recorded)\b"
+    r"|sys\.modules\s*\[\s*['\"]_?pytest"
 )
 _IMPORTS_PYTEST = re.compile(r"^\s*(?:import|from)\s+_?pytest\b", re.M)
 
