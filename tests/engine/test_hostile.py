@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine.helpers import commits, make_project
+from tests.engine.helpers import commits, make_project, replay_cmd
 from tests.engine.test_sealed import UNSANDBOXED, hostile, run
 
 pytestmark = pytest.mark.slow
@@ -73,3 +73,29 @@ def test_19_hostile_a_plugin_a_new_test_module_loads_cannot_pass_every_test(
     assert out.startswith("16\n"), out
     assert "reaches into the test runner" in out and "tests/plug.py" in out
     assert commits(git_repo) == ["add plan", "initial"]
+
+
+# -- earlier sessions' tests may not be hidden from the suite ----------------------------
+
+
+@pytest.mark.parametrize("marker", ["tests/pyvenv.cfg", "tests/conda-meta/history"])
+def test_19_hostile_a_folder_pytest_takes_for_a_virtualenv_hides_no_tests(
+    git_repo: Path, tmp_path: Path, marker: str
+) -> None:
+    """pytest does not collect a folder holding `pyvenv.cfg` (or `conda-meta/history`):
+    one such file in `tests/` hid session 1's tests from the whole suite ("no tests
+    ran"), so session 2 broke `to_money` and was committed; the earlier tests' modules
+    still existed, so they did not count as gone."""
+    plan = make_project(git_repo)
+    assert run(plan, git_repo, replay_cmd()).startswith("0\n")
+    hide = (
+        f"m = pathlib.Path({marker!r})\n"
+        "m.parent.mkdir(parents=True, exist_ok=True)\n"
+        "m.write_text('home = /usr\\n')\n"
+        "p = pathlib.Path('ledger/models.py')\n"
+        "p.write_text(p.read_text().replace('raise TypeError', 'return Decimal(0)  #'))\n"
+    )
+    out = run(plan, git_repo, hostile(tmp_path, "green refactor", hide), number=2)
+    assert out.startswith("16\n"), out
+    assert "test infrastructure changed during GREEN" in out and f"{marker} (added)" in out
+    assert commits(git_repo)[0] == "feat(ledger): Ledger Models"

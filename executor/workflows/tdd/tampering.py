@@ -47,10 +47,16 @@ _RUNS_FILES = {
 }
 
 
+#: What makes pytest skip a whole folder as a virtual environment (`_in_venv`): one in
+#: `tests/` hides every test there from the suite.
+_VENV_MARKERS = ("pyvenv.cfg", "conda-meta/history")
+
+
 def is_infra(path: str) -> bool:
     name = path.rsplit("/", 1)[-1]
     return (
         name in _INFRA_NAMES
+        or any(path == m or path.endswith("/" + m) for m in _VENV_MARKERS)
         or name.startswith(_INFRA_PREFIXES)
         or name.endswith(".pth")
         or any(path.startswith(p) or f"/{p}" in path for p in _INFRA_PACKAGES)
