@@ -5,9 +5,10 @@ a tree id is not. `record_tree` writes the worktree's content as git objects thr
 private index seeded from HEAD (the person's index and its flags play no part), with no
 filters (`hash-object --no-filters`: a clean filter an agent configured cannot change
 what is recorded), and refuses what a clone would not get back: a nested repository (a
-gitlink), a link out of the repository, a name that is not UTF-8. `commit_tree` commits
-exactly a recorded tree (`commit-tree`, then a compare-and-swap of the branch), with no
-hook, no signing program, no fsmonitor.
+gitlink), a link out of the repository or to a file the tree would not hold (one git
+ignores), a name that is not UTF-8. `commit_tree` commits exactly a recorded tree
+(`commit-tree`, then a compare-and-swap of the branch), with no hook, no signing
+program, no fsmonitor.
 
 What tools write while tests run (bytecode, caches, coverage data) is never part of a
 session's work when git does not track it (`VOLATILE`).
@@ -118,6 +119,17 @@ class GitTrees(GitReads):
                 modes[rel] = "100755" if info.st_mode & 0o111 else "100644"
             elif stat.S_ISDIR(info.st_mode) and (path / ".git").exists():
                 problems.append(f"{rel}/: a git repository inside the repository")
+        held = (
+            _with_folders({*files, *links, *(k.split("\t", 1)[1] for k in kept)})
+            if links
+            else set()
+        )
+        for rel in [r for r in links if not _holds(held, self.root / r, top)]:
+            problems.append(
+                f"{rel}: a link to {os.fsdecode(links.pop(rel))}, which the commit would not "
+                f"hold (git ignores it, or it is kept out): the tests read it, a clone "
+                f"gets a broken link"
+            )
         entries = (
             kept
             + self._blobs(files, modes)
@@ -289,6 +301,26 @@ class GitTrees(GitReads):
         target.parent.mkdir(parents=True, exist_ok=True)
         fsutil.atomic_write_bytes(target, self._blob(blob), fault="vcs.put_back")
         os.chmod(target, mode)
+
+
+def _with_folders(paths: set[str]) -> set[str]:
+    """`paths` and every folder above them (repo-relative)."""
+    out = set(paths)
+    for path in paths:
+        parts = path.split("/")
+        out.update("/".join(parts[:i]) for i in range(1, len(parts)))
+    return out
+
+
+def _holds(held: set[str], link: Path, top: Path) -> bool:
+    """Whether `held` (the files a tree holds, with their folders) holds what the
+    in-repository `link` points to. A target that does not exist is a broken link in
+    the worktree as in a clone."""
+    target = link.resolve()
+    if not target.exists():
+        return True
+    rel = target.relative_to(top).as_posix()
+    return rel == "." or rel in held
 
 
 def _utf8(name: str) -> bool:

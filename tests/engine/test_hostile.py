@@ -99,3 +99,30 @@ def test_19_hostile_a_folder_pytest_takes_for_a_virtualenv_hides_no_tests(
     assert out.startswith("16\n"), out
     assert "test infrastructure changed during GREEN" in out and f"{marker} (added)" in out
     assert commits(git_repo)[0] == "feat(ledger): Ledger Models"
+
+
+# -- what the tests ran is what a clone gets ----------------------------------------------
+
+
+LINKED = (
+    "import shutil\n"
+    "pathlib.Path('build').mkdir(exist_ok=True)\n"
+    "shutil.copy('ledger/models.py', 'build/models.py')\n"
+    "os.remove('ledger/models.py')\n"
+    "os.symlink('../build/models.py', 'ledger/models.py')\n"
+    "with open('.gitignore', 'a') as f:\n"
+    "    f.write('build/\\n')\n"
+)
+
+
+def test_19_hostile_a_link_to_a_file_git_ignores_is_refused(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """The module is a link into an ignored folder: the tests import the file it points
+    to, the commit holds only the link, and a clone's tests fail to import it. A link
+    inside the repository was taken as it was, wherever it pointed."""
+    plan = make_project(git_repo)
+    out = run(plan, git_repo, hostile(tmp_path, "green refactor", LINKED))
+    assert out.startswith("16\n"), out
+    assert "ledger/models.py: a link to ../build/models.py, which the commit would not hold" in out
+    assert commits(git_repo) == ["add plan", "initial"]
