@@ -234,6 +234,10 @@ class GitTrees(GitReads):
                 fsutil.atomic_write_bytes(path, data, fault="vcs.put_back")
                 os.chmod(path, 0o755 if mode == "100755" else 0o644)
 
+    def blob(self, sha: str) -> bytes:
+        """The content of a stored blob."""
+        return self._blob(sha)
+
     def _blob(self, sha: str) -> bytes:
         import subprocess
 

@@ -8,11 +8,16 @@ the replay agent followed by a small hostile script (`hostile`, as in `test_seal
 
 from __future__ import annotations
 
+import json
+import os
+import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.engine.helpers import commits, make_project, replay_cmd
+from tests.conftest import git, run_cli
+from tests.engine.helpers import commits, make_project, replay_cmd, respond
 from tests.engine.test_sealed import UNSANDBOXED, hostile, run
 
 pytestmark = pytest.mark.slow
@@ -115,9 +120,7 @@ LINKED = (
 )
 
 
-def test_19_hostile_a_link_to_a_file_git_ignores_is_refused(
-    git_repo: Path, tmp_path: Path
-) -> None:
+def test_19_hostile_a_link_to_a_file_git_ignores_is_refused(git_repo: Path, tmp_path: Path) -> None:
     """The module is a link into an ignored folder: the tests import the file it points
     to, the commit holds only the link, and a clone's tests fail to import it. A link
     inside the repository was taken as it was, wherever it pointed."""
@@ -126,3 +129,67 @@ def test_19_hostile_a_link_to_a_file_git_ignores_is_refused(
     assert out.startswith("16\n"), out
     assert "ledger/models.py: a link to ../build/models.py, which the commit would not hold" in out
     assert commits(git_repo) == ["add plan", "initial"]
+
+
+# -- the executor's own settings are read-only to agents ---------------------------------
+
+
+MAP_EVERY_TEST = (
+    "pathlib.Path('.executor.toml').write_text(\n"
+    "    '[test_command_map]\\n\"pytest\" = \"sh -c \\'test -f ledger/balance.py\\'\"\\n')\n"
+)
+BROKEN_BALANCE = (
+    "pathlib.Path('ledger/balance.py').write_text(\n"
+    "    'def balances(entries, as_of=None):\\n    return 42\\n')\n"
+)
+
+
+def test_19_hostile_an_agent_cannot_map_the_test_command_away(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """RED writes `.executor.toml` mapping `pytest` to a command that passes once
+    `ledger/balance.py` exists: it was committed with session 1, and session 2 (a new
+    process reads the settings) committed a balance module that returns 42 as "0/0"."""
+    plan = make_project(git_repo)
+    agent = hostile(tmp_path, "red", MAP_EVERY_TEST, once=True)
+    out = run(plan, git_repo, agent)
+    assert out.startswith("16\n"), out
+    assert "the agent changed the plan or the executor's settings (.executor.toml)" in out
+    assert not (git_repo / ".executor.toml").exists()
+    assert commits(git_repo) == ["add plan", "initial"]
+
+
+def test_19_hostile_an_agent_cannot_map_the_test_command_away_over_the_bridge(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """Over the exit-42 bridge each step is a new process, which reads the settings
+    before it learns what the agent did: `[tool.executor]` in pyproject.toml, written
+    during RED, decided the RED check of that very step."""
+    plan = make_project(git_repo)
+    (git_repo / "pyproject.toml").write_text("[project]\nname = 'ledger'\n", "utf-8")
+    git(git_repo, "add", "pyproject.toml")
+    git(git_repo, "commit", "-qm", "pyproject")
+    forge = (
+        "p = pathlib.Path('pyproject.toml')\n"
+        "p.write_text(p.read_text() + '[tool.executor.test_command_map]\\n'\n"
+        "             '\"pytest\" = \"sh -c \\'test -f ledger/models.py\\'\"\\n')\n"
+    )
+    agent = hostile(tmp_path, "red", forge, once=True)
+    args = ["execute-session", "1", "--plan", str(plan), "--yes", "--max-retries", "0"]
+    proc = run_cli(*args, cwd=git_repo)
+    for _ in range(10):
+        if proc.returncode != 42:
+            break
+        request = json.loads((plan / ".agent-request.json").read_text("utf-8"))
+        env = {**os.environ, "EXECUTOR_TDD_STEP": request["context"]["tdd_step"],
+               "EXECUTOR_SESSION": str(request["context"]["session"])}  # fmt: skip
+        done = subprocess.run(shlex.split(agent), cwd=git_repo, env=env, check=False,
+                              capture_output=True, text=True)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert respond(plan, git_repo, "done").returncode == 0
+        proc = run_cli(*args, "--resume", cwd=git_repo)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 16, out
+    assert "the agent changed the plan or the executor's settings (pyproject.toml)" in out
+    assert "tool.executor" not in (git_repo / "pyproject.toml").read_text("utf-8")
+    assert commits(git_repo)[0] == "pyproject"

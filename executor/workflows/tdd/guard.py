@@ -44,6 +44,7 @@ class Seal:
     head: str
     own: dict[Path, bytes | None]
     kept: dict[str, str]
+    settings: dict[str, str]
 
 
 class Guard(SessionPart):
@@ -56,6 +57,7 @@ class Guard(SessionPart):
             head=repo.head(),
             own=self._own_files().keep(),
             kept=repo.blobs_of(list(self.rec.kept)),
+            settings=note_settings(repo),
         )
         result = run()
         return result, self._break_seal(seal)
@@ -88,6 +90,9 @@ class Guard(SessionPart):
         touched = self._put_back_kept(seal.kept)
         if touched:
             problems.append(f"the test run changed files you kept out: {', '.join(touched)}")
+        settings = restore_settings(repo, seal.settings)
+        if settings:
+            problems.append(f"the test run changed the executor's settings: {', '.join(settings)}")
         return [f"tampering during a test run: {p}" for p in problems]
 
     def _put_back_kept(self, kept: dict[str, str]) -> list[str]:
@@ -119,9 +124,9 @@ class Guard(SessionPart):
         if restored:
             r.reload()
             problems.append(
-                f"the agent changed the plan ({verdicts.describe(restored)}); the plan is "
-                f"read-only to agents, so the executor put it back and this step failed as "
-                f"tampering."
+                f"the agent changed the plan or the executor's settings "
+                f"({verdicts.describe(restored)}); they are read-only to agents, so the "
+                f"executor put them back and this step failed as tampering."
             )
         kept = self._put_back_kept(rec.kept)
         if kept:
@@ -260,11 +265,40 @@ def _module_exists(root: Path, module: str) -> bool:
 
 def restore_plan(repo: GitRepo, layout: Layout, rec: SessionRecord, plan: Path) -> list[str]:
     """Plan files that differ from the session's last recorded tree are put back as that
-    tree holds them; returns them (repo-relative). The plan is read-only to agents."""
-    if not rec.tree:
-        return []
-    now = repo.record_tree(exclude=layout.owned()).tree
-    touched = tampering.plan_paths(plan, repo.root, repo.tree_diff(rec.tree, now))
-    if touched:
-        repo.put_back(rec.tree, touched)
+    tree holds them, and the executor's settings files whose meaning differs from what
+    they were before the agent step (`note_settings`) as they were; returns them
+    (repo-relative). The plan and the executor's settings are read-only to agents: the
+    settings decide which command tests the work (`test_command_map`)."""
+    touched = []
+    if rec.tree:
+        now = repo.record_tree(exclude=layout.owned()).tree
+        touched = tampering.plan_paths(plan, repo.root, repo.tree_diff(rec.tree, now))
+        if touched:
+            repo.put_back(rec.tree, touched)
+    return touched + restore_settings(repo, rec.settings)
+
+
+def note_settings(repo: GitRepo) -> dict[str, str]:
+    """The executor's settings files as they are (blob ids; "-": absent)."""
+    from executor.project_config import FILES
+
+    return repo.blobs_of(list(FILES))
+
+
+def restore_settings(repo: GitRepo, before: dict[str, str]) -> list[str]:
+    """Settings files (`note_settings`) whose meaning changed since `before`, put back;
+    returns them. Git may ignore them, so they are compared by content, not by tree."""
+    from executor.project_config import settings_meaning
+
+    def meaning(path: str, blob: str) -> str:
+        return settings_meaning(path, None if blob == "-" else repo.blob(blob))
+
+    now = note_settings(repo) if before else {}
+    touched = [
+        path
+        for path, blob in before.items()
+        if now.get(path, blob) != blob and meaning(path, blob) != meaning(path, now[path])
+    ]
+    for path in touched:
+        repo.put_blob(path, before[path])
     return touched

@@ -138,6 +138,10 @@ class SessionRecord(Strict):
     flags: dict[str, str] = Field(
         default_factory=dict, description="the person's index flags when the session started"
     )
+    settings: dict[str, str] = Field(
+        default_factory=dict,
+        description="the executor's settings files before the agent step (blob id; - absent)",
+    )
     ignored: list[str] | None = Field(
         default=None, description="what git ignored when the session started (files, `folder/`s)"
     )

@@ -29,7 +29,7 @@ from executor.workflows.tdd import budget, tampering, verdicts
 from executor.workflows.tdd.brief import digest, render_brief, usage_line
 from executor.workflows.tdd.commit import commit_message, commit_subject, trailers
 from executor.workflows.tdd.context import LiveCount, SessionRun, agent_for
-from executor.workflows.tdd.guard import Guard
+from executor.workflows.tdd.guard import Guard, note_settings
 from executor.workflows.tdd.state import AgentCall as AgentCallLog
 from executor.workflows.tdd.step import Step
 
@@ -157,6 +157,8 @@ class Work(Guard):
             ) else None  # fmt: skip
             if act is None:
                 self._say(asking)
+            if self.rec.bridge.pending is None:  # a new request: what the agent may not change
+                self.rec.settings = note_settings(self.r.repo)
             result = self.r.agents.call(call, self.rec.bridge)
             if act is not None:
                 act.close("waiting for the bridge" if isinstance(result, Waiting) else
