@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -193,3 +196,39 @@ def test_19_hostile_an_agent_cannot_map_the_test_command_away_over_the_bridge(
     assert "the agent changed the plan or the executor's settings (pyproject.toml)" in out
     assert "tool.executor" not in (git_repo / "pyproject.toml").read_text("utf-8")
     assert commits(git_repo)[0] == "pyproject"
+
+
+# -- a person's work ------------------------------------------------------------------------
+
+
+def test_19_hostile_a_persons_edit_during_a_test_run_is_backed_up_before_it_is_put_back(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """A person saves a file while a long test run is going on. The executor cannot tell
+    their edit from one the run made, so it puts the file back and fails the step (as
+    documented); but it put it back with no backup: the person's edit was gone."""
+    plan = make_project(git_repo)
+    started = tmp_path / "test-started"
+    slow = (
+        "pathlib.Path('tests/test_slow.py').write_text(\n"
+        "    'import pathlib, time\\n\\n\\ndef test_slow():\\n'\n"
+        f"    '    pathlib.Path(\"{started}\").touch()\\n    time.sleep(4)\\n')\n"
+    )
+    agent = hostile(tmp_path, "green", slow, once=True)
+    cli = subprocess.Popen(
+        [sys.executable, "-m", "executor", "execute-session", "1", "--plan", str(plan),
+         "--yes", "--max-retries", "0", "--agent-command", agent],
+        cwd=git_repo, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
+    (git_repo / "README.md").write_text("my notes, written during the test run\n", "utf-8")
+    out, _ = cli.communicate(timeout=300)
+    assert cli.returncode == 16, out
+    assert "the test run changed files in the repository: README.md" in out
+    found = re.search(r"saved under (refs/executor/backup/\S+?)[:;,)]", out)
+    assert found, out
+    kept = git(git_repo, "show", f"{found[1]}:README.md")
+    assert kept == "my notes, written during the test run\n"

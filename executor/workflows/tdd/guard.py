@@ -77,19 +77,28 @@ class Guard(SessionPart):
             repo.fold_commits(seal.head)
             problems.append(f"the test run made a commit ({head[:12]}); it was undone")
         changed = repo.tree_diff(seal.tree, repo.record_tree(exclude=self._ignore()).tree)
+        kept = [p for p, blob in repo.blobs_of(list(seal.kept)).items() if seal.kept[p] != blob]
+        saved = "it was not saved: it changed while the run was checked"
+        if changed or kept:
+            # a person may have saved a file meanwhile: nothing is put back unsaved
+            backup = repo.snapshot("test-run-changes", exclude=self.r.layout.owned())
+            saved = (f"what the run left is saved under {backup}: `git checkout {backup} -- "
+                     f"<file>` brings a file back")  # fmt: skip
         if changed:
             repo.put_back(seal.tree, changed)
             problems.append(
                 f"the test run changed files in the repository: {verdicts.describe(changed)}; "
                 f"they were put back (tests must not write into the repository: use a "
-                f"temporary folder, or have git ignore what they write)"
+                f"temporary folder, or have git ignore what they write); {saved}"
             )
         own = self._own_files().put_back(seal.own)
         if own:
             problems.append(f"the test run changed the executor's own files: {', '.join(own)}")
         touched = self._put_back_kept(seal.kept)
         if touched:
-            problems.append(f"the test run changed files you kept out: {', '.join(touched)}")
+            problems.append(
+                f"the test run changed files you kept out: {', '.join(touched)}; {saved}"
+            )
         settings = restore_settings(repo, seal.settings)
         if settings:
             problems.append(f"the test run changed the executor's settings: {', '.join(settings)}")
