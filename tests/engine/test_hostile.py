@@ -232,3 +232,28 @@ def test_19_hostile_a_persons_edit_during_a_test_run_is_backed_up_before_it_is_p
     assert found, out
     kept = git(git_repo, "show", f"{found[1]}:README.md")
     assert kept == "my notes, written during the test run\n"
+
+
+def test_19_hostile_abort_keeps_a_file_git_ignored_when_the_session_started(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """The person keeps secrets in `.env`, which git ignores. RED rewrites `.gitignore`
+    without it, so `.env` looked like a file the session created, and aborting the
+    session deleted it from the worktree (only the backup ref still had it)."""
+    plan = make_project(git_repo)
+    (git_repo / ".gitignore").write_text("__pycache__/\n*.pyc\n.pytest_cache/\n.env\n")
+    git(git_repo, "commit", "-qam", "ignore .env")
+    (git_repo / ".env").write_text("SECRET=mine\n", "utf-8")
+    unignore = "pathlib.Path('.gitignore').write_text('__pycache__/\\n')\n"
+    agent = hostile(tmp_path, "red", unignore, once=True)
+    args = ["execute-session", "1", "--plan", str(plan), "--agent-command", agent]
+    assert run_cli(*args, cwd=git_repo).returncode == 42  # before_start
+    respond(plan, git_repo, "approve")
+    assert run_cli(*args, "--resume", cwd=git_repo).returncode == 42  # after_red
+    respond(plan, git_repo, "abort")
+    proc = run_cli(*args, "--resume", cwd=git_repo)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "rolled back" in proc.stdout + proc.stderr
+    assert (git_repo / ".env").read_text("utf-8") == "SECRET=mine\n"
+    assert ".env" in (git_repo / ".gitignore").read_text("utf-8")  # the session's edit went
+    assert not (git_repo / "tests" / "test_models.py").exists()

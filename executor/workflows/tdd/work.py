@@ -441,6 +441,16 @@ class Work(Guard):
         refused = self.rollback_refusal()  # checked when asked; git may have moved
         if refused is not None:
             raise refused
-        backup = self.r.repo.roll_back(base, self.session_paths(), flags=self.rec.flags)
+        # a file git ignored when the session started is the person's, even when a step
+        # made git see it since (an agent that rewrote .gitignore): it is never removed
+        ignored = tuple(self.rec.ignored or ())
+        paths = [p for p in self.session_paths() if not _under_any(p, ignored)]
+        backup = self.r.repo.roll_back(base, paths, flags=self.rec.flags)
         self.rolled_back = (backup, base)
         return O.SKIP if self.rec.after_rollback == "skip" else O.OK
+
+
+def _under_any(path: str, entries: tuple[str, ...]) -> bool:
+    """Whether `path` is one of `entries` (files, and `folder/`s holding everything under
+    them), as `git ls-files --ignored --directory` lists them."""
+    return any(path == e or (e.endswith("/") and path.startswith(e)) for e in entries)
