@@ -8,10 +8,12 @@ the replay agent followed by a small hostile script (`hostile`, as in `test_seal
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -257,3 +259,73 @@ def test_19_hostile_abort_keeps_a_file_git_ignored_when_the_session_started(
     assert (git_repo / ".env").read_text("utf-8") == "SECRET=mine\n"
     assert ".env" in (git_repo / ".gitignore").read_text("utf-8")  # the session's edit went
     assert not (git_repo / "tests" / "test_models.py").exists()
+
+
+# -- nothing an agent starts outlives its step --------------------------------------------
+
+
+SWAPPER = """
+import os, pathlib, sys, time
+repo, pidfile = sys.argv[1], sys.argv[2]
+pathlib.Path(pidfile).write_text(str(os.getpid()))
+target = pathlib.Path(repo, 'ledger/models.py')
+good = target.read_bytes()
+broken = good.replace(b'raise TypeError', b'return Decimal(0)  #')
+target.write_bytes(broken)
+
+
+def tests_running():
+    for pid in os.listdir('/proc'):
+        try:
+            cmd = open(f'/proc/{pid}/cmdline', 'rb').read().split(b'\\0')
+            here = os.readlink(f'/proc/{pid}/cwd') == repo
+        except OSError:
+            continue
+        if here and b'--junitxml' in b' '.join(cmd) and b'bwrap' not in cmd[0]:
+            return True
+    return False
+
+
+state, end = 'broken', time.time() + 120
+while time.time() < end:
+    running = tests_running()
+    if running and state == 'broken':
+        target.write_bytes(good)
+        state = 'good'
+    elif not running and state == 'good':
+        target.write_bytes(broken)
+        state = 'broken'
+    time.sleep(0.001)
+"""
+
+
+@pytest.mark.parametrize("sandbox", [(), UNSANDBOXED], ids=["sandbox", "no-sandbox"])
+def test_19_hostile_a_process_the_agent_leaves_running_cannot_swap_code_during_tests(
+    git_repo: Path, tmp_path: Path, sandbox: tuple[str, ...]
+) -> None:
+    """REFACTOR starts a process with `setsid` (out of its process group) that puts the
+    good module in place while a test run is going on and the broken one back as soon as
+    it ends: the tree recorded before and after every run was the broken one, the tests
+    passed on the good one, and the broken module was committed as "12/12"."""
+    plan = make_project(git_repo)
+    swapper, pidfile = tmp_path / "swapper.py", tmp_path / "swapper.pid"
+    swapper.write_text(SWAPPER, "utf-8")
+    leave = (
+        f"subprocess.Popen([sys.executable, {str(swapper)!r}, os.getcwd(), {str(pidfile)!r}],\n"
+        "                 start_new_session=True, stdin=subprocess.DEVNULL,\n"
+        "                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+        f"while not pathlib.Path({str(pidfile)!r}).exists():\n"
+        "    pass\n"
+        "import time; time.sleep(0.3)\n"
+    )
+    try:
+        out = run(plan, git_repo, hostile(tmp_path, "refactor", leave), *sandbox)
+    finally:
+        if pidfile.exists():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pidfile.read_text()), signal.SIGKILL)
+    assert out.startswith("16\n"), out
+    assert "REFACTOR could not be verified" in out and "test_to_money_rejects_floats" in out
+    assert commits(git_repo) == ["add plan", "initial"]
+    logs = "".join(p.read_text("utf-8") for p in (plan / ".agent-logs").glob("s1.refactor.*"))
+    assert "left 1 process(es) running outside its process group" in logs
