@@ -129,6 +129,9 @@ class GitBase:
     def __init__(self, root: Path) -> None:
         self.root = Path(root).resolve()
         self._git_dir: Path | None = None
+        #: What `record_tree` removed because git would wait on it for ever (a FIFO named
+        #: `.gitignore`), each a line for a person; whoever reports it empties the list.
+        self.cleared: list[str] = []
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({str(self.root)!r})"

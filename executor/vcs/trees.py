@@ -69,6 +69,11 @@ class GitTrees(GitReads):
         tree object written to the repository's object store. An `exclude`d path keeps
         what HEAD holds (a person's file kept out of the session: not its changes)."""
         skip = self._rels(exclude)
+        self.cleared += [
+            f"{rel}: a {kind} where git reads its rules (every git command would wait on it "
+            f"for ever); it was removed"
+            for rel, kind in _clear_rule_files(self.root)
+        ]
         with self._private_index(self.resolve("HEAD")) as env:
             listed = self._out(
                 "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--full-name",
@@ -305,6 +310,35 @@ class GitTrees(GitReads):
         target.parent.mkdir(parents=True, exist_ok=True)
         fsutil.atomic_write_bytes(target, self._blob(blob), fault="vcs.put_back")
         os.chmod(target, mode)
+
+
+#: Files git opens by name wherever it looks (a FIFO there makes it wait for ever).
+_RULE_FILES = frozenset({".gitignore", ".gitattributes", ".gitmodules", ".mailmap"})
+
+
+def _clear_rule_files(root: Path) -> list[tuple[str, str]]:
+    """Remove what is no file and no link but named like git's rule files in the
+    worktree (a FIFO, a socket: they hold no content): `(path, kind)` of each. Folders
+    git does not look into for them are skipped (`.git`, caches, `node_modules`, a
+    virtual environment)."""
+    found = []
+    for folder, dirs, names in os.walk(root):
+        if "pyvenv.cfg" in names:
+            dirs[:] = []
+        dirs[:] = [d for d in dirs if d != ".git" and d not in VOLATILE_DIRS]
+        for name in _RULE_FILES.intersection(names):
+            path = os.path.join(folder, name)
+            try:
+                mode = os.lstat(path).st_mode
+            except OSError:
+                continue
+            if stat.S_ISREG(mode) or stat.S_ISLNK(mode) or stat.S_ISDIR(mode):
+                continue
+            kind = "FIFO" if stat.S_ISFIFO(mode) else "special file"
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+            found.append((Path(path).relative_to(root).as_posix(), kind))
+    return sorted(found)
 
 
 def _with_folders(paths: set[str]) -> set[str]:

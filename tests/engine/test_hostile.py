@@ -329,3 +329,25 @@ def test_19_hostile_a_process_the_agent_leaves_running_cannot_swap_code_during_t
     assert commits(git_repo) == ["add plan", "initial"]
     logs = "".join(p.read_text("utf-8") for p in (plan / ".agent-logs").glob("s1.refactor.*"))
     assert "left 1 process(es) running outside its process group" in logs
+
+
+# -- nothing an agent leaves can wedge a run ------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["ledger/.gitignore", ".gitattributes"])
+def test_19_hostile_a_fifo_where_git_reads_its_rules_does_not_hang_the_run(
+    git_repo: Path, tmp_path: Path, name: str
+) -> None:
+    """git opens every `.gitignore` in the folders it walks (and `.gitattributes`) and
+    waits on a FIFO for ever: the first git command after the agent's step, the
+    executor's own, never returned."""
+    plan = make_project(git_repo)
+    fifo = f"os.mkfifo({name!r})\n"
+    proc = run_cli("execute-session", "1", "--plan", str(plan), "--yes", "--max-retries",
+                   "0", "--agent-command", hostile(tmp_path, "green", fifo, once=True),
+                   cwd=git_repo, timeout=120)  # fmt: skip
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 16, out
+    assert f"{name}: a FIFO where git reads its rules" in out
+    assert not os.path.lexists(git_repo / name) or (git_repo / name).is_file()
+    assert commits(git_repo) == ["add plan", "initial"]

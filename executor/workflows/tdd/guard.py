@@ -102,6 +102,7 @@ class Guard(SessionPart):
         settings = restore_settings(repo, seal.settings)
         if settings:
             problems.append(f"the test run changed the executor's settings: {', '.join(settings)}")
+        problems += self._cleared()
         return [f"tampering during a test run: {p}" for p in problems]
 
     def _put_back_kept(self, kept: dict[str, str]) -> list[str]:
@@ -144,7 +145,13 @@ class Guard(SessionPart):
                 f"({verdicts.describe(kept)}); they were put back as the person left them."
             )
         problems += r.repo.record_tree(exclude=self._ignore()).problems
+        problems += self._cleared()
         return " ".join(problems)
+
+    def _cleared(self) -> list[str]:
+        """What recording the tree removed since it was last reported (`GitTrees.cleared`)."""
+        cleared, self.r.repo.cleared = self.r.repo.cleared, []
+        return [f"the worktree held {c}." for c in cleared]
 
     def _note_git_controls(self, role: str) -> None:
         """Say (once a session) which of git's hooks or config changed since it started."""
