@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git, run_cli
-from tests.engine.helpers import commits, make_project, replay_cmd, respond
+from tests.engine.helpers import SOLUTIONS, commits, make_project, replay_cmd, respond
 from tests.engine.test_sealed import UNSANDBOXED, hostile, run
 
 pytestmark = pytest.mark.slow
@@ -350,4 +350,54 @@ def test_19_hostile_a_fifo_where_git_reads_its_rules_does_not_hang_the_run(
     assert proc.returncode == 16, out
     assert f"{name}: a FIFO where git reads its rules" in out
     assert not os.path.lexists(git_repo / name) or (git_repo / name).is_file()
+    assert commits(git_repo) == ["add plan", "initial"]
+
+
+# -- RED is the session's own tests failing ---------------------------------------------------
+
+
+def test_19_hostile_red_that_breaks_an_earlier_session_instead_of_failing_is_not_red(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """The plan's RED command runs the whole suite. RED writes the balance tests and the
+    balance module that passes them, and breaks `to_money` so session 1's tests fail;
+    GREEN repairs `to_money`. RED counted the earlier session's failures as its own:
+    session 2's tests never failed, and it was committed as test-driven."""
+    plan = make_project(git_repo)
+    phase = plan / "PHASE_1_LEDGER_CORE.md"
+    phase.write_text(phase.read_text("utf-8").replace("`pytest tests/test_balance.py`",
+                                                      "`pytest`"), "utf-8")  # fmt: skip
+    git(git_repo, "commit", "-qam", "whole suite")
+    assert run(plan, git_repo, replay_cmd()).startswith("0\n")
+    balance = SOLUTIONS / "session-2" / "green" / "ledger" / "balance.py"
+    sabotage = (
+        f"pathlib.Path('ledger/balance.py').write_text(pathlib.Path({str(balance)!r}).read_text())\n"
+        "p = pathlib.Path('ledger/models.py')\n"
+        "p.write_text(p.read_text().replace('raise TypeError', 'return Decimal(0)  #'))\n"
+    )
+    repair = "subprocess.run(['git', 'checkout', 'HEAD', '--', 'ledger/models.py'], check=True)\n"
+    agent = "sh -c " + shlex.quote(
+        shlex.split(hostile(tmp_path, "red", sabotage))[2]
+        + " && "
+        + shlex.split(hostile(tmp_path, "green", repair))[2].split(" && ", 1)[1]
+    )
+    out = run(plan, git_repo, agent, number=2)
+    assert out.startswith("16\n"), out
+    assert "RED check failed" in out and "none of them is this session's" in out, out
+    assert commits(git_repo)[0] == "feat(ledger): Ledger Models"
+
+
+def test_19_hostile_red_tests_that_do_not_parse_are_not_red(git_repo: Path, tmp_path: Path) -> None:
+    """A test file with a syntax error fails to collect, which counted as RED; GREEN can
+    then never pass it without changing the RED test (a weakening), so the session could
+    only stop later. It is said at RED, where the agent can still fix its tests."""
+    plan = make_project(git_repo)
+    broken = (
+        "p = pathlib.Path('tests/test_models.py')\n"
+        "p.write_text(p.read_text() + '\\ndef test_broken(:\\n    pass\\n')\n"
+    )
+    out = run(plan, git_repo, hostile(tmp_path, "red", broken))
+    assert out.startswith("16\n"), out
+    assert "RED check failed" in out
+    assert "tests/test_models.py does not parse (line " in out
     assert commits(git_repo) == ["add plan", "initial"]

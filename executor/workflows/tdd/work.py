@@ -289,10 +289,11 @@ class Work(Guard):
         tree = self.r.repo.record_tree(exclude=self._ignore()).tree
         run, tampered = self._run(self._cmd("red"))
         weak = self.weakened_tests("red") if self.rec.base_tests else []
-        why = "; ".join([*tampered, *weak]) or verdicts.red_problem(run)
+        root, repo = self.r.repo.root, self.r.repo
+        changed = repo.tree_diff(repo.tree_of(self.rec.base_commit or "HEAD"), tree)
+        mine = [f for f in changed if verdicts.is_test_file(f)]
+        why = "; ".join([*tampered, *weak]) or verdicts.red_problem(run, mine, root)
         if why is None and run is not None:
-            root, repo = self.r.repo.root, self.r.repo
-            changed = repo.tree_diff(repo.tree_of(self.rec.base_commit or "HEAD"), tree)
             self.rec.red = verdicts.red_facts(run, changed, root)
             tests = [f for f in repo.paths_in(tree) if verdicts.is_test_file(f)]
             self.rec.red.tests = verdicts.test_fingerprints(root, tests)
