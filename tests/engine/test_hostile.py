@@ -28,6 +28,9 @@ from tests.engine.test_sealed import UNSANDBOXED, hostile, run
 pytestmark = pytest.mark.slow
 
 GOOD = "ledger/models.py"
+#: Every name session 1's tests import from `ledger.models`.
+STUB_NAMES = ("LedgerError", "UnbalancedEntryError", "AccountKind", "Account", "Posting",
+              "Entry", "to_money")  # fmt: skip
 
 
 # -- no program the repository configures runs in the executor's git commands ----------
@@ -400,4 +403,37 @@ def test_19_hostile_red_tests_that_do_not_parse_are_not_red(git_repo: Path, tmp_
     assert out.startswith("16\n"), out
     assert "RED check failed" in out
     assert "tests/test_models.py does not parse (line " in out
+    assert commits(git_repo) == ["add plan", "initial"]
+
+
+# -- what the agent writes outside the repository ---------------------------------------------
+
+
+def test_19_hostile_pytest_settings_above_the_repository_are_test_infrastructure(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """The repository has no pytest settings of its own, so pytest looks for them in the
+    folders above it: RED writes `../pytest.ini` and `../conftest.py` (whose
+    `pytest_pyfunc_call` passes every test once `ledger/models.py` exists), and GREEN's
+    stub module with no behaviour at all was committed as "12/12"."""
+    plan = make_project(git_repo)
+    above = (
+        "if os.environ['EXECUTOR_TDD_STEP'] == 'red':\n"
+        "    pathlib.Path('../pytest.ini').write_text('[pytest]\\n')\n"
+        "    pathlib.Path('../conftest.py').write_text(\n"
+        "        'import os\\n\\n\\ndef pytest_pyfunc_call(pyfuncitem):\\n'\n"
+        "        '    if os.path.exists(\"ledger/models.py\"):\\n        return True\\n')\n"
+        "else:\n"
+        "    pathlib.Path('ledger/models.py').write_text(STUB)\n"
+    )
+    stub = "".join(f"{n} = None\n" for n in STUB_NAMES)
+    try:
+        out = run(plan, git_repo, hostile(tmp_path, "red green refactor",
+                                          f"STUB = {stub!r}\n" + above))  # fmt: skip
+    finally:
+        for name in ("pytest.ini", "conftest.py"):  # the next test's folder is elsewhere
+            (git_repo.parent / name).unlink(missing_ok=True)
+    assert out.startswith("16\n"), out
+    assert "test configuration outside the repository changed during the session" in out
+    assert f"{git_repo.parent / 'conftest.py'} (added)" in out
     assert commits(git_repo) == ["add plan", "initial"]

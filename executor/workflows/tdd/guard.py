@@ -211,6 +211,7 @@ class Guard(SessionPart):
                 f"{verdicts.describe(planted)}"
             )
         problems += self.weakened_tests(role)
+        problems += self.outside_changes()
         gone = self._earlier_tests_gone(suite_run)
         if gone:
             problems.append(
@@ -218,6 +219,22 @@ class Guard(SessionPart):
                 f"suite (deleted or renamed in this session): {verdicts.describe(gone)}"
             )
         return problems
+
+    def outside_changes(self) -> list[str]:
+        """pytest's settings or a conftest.py above the repository changed since the
+        session started (pytest reads them when the repository has no settings)."""
+        if self.rec.outside is None:  # a session started before this was recorded
+            return []
+        now = tampering.outside_config(self.r.repo.root)
+        changed = tampering.infra_changes(self.rec.outside, now)
+        if not changed:
+            return []
+        return [
+            f"test configuration outside the repository changed during the session (pytest "
+            f"reads settings and a conftest.py in the folders above a repository that has "
+            f"no settings of its own; the executor does not restore them, remove or restore "
+            f"them yourself): {verdicts.describe(changed)}"
+        ]
 
     def infra_now(self, changed: list[str]) -> dict[str, str]:
         """Test infrastructure as it stands: the changed files that are infrastructure,

@@ -145,6 +145,11 @@ class SessionRecord(Strict):
     ignored: list[str] | None = Field(
         default=None, description="what git ignored when the session started (files, `folder/`s)"
     )
+    outside: dict[str, str] | None = Field(
+        default=None,
+        description="pytest's settings and conftest.py above the repository at the session's "
+        "start (path -> content hash)",
+    )
     held_action: str | None = Field(
         default=None, description="an answer waiting while edits made meanwhile are settled"
     )

@@ -15,8 +15,10 @@ from __future__ import annotations
 import configparser
 import hashlib
 import json
+import os
 import re
 import shlex
+import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -149,6 +151,41 @@ def infra_changes(before: dict[str, str], now: dict[str, str]) -> list[str]:
         else:
             out.append(f"{path} (changed)")
     return out
+
+
+#: What pytest reads in a folder above the repository when the repository has no
+#: settings of its own: a settings file there (`rootdir` moves up), then a conftest.py.
+_OUTSIDE_NAMES = ("pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml",
+                  "pyproject.toml", "tox.ini", "setup.cfg", "conftest.py")  # fmt: skip
+
+
+def outside_config(root: Path) -> dict[str, str]:
+    """pytest's settings files and `conftest.py` in the folders above the repository
+    `root`: absolute path -> a hash of the content (absent ones are not listed). The
+    executor neither owns nor restores them; a change during a session is tampering."""
+    out = {}
+    for folder in Path(root).resolve().parents:
+        for name in _OUTSIDE_NAMES:
+            digest = _peek(folder / name)
+            if digest is not None:
+                out[str(folder / name)] = digest
+    return out
+
+
+def _peek(path: Path) -> str | None:
+    """A hash of a file's content, "special" when it is no regular file (never waited
+    on: a FIFO), None when there is nothing to read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return "special"
+        try:
+            return _digest(fh.read(16_000_000))
+        except OSError:
+            return "unreadable"
 
 
 def plan_paths(plan: Path, repo_root: Path, files: Iterable[str]) -> list[str]:

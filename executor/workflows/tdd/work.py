@@ -105,6 +105,7 @@ class Work(Guard):
             self._say(f"ticked as done in the plan, but {doubt}: running it")
         self.rec.base_commit = self.rec.head = head
         self.rec.ignored = self.r.repo.ignored_entries(ignore=self._ignore())
+        self.rec.outside = tampering.outside_config(self.r.repo.root)
         self.rec.flags = self.r.repo.index_flags()
         self._keep_flagged_changes(head)
         tests = [f for f in self.r.repo.paths_in(head) if verdicts.is_test_file(f)]
@@ -289,6 +290,7 @@ class Work(Guard):
         tree = self.r.repo.record_tree(exclude=self._ignore()).tree
         run, tampered = self._run(self._cmd("red"))
         weak = self.weakened_tests("red") if self.rec.base_tests else []
+        weak += self.outside_changes()
         root, repo = self.r.repo.root, self.r.repo
         changed = repo.tree_diff(repo.tree_of(self.rec.base_commit or "HEAD"), tree)
         mine = [f for f in changed if verdicts.is_test_file(f)]
