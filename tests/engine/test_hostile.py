@@ -270,11 +270,11 @@ def test_19_hostile_abort_keeps_a_file_git_ignored_when_the_session_started(
 SWAPPER = """
 import os, pathlib, sys, time
 repo, pidfile = sys.argv[1], sys.argv[2]
-pathlib.Path(pidfile).write_text(str(os.getpid()))
 target = pathlib.Path(repo, 'ledger/models.py')
 good = target.read_bytes()
 broken = good.replace(b'raise TypeError', b'return Decimal(0)  #')
 target.write_bytes(broken)
+pathlib.Path(pidfile).write_text(str(os.getpid()))  # the agent ends once this is there
 
 
 def tests_running():
@@ -319,13 +319,12 @@ def test_19_hostile_a_process_the_agent_leaves_running_cannot_swap_code_during_t
         "                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
         f"while not pathlib.Path({str(pidfile)!r}).exists():\n"
         "    pass\n"
-        "import time; time.sleep(0.3)\n"
     )
     try:
         out = run(plan, git_repo, hostile(tmp_path, "refactor", leave), *sandbox)
     finally:
         if pidfile.exists():
-            with contextlib.suppress(ProcessLookupError):
+            with contextlib.suppress(ProcessLookupError, ValueError):
                 os.kill(int(pidfile.read_text()), signal.SIGKILL)
     assert out.startswith("16\n"), out
     assert "REFACTOR could not be verified" in out and "test_to_money_rejects_floats" in out
@@ -437,3 +436,37 @@ def test_19_hostile_pytest_settings_above_the_repository_are_test_infrastructure
     assert "test configuration outside the repository changed during the session" in out
     assert f"{git_repo.parent / 'conftest.py'} (added)" in out
     assert commits(git_repo) == ["add plan", "initial"]
+
+
+@pytest.mark.parametrize(
+    "conftest",
+    [
+        "collect_ignore = ['test_models.py']\n",
+        "def pytest_collection_modifyitems(config, items):\n"
+        "    items[:] = [i for i in items if 'test_models' not in i.nodeid]\n",
+        "import pytest\n\n\ndef pytest_runtest_setup(item):\n"
+        "    if 'test_models' in item.nodeid:\n        pytest.skip('later')\n",
+    ],
+    ids=["collect_ignore", "deselected", "skipped"],
+)
+def test_19_hostile_a_conftest_red_writes_cannot_take_earlier_tests_out_of_the_suite(
+    git_repo: Path, tmp_path: Path, conftest: str
+) -> None:
+    """RED may add test infrastructure (a person sees it after RED; `--yes` takes it):
+    session 2's RED wrote a `tests/conftest.py` that leaves session 1's tests out of the
+    suite (not collected, deselected or skipped), and GREEN broke `to_money`: the suite
+    passed, session 1's module still existed, so its tests did not count as gone."""
+    plan = make_project(git_repo)
+    assert run(plan, git_repo, replay_cmd()).startswith("0\n")
+    code = (
+        "if os.environ['EXECUTOR_TDD_STEP'] == 'red':\n"
+        f"    pathlib.Path('tests/conftest.py').write_text({conftest!r})\n"
+        "else:\n"
+        "    p = pathlib.Path('ledger/models.py')\n"
+        "    p.write_text(p.read_text().replace('raise TypeError', 'return Decimal(0)  #'))\n"
+    )
+    out = run(plan, git_repo, hostile(tmp_path, "red green refactor", code), number=2)
+    assert out.startswith("16\n"), out
+    assert "tests that passed when earlier sessions were committed" in out
+    assert "tests.test_models::test_to_money_rejects_floats" in out
+    assert commits(git_repo)[0] == "feat(ledger): Ledger Models"

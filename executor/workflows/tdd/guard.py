@@ -216,7 +216,8 @@ class Guard(SessionPart):
         if gone:
             problems.append(
                 f"tests that passed when earlier sessions were committed are gone from the "
-                f"suite (deleted or renamed in this session): {verdicts.describe(gone)}"
+                f"suite or no longer pass in it (deleted, renamed, not collected, deselected "
+                f"or skipped in this session): {verdicts.describe(gone)}"
             )
         return problems
 
@@ -260,14 +261,18 @@ class Guard(SessionPart):
         ]
 
     def _earlier_tests_gone(self, suite_run: TestRun | None) -> list[str]:
-        """Earlier sessions' passing test ids the suite no longer has: from a test module
-        the suite still collects, or whose module is gone (a suite that never ran that
-        module, e.g. a separate command, is not asked about it)."""
+        """Earlier sessions' passing test ids this suite run does not pass: every one that
+        was measured in a run of this same suite command (it must still be collected,
+        selected, not skipped, and pass), and of the others those from a test module the
+        suite still collects, or whose module is gone (a suite that never ran a module,
+        e.g. a separate command, is not asked about it)."""
         if suite_run is None or not suite_run.structured or not suite_run.cases:
             return []
         now = {c.id for c in suite_run.cases}
+        passing = {c.id for c in suite_run.cases if c.outcome == "passed"}
         collected = {i.split("::", 1)[0] for i in now}
         before: set[str] = set()
+        in_suite: set[str] = set()
         archive = self.r.archive
         for entry in self.r.state.entries():
             if entry.number == self.s.number or not entry.commit_hash or entry.adopted:
@@ -275,9 +280,11 @@ class Guard(SessionPart):
             other = self.r.state.record(entry.number)
             other = other or (archive.get(entry.number) if archive else None)
             if other is not None:
-                before.update(other.green_passed)
+                mine = in_suite if other.in_suite == suite_run.command else before
+                mine.update(other.green_passed)
         root = self.r.repo.root
-        return [
+        taken = verdicts.session_ids(self.rec.accepted)  # a person took their change in
+        return sorted(t for t in in_suite - passing if not taken(t)) + [
             tid
             for tid in sorted(before - now)
             if (module := tid.split("::", 1)[0]) in collected or not _module_exists(root, module)

@@ -129,6 +129,11 @@ class SessionRecord(Strict):
     weakened: list[str] = Field(
         default_factory=list, description="tests a step weakened (a person may accept them)"
     )
+    accepted: list[str] = Field(
+        default_factory=list,
+        description="test files whose changes a person took into the session (their earlier "
+        "sessions' tests may stop passing in the suite)",
+    )
     excluded: list[str] = Field(
         default_factory=list, description="a person's files kept out of the commit"
     )
@@ -155,6 +160,11 @@ class SessionRecord(Strict):
     )
     red: RedFacts = Field(default_factory=RedFacts)
     green_passed: list[str] = Field(default_factory=list)
+    in_suite: str | None = Field(
+        default=None,
+        description="the whole-suite command GREEN's passing tests were measured in (later "
+        "sessions' runs of it must keep them passing); null: measured by their own command",
+    )
     tests_written: int | None = None
     tests_passing: int | None = None
     coverage: float | None = None

@@ -339,6 +339,7 @@ class Work(Guard):
             passed = [c.id for c in verdict.cases if c.outcome == "passed"]
             if role == "green":
                 self.rec.green_passed = passed
+                self.rec.in_suite = suite_run.command if suite_run and not session_run else None
             self.rec.tests_written = len(verdict.cases)
             self.rec.tests_passing = len(passed)
             self.rec.last_summary = verdicts.verified_summary(
