@@ -265,6 +265,7 @@ def _end_orphans(before: set[int]) -> tuple[int, ...]:
         found = _children() - before
         if not found:
             break
+        running = {pid for pid in found if _running(pid)}  # before the kill makes zombies
         for pid in found:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 group = os.getpgid(pid)
@@ -273,18 +274,22 @@ def _end_orphans(before: set[int]) -> tuple[int, ...]:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
         for pid in found:
-            if _reap(pid):
-                ended.append(pid)
+            _reap(pid)
+        ended.extend(sorted(running))
     return tuple(ended)
 
 
-def _reap(pid: int) -> bool:
-    """Wait (briefly) for a killed child; whether it was still running (not a zombie)."""
+def _running(pid: int) -> bool:
+    """Whether child `pid` still runs (is not a zombie waiting to be reaped)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
-            running = fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
     except (OSError, IndexError):
-        running = False
+        return False
+
+
+def _reap(pid: int) -> None:
+    """Wait (briefly) for a killed child."""
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
         try:
@@ -294,4 +299,3 @@ def _reap(pid: int) -> bool:
         if done:
             break
         time.sleep(0.01)
-    return running

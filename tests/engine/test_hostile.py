@@ -470,3 +470,60 @@ def test_19_hostile_a_conftest_red_writes_cannot_take_earlier_tests_out_of_the_s
     assert "tests that passed when earlier sessions were committed" in out
     assert "tests.test_models::test_to_money_rejects_floats" in out
     assert commits(git_repo)[0] == "feat(ledger): Ledger Models"
+
+
+@pytest.mark.parametrize(
+    "hook",
+    [
+        "def pytest_pyfunc_call(pyfuncitem):\n"
+        "    if os.path.exists('ledger/models.py'):\n        return True\n",
+        "import pytest\n\n\n@pytest.hookimpl(wrapper=True)\n"
+        "def pytest_runtest_makereport(item, call):\n    report = yield\n"
+        "    if os.path.exists('ledger/models.py'):\n        report.outcome = 'passed'\n"
+        "    return report\n",
+    ],
+    ids=["pyfunc_call", "makereport"],
+)
+def test_19_hostile_a_conftest_red_writes_cannot_pass_the_sessions_tests(
+    git_repo: Path, tmp_path: Path, hook: str
+) -> None:
+    """RED writes its tests and a `tests/conftest.py` whose hook passes every test once
+    `ledger/models.py` exists: RED fails for real (no module yet), and GREEN's module
+    with no behaviour at all was committed as "12/12". A conftest.py was never searched
+    for such hooks (it is where legitimate ones live); the hooks that decide an outcome
+    are looked for in it now."""
+    plan = make_project(git_repo)
+    code = (
+        "if os.environ['EXECUTOR_TDD_STEP'] == 'red':\n"
+        f"    pathlib.Path('tests/conftest.py').write_text('import os\\n' + {hook!r})\n"
+        "else:\n"
+        "    pathlib.Path('ledger/models.py').write_text(STUB)\n"
+    )
+    stub = "".join(f"{n} = None\n" for n in STUB_NAMES)
+    out = run(plan, git_repo, hostile(tmp_path, "red green refactor", f"STUB = {stub!r}\n" + code))
+    assert out.startswith("16\n"), out
+    assert "reaches into the test runner" in out and "tests/conftest.py" in out
+    assert commits(git_repo) == ["add plan", "initial"]
+
+
+def test_19_hostile_a_fifo_in_place_of_a_sessions_file_does_not_hang_the_checks(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """RED writes a helper beside its tests that no test imports; GREEN puts a FIFO in
+    its place. The tests ran, then the executor read the helper to fingerprint it (and
+    to look for runner hooks) and waited on the FIFO for ever."""
+    plan = make_project(git_repo)
+    code = (
+        "if os.environ['EXECUTOR_TDD_STEP'] == 'red':\n"
+        "    pathlib.Path('tests/helpers.py').write_text('X = 1\\n')\n"
+        "else:\n"
+        "    pathlib.Path('tests/helpers.py').unlink()\n"
+        "    os.mkfifo('tests/helpers.py')\n"
+    )
+    proc = run_cli("execute-session", "1", "--plan", str(plan), "--yes", "--max-retries",
+                   "0", "--agent-command", hostile(tmp_path, "red green", code),
+                   cwd=git_repo, timeout=120)  # fmt: skip
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 16, out
+    assert "tests/helpers.py written in RED was modified during GREEN" in out
+    assert commits(git_repo) == ["add plan", "initial"]

@@ -18,12 +18,12 @@ import json
 import os
 import re
 import shlex
-import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from executor.engine.layout import HIDDEN_PATTERN
+from executor.fsutil import read_regular
 from executor.vcs.trees import VOLATILE_DIRS
 from executor.workflows.tdd.verdicts import is_test_file
 
@@ -91,14 +91,12 @@ def infra_fingerprint(root: Path, files: Iterable[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for f in files:
         path = root / f
-        try:
-            text = path.read_text("utf-8", errors="replace")
-        except FileNotFoundError:
-            out[f] = "-"
+        data = read_regular(path)
+        if data is None:
+            # gone; or no file (a FIFO is never waited on), which configures nothing
+            out[f] = "-" if not os.path.lexists(path) else "special"
             continue
-        except OSError:
-            continue
-        meaning = _settings(f.rsplit("/", 1)[-1], text)
+        meaning = _settings(f.rsplit("/", 1)[-1], data.decode("utf-8", errors="replace"))
         if meaning is not None:
             out[f] = _digest(meaning.encode())
     return out
@@ -174,18 +172,11 @@ def outside_config(root: Path) -> dict[str, str]:
 
 def _peek(path: Path) -> str | None:
     """A hash of a file's content, "special" when it is no regular file (never waited
-    on: a FIFO), None when there is nothing to read."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return "special"
-        try:
-            return _digest(fh.read(16_000_000))
-        except OSError:
-            return "unreadable"
+    on: a FIFO), None when there is nothing there."""
+    data = read_regular(path)
+    if data is None:
+        return "special" if os.path.lexists(path) else None
+    return _digest(data)
 
 
 def plan_paths(plan: Path, repo_root: Path, files: Iterable[str]) -> list[str]:
@@ -228,22 +219,36 @@ _RUNNER_INTERNALS = re.compile(
     r"|sys\.modules\s*\[\s*['\"]_?pytest"
 )
 _IMPORTS_PYTEST = re.compile(r"^\s*(?:import|from)\s+_?pytest\b", re.M)
+#: In test infrastructure (a `conftest.py`), where hooks belong, only what decides an
+#: outcome: a test function never called (`pytest_pyfunc_call`), a report rewritten
+#: (`.outcome =`, `force_result`, `pytest_report_teststatus`), the run loop replaced, or
+#: pytest's internals.
+_FORGES_OUTCOMES = re.compile(
+    r"\b_pytest\b|\bTestReport\b|\bforce_(?:result|exception)\b|\.outcome\s*=(?!=)"
+    r"|\bpytest_(?:pyfunc_call|report_teststatus|runtest_call|runtest_protocol|runtestloop|"
+    r"cmdline_main|make_collect_report|pycollect_makeitem)\b"
+    r"|sys\.modules\s*\[\s*['\"]_?pytest"
+)
 
 
 def runner_hooks(root: Path, files: Iterable[str], *, is_test: Callable[[str], bool]) -> list[str]:
     """Python files among `files` that reach into the test runner: pytest's internals
     or hooks anywhere, or any import of pytest from code that is not a test. Code under
     test runs in the runner's process, so such code can turn failures into passes
-    without touching a conftest.py."""
+    without touching a conftest.py. In test infrastructure (a conftest.py RED may write),
+    only hooks and code that decide an outcome (`_FORGES_OUTCOMES`)."""
     found = []
     for f in files:
-        if not f.endswith(".py") or is_infra(f):
+        if not f.endswith(".py"):
             continue
-        try:
-            text = (root / f).read_text("utf-8", errors="replace")
-        except OSError:
+        data = read_regular(root / f)
+        if data is None:
             continue
-        if _RUNNER_INTERNALS.search(text) or (not is_test(f) and _IMPORTS_PYTEST.search(text)):
+        text = data.decode("utf-8", errors="replace")
+        if is_infra(f):
+            if _FORGES_OUTCOMES.search(text):
+                found.append(f)
+        elif _RUNNER_INTERNALS.search(text) or (not is_test(f) and _IMPORTS_PYTEST.search(text)):
             found.append(f)
     return found
 
@@ -315,11 +320,7 @@ def unchecked_pycs(root: Path, files: Iterable[str]) -> list[str]:
         if not cache.is_dir():
             continue
         for pyc in sorted(cache.glob(f"{Path(f).stem}.*.pyc")):
-            try:
-                with pyc.open("rb") as fh:
-                    head = fh.read(8)
-            except OSError:
-                continue
+            head = (read_regular(pyc) or b"")[:8]
             flags = int.from_bytes(head[4:8], "little") if len(head) == 8 else 0
             if flags & 0b01 and not flags & 0b10:
                 found.append(pyc.relative_to(root).as_posix())

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from executor.fsutil import read_regular
 from executor.words import plural
 from executor.workflows.tdd.state import RedFacts
 
@@ -39,12 +41,10 @@ def is_test_file(path: str) -> bool:
 
 
 def file_sha(path: Path) -> str:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except FileNotFoundError:
-        return "-"
-    except OSError:
-        return "?"
+    data = read_regular(path)
+    if data is None:
+        return "-" if not os.path.lexists(path) else "?"
+    return hashlib.sha256(data).hexdigest()
 
 
 def describe(paths: Sequence[str], limit: int = 10) -> str:
@@ -63,9 +63,8 @@ def test_fingerprints(root: Path, files: Iterable[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for rel in sorted(set(files)):
         path = root / rel
-        try:
-            data = path.read_bytes()
-        except OSError:
+        data = read_regular(path)
+        if data is None:  # gone, or no file (a FIFO is never waited on): not the test
             continue
         if not rel.endswith(".py"):
             out[f"{rel}::<file>"] = _digest(data)
@@ -195,13 +194,13 @@ def _not_theirs(run: TestRun, files: Sequence[str], root: Path | None) -> str | 
     if root is not None and run.collection_error:
         for rel in (f for f in files if f.endswith(".py")):
             try:
-                ast.parse((root / rel).read_bytes())
+                ast.parse(read_regular(root / rel) or b"")
             except SyntaxError as e:
                 return (
                     f"{rel} does not parse (line {e.lineno}: {e.msg}), so this is not RED: "
                     f"tests must fail when they run, not when they are read"
                 )
-            except (OSError, ValueError):
+            except ValueError:
                 continue
     mine = [c for c in run.cases if session_ids(files)(c.id)] if files and run.structured else []
     if mine and not any(c.outcome in {"failed", "error"} for c in mine):
