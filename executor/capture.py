@@ -9,15 +9,22 @@ summary) is still there. With a `sink`, every byte also goes to that file as it 
 an agent's transcript grows while the agent runs.
 
 When the command exits, runs past its timeout, or the executor is interrupted, its whole
-group is killed: nothing it started goes on after its step.
+group is killed: nothing it started goes on after its step. A process that left the group
+(`setsid`, a double fork) is found too where Linux allows: the executor is a child
+subreaper (`PR_SET_CHILD_SUBREAPER`), so such orphans become its children, and every child
+that appeared during the command and outlives it is killed with its group (`Finished.left`
+says which). Without that, an agent's leftover process could swap a module while the
+tests run and swap it back before the tree is recorded again.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -80,6 +87,9 @@ class Finished:
     err: Captured
     timed_out: bool
     seconds: float
+    #: Processes the command started outside its group that were still running when it
+    #: ended (and were killed): Linux only, empty elsewhere.
+    left: tuple[int, ...] = ()
 
 
 def run_captured(
@@ -101,6 +111,7 @@ def run_captured(
     comes. Raises OSError when the command cannot be started.
     """
     started = time.monotonic()
+    before = _children() if _subreaper() else None
     proc = subprocess.Popen(
         list(argv),
         cwd=cwd,
@@ -126,13 +137,16 @@ def run_captured(
     except BaseException:  # Ctrl+C / SIGTERM: leave no orphan process behind
         _kill_group(proc)
         proc.wait()
+        if before is not None:
+            _end_orphans(before)
         raise
     _kill_group(proc)  # what it started may not go on changing files after its step
     proc.wait()
+    left = _end_orphans(before) if before is not None else ()
     deadline = time.monotonic() + _DRAIN_SECONDS
     for thread in threads:
         thread.join(max(0.0, deadline - time.monotonic()))
-    return Finished(proc.returncode, out, err, timed_out, time.monotonic() - started)
+    return Finished(proc.returncode, out, err, timed_out, time.monotonic() - started, left)
 
 
 def _start(target: Callable[..., None], *args: object) -> threading.Thread:
@@ -200,3 +214,88 @@ class _Lines:
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
+
+
+#: `prctl` option: orphaned descendants are re-parented to this process, not to init.
+_PR_SET_CHILD_SUBREAPER = 36
+#: How many times the orphans are looked for again (each killed one's own children
+#: become ours in turn).
+_ORPHAN_ROUNDS = 50
+
+
+@functools.cache
+def _subreaper() -> bool:
+    """Make this process a child subreaper (once); whether it is one (Linux only)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _children() -> set[int]:
+    """The processes whose parent is this one (from /proc)."""
+    me, found = os.getpid(), set[int]()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 1 and int(fields[1]) == me:
+            found.add(int(name))
+    return found
+
+
+def _end_orphans(before: set[int]) -> tuple[int, ...]:
+    """Kill and reap every child of ours that is not in `before`: what a command left
+    behind outside its group, re-parented to us. The pids found running."""
+    ended: list[int] = []
+    for _ in range(_ORPHAN_ROUNDS):
+        found = _children() - before
+        if not found:
+            break
+        running = {pid for pid in found if _running(pid)}  # before the kill makes zombies
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                group = os.getpgid(pid)
+                if group != os.getpgrp():  # never our own group
+                    os.killpg(group, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        for pid in found:
+            _reap(pid)
+        ended.extend(sorted(running))
+    return tuple(ended)
+
+
+def _running(pid: int) -> bool:
+    """Whether child `pid` still runs (is not a zombie waiting to be reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _reap(pid: int) -> None:
+    """Wait (briefly) for a killed child."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if done:
+            break
+        time.sleep(0.01)

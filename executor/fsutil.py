@@ -15,6 +15,7 @@ import json
 import os
 import re
 import shlex
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +117,23 @@ def dumps_json(data: Any) -> str:
 
 def atomic_write_json(path: Path, data: Any, *, fault: str = "file") -> None:
     atomic_write_text(path, dumps_json(data), fault=fault)
+
+
+def read_regular(path: Path) -> bytes | None:
+    """The bytes of `path` when it is a regular file (links followed); None when it is
+    missing or anything else. Never waits: a FIFO an agent left in place of a file is
+    opened without blocking and not read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        try:
+            return fh.read()
+        except OSError:
+            return None
 
 
 def ensure_private_dir(folder: Path, *, inside: Path) -> Path:

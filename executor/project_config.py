@@ -150,6 +150,36 @@ def _settings(table: Any, path: Path) -> ProjectConfig:
     )
 
 
+def settings_meaning(name: str, data: bytes | None) -> str:
+    """What the executor reads of a settings file (`name` of `FILES`, `data` its bytes,
+    None: absent), as canonical text: the whole of `.executor.toml`, `[tool.executor]` of
+    pyproject.toml ("" when there is none); a file TOML cannot read counts as its bytes.
+    Two versions of a file with the same meaning configure the executor the same way."""
+    if data is None or (name == "pyproject.toml" and b"executor" not in data):
+        return ""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10 only
+        import tomli as tomllib
+    try:
+        doc = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return repr(data)
+    tool = doc.get("tool")
+    table = (
+        doc
+        if name == ".executor.toml"
+        else tool.get("executor")
+        if isinstance(tool, dict)
+        else None
+    )
+    if table is None:
+        return ""
+    import json
+
+    return json.dumps(table, sort_keys=True, default=str)
+
+
 def _parse(path: Path) -> dict[str, Any]:
     try:
         text = path.read_text(encoding="utf-8")

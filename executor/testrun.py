@@ -328,7 +328,11 @@ def _execute(
             f"cannot run the test command `{command}`: {argv[0]!r}: {e.strerror or e}",
             path=Path(argv[0]),
         ) from e
-    return done.returncode, done.out.text(), done.timed_out
+    text = done.out.text()
+    if done.left:
+        text += (f"\n[executor: the test run left {len(done.left)} process(es) running outside "
+                 f"its process group; they were killed]")  # fmt: skip
+    return done.returncode, text, done.timed_out
 
 
 def _count(run: TestRun, cases: list[Case]) -> None:

@@ -11,7 +11,8 @@ Each call's stdout and stderr go to a transcript under `.agent-logs/` as they ar
 (named in the step's record: it grows while the agent runs); in memory only their head
 and tail are kept (`executor.capture`), where the CLI's final report is. The agent runs
 in its own process group; when it exits, past its timeout, on Ctrl+C or SIGTERM the
-whole group is killed.
+whole group is killed, and on Linux any process it left outside the group too
+(`executor.capture`; the transcript names them).
 """
 
 from __future__ import annotations
@@ -228,7 +229,8 @@ def run_agent(
         seconds = done.seconds
         printed = f"{done.out.total + done.err.total} bytes of output"
         if done.timed_out:
-            _end(sink, f"killed after {seconds:.0f} s (timeout {timeout:.0f} s); {printed}")
+            _end(sink, f"killed after {seconds:.0f} s (timeout {timeout:.0f} s); {printed}"
+                 + _left(done.left))  # fmt: skip
             return AgentResult(
                 status="timeout",
                 error_type="TIMEOUT",
@@ -236,7 +238,7 @@ def run_agent(
                 seconds=seconds,
                 log=log,
             )
-        _end(sink, f"exit {done.returncode} after {seconds:.1f} s; {printed}")
+        _end(sink, f"exit {done.returncode} after {seconds:.1f} s; {printed}" + _left(done.left))
     report = parse_agent_output(preset, done.out.text(), done.err.text(), done.returncode, seconds)
     return AgentResult(
         status="success" if report.ok else "error",
@@ -278,6 +280,13 @@ def _new_file(path: Path) -> IO[bytes] | None:
         return os.fdopen(os.open(path, flags, 0o644), "wb", buffering=0)
     except OSError:
         return None
+
+
+def _left(pids: tuple[int, ...]) -> str:
+    if not pids:
+        return ""
+    return (f"; it left {len(pids)} process(es) running outside its process group "
+            f"({', '.join(map(str, pids))}): killed")  # fmt: skip
 
 
 def _end(sink: IO[bytes] | None, how: str) -> None:

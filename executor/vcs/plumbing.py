@@ -24,9 +24,11 @@ _TRAILER_LINE_RE = re.compile(r"^(?P<key>[A-Za-z0-9][A-Za-z0-9-]*):\s*(?P<value>
 #: Environment for every git call: stable messages, and no opportunistic index
 #: refresh by `git status` (it would take index.lock behind the user's back).
 _BASE_ENV = {"LC_ALL": "C", "LANGUAGE": "C", "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
-#: Configuration no git call of ours obeys: `core.fsmonitor` runs a program on every
-#: status, add and diff (an agent can set it in `.git/config`).
-_SAFE_CONFIG = ("-c", "core.fsmonitor=false")
+#: Configuration no git call of ours obeys (an agent can set either in `.git/config`, or
+#: write a hook into `.git/hooks`): `core.fsmonitor` runs a program on every status, add
+#: and diff; hooks run on reads too: `post-index-change` whenever an index is written
+#: (our private ones included), `reference-transaction` on every ref update.
+_SAFE_CONFIG = ("-c", "core.fsmonitor=false", "-c", f"core.hooksPath={os.devnull}")
 
 
 def _raise_for(args: Sequence[str], returncode: int, stderr: str, git_dir: Path | None) -> None:
@@ -127,6 +129,9 @@ class GitBase:
     def __init__(self, root: Path) -> None:
         self.root = Path(root).resolve()
         self._git_dir: Path | None = None
+        #: What `record_tree` removed because git would wait on it for ever (a FIFO named
+        #: `.gitignore`), each a line for a person; whoever reports it empties the list.
+        self.cleared: list[str] = []
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({str(self.root)!r})"
@@ -167,7 +172,7 @@ class GitBase:
         """
         import git
 
-        argv = ["git", *_SAFE_CONFIG, "-c", f"core.hooksPath={os.devnull}", *args]
+        argv = ["git", *_SAFE_CONFIG, *args]
         try:
             out = repo.git.execute(argv, env={**_BASE_ENV, **(env or {})})
         except git.GitCommandError as e:

@@ -5,9 +5,10 @@ a tree id is not. `record_tree` writes the worktree's content as git objects thr
 private index seeded from HEAD (the person's index and its flags play no part), with no
 filters (`hash-object --no-filters`: a clean filter an agent configured cannot change
 what is recorded), and refuses what a clone would not get back: a nested repository (a
-gitlink), a link out of the repository, a name that is not UTF-8. `commit_tree` commits
-exactly a recorded tree (`commit-tree`, then a compare-and-swap of the branch), with no
-hook, no signing program, no fsmonitor.
+gitlink), a link out of the repository or to a file the tree would not hold (one git
+ignores), a name that is not UTF-8. `commit_tree` commits exactly a recorded tree
+(`commit-tree`, then a compare-and-swap of the branch), with no hook, no signing
+program, no fsmonitor.
 
 What tools write while tests run (bytecode, caches, coverage data) is never part of a
 session's work when git does not track it (`VOLATILE`).
@@ -68,6 +69,11 @@ class GitTrees(GitReads):
         tree object written to the repository's object store. An `exclude`d path keeps
         what HEAD holds (a person's file kept out of the session: not its changes)."""
         skip = self._rels(exclude)
+        self.cleared += [
+            f"{rel}: a {kind} where git reads its rules (every git command would wait on it "
+            f"for ever); it was removed"
+            for rel, kind in _clear_rule_files(self.root)
+        ]
         with self._private_index(self.resolve("HEAD")) as env:
             listed = self._out(
                 "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--full-name",
@@ -118,6 +124,17 @@ class GitTrees(GitReads):
                 modes[rel] = "100755" if info.st_mode & 0o111 else "100644"
             elif stat.S_ISDIR(info.st_mode) and (path / ".git").exists():
                 problems.append(f"{rel}/: a git repository inside the repository")
+        held = (
+            _with_folders({*files, *links, *(k.split("\t", 1)[1] for k in kept)})
+            if links
+            else set()
+        )
+        for rel in [r for r in links if not _holds(held, self.root / r, top)]:
+            problems.append(
+                f"{rel}: a link to {os.fsdecode(links.pop(rel))}, which the commit would not "
+                f"hold (git ignores it, or it is kept out): the tests read it, a clone "
+                f"gets a broken link"
+            )
         entries = (
             kept
             + self._blobs(files, modes)
@@ -222,6 +239,10 @@ class GitTrees(GitReads):
                 fsutil.atomic_write_bytes(path, data, fault="vcs.put_back")
                 os.chmod(path, 0o755 if mode == "100755" else 0o644)
 
+    def blob(self, sha: str) -> bytes:
+        """The content of a stored blob."""
+        return self._blob(sha)
+
     def _blob(self, sha: str) -> bytes:
         import subprocess
 
@@ -309,6 +330,55 @@ class GitTrees(GitReads):
         target.parent.mkdir(parents=True, exist_ok=True)
         fsutil.atomic_write_bytes(target, self._blob(blob), fault="vcs.put_back")
         os.chmod(target, mode)
+
+
+#: Files git opens by name wherever it looks (a FIFO there makes it wait for ever).
+_RULE_FILES = frozenset({".gitignore", ".gitattributes", ".gitmodules", ".mailmap"})
+
+
+def _clear_rule_files(root: Path) -> list[tuple[str, str]]:
+    """Remove what is no file and no link but named like git's rule files in the
+    worktree (a FIFO, a socket: they hold no content): `(path, kind)` of each. Folders
+    git does not look into for them are skipped (`.git`, caches, `node_modules`, a
+    virtual environment)."""
+    found = []
+    for folder, dirs, names in os.walk(root):
+        if "pyvenv.cfg" in names:
+            dirs[:] = []
+        dirs[:] = [d for d in dirs if d != ".git" and d not in VOLATILE_DIRS]
+        for name in _RULE_FILES.intersection(names):
+            path = os.path.join(folder, name)
+            try:
+                mode = os.lstat(path).st_mode
+            except OSError:
+                continue
+            if stat.S_ISREG(mode) or stat.S_ISLNK(mode) or stat.S_ISDIR(mode):
+                continue
+            kind = "FIFO" if stat.S_ISFIFO(mode) else "special file"
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+            found.append((Path(path).relative_to(root).as_posix(), kind))
+    return sorted(found)
+
+
+def _with_folders(paths: set[str]) -> set[str]:
+    """`paths` and every folder above them (repo-relative)."""
+    out = set(paths)
+    for path in paths:
+        parts = path.split("/")
+        out.update("/".join(parts[:i]) for i in range(1, len(parts)))
+    return out
+
+
+def _holds(held: set[str], link: Path, top: Path) -> bool:
+    """Whether `held` (the files a tree holds, with their folders) holds what the
+    in-repository `link` points to. A target that does not exist is a broken link in
+    the worktree as in a clone."""
+    target = link.resolve()
+    if not target.exists():
+        return True
+    rel = target.relative_to(top).as_posix()
+    return rel == "." or rel in held
 
 
 def _utf8(name: str) -> bool:

@@ -406,6 +406,7 @@ class Gates(SessionPart):
         commit holds a change its tests never ran against."""
         rec = self.rec
         tests = [f for f in files if verdicts.is_test_file(f)]
+        rec.accepted = sorted({*rec.accepted, *tests})
         if tests and rec.red.tests:
             stale = [t for t in rec.red.tests if t.split("::", 1)[0] in tests]
             for tid in stale:
@@ -426,6 +427,7 @@ class Gates(SessionPart):
         for tid in [t for t in before if t.split("::", 1)[0] in files]:
             del before[tid]
         before.update(verdicts.test_fingerprints(self.r.repo.root, files))
+        rec.accepted = sorted({*rec.accepted, *files})
         mine = verdicts.session_ids(files)  # their tests are measured anew from now on
         rec.green_passed = [t for t in rec.green_passed if not mine(t)]
         rec.red.failing = [t for t in rec.red.failing if not mine(t)]

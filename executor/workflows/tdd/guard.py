@@ -44,6 +44,7 @@ class Seal:
     head: str
     own: dict[Path, bytes | None]
     kept: dict[str, str]
+    settings: dict[str, str]
 
 
 class Guard(SessionPart):
@@ -56,6 +57,7 @@ class Guard(SessionPart):
             head=repo.head(),
             own=self._own_files().keep(),
             kept=repo.blobs_of(list(self.rec.kept)),
+            settings=note_settings(repo),
         )
         result = run()
         return result, self._break_seal(seal)
@@ -75,19 +77,32 @@ class Guard(SessionPart):
             repo.fold_commits(seal.head)
             problems.append(f"the test run made a commit ({head[:12]}); it was undone")
         changed = repo.tree_diff(seal.tree, repo.record_tree(exclude=self._ignore()).tree)
+        kept = [p for p, blob in repo.blobs_of(list(seal.kept)).items() if seal.kept[p] != blob]
+        saved = "it was not saved: it changed while the run was checked"
+        if changed or kept:
+            # a person may have saved a file meanwhile: nothing is put back unsaved
+            backup = repo.snapshot("test-run-changes", exclude=self.r.layout.owned())
+            saved = (f"what the run left is saved under {backup}: `git checkout {backup} -- "
+                     f"<file>` brings a file back")  # fmt: skip
         if changed:
             repo.put_back(seal.tree, changed)
             problems.append(
                 f"the test run changed files in the repository: {verdicts.describe(changed)}; "
                 f"they were put back (tests must not write into the repository: use a "
-                f"temporary folder, or have git ignore what they write)"
+                f"temporary folder, or have git ignore what they write); {saved}"
             )
         own = self._own_files().put_back(seal.own)
         if own:
             problems.append(f"the test run changed the executor's own files: {', '.join(own)}")
         touched = self._put_back_kept(seal.kept)
         if touched:
-            problems.append(f"the test run changed files you kept out: {', '.join(touched)}")
+            problems.append(
+                f"the test run changed files you kept out: {', '.join(touched)}; {saved}"
+            )
+        settings = restore_settings(repo, seal.settings)
+        if settings:
+            problems.append(f"the test run changed the executor's settings: {', '.join(settings)}")
+        problems += self._cleared()
         return [f"tampering during a test run: {p}" for p in problems]
 
     def _put_back_kept(self, kept: dict[str, str]) -> list[str]:
@@ -119,9 +134,9 @@ class Guard(SessionPart):
         if restored:
             r.reload()
             problems.append(
-                f"the agent changed the plan ({verdicts.describe(restored)}); the plan is "
-                f"read-only to agents, so the executor put it back and this step failed as "
-                f"tampering."
+                f"the agent changed the plan or the executor's settings "
+                f"({verdicts.describe(restored)}); they are read-only to agents, so the "
+                f"executor put them back and this step failed as tampering."
             )
         kept = self._put_back_kept(rec.kept)
         if kept:
@@ -130,7 +145,13 @@ class Guard(SessionPart):
                 f"({verdicts.describe(kept)}); they were put back as the person left them."
             )
         problems += r.repo.record_tree(exclude=self._ignore()).problems
+        problems += self._cleared()
         return " ".join(problems)
+
+    def _cleared(self) -> list[str]:
+        """What recording the tree removed since it was last reported (`GitTrees.cleared`)."""
+        cleared, self.r.repo.cleared = self.r.repo.cleared, []
+        return [f"the worktree held {c}." for c in cleared]
 
     def _note_git_controls(self, role: str) -> None:
         """Say (once a session) which of git's hooks or config changed since it started."""
@@ -190,13 +211,31 @@ class Guard(SessionPart):
                 f"{verdicts.describe(planted)}"
             )
         problems += self.weakened_tests(role)
+        problems += self.outside_changes()
         gone = self._earlier_tests_gone(suite_run)
         if gone:
             problems.append(
                 f"tests that passed when earlier sessions were committed are gone from the "
-                f"suite (deleted or renamed in this session): {verdicts.describe(gone)}"
+                f"suite or no longer pass in it (deleted, renamed, not collected, deselected "
+                f"or skipped in this session): {verdicts.describe(gone)}"
             )
         return problems
+
+    def outside_changes(self) -> list[str]:
+        """pytest's settings or a conftest.py above the repository changed since the
+        session started (pytest reads them when the repository has no settings)."""
+        if self.rec.outside is None:  # a session started before this was recorded
+            return []
+        now = tampering.outside_config(self.r.repo.root)
+        changed = tampering.infra_changes(self.rec.outside, now)
+        if not changed:
+            return []
+        return [
+            f"test configuration outside the repository changed during the session (pytest "
+            f"reads settings and a conftest.py in the folders above a repository that has "
+            f"no settings of its own; the executor does not restore them, remove or restore "
+            f"them yourself): {verdicts.describe(changed)}"
+        ]
 
     def infra_now(self, changed: list[str]) -> dict[str, str]:
         """Test infrastructure as it stands: the changed files that are infrastructure,
@@ -222,14 +261,18 @@ class Guard(SessionPart):
         ]
 
     def _earlier_tests_gone(self, suite_run: TestRun | None) -> list[str]:
-        """Earlier sessions' passing test ids the suite no longer has: from a test module
-        the suite still collects, or whose module is gone (a suite that never ran that
-        module, e.g. a separate command, is not asked about it)."""
+        """Earlier sessions' passing test ids this suite run does not pass: every one that
+        was measured in a run of this same suite command (it must still be collected,
+        selected, not skipped, and pass), and of the others those from a test module the
+        suite still collects, or whose module is gone (a suite that never ran a module,
+        e.g. a separate command, is not asked about it)."""
         if suite_run is None or not suite_run.structured or not suite_run.cases:
             return []
         now = {c.id for c in suite_run.cases}
+        passing = {c.id for c in suite_run.cases if c.outcome == "passed"}
         collected = {i.split("::", 1)[0] for i in now}
         before: set[str] = set()
+        in_suite: set[str] = set()
         archive = self.r.archive
         for entry in self.r.state.entries():
             if entry.number == self.s.number or not entry.commit_hash or entry.adopted:
@@ -237,9 +280,11 @@ class Guard(SessionPart):
             other = self.r.state.record(entry.number)
             other = other or (archive.get(entry.number) if archive else None)
             if other is not None:
-                before.update(other.green_passed)
+                mine = in_suite if other.in_suite == suite_run.command else before
+                mine.update(other.green_passed)
         root = self.r.repo.root
-        return [
+        taken = verdicts.session_ids(self.rec.accepted)  # a person took their change in
+        return sorted(t for t in in_suite - passing if not taken(t)) + [
             tid
             for tid in sorted(before - now)
             if (module := tid.split("::", 1)[0]) in collected or not _module_exists(root, module)
@@ -260,11 +305,40 @@ def _module_exists(root: Path, module: str) -> bool:
 
 def restore_plan(repo: GitRepo, layout: Layout, rec: SessionRecord, plan: Path) -> list[str]:
     """Plan files that differ from the session's last recorded tree are put back as that
-    tree holds them; returns them (repo-relative). The plan is read-only to agents."""
-    if not rec.tree:
-        return []
-    now = repo.record_tree(exclude=layout.owned()).tree
-    touched = tampering.plan_paths(plan, repo.root, repo.tree_diff(rec.tree, now))
-    if touched:
-        repo.put_back(rec.tree, touched)
+    tree holds them, and the executor's settings files whose meaning differs from what
+    they were before the agent step (`note_settings`) as they were; returns them
+    (repo-relative). The plan and the executor's settings are read-only to agents: the
+    settings decide which command tests the work (`test_command_map`)."""
+    touched = []
+    if rec.tree:
+        now = repo.record_tree(exclude=layout.owned()).tree
+        touched = tampering.plan_paths(plan, repo.root, repo.tree_diff(rec.tree, now))
+        if touched:
+            repo.put_back(rec.tree, touched)
+    return touched + restore_settings(repo, rec.settings)
+
+
+def note_settings(repo: GitRepo) -> dict[str, str]:
+    """The executor's settings files as they are (blob ids; "-": absent)."""
+    from executor.project_config import FILES
+
+    return repo.blobs_of(list(FILES))
+
+
+def restore_settings(repo: GitRepo, before: dict[str, str]) -> list[str]:
+    """Settings files (`note_settings`) whose meaning changed since `before`, put back;
+    returns them. Git may ignore them, so they are compared by content, not by tree."""
+    from executor.project_config import settings_meaning
+
+    def meaning(path: str, blob: str) -> str:
+        return settings_meaning(path, None if blob == "-" else repo.blob(blob))
+
+    now = note_settings(repo) if before else {}
+    touched = [
+        path
+        for path, blob in before.items()
+        if now.get(path, blob) != blob and meaning(path, blob) != meaning(path, now[path])
+    ]
+    for path in touched:
+        repo.put_blob(path, before[path])
     return touched

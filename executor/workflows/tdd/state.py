@@ -140,6 +140,11 @@ class SessionRecord(Strict):
     weakened: list[str] = Field(
         default_factory=list, description="tests a step weakened (a person may accept them)"
     )
+    accepted: list[str] = Field(
+        default_factory=list,
+        description="test files whose changes a person took into the session (their earlier "
+        "sessions' tests may stop passing in the suite)",
+    )
     excluded: list[str] = Field(
         default_factory=list, description="a person's files kept out of the commit"
     )
@@ -149,8 +154,17 @@ class SessionRecord(Strict):
     flags: dict[str, str] = Field(
         default_factory=dict, description="the person's index flags when the session started"
     )
+    settings: dict[str, str] = Field(
+        default_factory=dict,
+        description="the executor's settings files before the agent step (blob id; - absent)",
+    )
     ignored: list[str] | None = Field(
         default=None, description="what git ignored when the session started (files, `folder/`s)"
+    )
+    outside: dict[str, str] | None = Field(
+        default=None,
+        description="pytest's settings and conftest.py above the repository at the session's "
+        "start (path -> content hash)",
     )
     held_action: str | None = Field(
         default=None, description="an answer waiting while edits made meanwhile are settled"
@@ -162,6 +176,11 @@ class SessionRecord(Strict):
     hook_retries: int = Field(default=0, description="automatic retries after failing hooks")
     red: RedFacts = Field(default_factory=RedFacts)
     green_passed: list[str] = Field(default_factory=list)
+    in_suite: str | None = Field(
+        default=None,
+        description="the whole-suite command GREEN's passing tests were measured in (later "
+        "sessions' runs of it must keep them passing); null: measured by their own command",
+    )
     tests_written: int | None = None
     tests_passing: int | None = None
     coverage: float | None = None

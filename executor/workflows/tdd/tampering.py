@@ -15,6 +15,7 @@ from __future__ import annotations
 import configparser
 import hashlib
 import json
+import os
 import re
 import shlex
 from collections.abc import Callable, Iterable
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from executor.engine.layout import HIDDEN_PATTERN
+from executor.fsutil import read_regular
 from executor.vcs.trees import VOLATILE_DIRS
 from executor.workflows.tdd.verdicts import is_test_file
 
@@ -47,10 +49,16 @@ _RUNS_FILES = {
 }
 
 
+#: What makes pytest skip a whole folder as a virtual environment (`_in_venv`): one in
+#: `tests/` hides every test there from the suite.
+_VENV_MARKERS = ("pyvenv.cfg", "conda-meta/history")
+
+
 def is_infra(path: str) -> bool:
     name = path.rsplit("/", 1)[-1]
     return (
         name in _INFRA_NAMES
+        or any(path == m or path.endswith("/" + m) for m in _VENV_MARKERS)
         or name.startswith(_INFRA_PREFIXES)
         or name.endswith(".pth")
         or any(path.startswith(p) or f"/{p}" in path for p in _INFRA_PACKAGES)
@@ -83,14 +91,12 @@ def infra_fingerprint(root: Path, files: Iterable[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for f in files:
         path = root / f
-        try:
-            text = path.read_text("utf-8", errors="replace")
-        except FileNotFoundError:
-            out[f] = "-"
+        data = read_regular(path)
+        if data is None:
+            # gone; or no file (a FIFO is never waited on), which configures nothing
+            out[f] = "-" if not os.path.lexists(path) else "special"
             continue
-        except OSError:
-            continue
-        meaning = _settings(f.rsplit("/", 1)[-1], text)
+        meaning = _settings(f.rsplit("/", 1)[-1], data.decode("utf-8", errors="replace"))
         if meaning is not None:
             out[f] = _digest(meaning.encode())
     return out
@@ -145,6 +151,34 @@ def infra_changes(before: dict[str, str], now: dict[str, str]) -> list[str]:
     return out
 
 
+#: What pytest reads in a folder above the repository when the repository has no
+#: settings of its own: a settings file there (`rootdir` moves up), then a conftest.py.
+_OUTSIDE_NAMES = ("pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml",
+                  "pyproject.toml", "tox.ini", "setup.cfg", "conftest.py")  # fmt: skip
+
+
+def outside_config(root: Path) -> dict[str, str]:
+    """pytest's settings files and `conftest.py` in the folders above the repository
+    `root`: absolute path -> a hash of the content (absent ones are not listed). The
+    executor neither owns nor restores them; a change during a session is tampering."""
+    out = {}
+    for folder in Path(root).resolve().parents:
+        for name in _OUTSIDE_NAMES:
+            digest = _peek(folder / name)
+            if digest is not None:
+                out[str(folder / name)] = digest
+    return out
+
+
+def _peek(path: Path) -> str | None:
+    """A hash of a file's content, "special" when it is no regular file (never waited
+    on: a FIFO), None when there is nothing there."""
+    data = read_regular(path)
+    if data is None:
+        return "special" if os.path.lexists(path) else None
+    return _digest(data)
+
+
 def plan_paths(plan: Path, repo_root: Path, files: Iterable[str]) -> list[str]:
     """Those of `files` (repo-relative) that belong to the plan named `plan`: for a plan
     file, that file; for a plan folder of its own, everything in it but the executor's
@@ -169,29 +203,52 @@ def plan_paths(plan: Path, repo_root: Path, files: Iterable[str]) -> list[str]:
     ]
 
 
-#: Reaching into pytest from Python code: its internals, its hook functions, or the
-#: module table (what a `conftest.py` would do, written somewhere else).
+#: Reaching into pytest from Python code: its internals, any of its hooks (by the names
+#: of pytest's hook specification; `pytest_generate_tests`, which a test module may
+#: define, aside), registering a plugin at run time, or the module table (what a
+#: `conftest.py` would do, written somewhere else). A module a test file names in
+#: `pytest_plugins` is such a plugin: its `pytest_pyfunc_call` can pass every test.
 _RUNNER_INTERNALS = re.compile(
-    r"\b_pytest\b|\bTestReport\b|\bpytest_(?:runtest|collect|collection|configure|"
-    r"sessionstart|sessionfinish|make_report|report)\w*|sys\.modules\s*\[\s*['\"]_?pytest"
+    r"\b_pytest\b|\bTestReport\b|\bhookimpl\b|\bpluginmanager\b"
+    r"|\bpytest_(?:addhooks|addoption|assertion_pass|assertrepr_compare|cmdline_\w+|"
+    r"collect\w*|configure|deselected|enter_pdb|exception_interact|fixture_\w+|"
+    r"ignore_collect|internalerror|itemcollected|keyboard_interrupt|leave_pdb|"
+    r"load_initial_conftests|make_collect_report|make_parametrize_id|markeval_namespace|"
+    r"plugin_registered|pycollect_\w+|pyfunc_call|report\w*|runtest\w*|session\w*|"
+    r"terminal_summary|unconfigure|warning_recorded)\b"
+    r"|sys\.modules\s*\[\s*['\"]_?pytest"
 )
 _IMPORTS_PYTEST = re.compile(r"^\s*(?:import|from)\s+_?pytest\b", re.M)
+#: In test infrastructure (a `conftest.py`), where hooks belong, only what decides an
+#: outcome: a test function never called (`pytest_pyfunc_call`), a report rewritten
+#: (`.outcome =`, `force_result`, `pytest_report_teststatus`), the run loop replaced, or
+#: pytest's internals.
+_FORGES_OUTCOMES = re.compile(
+    r"\b_pytest\b|\bTestReport\b|\bforce_(?:result|exception)\b|\.outcome\s*=(?!=)"
+    r"|\bpytest_(?:pyfunc_call|report_teststatus|runtest_call|runtest_protocol|runtestloop|"
+    r"cmdline_main|make_collect_report|pycollect_makeitem)\b"
+    r"|sys\.modules\s*\[\s*['\"]_?pytest"
+)
 
 
 def runner_hooks(root: Path, files: Iterable[str], *, is_test: Callable[[str], bool]) -> list[str]:
     """Python files among `files` that reach into the test runner: pytest's internals
     or hooks anywhere, or any import of pytest from code that is not a test. Code under
     test runs in the runner's process, so such code can turn failures into passes
-    without touching a conftest.py."""
+    without touching a conftest.py. In test infrastructure (a conftest.py RED may write),
+    only hooks and code that decide an outcome (`_FORGES_OUTCOMES`)."""
     found = []
     for f in files:
-        if not f.endswith(".py") or is_infra(f):
+        if not f.endswith(".py"):
             continue
-        try:
-            text = (root / f).read_text("utf-8", errors="replace")
-        except OSError:
+        data = read_regular(root / f)
+        if data is None:
             continue
-        if _RUNNER_INTERNALS.search(text) or (not is_test(f) and _IMPORTS_PYTEST.search(text)):
+        text = data.decode("utf-8", errors="replace")
+        if is_infra(f):
+            if _FORGES_OUTCOMES.search(text):
+                found.append(f)
+        elif _RUNNER_INTERNALS.search(text) or (not is_test(f) and _IMPORTS_PYTEST.search(text)):
             found.append(f)
     return found
 
@@ -263,11 +320,7 @@ def unchecked_pycs(root: Path, files: Iterable[str]) -> list[str]:
         if not cache.is_dir():
             continue
         for pyc in sorted(cache.glob(f"{Path(f).stem}.*.pyc")):
-            try:
-                with pyc.open("rb") as fh:
-                    head = fh.read(8)
-            except OSError:
-                continue
+            head = (read_regular(pyc) or b"")[:8]
             flags = int.from_bytes(head[4:8], "little") if len(head) == 8 else 0
             if flags & 0b01 and not flags & 0b10:
                 found.append(pyc.relative_to(root).as_posix())

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from executor.fsutil import read_regular
 from executor.words import plural
 from executor.workflows.tdd.state import RedFacts
 
@@ -39,12 +41,10 @@ def is_test_file(path: str) -> bool:
 
 
 def file_sha(path: Path) -> str:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except FileNotFoundError:
-        return "-"
-    except OSError:
-        return "?"
+    data = read_regular(path)
+    if data is None:
+        return "-" if not os.path.lexists(path) else "?"
+    return hashlib.sha256(data).hexdigest()
 
 
 def describe(paths: Sequence[str], limit: int = 10) -> str:
@@ -63,9 +63,8 @@ def test_fingerprints(root: Path, files: Iterable[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for rel in sorted(set(files)):
         path = root / rel
-        try:
-            data = path.read_bytes()
-        except OSError:
+        data = read_regular(path)
+        if data is None:  # gone, or no file (a FIFO is never waited on): not the test
             continue
         if not rel.endswith(".py"):
             out[f"{rel}::<file>"] = _digest(data)
@@ -179,8 +178,12 @@ def _one_line(message: str) -> str:
     return line[:160] or "fails"
 
 
-def red_problem(run: TestRun | None) -> str | None:
-    """Why this is not RED, or None when it is."""
+def red_problem(
+    run: TestRun | None, files: Sequence[str] = (), root: Path | None = None
+) -> str | None:
+    """Why this is not RED, or None when it is. `files`: the session's test files (the
+    test files RED changed), in `root`: RED is those tests failing, not a test file that
+    cannot be read, nor only other sessions' tests failing."""
     if run is None:
         return "no test command is known for this session"
     if run.timed_out:
@@ -188,10 +191,33 @@ def red_problem(run: TestRun | None) -> str | None:
     if run.disagreement:
         return f"{run.summary()}, so this is not RED: the failure may be forged"
     if run.verdict == "red":
-        return None
+        return _not_theirs(run, files, root)
     if run.verdict == "green":
         return f"the tests did not fail, so this is not RED: {run.summary()}"
     return f"no tests ran (empty run), so this is not RED: {run.summary()}"
+
+
+def _not_theirs(run: TestRun, files: Sequence[str], root: Path | None) -> str | None:
+    """Why a failing run is still no RED of the session's tests `files` (None: it is)."""
+    if root is not None and run.collection_error:
+        for rel in (f for f in files if f.endswith(".py")):
+            try:
+                ast.parse(read_regular(root / rel) or b"")
+            except SyntaxError as e:
+                return (
+                    f"{rel} does not parse (line {e.lineno}: {e.msg}), so this is not RED: "
+                    f"tests must fail when they run, not when they are read"
+                )
+            except ValueError:
+                continue
+    mine = [c for c in run.cases if session_ids(files)(c.id)] if files and run.structured else []
+    if mine and not any(c.outcome in {"failed", "error"} for c in mine):
+        failing = [c.id for c in run.cases if c.outcome in {"failed", "error"}]
+        return (
+            f"{plural(len(failing), 'test')} fail ({describe(failing, 3)}), but none of them "
+            f"is this session's, so this is not RED: this session's tests must fail"
+        )
+    return None
 
 
 @dataclass

@@ -29,7 +29,7 @@ from executor.workflows.tdd import budget, tampering, verdicts
 from executor.workflows.tdd.brief import digest, render_brief, usage_line
 from executor.workflows.tdd.commit import commit_message, commit_subject, trailers
 from executor.workflows.tdd.context import LiveCount, SessionRun, agent_for
-from executor.workflows.tdd.guard import Guard
+from executor.workflows.tdd.guard import Guard, note_settings
 from executor.workflows.tdd.hooks import find_hooks
 from executor.workflows.tdd.state import AgentCall as AgentCallLog
 from executor.workflows.tdd.step import Step
@@ -109,6 +109,7 @@ class Work(Guard):
         if note and not self.r.options.no_verify:
             self._say(note)
         self.rec.ignored = self.r.repo.ignored_entries(ignore=self._ignore())
+        self.rec.outside = tampering.outside_config(self.r.repo.root)
         self.rec.flags = self.r.repo.index_flags()
         self._keep_flagged_changes(head)
         tests = [f for f in self.r.repo.paths_in(head) if verdicts.is_test_file(f)]
@@ -161,6 +162,8 @@ class Work(Guard):
             ) else None  # fmt: skip
             if act is None:
                 self._say(asking)
+            if self.rec.bridge.pending is None:  # a new request: what the agent may not change
+                self.rec.settings = note_settings(self.r.repo)
             result = self.r.agents.call(call, self.rec.bridge)
             if act is not None:
                 act.close("waiting for the bridge" if isinstance(result, Waiting) else
@@ -297,10 +300,12 @@ class Work(Guard):
         tree = self.r.repo.record_tree(exclude=self._ignore()).tree
         run, tampered = self._run(self._cmd("red"))
         weak = self.weakened_tests("red") if self.rec.base_tests else []
-        why = "; ".join([*tampered, *weak]) or verdicts.red_problem(run)
+        weak += self.outside_changes()
+        root, repo = self.r.repo.root, self.r.repo
+        changed = repo.tree_diff(repo.tree_of(self.rec.base_commit or "HEAD"), tree)
+        mine = [f for f in changed if verdicts.is_test_file(f)]
+        why = "; ".join([*tampered, *weak]) or verdicts.red_problem(run, mine, root)
         if why is None and run is not None:
-            root, repo = self.r.repo.root, self.r.repo
-            changed = repo.tree_diff(repo.tree_of(self.rec.base_commit or "HEAD"), tree)
             self.rec.red = verdicts.red_facts(run, changed, root)
             tests = [f for f in repo.paths_in(tree) if verdicts.is_test_file(f)]
             self.rec.red.tests = verdicts.test_fingerprints(root, tests)
@@ -348,6 +353,7 @@ class Work(Guard):
             passed = [c.id for c in verdict.cases if c.outcome == "passed"]
             if role == "green":
                 self.rec.green_passed = passed
+                self.rec.in_suite = suite_run.command if suite_run and not session_run else None
             self.rec.tests_written = len(verdict.cases)
             self.rec.tests_passing = len(passed)
             self.rec.last_summary = verdicts.verified_summary(
@@ -453,6 +459,16 @@ class Work(Guard):
         refused = self.rollback_refusal()  # checked when asked; git may have moved
         if refused is not None:
             raise refused
-        backup = self.r.repo.roll_back(base, self.session_paths(), flags=self.rec.flags)
+        # a file git ignored when the session started is the person's, even when a step
+        # made git see it since (an agent that rewrote .gitignore): it is never removed
+        ignored = tuple(self.rec.ignored or ())
+        paths = [p for p in self.session_paths() if not _under_any(p, ignored)]
+        backup = self.r.repo.roll_back(base, paths, flags=self.rec.flags)
         self.rolled_back = (backup, base)
         return O.SKIP if self.rec.after_rollback == "skip" else O.OK
+
+
+def _under_any(path: str, entries: tuple[str, ...]) -> bool:
+    """Whether `path` is one of `entries` (files, and `folder/`s holding everything under
+    them), as `git ls-files --ignored --directory` lists them."""
+    return any(path == e or (e.endswith("/") and path.startswith(e)) for e in entries)
