@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import subprocess
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -316,8 +317,17 @@ class GitTrees(GitReads):
             yield env
 
     def hooks_folder(self) -> Path:
-        """Where git looks for this repository's hooks (`core.hooksPath` or `.git/hooks`)."""
-        return self.root / self._out("rev-parse", "--git-path", "hooks").strip()
+        """Where git looks for this repository's hooks (`core.hooksPath` or `.git/hooks`).
+
+        Every git command of ours points `core.hooksPath` nowhere, so the person's setting
+        is read from their config files (`git config` runs no program)."""
+        found = subprocess.run(
+            ["git", "config", "--get", "core.hooksPath"], cwd=self.root, capture_output=True,
+            text=True, encoding="utf-8", errors="surrogateescape", stdin=subprocess.DEVNULL,
+        ).stdout.strip()  # fmt: skip
+        if found:
+            return self.root / Path(found).expanduser()
+        return self.root / self._out("rev-parse", "--git-common-dir").strip() / "hooks"
 
     def put_blob(self, path: str, blob: str) -> None:
         """Write a stored blob back to `path` ("-": remove it)."""
