@@ -136,6 +136,7 @@ class NeedAgent(RunStopped, SystemExit):
         attempt: int = 1,
         emission: int = 1,
         prompt_file: Path | None = None,
+        context: dict[str, Any] | None = None,
     ) -> None:
         SystemExit.__init__(self, int(ExitCode.NEED_AGENT))
         self.request_file = request_file
@@ -145,6 +146,9 @@ class NeedAgent(RunStopped, SystemExit):
         self.attempt = attempt
         self.emission = emission
         self.prompt_file = prompt_file
+        #: The request's context (a human request's question, options, checkpoint and
+        #: session: what a notification says).
+        self.context = dict(context or {})
 
     def as_dict(self) -> dict[str, Any]:
         return {
