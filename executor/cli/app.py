@@ -2,7 +2,7 @@
 
 No logic lives here. Each concern registers its commands from its own module:
 `bridge` (host helpers), `plan` (validate/show), `run` (execute-*, resume-session,
-status, demo), `config`, `init` (a starter plan and config), `agents`, `claude`
+status, demo), `config`, `init` (a starter plan and config), `logs`, `agents`, `claude`
 (install-claude), `hooks` (`executor hook ...`, the Claude Code hooks), `replay`
 (replay-agent), `templates` (template-create/apply).
 `build_app(first)` registers only the module of the command `first` names (every one
@@ -46,6 +46,7 @@ COMMANDS = {
     "status": "run",
     "config": "config",
     "init": "init",
+    "logs": "logs",
     "demo": "run",
     "agents": "agents",
     "install-claude": "claude",

@@ -260,7 +260,10 @@ class Runner:
         sandbox = _sandbox(repo, layout, req.plan) if options.sandbox == "auto" else None
 
         def run_tests(
-            command: str, coverage: bool, on_line: Callable[[str], None] | None
+            command: str,
+            coverage: bool,
+            on_line: Callable[[str], None] | None,
+            log: Path | None = None,
         ) -> TestRun:
             command = map_test_command(command, config)  # [tool.executor] test_command_map
             if req.run_tests is not None:
@@ -271,7 +274,7 @@ class Runner:
             limit = options.test_timeout or DEFAULT_TEST_TIMEOUT
             return _run_tests(
                 command, cwd=repo.root, timeout_s=limit, coverage=coverage, on_line=on_line,
-                sandbox=sandbox,
+                sandbox=sandbox, log=log,
             )  # fmt: skip
 
         archive = SessionArchive(layout.archive)
