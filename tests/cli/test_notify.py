@@ -23,6 +23,7 @@ import pytest
 from executor.bridge.models import Ledger
 from executor.bridge.protocol import BridgeChannel
 from executor.choices import Option, Question
+from executor.cli import main
 from executor.engine.agents import BridgeAgents, Durable
 from executor.engine.decisions import Decider
 from executor.notify import TIMEOUT
@@ -295,3 +296,27 @@ def test_a_terminal_question_is_told_once_not_again_with_what_was_shown(tmp_path
         "show_diff", "approve", "approve",
     ]  # fmt: skip
     assert told == ["after_red", "after_green"]  # the diff shown was asked for: no new call
+
+
+def test_a_question_at_the_terminal_is_posted_then_the_end(
+    git_repo: Path, hook: Hook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole command in this process, a person's terminal scripted: asked at
+    before_start (posted before the answer), they pause: the end is posted too."""
+    plan = make_project(git_repo)
+    person = ScriptedPrompter(["pause"])
+    monkeypatch.setattr("executor.workflows.tdd.run._terminal_prompter", lambda: person)
+    monkeypatch.chdir(git_repo)
+
+    code = main(["execute-session", "1", "--plan", str(plan), "--notify", hook.url])
+
+    assert code == 20  # paused
+    assert person.remaining == 0
+    asked, ended = hook.bodies
+    assert (asked["event"], asked["checkpoint"], asked["next"]) == (
+        "checkpoint", "before_start", "answer at the terminal",
+    )  # fmt: skip
+    assert "exit_code" not in asked
+    assert asked["text"].startswith("executor: ledger: session 1 waits for you at before_start")
+    assert (ended["event"], ended["exit_code"], ended["status"]) == ("stopped", 20, "paused")
+    assert ended["next"] == f"executor resume-session 1 --plan {plan}"  # as the CLI said
