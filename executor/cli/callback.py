@@ -20,6 +20,7 @@ from executor.cli.common import continue_command
 from executor.errors import BudgetSpent, Interrupted, NeedAgent, Resumable
 from executor.exitcodes import ExitCode
 from executor.fsutil import quote
+from executor.words import plural
 
 if TYPE_CHECKING:
     from executor.choices import Question
@@ -96,13 +97,14 @@ class Callback:
         if error is None:
             done = self.result.sessions if self.result is not None else []
             title = f"{self._name()}: the run is complete"
-            text = f"{title} ({len(done)} session(s) done now). See: executor status --plan {plan}"
-            fields = {"session": session, "next": f"executor status --plan {plan}"}
+            status = f"executor status --plan {plan}"
+            text = f"{title} ({plural(len(done), 'session')} done now). See: {status}"
+            fields = {"session": session, "next": status}
             self._send("completed", title, text, {**fields, **_exit(code)})
             return
         kind = "budget" if isinstance(error, BudgetSpent) else "stopped"
         command = (continue_command(error) if isinstance(error, Resumable) else None) or self.again
-        name = ExitCode(code).name if code in ExitCode._value2member_map_ else str(code)
+        name = _name_of(code) or str(code)
         why = str(error).strip().splitlines()[0] if str(error).strip() else name
         title = (
             f"{self._name()}: stopped on its budget at session {session}"
@@ -143,5 +145,12 @@ class Callback:
 
 
 def _exit(code: int) -> dict[str, Any]:
-    name = ExitCode(code).name if code in ExitCode._value2member_map_ else None
+    name = _name_of(code)
     return {"exit_code": code, "status": name.lower() if name else None}
+
+
+def _name_of(code: int) -> str | None:
+    try:
+        return ExitCode(code).name
+    except ValueError:
+        return None

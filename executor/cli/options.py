@@ -169,8 +169,8 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         ("--notify",),
         str,
         "When the run waits for a person, stops on a budget or ends: on (the default: a "
-        "terminal bell and a desktop notification where there are), off, or a URL to POST "
-        "JSON to as well (Slack-compatible `text`). Saved with the run.",
+        "terminal bell, and a desktop notification where there is a display), off, or a "
+        "URL to POST JSON to as well (Slack-compatible `text`). Saved with the run.",
         metavar="on|off|URL",
     ),
     RunOpt("json_output", ("--json",), bool, "Machine-readable output on stdout."),

@@ -140,7 +140,7 @@ def test_a_budget_stop_and_a_completed_run_are_posted(git_repo: Path, hook: Hook
     assert (end["exit_code"], end["status"], end["session"]) == (0, "success", 1)
     assert end["next"] == f"executor status --plan {plan}"
     assert end["text"] == (
-        f"executor: ledger: the run is complete (1 session(s) done now). See: executor "
+        f"executor: ledger: the run is complete (1 session done now). See: executor "
         f"status --plan {plan}"
     )
 

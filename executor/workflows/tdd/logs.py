@@ -15,6 +15,7 @@ lock as usual.
 from __future__ import annotations
 
 import os
+import platform
 import re
 import time
 from collections.abc import Iterator
@@ -100,7 +101,7 @@ def run_is_live(layout: Layout) -> bool:
     pid, _, host = who.partition("@")
     if not pid.isdigit():
         return False
-    if host and host != os.uname().nodename:
+    if host and host != platform.node():
         return True  # another machine's (a shared folder): believed while it is named
     try:
         os.kill(int(pid), 0)
