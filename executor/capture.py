@@ -27,7 +27,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -66,6 +66,17 @@ class Captured:
             if len(self._tail) > 2 * self._tail_max:  # trimmed now and then, not per chunk
                 del self._tail[: len(self._tail) - self._tail_max]
 
+    def last(self, n: int) -> bytes:
+        """The stream's last `n` bytes, as far as they were kept."""
+        if n <= 0:
+            return b""
+        with self._lock:
+            data = bytes(self._tail[-n:])
+            whole = len(self._head) + len(self._tail) == self.total  # nothing left out
+            if len(data) < n and whole:
+                data = bytes(self._head[-(n - len(data)) :]) + data
+            return data
+
     def text(self) -> str:
         """The output as text: all of it, or its head and its tail around a line that
         says how many bytes were left out."""
@@ -90,6 +101,8 @@ class Finished:
     #: Processes the command started outside its group that were still running when it
     #: ended (and were killed): Linux only, empty elsewhere.
     left: tuple[int, ...] = ()
+    #: Bytes of output not copied to the `sink` (past its `sink_limit`).
+    sink_cut: int = 0
 
 
 def run_captured(
@@ -101,14 +114,16 @@ def run_captured(
     stdin: bytes | None = None,
     merge: bool = False,
     sink: IO[bytes] | None = None,
+    sink_limit: int | None = None,
     on_line: Callable[[str], None] | None = None,
 ) -> Finished:
     """Run `argv` in its own process group and read what it prints (module docstring).
 
     `stdin`: bytes written to it (None: no input). `merge`: stderr goes into the stdout
     stream. `sink`: a file every byte of output is written to as it arrives (a write that
-    fails ends the copy, never the run). `on_line`: called with each line of stdout as it
-    comes. Raises OSError when the command cannot be started.
+    fails ends the copy, never the run), up to `sink_limit` bytes when given (what is
+    left out is counted: `Finished.sink_cut`). `on_line`: called with each line of stdout
+    as it comes. Raises OSError when the command cannot be started.
     """
     started = time.monotonic()
     before = _children() if _subreaper() else None
@@ -122,7 +137,7 @@ def run_captured(
         start_new_session=True,
     )
     out, err = Captured(), Captured()
-    copy = _Sink(sink)
+    copy = _Sink(sink, sink_limit)
     assert proc.stdout is not None
     threads = [_start(_read, proc.stdout, out, copy, _Lines(on_line) if on_line else None)]
     if proc.stderr is not None:
@@ -146,7 +161,8 @@ def run_captured(
     deadline = time.monotonic() + _DRAIN_SECONDS
     for thread in threads:
         thread.join(max(0.0, deadline - time.monotonic()))
-    return Finished(proc.returncode, out, err, timed_out, time.monotonic() - started, left)
+    seconds = time.monotonic() - started
+    return Finished(proc.returncode, out, err, timed_out, seconds, left, copy.cut)
 
 
 def _start(target: Callable[..., None], *args: object) -> threading.Thread:
@@ -172,20 +188,67 @@ def _write(pipe: IO[bytes], data: bytes) -> None:
 
 
 class _Sink:
-    """The file every byte of output is copied to, shared by the stream readers."""
+    """The file every byte of output is copied to (up to `limit` bytes), shared by the
+    stream readers."""
 
-    def __init__(self, file: IO[bytes] | None) -> None:
+    def __init__(self, file: IO[bytes] | None, limit: int | None = None) -> None:
         self._file = file
+        self._room = limit
         self._lock = threading.Lock()
+        #: Bytes not copied because the limit was reached.
+        self.cut = 0
 
     def write(self, chunk: bytes) -> None:
         with self._lock:
             if self._file is None:
                 return
+            if self._room is not None:
+                kept, self.cut = chunk[: self._room], self.cut + max(0, len(chunk) - self._room)
+                self._room -= len(kept)
+                chunk = kept
+                if not chunk:
+                    return
             try:
                 self._file.write(chunk)
             except (OSError, ValueError):  # disk full, or closed: the copy ends here
                 self._file = None
+
+
+@contextlib.contextmanager
+def transcript(log: Path | None, header: str) -> Iterator[IO[bytes] | None]:
+    """A transcript file at `log` (never committed: `.agent-logs/` is the executor's),
+    starting with `header`; None when there is no log or it could not be made (the
+    command runs without it). `end_transcript` writes how it ended."""
+    sink = _new_file(log) if log is not None else None
+    if sink is None:
+        yield None
+        return
+    with sink:
+        write_transcript(sink, header)
+        yield sink
+
+
+def end_transcript(sink: IO[bytes] | None, how: str) -> None:
+    if sink is not None:
+        write_transcript(sink, f"\n# {how}\n")
+
+
+def write_transcript(sink: IO[bytes], text: str | bytes) -> None:
+    data = text.encode() if isinstance(text, str) else text
+    with contextlib.suppress(OSError, ValueError):  # a full disk ends it, not the run
+        sink.write(data)
+
+
+def _new_file(path: Path) -> IO[bytes] | None:
+    """A new, empty file at `path`: whatever an agent left under that name (a link, say)
+    is removed first, never written through."""
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        return os.fdopen(os.open(path, flags, 0o644), "wb", buffering=0)
+    except OSError:
+        return None
 
 
 class _Lines:

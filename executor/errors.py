@@ -38,6 +38,7 @@ ExecutorError                      internal error unless a subclass says otherwi
     ├── TemplateSaveError          writing a template or a rendered project failed (exit 6)
     │   └── OverwriteRefusedError  the destination exists and overwriting was not asked for
     ├── DestinationOverlapError    a template's destination is its codebase, or holds it (64)
+    ├── InitRefused                `executor init` would overwrite a plan or a config (64)
     └── TemplateValueError         a placeholder value given by the user is not valid
 
 The errors about one file or folder (not found, invalid response or bridge file, storage,
@@ -135,6 +136,7 @@ class NeedAgent(RunStopped, SystemExit):
         attempt: int = 1,
         emission: int = 1,
         prompt_file: Path | None = None,
+        context: dict[str, Any] | None = None,
     ) -> None:
         SystemExit.__init__(self, int(ExitCode.NEED_AGENT))
         self.request_file = request_file
@@ -144,6 +146,9 @@ class NeedAgent(RunStopped, SystemExit):
         self.attempt = attempt
         self.emission = emission
         self.prompt_file = prompt_file
+        #: The request's context (a human request's question, options, checkpoint and
+        #: session: what a notification says).
+        self.context = dict(context or {})
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -396,3 +401,12 @@ class TemplateValueError(UserError):
     def __init__(self, message: str, *, name: str) -> None:
         super().__init__(message)
         self.name = name
+
+
+class InitRefused(UserError):
+    """`executor init` found a plan or a config where it would write one: nothing was
+    written. `paths`: what is already there."""
+
+    def __init__(self, message: str, *, paths: Sequence[Path]) -> None:
+        super().__init__(message)
+        self.paths = list(paths)

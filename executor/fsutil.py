@@ -174,6 +174,29 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
+def host() -> str:
+    """This machine's name, as lock holders write it (`pid@host`)."""
+    if hasattr(os, "uname"):
+        return os.uname().nodename
+    import platform  # Windows
+
+    return platform.node()
+
+
+def lock_held(path: Path) -> bool:
+    """Whether a live process holds the lock file `path`: its holder writes `pid@host`
+    (then what it runs) into it while it holds it and empties it when it lets go. A
+    holder on another machine (a shared folder) is believed while it is named."""
+    try:
+        holder = path.read_text("utf-8", "replace").strip()
+    except OSError:
+        return False
+    pid, _, where = holder.split(" ", 1)[0].partition("@")
+    if not pid.isdigit():
+        return False
+    return bool(where and where != host()) or pid_alive(int(pid))
+
+
 def sweep_orphans(folder: Path) -> list[Path]:
     """Remove our temp files left by dead writers in `folder`; return what was removed."""
     removed: list[Path] = []

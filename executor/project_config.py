@@ -17,11 +17,12 @@ reader, a dependency on Python 3.10).
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from executor.datamodel import DataError, Strict, validate
 from executor.errors import ConfigError
@@ -31,6 +32,17 @@ FILES = (".executor.toml", "pyproject.toml")
 
 Checkpoints = Literal["all", "session", "none"]
 Sandboxing = Literal["auto", "off"]
+_NOTIFY = re.compile(r"on|off|https?://[^\s/?#]+\S*")
+
+
+def _notify_setting(value: str | None) -> str | None:
+    if value is not None and not _NOTIFY.fullmatch(value):
+        raise ValueError("expected on, off or an http:// or https:// URL")
+    return value
+
+
+#: `--notify`: on (bell and desktop), off, or a webhook URL (executor.notify).
+NotifySetting = Annotated[str | None, AfterValidator(_notify_setting)]
 
 
 class RunOptions(Strict):
@@ -66,6 +78,14 @@ class RunOptions(Strict):
     budget_tokens: int | None = Field(default=None, ge=0)
     budget_minutes: float | None = Field(default=None, ge=0, description="agent wall time")
     tag: str | None = Field(default=None, description="a Task Master plan's tag to run")
+    notify: NotifySetting = Field(
+        default=None,
+        description=(
+            "on (null: the same): a terminal bell and a desktop notification when the run "
+            "waits for a person, stops on a budget or ends; off: none; a URL: those and a "
+            "JSON POST to it"
+        ),
+    )
 
 
 class ProjectConfig(Strict, frozen=True):

@@ -40,7 +40,7 @@ from executor.errors import (
     StaleWorkspaceError,
     StorageError,
 )
-from executor.fsutil import atomic_write_bytes, quote, sweep_orphans
+from executor.fsutil import atomic_write_bytes, host, quote, sweep_orphans
 from executor.stamps import utc_now
 
 
@@ -111,7 +111,7 @@ def exclusive(path: Path, *, what: str, about: str = "") -> Iterator[None]:
     except filelock.Timeout:
         raise _locked_error(path, what) from None
     try:
-        _write_holder(path, f"{os.getpid()}@{_host()} {about}".strip())
+        _write_holder(path, f"{os.getpid()}@{host()} {about}".strip())
         yield
     finally:
         with contextlib.suppress(OSError):
@@ -142,14 +142,6 @@ def _locked_error(path: Path, what: str) -> LockedError:
         pid=int(pid_s) if pid_s.isdigit() else None,
         host=host or None,
     )
-
-
-def _host() -> str:
-    if hasattr(os, "uname"):
-        return os.uname().nodename
-    import platform  # Windows
-
-    return platform.node()
 
 
 def _stamp() -> str:

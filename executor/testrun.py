@@ -12,7 +12,11 @@ finds the planted ones instead.)
 
 The output is read as it comes (`executor.capture`) and only its head and tail are
 kept: a test run printing a gigabyte costs no more memory than a quiet one, and a
-collection error is looked for in what was kept (the runner's report has it too).
+collection error is looked for in what was kept (the runner's report has it too). With
+a `log` (`.agent-logs/...tests.log`, what `executor logs` shows), the output is also
+written there as it arrives: its first `LOG_BYTES`, then, for a longer one, a line
+saying how much was left out and its last bytes as kept in memory (up to 1 MB), then
+how the run ended.
 
 Any other command is measured by its exit code only: `structured` is False, `runner` is
 None, `collected` stays 0 and the verdict is green on exit 0, red otherwise.
@@ -63,6 +67,8 @@ MAX_REPORT_BYTES = 64_000_000
 #: Seconds a test run may take before it is killed, unless `--test-timeout` says more or
 #: less: generous, so a real suite of tens of minutes passes; a hanging one still ends.
 DEFAULT_TEST_TIMEOUT = 3600
+#: The most of a test run's output its log holds as it arrives (then its end, as kept).
+LOG_BYTES = 2 * 1024 * 1024
 
 _COLLECTION_RE = re.compile(
     r"ERROR collecting|ImportError while (?:importing test module|loading conftest)"
@@ -185,13 +191,15 @@ def run_tests(
     coverage: bool = False,
     on_line: Callable[[str], None] | None = None,
     sandbox: Sandbox | None = None,
+    log: Path | None = None,
 ) -> TestRun:
     """Run `command` in `cwd` and measure it. `env` is merged over os.environ.
 
     `coverage`: for pytest, when pytest-cov is installed, also measure line coverage
     (`TestRun.coverage`, percent). `on_line`: called with each line of output as it
     comes (live progress). `sandbox`: run inside it (`executor.sandbox`; as is when the
-    machine has no bubblewrap that works). Raises UserError for an unparsable command and
+    machine has no bubblewrap that works). `log`: a file the output is written to as it
+    arrives (module docstring). Raises UserError for an unparsable command and
     PathNotFoundError when `cwd` or the program does not exist; a failing or hanging
     test run is a result, not an error.
     """
@@ -220,6 +228,7 @@ def run_tests(
             env={**full_env, **(runner.env if runner else {})},
             timeout=timeout_s,
             on_line=on_line,
+            log=log,
         )
         percent = _coverage_percent(cov_file)
         duration = round(time.monotonic() - started, 3)
@@ -315,19 +324,30 @@ def _execute(
     env: dict[str, str],
     timeout: float,
     on_line: Callable[[str], None] | None = None,
+    log: Path | None = None,
 ) -> tuple[int, str, bool]:
     """Run argv in its own process group (killed whole on timeout); its exit code, its
     output (the head and the tail of a long one: `executor.capture`), and whether it
-    timed out. `on_line` gets each line of output as it comes (live progress)."""
-    from executor.capture import run_captured
+    timed out. `on_line` gets each line of output as it comes (live progress); `log`
+    the output as it arrives (module docstring)."""
+    from executor.capture import end_transcript, run_captured, transcript, write_transcript
 
-    try:
-        done = run_captured(argv, cwd=cwd, env=env, timeout=timeout, merge=True, on_line=on_line)
-    except (FileNotFoundError, PermissionError) as e:
-        raise errors.PathNotFoundError(
-            f"cannot run the test command `{command}`: {argv[0]!r}: {e.strerror or e}",
-            path=Path(argv[0]),
-        ) from e
+    with transcript(log, f"$ {command}\n# output as it came\n") as sink:
+        try:
+            done = run_captured(argv, cwd=cwd, env=env, timeout=timeout, merge=True,
+                                sink=sink, sink_limit=LOG_BYTES, on_line=on_line)  # fmt: skip
+        except (FileNotFoundError, PermissionError) as e:
+            end_transcript(sink, f"cannot run it: {e.strerror or e}")
+            raise errors.PathNotFoundError(
+                f"cannot run the test command `{command}`: {argv[0]!r}: {e.strerror or e}",
+                path=Path(argv[0]),
+            ) from e
+        if sink is not None and done.sink_cut:
+            end = done.out.last(done.sink_cut)
+            cut = f"\n# [... {done.sink_cut - len(end)} bytes of output left out; the last "
+            write_transcript(sink, f"{cut}{len(end)} follow ...]\n".encode() + end)
+        how = "killed at the time limit" if done.timed_out else f"exit {done.returncode}"
+        end_transcript(sink, f"{how} after {done.seconds:.1f} s; {done.out.total} bytes of output")
     text = done.out.text()
     if done.left:
         text += (f"\n[executor: the test run left {len(done.left)} process(es) running outside "

@@ -37,6 +37,9 @@ def isolated_env(
     for var in list(os.environ):
         if var.startswith("EXECUTOR_"):
             monkeypatch.delenv(var)
+    # no run a test starts shows desktop notifications on the developer's screen
+    for var in ("DISPLAY", "WAYLAND_DISPLAY"):
+        monkeypatch.delenv(var, raising=False)
     # The CLI subprocesses run from the checkout import its sources: let them keep their
     # bytecode (the executor's own project test runs set PYTHONDONTWRITEBYTECODE again).
     # With it set, as on this machine, each such `python -m executor` compiled the

@@ -296,6 +296,7 @@ class BridgeChannel:
             attempt=pending.attempt,
             emission=pending.emissions,
             prompt_file=prompt_file,
+            context=ctx,
         )
 
     # -- after the caller recorded consumption ------------------------------------------

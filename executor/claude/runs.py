@@ -22,14 +22,13 @@ models (`executor.bridge.reading`, `SeedView`) only once one exists.
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from executor.fsutil import pid_alive
+from executor.fsutil import lock_held
 
 if TYPE_CHECKING:
     from executor.bridge.models import AgentRequest
@@ -159,27 +158,7 @@ def run_folders(
 def busy(folder: Path) -> bool:
     """Whether a live process holds a run lock in `folder` (the holder writes `pid@host`
     into it while it holds it, and empties it when it lets go)."""
-    for name in LOCK_NAMES:
-        try:
-            holder = (folder / name).read_text("utf-8", "replace").strip()
-        except OSError:
-            continue
-        pid, _, host = holder.partition("@")
-        if not pid.isdigit():
-            continue
-        if host and host != _host():
-            return True  # held on another machine: not ours to answer
-        if pid_alive(int(pid)):
-            return True
-    return False
-
-
-def _host() -> str:
-    if hasattr(os, "uname"):
-        return os.uname().nodename
-    import platform  # Windows
-
-    return platform.node()
+    return any(lock_held(folder / name) for name in LOCK_NAMES)
 
 
 def scan(folders: Sequence[Path], *, paused: bool = False) -> Scan:

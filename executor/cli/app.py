@@ -2,8 +2,9 @@
 
 No logic lives here. Each concern registers its commands from its own module:
 `bridge` (host helpers), `plan` (validate/show), `run` (execute-*, resume-session,
-status, demo), `agents`, `claude` (install-claude), `hooks` (`executor hook ...`, the
-Claude Code hooks), `replay` (replay-agent), `templates` (template-create/apply).
+status, demo), `config`, `init` (a starter plan and config), `logs`, `agents`, `claude`
+(install-claude), `hooks` (`executor hook ...`, the Claude Code hooks), `replay`
+(replay-agent), `templates` (template-create/apply).
 `build_app(first)` registers only the module of the command `first` names (every one
 when it names none, or for help), so a call imports what its command needs. Heavy
 libraries are imported inside the command bodies that need them, never at import time.
@@ -44,6 +45,8 @@ COMMANDS = {
     "resume-session": "run",
     "status": "run",
     "config": "config",
+    "init": "init",
+    "logs": "logs",
     "demo": "run",
     "agents": "agents",
     "install-claude": "claude",

@@ -71,14 +71,30 @@ def run(
     json_output: bool = False,
     rerun: str | None = None,
     resume: str | None = None,
+    after: Callable[[int, BaseException | None], None] | None = None,
 ) -> None:
     """Run `fn`; translate its result or exception into `Exit(code)`.
 
     `rerun`: the command line that continues this one after exit 42; `resume`: the one
     that continues it after an interruption that saved the run (default: `rerun`).
+    `after(code, error)`: called once the outcome is said, with the exit code and what
+    `fn` raised (None when it returned), before the process exits (a run's
+    notifications: `executor.cli.callback`).
     """
     state["ran"] = True
-    raise Exit(outcome(fn, json_output=json_output, rerun=rerun, resume=resume))
+    raised: list[BaseException] = []
+
+    def watched() -> int | None:
+        try:
+            return fn()
+        except BaseException as e:
+            raised.append(e)
+            raise
+
+    code = outcome(watched, json_output=json_output, rerun=rerun, resume=resume)
+    if after is not None:
+        after(code, raised[0] if raised else None)
+    raise Exit(code)
 
 
 def outcome(
@@ -98,12 +114,11 @@ def outcome(
         return int(ExitCode.NEED_AGENT)
     except Resumable as e:
         line = str(e)
-        if e.session is not None and e.plan is not None:
+        command = continue_command(e)
+        if command is not None:
             verb = {Paused: "Continue", BudgetSpent: "Continue with a larger budget"}.get(
                 type(e), "Start it again"
             )
-            words = e.continue_with or ["resume-session", str(e.session)]
-            command = " ".join(["executor", *words, "--plan", quote(e.plan), *e.resume_flags])
             line += f" {verb} with: {command}"
         _stopped(e, line, json_output)
         return int(e.exit_code)
@@ -134,6 +149,14 @@ def outcome(
     except Exception as e:  # the boundary: a bug must still never exit 0 or 42
         _internal(e)
         return int(ExitCode.INTERNAL_ERROR)
+
+
+def continue_command(e: Resumable) -> str | None:
+    """The command that continues a run a pause, a budget or an abort stopped."""
+    if e.session is None or e.plan is None:
+        return None
+    words = e.continue_with or ["resume-session", str(e.session)]
+    return " ".join(["executor", *words, "--plan", quote(e.plan), *e.resume_flags])
 
 
 def need_agent_line(e: NeedAgent, rerun: str | None = None) -> str:

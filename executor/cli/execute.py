@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from executor import console
 from executor.cli import common
+from executor.cli.callback import Callback
 
 if TYPE_CHECKING:
     from executor.workflows.tdd.run import RunResult
@@ -41,11 +42,13 @@ def run_scope(scope: Scope, values: dict[str, Any], argv: list[str]) -> None:
     # exit 42 by running it with --resume (which needs a pending request)
     again = _with_abs_plan([a for a in argv if a != "--resume"], values)
     resume_argv = [*again, "--resume"]
+    callback = Callback("executor " + shlex.join(again))
     common.run(
-        lambda: _execute(scope, values, resume_argv),
+        lambda: _execute(scope, values, resume_argv, callback),
         json_output=json_output,
         rerun="executor " + shlex.join(resume_argv),
         resume="executor " + shlex.join(again),
+        after=callback.after,
     )
 
 
@@ -65,7 +68,9 @@ def _with_abs_plan(argv: list[str], values: dict[str, Any]) -> list[str]:
     return out
 
 
-def _execute(scope: Scope, values: dict[str, Any], resume_argv: list[str]) -> int:
+def _execute(
+    scope: Scope, values: dict[str, Any], resume_argv: list[str], callback: Callback
+) -> int:
     from executor.engine.agents import BRIDGE_AGENT
     from executor.errors import UserError
     from executor.workflows.tdd.options import Overrides
@@ -104,11 +109,14 @@ def _execute(scope: Scope, values: dict[str, Any], resume_argv: list[str]) -> in
             budget_tokens=values.get("budget_tokens"),
             budget_minutes=values.get("budget_minutes"),
             tag=values.get("tag"),
+            notify=values.get("notify"),
         ),
     )
     json_output = bool(values.get("json_output"))
     req.activity = console.stderr_activity if json_output else console.activity
-    result = Runner(req, report=report_fn(json_output)).execute()
+    req.on_ask = callback.on_ask
+    callback.runner = Runner(req, report=report_fn(json_output))
+    result = callback.result = callback.runner.execute()
     finish(result, json_output)
     return 0
 

@@ -172,5 +172,14 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         "A Task Master plan: the tag whose tasks to run (default: master). Saved with the run.",
         metavar="TAG",
     ),
+    RunOpt(
+        "notify",
+        ("--notify",),
+        str,
+        "When the run waits for a person, stops on a budget or ends: on (the default: a "
+        "terminal bell, and a desktop notification where there is a display), off, or a "
+        "URL to POST JSON to as well (Slack-compatible `text`). Saved with the run.",
+        metavar="on|off|URL",
+    ),
     RunOpt("json_output", ("--json",), bool, "Machine-readable output on stdout."),
 )

@@ -10,6 +10,7 @@ blocks a later step.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,12 +36,24 @@ NO_HUMAN = NoHuman()
 
 class Decider:
     def __init__(
-        self, *, yes: bool, prompter: Prompter | None, bridge: BridgeAgents, folder: Path
+        self,
+        *,
+        yes: bool,
+        prompter: Prompter | None,
+        bridge: BridgeAgents,
+        folder: Path,
+        on_ask: Callable[[Question], None] | None = None,
     ) -> None:
         self.yes = yes
         self.prompter = prompter
         self.bridge = bridge
         self.folder = folder
+        #: Called before a person is asked at the terminal (a notification: they may have
+        #: stepped away), except when the same question comes back with what they asked
+        #: to see (`show_diff`, `show_tests`). A question through the bridge is told by
+        #: the CLI after exit 42 (`executor.cli.callback`).
+        self.on_ask = on_ask
+        self._showing = False
 
     @property
     def interactive(self) -> bool:
@@ -56,11 +69,14 @@ class Decider:
             supersede(self.bridge.channel, ledger, self.bridge.durable)
             return Decision("approve")
         if self.prompter is not None:
+            if self.on_ask is not None and not self._showing:
+                self.on_ask(q)
             try:
                 decision = self.prompter.ask(q.text, q.options, detail=q.detail)
             except EOFError:
                 self.prompter = None  # the terminal went away: fall through
             else:
+                self._showing = decision.action.startswith("show_")
                 supersede(self.bridge.channel, ledger, self.bridge.durable)
                 return Decision(decision.action, decision.feedback, waited=True)
         if self.yes:

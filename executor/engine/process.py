@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -30,7 +30,7 @@ from executor.bounded import read_bounded
 from executor.bridge.models import AgentRequest, Ledger
 from executor.bridge.protocol import BridgeChannel
 from executor.bridge.reading import MAX_OWN_BYTES
-from executor.capture import run_captured
+from executor.capture import end_transcript, run_captured, transcript
 from executor.datamodel import dump
 from executor.engine.agents import BRIDGE_AGENT, AgentCall, AgentResult, Durable, supersede
 from executor.errors import DataError, UserError
@@ -256,30 +256,12 @@ def run_agent(
     )
 
 
-@contextlib.contextmanager
-def _transcript(log: Path | None, argv: Sequence[str]) -> Iterator[IO[bytes] | None]:
-    """The call's transcript (never committed: `.agent-logs/` is the executor's): the
-    command, then stdout and stderr as they arrive, then how it ended. None: no log, or
-    it could not be made (the run goes on without it)."""
-    sink = _new_file(log) if log is not None else None
-    if sink is None:
-        yield None
-        return
-    with sink:
-        _write(sink, f"$ {shlex.join(argv)[:2000]}\n# stdout and stderr as they came\n")
-        yield sink
-
-
-def _new_file(path: Path) -> IO[bytes] | None:
-    """A new, empty file at `path`: whatever an agent left under that name (a link, say)
-    is removed first, never written through."""
-    try:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        return os.fdopen(os.open(path, flags, 0o644), "wb", buffering=0)
-    except OSError:
-        return None
+def _transcript(
+    log: Path | None, argv: Sequence[str]
+) -> contextlib.AbstractContextManager[IO[bytes] | None]:
+    """The call's transcript: the command, then stdout and stderr as they arrive, then
+    how it ended (`executor.capture.transcript`)."""
+    return transcript(log, f"$ {shlex.join(argv)[:2000]}\n# stdout and stderr as they came\n")
 
 
 def _left(pids: tuple[int, ...]) -> str:
@@ -290,10 +272,4 @@ def _left(pids: tuple[int, ...]) -> str:
 
 
 def _end(sink: IO[bytes] | None, how: str) -> None:
-    if sink is not None:
-        _write(sink, f"\n# {how}\n")
-
-
-def _write(sink: IO[bytes], text: str) -> None:
-    with contextlib.suppress(OSError):  # a full disk ends the transcript, not the run
-        sink.write(text.encode())
+    end_transcript(sink, how)

@@ -25,6 +25,10 @@ HEAVY = (
     "executor.cli.templates",
     "executor.templates",
     "executor.cli.claude",
+    # a notification is sent only when a person is waited for (and a webhook is set)
+    "executor.notify",
+    "urllib.request",
+    "http.client",
 )
 
 PROBE = """
@@ -60,3 +64,18 @@ def test_help_and_errors_still_go_through_the_full_cli(git_repo: Path) -> None:
     assert proc.returncode == 0 and "--checkpoints" in proc.stdout
     bad = run_cli("execute-session", "1", "--resume", "--checkpoints", "sometimes", cwd=git_repo)
     assert bad.returncode == 64 and "sometimes" in bad.stderr
+
+
+def test_a_wait_for_a_person_without_a_webhook_loads_no_http_client(git_repo: Path) -> None:
+    """The first run stops at before_start, a person's checkpoint: it notifies (bell and
+    desktop, of which there are neither here), and imports no HTTP client for it."""
+    plan = make_project(git_repo)
+    heavy = ("urllib.request", "http.client", "ssl", "executor.notify")
+    code = PROBE.format(heavy=heavy)
+    args = ["execute-session", "1", "--plan", str(plan)]
+    proc = subprocess.run([sys.executable, "-c", code, *args], cwd=git_repo,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert proc.returncode == 42, proc.stderr
+    assert json.loads((plan / ".agent-request.json").read_text("utf-8"))["agent_name"] == "human"
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert report == {"loaded": ["executor.notify"]}

@@ -54,8 +54,9 @@ class SessionRun:
     decider: Decider
     durable: Durable
     report: Callable[[str], None]
-    #: run_tests(command, coverage, on_line): a measured test run
-    run_tests: Callable[[str, bool, Callable[[str], None] | None], TestRun]
+    #: run_tests(command, coverage, on_line, log): a measured test run; its output goes
+    #: to `log` as it arrives (`.agent-logs/`, what `executor logs` shows)
+    run_tests: Callable[[str, bool, Callable[[str], None] | None, Path | None], TestRun]
     suite_command: str | None
     project_test_command: str | None
     is_last: bool

@@ -44,6 +44,8 @@ from executor.workflows.tdd.table import TDD, TddSession
 from executor.workflows.tdd.workspace import check_plan_owner, check_workspace, reconcile
 
 if TYPE_CHECKING:
+    from executor.choices import Question
+    from executor.project_config import RunOptions
     from executor.prompts import Prompter
     from executor.testrun import TestRun
     from executor.vcs import GitRepo
@@ -78,6 +80,8 @@ class RunRequest:
     run_tests: Callable[[str, Path], TestRun] | None = None
     #: A live progress line for agent calls and test runs (None: plain report lines).
     activity: Callable[[str], Progress] | None = None
+    #: Called before a person is asked at the terminal (`Decider.on_ask`).
+    on_ask: Callable[[Question], None] | None = None
 
 
 @dataclass
@@ -115,6 +119,11 @@ class Runner:
     def __init__(self, req: RunRequest, *, report: Callable[[str], None]) -> None:
         self.req = req
         self.report = report
+        #: What the run is, once known (for what the CLI says when it stops or ends):
+        #: its options as resolved, its project's name, the session it drives.
+        self.options: RunOptions | None = None
+        self.project: str | None = None
+        self.session: int | None = None
 
     def execute(self) -> RunResult:
         req = self.req
@@ -155,6 +164,7 @@ class Runner:
         restored = self._restore_plan(state, repo, layout, named)
         config = load_project_config(repo.root)
         options = resolve(req.overrides, state.run.options if state else None, config)
+        self.options = options
         command = options.test_command or config.test_command
         plan = load_valid(req.plan, cache=layout.plan_cache, test_command=command, tag=options.tag)
         if state is None:
@@ -167,6 +177,7 @@ class Runner:
             )
             state = RunState(project_name=plan.name, plan_version="", run=record)
         state.run.plan = state.run.plan or str(named)
+        self.project = state.project_name
         state.run.options = options
         reconcile(plan, state, DEFINITION_HASH, plan_digest(req.plan))
         sessions = select(plan, req.scope)
@@ -239,7 +250,9 @@ class Runner:
         req, options = self.req, state.run.options
         agents, bridge, durable, policy = self._agents(state, store, repo, layout)
         prompter = req.prompter if req.prompter is not None else _terminal_prompter()
-        decider = Decider(yes=req.yes, prompter=prompter, bridge=bridge, folder=layout.folder)
+        decider = Decider(
+            yes=req.yes, prompter=prompter, bridge=bridge, folder=layout.folder, on_ask=req.on_ask
+        )
         suite = project_command or (
             "pytest" if any("pytest" in (s.red_command or "") for s in plan.outline()) else None
         )
@@ -247,7 +260,10 @@ class Runner:
         sandbox = _sandbox(repo, layout, req.plan) if options.sandbox == "auto" else None
 
         def run_tests(
-            command: str, coverage: bool, on_line: Callable[[str], None] | None
+            command: str,
+            coverage: bool,
+            on_line: Callable[[str], None] | None,
+            log: Path | None = None,
         ) -> TestRun:
             command = map_test_command(command, config)  # [tool.executor] test_command_map
             if req.run_tests is not None:
@@ -258,7 +274,7 @@ class Runner:
             limit = options.test_timeout or DEFAULT_TEST_TIMEOUT
             return _run_tests(
                 command, cwd=repo.root, timeout_s=limit, coverage=coverage, on_line=on_line,
-                sandbox=sandbox,
+                sandbox=sandbox, log=log,
             )  # fmt: skip
 
         archive = SessionArchive(layout.archive)
@@ -271,6 +287,7 @@ class Runner:
             assert ps is not None
             rec = state.run.sessions.setdefault(number, SessionRecord())
             rec.paused = False
+            self.session = number
             session = TddSession(
                 SessionRun(
                     plan=plan,

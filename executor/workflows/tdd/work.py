@@ -47,6 +47,8 @@ class Work(Guard):
         super().__init__(run)
         #: (backup ref, base commit) after a rollback, for the runner's message
         self.rolled_back: tuple[str, str | None] | None = None
+        #: Test runs so far in this process (each one's log has its own name).
+        self.test_runs = 0
 
     def red_agent(self) -> Outcome:
         return self.agent_step("red")
@@ -286,15 +288,26 @@ class Work(Guard):
         if not command:
             return None, []
         label = f"[session {self.s.number}] running: {command}"
+        log = self._test_log()
         if self.r.activity is None:
             self.r.report(label)
-            run, tampered = self.sealed_run(lambda: self.r.run_tests(command, coverage, None))
+            run, tampered = self.sealed_run(lambda: self.r.run_tests(command, coverage, None, log))
             self._say(f"  {run.summary()}")
             return run, tampered
         act = self.r.activity(label)
-        run, tampered = self.sealed_run(lambda: self.r.run_tests(command, coverage, LiveCount(act)))
+        run, tampered = self.sealed_run(
+            lambda: self.r.run_tests(command, coverage, LiveCount(act), log)
+        )
         act.close(run.summary())
         return run, tampered
+
+    def _test_log(self) -> Path:
+        """Where this test run's output goes as it arrives: `s<N>.<step>.a<attempt>.t<k>
+        .tests.log` in `.agent-logs/` (k counts this step's runs in this process)."""
+        self.test_runs += 1
+        logs = fsutil.ensure_private_dir(self.r.layout.logs, inside=self.r.layout.folder)
+        step = self.rec.step.value
+        return logs / f"s{self.s.number}.{step}.a{self.rec.attempt}.t{self.test_runs}.tests.log"
 
     def red_verify(self) -> Outcome:
         tree = self.r.repo.record_tree(exclude=self._ignore()).tree

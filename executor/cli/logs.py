@@ -1,0 +1,99 @@
+"""`executor logs [SESSION] [-f]`: the current (or named) session's latest agent
+transcript and test output; `-f` follows them as the run writes them, until the run is
+over (`executor.workflows.tdd.logs`) or Ctrl+C (exit 130)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from executor import console
+from executor.cli import common
+
+if TYPE_CHECKING:
+    from executor.workflows.tdd.logs import Log
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("logs")
+    def logs(
+        session: Annotated[
+            int | None,
+            typer.Argument(
+                help="Session number (default: the one the run is at).", min=1, metavar="SESSION"
+            ),
+        ] = None,
+        follow: Annotated[
+            bool,
+            typer.Option(
+                "--follow",
+                "-f",
+                help="Keep showing what the run writes until it is over (Ctrl+C stops).",
+            ),
+        ] = False,
+        lines: Annotated[
+            int,
+            typer.Option(
+                "--lines", "-n", min=0, metavar="N", help="The last N lines of each (0: all)."
+            ),
+        ] = 100,
+        plan: Annotated[
+            Path | None,
+            typer.Option("--plan", help="Plan folder or file (default: found).", metavar="PLAN"),
+        ] = None,
+    ) -> None:
+        """The session's latest agent transcript and test output (-f: follow them)."""
+
+        def body() -> int:
+            from executor.cli.execute import resolve_plan
+            from executor.engine.layout import Layout
+            from executor.workflows.tdd import logs as runlogs
+
+            named = resolve_plan(plan)
+            layout = Layout(named if named.is_dir() else named.parent)
+            number = session if session is not None else runlogs.current_session(layout)
+            shown = runlogs.latest(runlogs.all_logs(layout, number)) if number else []
+            if not shown and not follow:
+                which = f"session {number}" if number else "this run"
+                console.err(f"No agent transcript or test output for {which} in {layout.logs}.")
+                return 0
+            out, offset = _Out(), 0
+            for log in shown:
+                data, offset = runlogs.tail(log.path, lines)
+                out.show(log, data, opened=True)
+            if follow:
+                last = shown[-1] if shown else None
+                for chunk in runlogs.follow(layout, session, last, offset):
+                    out.show(chunk.log, chunk.data, opened=chunk.opened)
+            return 0
+
+        common.run(body)
+
+
+class _Out:
+    """stdout as bytes, with a `==> path <==` line (as `tail` prints) before each log."""
+
+    def __init__(self) -> None:
+        self.stream = sys.stdout.buffer
+        self.at_line_start = True
+        self.any = False
+
+    def show(self, log: Log, data: bytes, *, opened: bool) -> None:
+        if opened:
+            what = "test output" if log.kind == "tests" else "agent transcript"
+            gap = (b"" if self.at_line_start else b"\n") + (b"\n" if self.any else b"")
+            path = (
+                log.path.relative_to(Path.cwd())
+                if log.path.is_relative_to(Path.cwd())
+                else log.path
+            )
+            head = f"==> {path} ({what}, session {log.session}) <==\n".encode()
+            self.stream.write(gap + head)
+            self.at_line_start = self.any = True
+        if data:
+            self.stream.write(data)
+            self.at_line_start = data.endswith(b"\n")
+        self.stream.flush()
