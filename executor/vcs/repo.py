@@ -11,13 +11,14 @@ import re
 from pathlib import Path
 
 from executor import errors
+from executor.vcs.lanes import GitLanes
 from executor.vcs.plumbing import _git_subprocess
 from executor.vcs.rollback import GitRollback
 
 _TRAILER_KEY_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")
 
 
-class GitRepo(GitRollback):
+class GitRepo(GitRollback, GitLanes):
     """One git working tree, addressed by its top-level folder."""
 
     @classmethod
