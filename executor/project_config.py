@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from executor.datamodel import DataError, Strict, validate
 from executor.errors import ConfigError
@@ -63,6 +63,23 @@ class RunOptions(Strict):
     budget_tokens: int | None = Field(default=None, ge=0)
     budget_minutes: float | None = Field(default=None, ge=0, description="agent wall time")
     tag: str | None = Field(default=None, description="a Task Master plan's tag to run")
+    parallel: int | None = Field(
+        default=None,
+        ge=0,
+        description=(
+            "run sessions side by side in git worktrees, at most this many at once "
+            "(docs/parallel.md); null or 0: one at a time in the checkout"
+        ),
+    )
+
+    @model_serializer(mode="wrap")
+    def _compact(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Unset, `parallel` is left out: a run that never asked for it saves the same
+        options as before it existed."""
+        out: dict[str, Any] = handler(self)
+        if self.parallel is None:
+            out.pop("parallel", None)
+        return out
 
 
 class ProjectConfig(Strict, frozen=True):

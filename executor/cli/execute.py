@@ -101,11 +101,19 @@ def _execute(scope: Scope, values: dict[str, Any], resume_argv: list[str]) -> in
             budget_tokens=values.get("budget_tokens"),
             budget_minutes=values.get("budget_minutes"),
             tag=values.get("tag"),
+            parallel=values.get("parallel"),
         ),
     )
     json_output = bool(values.get("json_output"))
     req.activity = console.stderr_activity if json_output else console.activity
-    result = Runner(req, report=report_fn(json_output)).execute()
+    from executor.workflows.tdd.parallel.orchestrator import Parallel, wanted
+
+    if wanted(req):
+        force = bool(values.get("force_parallel"))
+        runner = Parallel(req, report=report_fn(json_output), err=console.err, force=force)
+        result = runner.execute()
+    else:
+        result = Runner(req, report=report_fn(json_output)).execute()
     finish(result, json_output)
     return 0
 

@@ -41,6 +41,7 @@ class Overrides:
     budget_tokens: int | None = None
     budget_minutes: float | None = None
     tag: str | None = None
+    parallel: int | None = None
 
     def given(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}
