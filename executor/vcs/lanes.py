@@ -139,6 +139,8 @@ class GitLanes(GitTrees):
         """Move this worktree's branch and files from HEAD to `commit`, keeping nothing
         else (`git reset --keep`: refused when it would overwrite a change)."""
         self.ensure_not_busy()
+        # our commits' index is read from the tree, with no file times: refresh them first
+        self._run("update-index", "-q", "--refresh", check=False)
         self._run(*NO_PROGRAMS, "reset", "-q", "--keep", commit)
 
     def fast_forward(self, commit: str, *, tip: str) -> None:

@@ -19,6 +19,7 @@ from executor.claude import runs
 from executor.engine.layout import Layout
 from executor.plan.discover import PLACES
 from executor.resources import data_path
+from executor.workflows.tdd.parallel.lanes import WORKTREES
 from tests.conftest import git, run_cli
 from tests.templates.projects import PYTHON_SERVICE, write_project
 
@@ -89,6 +90,7 @@ def test_the_names_the_hooks_look_for_are_the_executors() -> None:
     assert set(runs.LOCK_NAMES) == {layout.lock.name, template.lock.name}
     folders = [p if p.endswith("/") else p.rsplit("/", 1)[0] + "/" for p in PLACES]
     assert folders == list(runs.PLAN_PLACES)
+    assert runs.WORKTREES == WORKTREES
 
 
 def test_nothing_waiting_allows_every_stop_silently(ledger_repo: Path, tmp_path: Path) -> None:

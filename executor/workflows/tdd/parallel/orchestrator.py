@@ -34,6 +34,7 @@ from executor.errors import (
     BudgetSpent,
     Interrupted,
     LaneStopped,
+    LockedError,
     NeedAgent,
     NeedAgents,
     NothingToResumeError,
@@ -44,6 +45,7 @@ from executor.errors import (
 from executor.exitcodes import ExitCode
 from executor.fsutil import quote
 from executor.plan.cache import plan_files
+from executor.store import exclusive
 from executor.workflows.tdd.parallel.child import peek
 from executor.workflows.tdd.parallel.children import Child, Launcher
 from executor.workflows.tdd.parallel.lanes import WORKTREES, Places, ensure_worktree, new_lane, seed
@@ -116,6 +118,7 @@ class Parallel(Settle):
                 except KeyboardInterrupt:
                     self.launcher.stop(list(self.children.values()))
                     raise Interrupted(state=self.layout.state) from None
+                self._put_away()
                 return self._result()
         finally:
             self.launcher.close()
@@ -159,9 +162,12 @@ class Parallel(Settle):
         #: each is asked again (its own run counts the emissions and gives up at its cap)
         self.ask_again = not self.req.resume or not answered
         self.recheck = {n for n, lane in self.now().run.lanes.items() if lane.status == "blocked"}
-        for n in sorted(self.now().run.lanes):
-            lane = self.now().run.lanes[n]
-            if lane.status == "integrated" and self.claim(n):
+        for n, lane in sorted(self.now().run.lanes.items()):
+            if n not in self.sessions and lane.status != "integrated":
+                continue  # another run's business, or a later one's
+            if not self.claim(n):
+                self.held[n] = f"its lane is driven by another executor run ({self.holder(n)})"
+            elif lane.status == "integrated":
                 self.tidy(n)  # a kept worktree cleaned meanwhile, or a crash before cleanup
 
     def _check_plan(self) -> None:
@@ -269,10 +275,7 @@ class Parallel(Settle):
             lane = state.run.lanes.get(n)
             if lane is None or n in self.children or n in self.waiting or n in self.stops:
                 continue
-            if not self.claim(n):
-                self.held[n] = f"its lane is driven by another executor run ({self.holder(n)})"
-                continue
-            if lane.status == "running":
+            if n in self.claimed and lane.status == "running":
                 started = self._resume(n, lane) or started
         running = {m for m, lane in state.run.lanes.items() if lane.status != "integrated"}
         complete = {e.number for e in state.entries() if state.complete(e.number)}
@@ -338,8 +341,11 @@ class Parallel(Settle):
         return False
 
     def _pending(self, number: int) -> str | None:
-        """The id of the request lane `number`'s own run waits on, if any."""
+        """The id of the request lane `number` waits on, if any: its own run's, or the
+        question about its integration."""
         lane = self.now().run.lanes.get(number)
+        if lane is not None and lane.status == "blocked" and lane.bridge.pending is not None:
+            return lane.bridge.pending.request_id
         if lane is None or lane.status != "running":
             return None
         theirs = peek(self.lane_layout(lane).state)
@@ -379,6 +385,19 @@ class Parallel(Settle):
         return True
 
     # -- how it ends -------------------------------------------------------------------------
+    def _put_away(self) -> None:
+        """The integration worktree goes (unless another run integrates now), and the
+        worktrees' folder when nothing is left in it."""
+        spot = self.places.integration
+        with (
+            contextlib.suppress(LockedError, FileNotFoundError),
+            exclusive(self.places.integrating, what="integrates a session"),
+        ):
+            if spot.is_dir():
+                self.repo.remove_worktree(spot, force=True)
+        with contextlib.suppress(OSError):
+            spot.parent.rmdir()
+
     def _result(self) -> RunResult:
         state = self.now()
         waits = self._need_agents()

@@ -215,7 +215,8 @@ class Settle(Shared):
             self.again(number)
         elif decision.action == "abort":
             refs = self.drop(number)
-            self.stops[number] = (1, f"aborted; its work is kept in {' and '.join(refs)}")
+            back = f"git checkout {refs[0]} -- ."
+            self.stops[number] = (1, f"aborted; its work is kept in {', '.join(refs)} ({back})")
         else:
             self.stops[number] = (20, "paused while it is blocked")
 
