@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from executor import __version__
+from executor import __version__, faults
 from executor.bridge.reading import read_request
 from executor.choices import options_of
 from executor.engine.layout import Layout
@@ -250,6 +250,7 @@ class Parallel(Settle):
         with self.turn() as state:
             mine = state.run.lanes[number]
             mine.status, mine.commit = "finished", entry.commit_hash
+        faults.hit("lane.finished")
         self.say(number, f"committed {str(entry.commit_hash)[:12]} on {lane.branch}")
 
     def _settle(self) -> bool:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from executor import faults
 from executor.bridge.protocol import BridgeChannel
 from executor.choices import Decision, Option, Question
 from executor.engine.agents import BridgeAgents, Durable, Waiting
@@ -143,6 +144,7 @@ class Settle(Shared):
             if theirs is not None and mine.status != "integrated":
                 state.run.spent = total(state.run.spent, theirs.run.spent)
             mine.status, mine.commit, mine.reason = "integrated", commit, ""
+        faults.hit("lane.integrated")
         self.ran.append(number)
         self.say(number, f"integrated into {lane.onto} as {commit[:12]}" if commit and status
                  == "completed" else f"{status}: nothing to integrate")  # fmt: skip
