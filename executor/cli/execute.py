@@ -110,7 +110,7 @@ def _execute(scope: Scope, values: dict[str, Any], resume_argv: list[str]) -> in
 
     if wanted(req):
         force = bool(values.get("force_parallel"))
-        runner = Parallel(req, report=report_fn(json_output), err=console.err, force=force)
+        runner = Parallel(req, report=report_fn(json_output), force=force)
         result = runner.execute()
     else:
         result = Runner(req, report=report_fn(json_output)).execute()

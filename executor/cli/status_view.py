@@ -94,6 +94,10 @@ def parallel_lines(side: dict[str, Any] | None) -> list[str]:
             why.append("session(s) " + ", ".join(map(str, wait["same_files"]))
                        + " (the same files) to finish")  # fmt: skip
         lines.append(f"  session {wait['session']} waits for {' and '.join(why)}")
+    for stray in side.get("stray") or []:
+        lines.append(f"  {stray['worktree']} ({stray['branch'] or 'detached'}): a worktree no "
+                     f"session of this run knows; left as it is (git worktree remove "
+                     f"{quote(stray['worktree'])} once you no longer need it)")  # fmt: skip
     if side["waves"]:
         lines.append("  waves: " + " | ".join(
             f"{i}: {', '.join(map(str, wave))}" for i, wave in enumerate(side["waves"], 1)

@@ -109,3 +109,46 @@ def test_a_host_that_answers_one_request_a_round_still_finishes(
                        work.stdout.strip(), "--resume", cwd=git_repo)  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert subjects(git_repo)[:2] == ["feat(tools): Beta", "feat(tools): Alpha"]
+
+
+def _paid(repo: Path, solutions: Path, request: dict[str, Any], usd: float) -> None:
+    """A host's answer that reports what the agent cost (in the response's metadata)."""
+    where = ["--request", request["request_file"], "--repo", request["context"]["repo"]]
+    work = run_cli("replay-agent", "--solutions", str(solutions), *where, cwd=repo)
+    assert work.returncode == 0, work.stderr
+    answer = {"request_id": request["request_id"], "version": "1.0", "status": "success",
+              "response": work.stdout.strip(), "metadata": {"cost_usd": usd}}  # fmt: skip
+    Path(request["response_file"]).write_text(json.dumps(answer), encoding="utf-8")
+
+
+def test_budgets_count_every_session_running_side_by_side(git_repo: Path, tmp_path: Path) -> None:
+    specs = [simple(1, "alpha"), simple(2, "beta")]
+    make_project(git_repo, specs)
+    solutions = make_solutions(tmp_path, specs)
+    run = ["execute-plan", "--plan", PLAN, "--parallel", "2", "--checkpoints", "none",
+           "--budget-usd", "1"]  # fmt: skip
+    assert run_cli(*run, cwd=git_repo).returncode == 42
+    _one, two = _pending(git_repo)
+    _paid(git_repo, solutions, two, 0.6)  # session 2's RED costs $0.60
+    assert run_cli(*run, "--resume", cwd=git_repo).returncode == 42
+    (one, two) = _pending(git_repo)
+    _paid(git_repo, solutions, two, 0.0)  # its GREEN: nothing; it is integrated
+    assert run_cli(*run, "--resume", cwd=git_repo).returncode == 42
+    assert subjects(git_repo)[0] == "feat(tools): Beta"
+    (one,) = _pending(git_repo)
+    _paid(git_repo, solutions, one, 0.5)  # session 1's RED: $0.50
+    proc = run_cli(*run, "--resume", cwd=git_repo)
+    # session 1 alone spent $0.50 of $1; with session 2's $0.60 the budget is spent
+    assert proc.returncode == 23, proc.stdout + proc.stderr
+    assert "session 1 stopped: Budget spent before session 1's next agent call" in proc.stderr
+    assert "$1.10 of the $1.00 budget" in proc.stderr
+    assert "--budget-usd 2.00" in proc.stderr
+    proc = run_cli(*run[:-1], "2", cwd=git_repo)
+    for _ in range(5):
+        if proc.returncode != 42:
+            break
+        for request in _pending(git_repo):
+            _answer(git_repo, solutions, request)
+        proc = run_cli(*run[:-1], "2", "--resume", cwd=git_repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert state(git_repo / PLAN)["run"]["spent"]["usd"] == 1.1

@@ -64,23 +64,29 @@ def total(*spends: Spent) -> Spent:
 
 
 def spent_by_all(state: RunState) -> Spent:
-    """What the whole parallel run spent: this lane, the main run (its integrated
-    sessions) and every other lane still running."""
+    """What the whole parallel run spent: this lane (as it is in memory), the main run
+    (its integrated sessions) and every other lane still running."""
     link = state.run.lane
     if link is None:
         return state.run.spent
     main = peek(Layout(run_folder(Path(link.plan))).state)
     if main is None:
         return state.run.spent
+    return total(state.run.spent, run_total(main, skip=link.session))
+
+
+def run_total(main: RunState, *, skip: int | None = None) -> Spent:
+    """What a parallel run spent: the main run's total and each lane's still running
+    (but lane `skip`), read from their own states."""
     others = []
     for number, lane in main.run.lanes.items():
-        if number == link.session or lane.status == "integrated":
+        if number == skip or lane.status == "integrated":
             continue
-        worktree = Path(lane.worktree)
-        theirs = peek(Layout(lane_folder(Path(main.run.repo), Path(link.plan), worktree)).state)
+        folder = lane_folder(Path(main.run.repo), Path(main.run.plan), Path(lane.worktree))
+        theirs = peek(Layout(folder).state)
         if theirs is not None:
             others.append(theirs.run.spent)
-    return total(state.run.spent, main.run.spent, *others)
+    return total(main.run.spent, *others)
 
 
 def lane_plan(repo: Path, plan: Path, worktree: Path) -> Path:

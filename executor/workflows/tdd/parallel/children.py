@@ -9,8 +9,9 @@ the end of a pipe whose other end only the parallel run holds: when that run die
 (SIGKILL included), the pipe ends and the lane stops itself the same way, so no session
 goes on with nobody to integrate it.
 
-What a lane prints is passed on line by line (its lines name their session); the last
-lines of its stderr are kept, to say why it stopped.
+What a lane reports is passed on line by line (its lines name their session); its
+stderr, where a run says how it stopped, is kept to say why (the parallel run says it
+once for every lane).
 """
 
 from __future__ import annotations
@@ -38,13 +39,16 @@ class Child:
 
     session: int
     proc: subprocess.Popen[bytes]
-    tail: deque[str] = field(default_factory=lambda: deque(maxlen=20))
+    tail: deque[str] = field(default_factory=lambda: deque(maxlen=60))
     pumps: list[threading.Thread] = field(default_factory=list)
 
     def reason(self) -> str:
-        """Why it stopped, as it said last (its error line)."""
+        """Why it stopped, as it said last: its error message (from its last `error:`
+        line on), else its last line."""
         lines = [ln for ln in self.tail if ln.strip() and not ln.startswith("NEED_AGENT")]
-        return lines[-1].removeprefix("error: ").strip() if lines else ""
+        starts = [i for i, ln in enumerate(lines) if ln.startswith("error: ")]
+        said = lines[starts[-1] :] if starts else lines[-1:]
+        return "\n".join(said).removeprefix("error: ").strip().rstrip(".")
 
     def wait(self) -> int:
         code = self.proc.wait()
@@ -56,9 +60,8 @@ class Child:
 class Launcher:
     """Starts lanes and holds the pipe they watch."""
 
-    def __init__(self, report: Callable[[str], None], err: Callable[[str], None]) -> None:
+    def __init__(self, report: Callable[[str], None]) -> None:
         self.report = report
-        self.err = err
         self._lock = threading.Lock()
         self._watch, self._alive = os.pipe()  # neither end is inherited unless passed
 
@@ -90,25 +93,29 @@ class Launcher:
         )
         child = Child(session, proc)
         assert proc.stdout is not None and proc.stderr is not None
-        child.pumps = [
-            self._pump(proc.stdout, self.report, None),
-            self._pump(proc.stderr, self.err, child.tail),
-        ]
+        child.pumps = [self._pump(proc.stdout, self.report), self._keep(proc.stderr, child)]
         return child
 
-    def _pump(
-        self, stream: IO[bytes], say: Callable[[str], None], tail: deque[str] | None
-    ) -> threading.Thread:
+    def _pump(self, stream: IO[bytes], say: Callable[[str], None]) -> threading.Thread:
         def run() -> None:
             with stream:
                 for raw in stream:
                     line = raw.decode("utf-8", "replace").rstrip("\n")
-                    if tail is not None:
-                        tail.append(line)
-                        if line.startswith("NEED_AGENT"):
-                            continue  # the parallel run says what waits, for all of them
                     with self._lock:
                         say(line)
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        return thread
+
+    def _keep(self, stream: IO[bytes], child: Child) -> threading.Thread:
+        """A lane's stderr is how it stopped (its error, its NEED_AGENT line): kept for
+        the parallel run, which says it once, for every lane."""
+
+        def run() -> None:
+            with stream:
+                for raw in stream:
+                    child.tail.append(raw.decode("utf-8", "replace").rstrip("\n"))
 
         thread = threading.Thread(target=run, daemon=True)
         thread.start()

@@ -174,6 +174,18 @@ def seed(main: RunState, lane: Lane, number: int, places: Places) -> None:
         store.save(child)
 
 
+def sync_options(main: RunState, lane: Lane, places: Places) -> None:
+    """The lane's own run takes the main run's options as they are now (a larger budget
+    given to the parallel run, say): its own run never gets them on a command line."""
+    store = state_store(places.layout_in(Path(lane.worktree)))
+    wanted = main.run.options.model_copy(update={"parallel": None})
+    with store.locked(wait=60):
+        mine = store.load()
+        if mine is not None and mine.run.options != wanted:
+            mine.run.options = wanted
+            store.save(mine)
+
+
 def _link_archive(source: Path, target: Path, *, inside: Path) -> None:
     """Finished sessions' records (written once, never changed) into the lane's archive:
     what its briefs and its checks read about earlier sessions."""

@@ -46,20 +46,23 @@ from executor.exitcodes import ExitCode
 from executor.fsutil import quote
 from executor.plan.cache import plan_files
 from executor.store import exclusive
-from executor.workflows.tdd.parallel.child import peek
+from executor.workflows.tdd import budget
+from executor.workflows.tdd.parallel.child import peek, run_total
 from executor.workflows.tdd.parallel.children import Child, Launcher
 from executor.workflows.tdd.parallel.lanes import WORKTREES, Places, ensure_worktree, new_lane, seed
 from executor.workflows.tdd.parallel.models import Lane
 from executor.workflows.tdd.parallel.settle import Settle
-from executor.workflows.tdd.parallel.waves import may_start
+from executor.workflows.tdd.parallel.waves import completed, may_start
 from executor.workflows.tdd.run import RunRequest, RunResult, open_run, plan_folder
 from executor.workflows.tdd.state import state_store
 from executor.workflows.tdd.step import ACTIVE
 from executor.workflows.tdd.stops import continue_words
 from executor.workflows.tdd.workspace import check_workspace
 
-#: Seconds between looks at the lanes while they work.
+#: Seconds between looks at the lanes' processes while they work.
 POLL = 0.1
+#: Seconds between looks at the shared state while nothing here changed.
+LOOK_EVERY = 2.0
 
 
 def wanted(req: RunRequest) -> bool:
@@ -86,7 +89,6 @@ class Parallel(Settle):
         req: RunRequest,
         *,
         report: Callable[[str], None],
-        err: Callable[[str], None],
         force: bool = False,
     ) -> None:
         self.req = req
@@ -94,7 +96,7 @@ class Parallel(Settle):
         self.force = force
         self.layout = Layout(plan_folder(req.plan))
         self.store = state_store(self.layout)
-        self.launcher = Launcher(report, err)
+        self.launcher = Launcher(report)
         self.claims = contextlib.ExitStack()
         self.claimed, self.waiting, self.decided = set(), set(), set()
         self.children: dict[int, Child] = {}
@@ -151,6 +153,10 @@ class Parallel(Settle):
         )  # fmt: skip
         self.prompter = self.req.prompter if self.req.prompter is not None else _terminal_prompter()
         self.width = self._width(state.run.options.parallel or 1)
+        self.outline = {o.number: o for o in self.plan.outline()}
+        self.left_out = {n for n, o in self.outline.items() if o.left_out}
+        self.files = {n: [f.path for f in s.files] for n in self.sessions
+                      if (s := self.plan.session(n)) is not None}  # fmt: skip
         waiting = [n for n in self.sessions if self._pending(n) is not None]
         answered = [n for n in waiting if self._answered(n)]
         if self.req.resume and not waiting:
@@ -202,11 +208,17 @@ class Parallel(Settle):
 
     # -- the loop --------------------------------------------------------------------------
     def _loop(self) -> None:
+        """Until nothing is left to do: lanes that ended are settled at once; what may
+        start (or be integrated) is looked at again then, and every LOOK_EVERY seconds
+        meanwhile (another run may have integrated a dependency)."""
+        look = 0.0
         while True:
             moved = self._reap()
-            moved = self._settle() or moved
-            if not self.stops:
-                moved = self._start() or moved
+            if moved or not self.children or time.monotonic() >= look:
+                moved = self._settle() or moved
+                if not self.stops:
+                    moved = self._start() or moved
+                look = time.monotonic() + LOOK_EVERY
             if not self.children and not moved:
                 return
             if not moved:
@@ -279,21 +291,19 @@ class Parallel(Settle):
             if n in self.claimed and lane.status == "running":
                 started = self._resume(n, lane) or started
         running = {m for m, lane in state.run.lanes.items() if lane.status != "integrated"}
-        complete = {e.number for e in state.entries() if state.complete(e.number)}
-        left_out = {o.number for o in self.plan.outline() if o.left_out}
-        outline = {o.number: o for o in self.plan.outline()}
-        files = {n: [f.path for f in s.files] for n in self.sessions
-                 if (s := self.plan.session(n)) is not None}  # fmt: skip
+        complete = completed(state)
+        index = state.index()
         for n in self.sessions:
             mine = [m for m in self.claimed if state.run.lanes.get(m, None) is not None
                     and state.run.lanes[m].status == "running"]  # fmt: skip
             if len(mine) >= self.width:
                 break
-            if n in state.run.lanes or state.finished(n):
+            if n in state.run.lanes or state.finished(n, index):
                 continue
             deps, sharing = may_start(
-                outline[n], files, complete=complete, running=running, left_out=left_out
-            )
+                self.outline[n], self.files, complete=complete, running=running,
+                left_out=self.left_out,
+            )  # fmt: skip
             if deps or sharing:
                 self.held[n] = self._why_held(state.run.lanes, deps, sharing)
                 continue
@@ -303,6 +313,7 @@ class Parallel(Settle):
             self._open_lane(n)
             running.add(n)
             state = self.now()
+            index = state.index()
             started = True
         return started
 
@@ -375,8 +386,8 @@ class Parallel(Settle):
         if req.agent_name != "human" or not options:
             return False
         detail = str(req.context.get("detail") or "")
-        decision = self.prompter.ask(str(req.context.get("question") or req.prompt), options,
-                                     detail=detail)  # fmt: skip
+        question = str(req.context.get("question") or req.prompt)  # which session asks:
+        decision = self.prompter.ask(f"[session {number}] {question}", options, detail=detail)
         response = decision.action
         write_response(folder, status="success", response=response, response_file=None,
                        error_message=None, error_type=None,
@@ -448,8 +459,11 @@ class Parallel(Settle):
             return Paused(text, session=number, plan=folder, continue_with=words,
                           resume_flags=unsaved)  # fmt: skip
         if code == ExitCode.BUDGET_SPENT:
+            state = self.now()
+            over = budget.exceeded(state.run.options, run_total(state))  # every lane's spend
+            larger = [over.flag, over.larger] if over else []
             return BudgetSpent(text, spent=why, session=number, plan=folder,
-                               continue_with=words, resume_flags=unsaved)  # fmt: skip
+                               continue_with=words, resume_flags=[*unsaved, *larger])  # fmt: skip
         if code == ExitCode.USER_CANCELLED:
             return UserCancelled(text, session=number, plan=folder, continue_with=words,
                                  resume_flags=unsaved)  # fmt: skip

@@ -22,7 +22,7 @@ from executor.plan.cache import PlanView
 from executor.store import StateStore, exclusive
 from executor.workflows.tdd.parallel.child import peek
 from executor.workflows.tdd.parallel.children import STOP_GRACE, Child, Launcher
-from executor.workflows.tdd.parallel.lanes import Places, worker_env
+from executor.workflows.tdd.parallel.lanes import Places, sync_options, worker_env
 from executor.workflows.tdd.parallel.models import Lane
 from executor.workflows.tdd.state import RunState
 
@@ -111,7 +111,7 @@ class Shared:
         worktree = Path(lane.worktree)
         lock = GitRepo(worktree).git_dir / "executor-run.lock"
         with exclusive(lock, what=f"holds {worktree}", wait=STOP_GRACE):
-            pass
+            sync_options(self.now(), lane, self.places)
         self.children[number] = self.launcher.start(
             number,
             plan=self.places.plan_in(worktree),

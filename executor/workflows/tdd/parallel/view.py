@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from executor.datamodel import dump
+from executor.errors import ExecutorError
 from executor.plan.cache import PlanView
 from executor.workflows.tdd.parallel.child import lane_folder, peek
-from executor.workflows.tdd.parallel.lanes import LANES_DIR, cleanup_command
+from executor.workflows.tdd.parallel.lanes import LANES_DIR, WORKTREES, cleanup_command
 from executor.workflows.tdd.parallel.models import Lane
-from executor.workflows.tdd.parallel.waves import may_start, waves
+from executor.workflows.tdd.parallel.waves import completed, may_start, waves
 from executor.workflows.tdd.scope import topo_order
 from executor.workflows.tdd.state import RunState
 
@@ -31,9 +32,10 @@ def parallel_data(plan: PlanView, state: RunState, folder: Path) -> dict[str, An
         return None
     outline = [o for o in plan.outline() if o.left_out is None]
     files = {o.number: _files(plan, o.number) for o in outline}
-    done = {e.number for e in state.entries() if state.finished(e.number)}
+    index = state.index()
+    done = {n for n in index if state.finished(n, index)}
     busy = {n for n, lane in run.lanes.items() if lane.status != "integrated"}
-    complete = {e.number for e in state.entries() if state.complete(e.number)}
+    complete = completed(state)
     waits = []
     for o in topo_order(outline):
         if o.number in done or o.number in busy:
@@ -49,7 +51,22 @@ def parallel_data(plan: PlanView, state: RunState, folder: Path) -> dict[str, An
         ],
         "waves": waves(topo_order(outline), files, done),
         "waiting": waits,
+        "stray": _stray(Path(run.repo), {Path(lane.worktree) for lane in run.lanes.values()}),
     }
+
+
+def _stray(repo: Path, known: set[Path]) -> list[dict[str, str | None]]:
+    """Worktrees in `.executor-worktrees/` no lane of the run knows (a lane of another
+    plan, or one whose record was lost): shown, never removed."""
+    from executor.vcs import GitRepo
+
+    ours = repo / WORKTREES
+    found = []
+    with contextlib.suppress(ExecutorError):  # status shows what it can
+        for w in GitRepo(repo).worktrees():
+            if w.path.parent == ours and w.path.name != "integration" and w.path not in known:
+                found.append({"worktree": str(w.path), "branch": w.branch})
+    return found
 
 
 def request_folders(folder: Path) -> list[Path]:

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 
 from executor.plan.models import Outline
+from executor.workflows.tdd.state import FINISHED, RunState
+from executor.workflows.tdd.step import status_of
 
 
 def normal(path: str) -> str:
@@ -68,3 +70,15 @@ def may_start(
         r for r in sorted(running) if r != session.number and overlap(mine, files.get(r, ()))
     ]
     return waiting, sharing
+
+
+def completed(state: RunState) -> set[int]:
+    """The sessions a dependent may count on: committed (or adopted) or skipped, in one
+    pass over the state (`RunState.complete`, for every session at once)."""
+    done = set()
+    for entry in state.entries():
+        rec = state.run.sessions.get(entry.number)
+        status = status_of(rec.step) if rec is not None else entry.status
+        if status in FINISHED:
+            done.add(entry.number)
+    return done
