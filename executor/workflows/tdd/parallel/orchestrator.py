@@ -29,34 +29,23 @@ from executor.bridge.reading import read_request
 from executor.choices import options_of
 from executor.engine.layout import Layout
 from executor.errors import (
-    BlockedError,
     BridgeFileInvalid,
-    BudgetSpent,
     Interrupted,
-    LaneStopped,
-    LockedError,
-    NeedAgent,
-    NeedAgents,
     NothingToResumeError,
-    Paused,
-    UserCancelled,
     UserError,
 )
 from executor.exitcodes import ExitCode
 from executor.fsutil import quote
 from executor.plan.cache import plan_files
-from executor.store import exclusive
-from executor.workflows.tdd import budget
-from executor.workflows.tdd.parallel.child import peek, run_total
+from executor.workflows.tdd.parallel.child import peek
 from executor.workflows.tdd.parallel.children import Child, Launcher
+from executor.workflows.tdd.parallel.ends import Ends
 from executor.workflows.tdd.parallel.lanes import WORKTREES, Places, ensure_worktree, new_lane, seed
 from executor.workflows.tdd.parallel.models import Lane
-from executor.workflows.tdd.parallel.settle import Settle
 from executor.workflows.tdd.parallel.waves import completed, may_start
 from executor.workflows.tdd.run import RunRequest, RunResult, open_run, plan_folder
 from executor.workflows.tdd.state import state_store
 from executor.workflows.tdd.step import ACTIVE
-from executor.workflows.tdd.stops import continue_words
 from executor.workflows.tdd.workspace import check_workspace
 
 #: Seconds between looks at the lanes' processes while they work.
@@ -83,7 +72,7 @@ def wanted(req: RunRequest) -> bool:
     return False
 
 
-class Parallel(Settle):
+class Parallel(Ends):
     def __init__(
         self,
         req: RunRequest,
@@ -120,8 +109,11 @@ class Parallel(Settle):
                 except KeyboardInterrupt:
                     self.launcher.stop(list(self.children.values()))
                     raise Interrupted(state=self.layout.state) from None
-                self._put_away()
-                return self._result()
+                except BaseException:  # every session saves and stops before the error shows
+                    self.launcher.stop(list(self.children.values()))
+                    raise
+                self.put_away()
+                return self.result()
         finally:
             self.launcher.close()
 
@@ -224,9 +216,6 @@ class Parallel(Settle):
             if not moved:
                 time.sleep(POLL)
 
-    def _order(self, number: int) -> int:
-        return self.sessions.index(number) if number in self.sessions else len(self.sessions)
-
     def _reap(self) -> bool:
         done = [n for n, c in self.children.items() if c.proc.poll() is not None]
         for n in done:
@@ -269,9 +258,9 @@ class Parallel(Settle):
         """Integrate the first finished lane (plan order) no earlier running lane of this
         run comes before; decide on blocked ones."""
         lanes = self.now().run.lanes
-        for n in sorted(self.claimed & set(lanes), key=self._order):
+        for n in sorted(self.claimed & set(lanes), key=self.order):
             lane = lanes[n]
-            if any(self._order(m) < self._order(n) for m in self.children):
+            if any(self.order(m) < self.order(n) for m in self.children):
                 return False  # an earlier session still runs: plan order
             if lane.status == "finished":
                 self.integrate_one(n)
@@ -387,7 +376,11 @@ class Parallel(Settle):
             return False
         detail = str(req.context.get("detail") or "")
         question = str(req.context.get("question") or req.prompt)  # which session asks:
-        decision = self.prompter.ask(f"[session {number}] {question}", options, detail=detail)
+        try:
+            decision = self.prompter.ask(f"[session {number}] {question}", options, detail=detail)
+        except EOFError:  # the terminal went away: the request waits for a host
+            self.prompter = None
+            return False
         response = decision.action
         write_response(folder, status="success", response=response, response_file=None,
                        error_message=None, error_type=None,
@@ -395,81 +388,3 @@ class Parallel(Settle):
         if launch:
             self.launch(number, lane, resume=True)
         return True
-
-    # -- how it ends -------------------------------------------------------------------------
-    def _put_away(self) -> None:
-        """The integration worktree goes (unless another run integrates now), and the
-        worktrees' folder when nothing is left in it."""
-        spot = self.places.integration
-        with (
-            contextlib.suppress(LockedError, FileNotFoundError),
-            exclusive(self.places.integrating, what="integrates a session"),
-        ):
-            if spot.is_dir():
-                self.repo.remove_worktree(spot, force=True)
-        with contextlib.suppress(OSError):
-            spot.parent.rmdir()
-
-    def _result(self) -> RunResult:
-        state = self.now()
-        waits = self._need_agents()
-        if waits is not None:
-            raise waits
-        if self.stops:
-            raise self._stopped(min(self.stops, key=self._order))
-        blocked = [n for n in self.sessions if (lane := state.run.lanes.get(n)) is not None
-                   and lane.status == "blocked"]  # fmt: skip
-        left = [n for n in self.sessions if not state.finished(n)]
-        if blocked or left:
-            lines = [f"session {n}: {state.run.lanes[n].reason} (worktree "
-                     f"{state.run.lanes[n].worktree})" for n in blocked] + [
-                f"session {n}: {self.held.get(n, 'not started')}" for n in left if n not in blocked
-            ]  # fmt: skip
-            raise BlockedError(
-                "not every session could run or be integrated:\n  "
-                + "\n  ".join(lines)
-                + f"\nexecutor status --plan {quote(self.req.plan)} shows what runs where."
-            )
-        return RunResult(plan=self.plan, state=state, repo_root=self.repo.root, sessions=self.ran)
-
-    def _need_agents(self) -> NeedAgents | None:
-        waits = []
-        for n in sorted(self.waiting, key=self._order):
-            folder = self.lane_layout(self.now().run.lanes[n]).folder
-            with contextlib.suppress(FileNotFoundError, BridgeFileInvalid):
-                req = read_request(folder / ".agent-request.json")
-                prompt = req.context.get("prompt_file")
-                waits.append(NeedAgent(
-                    request_file=folder / ".agent-request.json",
-                    response_file=folder / ".agent-response.json",
-                    request_id=req.request_id, agent_name=req.agent_name,
-                    attempt=req.attempt, emission=req.emission,
-                    prompt_file=Path(prompt) if isinstance(prompt, str) else None,
-                ))  # fmt: skip
-        return NeedAgents(waits[0], waits[1:], folder=self.layout.folder) if waits else None
-
-    def _stopped(self, number: int) -> Exception:
-        code, why = self.stops[number]
-        unsaved = [*(["--yes"] if self.req.yes else []),
-                   *(["--force-parallel"] if self.force else [])]  # fmt: skip
-        words = continue_words(self.req.scope, number)
-        folder = self.layout.folder
-        text = f"session {number} stopped: {why}."
-        if code == ExitCode.PAUSED:
-            return Paused(text, session=number, plan=folder, continue_with=words,
-                          resume_flags=unsaved)  # fmt: skip
-        if code == ExitCode.BUDGET_SPENT:
-            state = self.now()
-            over = budget.exceeded(state.run.options, run_total(state))  # every lane's spend
-            larger = [over.flag, over.larger] if over else []
-            return BudgetSpent(text, spent=why, session=number, plan=folder,
-                               continue_with=words, resume_flags=[*unsaved, *larger])  # fmt: skip
-        if code == ExitCode.USER_CANCELLED:
-            return UserCancelled(text, session=number, plan=folder, continue_with=words,
-                                 resume_flags=unsaved)  # fmt: skip
-        if code == ExitCode.INTERRUPTED:
-            return Interrupted(state=self.layout.state)
-        known = {c.value for c in ExitCode}
-        return LaneStopped(
-            text, session=number, code=ExitCode(code) if code in known else ExitCode.INTERNAL_ERROR
-        )

@@ -61,6 +61,10 @@ class Shared:
     #: sessions integrated by this run
     ran: list[int]
 
+    def order(self, number: int) -> int:
+        """Where session `number` is in the run's (plan) order."""
+        return self.sessions.index(number) if number in self.sessions else len(self.sessions)
+
     @contextlib.contextmanager
     def turn(self) -> Iterator[RunState]:
         """A turn at the shared state: its lock, the state as it is now, saved after."""
