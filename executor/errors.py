@@ -7,6 +7,7 @@ ExecutorError                      internal error unless a subclass says otherwi
 ├── AgentInvocationError           error/timeout/cancelled response (seed 000 API)
 ├── RunStopped                     a controlled stop that is not a failure of ours
 │   ├── NeedAgent  (also SystemExit(42): scripts that don't catch it exit 42)
+│   │   └── NeedAgents             several sessions of a parallel run wait, one request each
 │   ├── Paused
 │   ├── BudgetSpent
 │   ├── UserCancelled
@@ -28,6 +29,7 @@ ExecutorError                      internal error unless a subclass says otherwi
     ├── DirtyWorktreeError
     ├── NothingToResumeError
     ├── BlockedError
+    ├── LaneStopped                a session's own run in its worktree stopped (its exit code)
     ├── ReplayError
     ├── PresetError                an agent preset cannot be built (unknown, prompt too long)
     ├── ConfigError                `[tool.executor]` / `.executor.toml` cannot be read
@@ -162,6 +164,37 @@ class NeedAgent(RunStopped, SystemExit):
             "response_file": str(self.response_file),
             "prompt_file": str(self.prompt_file) if self.prompt_file else None,
         }
+
+
+class NeedAgents(NeedAgent):
+    """Several sessions of a parallel run wait, each for the answer to its own request:
+    this one is the first (plan order), `others` the rest. One run of the command with
+    `--resume` applies every answer written by then. `folder`: the run's folder, where
+    `executor bridge show --all` lists them."""
+
+    def __init__(self, first: NeedAgent, others: Sequence[NeedAgent], *, folder: Path) -> None:
+        super().__init__(
+            request_file=first.request_file,
+            response_file=first.response_file,
+            request_id=first.request_id,
+            agent_name=first.agent_name,
+            attempt=first.attempt,
+            emission=first.emission,
+            prompt_file=first.prompt_file,
+            context=first.context,
+        )
+        self.others = list(others)
+        self.folder = folder
+
+    def all(self) -> list[NeedAgent]:
+        return [self, *self.others]
+
+    def as_dict(self) -> dict[str, Any]:
+        pending = [
+            {k: v for k, v in e.as_dict().items() if k not in ("exit_code", "status")}
+            for e in self.all()
+        ]
+        return {**super().as_dict(), "pending": pending}
 
 
 class Resumable(RunStopped):
@@ -334,6 +367,16 @@ class NothingToResumeError(UserError):
 
 class BlockedError(UserError):
     exit_code = ExitCode.BLOCKED
+
+
+class LaneStopped(UserError):
+    """A session's own run, in its worktree, stopped with `code` (a parallel run says
+    why, and exits with the same code)."""
+
+    def __init__(self, message: str, *, session: int, code: ExitCode) -> None:
+        super().__init__(message)
+        self.session = session
+        self.exit_code = code
 
 
 class ConfigError(UserError):

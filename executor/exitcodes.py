@@ -67,7 +67,8 @@ DESCRIPTIONS: dict[ExitCode, str] = {
     "Commit or stash them (files listed).",
     ExitCode.PAUSED: "Paused at a checkpoint; state saved. Resume with the printed command.",
     ExitCode.NOTHING_TO_RESUME: "`--resume` was given but no request is pending.",
-    ExitCode.BLOCKED: "A session's dependencies are not complete (the reason is printed).",
+    ExitCode.BLOCKED: "A session's dependencies are not complete, or (parallel sessions) its "
+    "integration conflicts or fails the suite and waits for a person (the reason is printed).",
     ExitCode.BUDGET_SPENT: "A budget (--budget-usd, --budget-tokens, --budget-minutes) is spent; "
     "the run stopped before the next agent call, state saved. Re-run with a larger budget.",
     ExitCode.NEED_AGENT: "NEED_AGENT: a request file was written; fulfil it with "

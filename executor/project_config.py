@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, SerializerFunctionWrapHandler, model_serializer
 
 from executor.datamodel import DataError, Strict, validate
 from executor.errors import ConfigError
@@ -86,6 +86,23 @@ class RunOptions(Strict):
             "JSON POST to it"
         ),
     )
+    parallel: int | None = Field(
+        default=None,
+        ge=0,
+        description=(
+            "run sessions side by side in git worktrees, at most this many at once "
+            "(docs/parallel.md); null or 0: one at a time in the checkout"
+        ),
+    )
+
+    @model_serializer(mode="wrap")
+    def _compact(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Unset, `parallel` is left out: a run that never asked for it saves the same
+        options as before it existed."""
+        out: dict[str, Any] = handler(self)
+        if self.parallel is None:
+            out.pop("parallel", None)
+        return out
 
 
 class ProjectConfig(Strict, frozen=True):

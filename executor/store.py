@@ -92,7 +92,7 @@ def _holds_other(path: Path, data: bytes) -> bool:
 
 
 @contextlib.contextmanager
-def exclusive(path: Path, *, what: str, about: str = "") -> Iterator[None]:
+def exclusive(path: Path, *, what: str, about: str = "", wait: float = 0) -> Iterator[None]:
     """Hold the lock file `path`; LockedError names the holder (and what it runs: the
     holder's `about`) when another process has it.
 
@@ -101,11 +101,12 @@ def exclusive(path: Path, *, what: str, about: str = "") -> Iterator[None]:
     and a lock file removed by its holder after another process opened it is not a lock
     any more (filelock takes it again on the file now at the path). The holder writes
     `pid@host about` into the file for the message a second process shows. `what`:
-    what the holder holds, for that message.
+    what the holder holds, for that message. `wait`: seconds to wait for the holder to
+    let go first (a parallel run's short turns at a shared state); 0: fail at once.
     """
     import filelock
 
-    lock = filelock.FileLock(path, timeout=0, thread_local=False)
+    lock = filelock.FileLock(path, timeout=wait, thread_local=False)
     try:
         lock.acquire()
     except filelock.Timeout:
@@ -171,10 +172,10 @@ class StateStore(Generic[P]):
 
     # -- locking (P16) -----------------------------------------------------------
     @contextlib.contextmanager
-    def locked(self) -> Iterator[None]:
-        """Hold the single-writer lock (`exclusive`); orphaned temp files of dead writers
-        are swept once it is ours (P6)."""
-        with exclusive(self.lock_path, what=f"holds {self.lock_path}"):
+    def locked(self, wait: float = 0) -> Iterator[None]:
+        """Hold the single-writer lock (`exclusive`, waiting up to `wait` seconds for
+        it); orphaned temp files of dead writers are swept once it is ours (P6)."""
+        with exclusive(self.lock_path, what=f"holds {self.lock_path}", wait=wait):
             sweep_orphans(self.folder)
             yield
 

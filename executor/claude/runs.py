@@ -7,7 +7,9 @@ folders of the repository that contains it:
 1. every folder named by an executor line of the repository's git `info/exclude`
    (`/<folder>/.agent-*`): a plan run, and a template-create run in a repository, adds
    one before its first request, to keep its files out of git, so that file already
-   names every run folder of the repository, wherever the plan lives in it;
+   names every run folder of the repository, wherever the plan lives in it; and the
+   same folder in each worktree of `.executor-worktrees/` (a parallel run's sessions
+   each keep their own run, and their own request, there);
 2. the repository's top and the places a plan is found in (`PLAN_PLACES`, as
    `executor.plan.discover` looks), should a person have emptied `info/exclude`;
 3. folders the caller names: the request file a `NEED_AGENT` line of the executor call
@@ -39,6 +41,8 @@ REQUEST_NAME = ".agent-request.json"
 RESPONSE_NAME = ".agent-response.json"
 STATE_NAME = ".agent-state.json"
 LOCK_NAMES = (".agent-state.lock", ".template-create-state.lock")
+#: Where a parallel run's sessions have their worktrees (`executor.workflows.tdd.parallel`).
+WORKTREES = ".executor-worktrees"
 #: Where plans live, relative to the repository's top (`executor.plan.discover.PLACES`,
 #: as folders: a file plan's run folder is the file's folder).
 PLAN_PLACES = (
@@ -121,9 +125,10 @@ def recorded_folders(top: Path) -> list[Path]:
     for line in lines:
         m = _EXCLUDE_RE.match(line.strip())
         if m:
-            folder = top / m.group("rel")
-            if folder.is_dir():
-                found.append(folder)
+            rel = m.group("rel").rstrip("/")
+            for folder in [top / rel, *sorted((top / WORKTREES).glob(f"*/{rel}".rstrip("/")))]:
+                if folder.is_dir():
+                    found.append(folder)
     return found
 
 

@@ -40,6 +40,29 @@ def _print_show(info: dict[str, Any]) -> None:
     console.out(f"Answer with: {info['respond_example']}")
 
 
+def _show_all(folder: Path, json_out: bool) -> int:
+    """Every request the run kept in `folder` waits on (the run's own, each lane's)."""
+    from executor.bridge.host import show_pending
+    from executor.bridge.protocol import REQUEST_NAME
+    from executor.workflows.tdd.parallel.view import request_folders
+
+    found = [
+        show_pending(where) for where in request_folders(folder) if (where / REQUEST_NAME).exists()
+    ]
+    if json_out:
+        console.out_json(
+            {"pending": [{k: v for k, v in i.items() if k != "prompt"} for i in found]}
+        )
+        return int(ExitCode.SUCCESS)
+    if not found:
+        console.out(f"No request is pending for the run in {folder}.")
+    for i, info in enumerate(found):
+        if i:
+            console.out("")
+        _print_show(info)
+    return int(ExitCode.SUCCESS)
+
+
 def register(app: typer.Typer) -> None:
     """Add `executor bridge ...` to the root app."""
     sub = typer.Typer(
@@ -53,6 +76,14 @@ def register(app: typer.Typer) -> None:
     @sub.command("show")
     def _show(
         directory: Annotated[Path | None, typer.Option("--dir", help=_DIR_HELP)] = None,
+        every: Annotated[
+            bool,
+            typer.Option(
+                "--all",
+                help="Every request the run waits on: a parallel run's sessions each wait "
+                'on their own (docs/parallel.md). With --json: {"pending": [...]}.',
+            ),
+        ] = False,
         json_out: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
     ) -> None:
         """Show the pending request: agent, request_id, attempt, prompt size, paths."""
@@ -60,6 +91,8 @@ def register(app: typer.Typer) -> None:
         def body() -> int:
             from executor.bridge.host import resolve_dir, show_pending
 
+            if every:
+                return _show_all(resolve_dir(directory), json_out)
             info = show_pending(resolve_dir(directory))
             if json_out:
                 console.out_json({k: v for k, v in info.items() if k != "prompt"})

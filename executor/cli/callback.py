@@ -13,11 +13,11 @@ typed the command is there.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from executor import console
 from executor.cli.common import continue_command
-from executor.errors import BudgetSpent, Interrupted, NeedAgent, Resumable
+from executor.errors import BudgetSpent, Interrupted, NeedAgent, NeedAgents, Resumable
 from executor.exitcodes import ExitCode
 from executor.fsutil import quote
 from executor.words import plural
@@ -25,7 +25,18 @@ from executor.words import plural
 if TYPE_CHECKING:
     from executor.choices import Question
     from executor.notify import Delivery, Event, Targets
-    from executor.workflows.tdd.run import Runner, RunResult
+    from executor.project_config import RunOptions
+    from executor.workflows.tdd.run import RunRequest, RunResult
+
+
+class Driver(Protocol):
+    """What drives the run (one session after another, or several side by side)."""
+
+    req: RunRequest
+    #: the session it is at (None before one started)
+    session: int | None
+    project: str | None
+    options: RunOptions | None
 
 
 class Callback:
@@ -34,7 +45,7 @@ class Callback:
     def __init__(self, again: str) -> None:
         #: The command that runs this again (what to do after a stop with no other).
         self.again = again
-        self.runner: Runner | None = None
+        self.runner: Driver | None = None
         self.result: RunResult | None = None
         self._pending: list[Delivery] = []
 
@@ -59,9 +70,10 @@ class Callback:
         was sent (each delivery bounded by `executor.notify.TIMEOUT`)."""
         if isinstance(error, (Interrupted, KeyboardInterrupt)):
             return  # a person (or a service manager) stopped it: nobody to call back
-        if isinstance(error, NeedAgent):
-            if error.agent_name == "human":
-                self._waiting(error)
+        if isinstance(error, NeedAgent):  # a parallel run's sessions may wait on several
+            for waiting in error.all() if isinstance(error, NeedAgents) else [error]:
+                if waiting.agent_name == "human":
+                    self._waiting(waiting)
         elif self.runner is not None and self.runner.session is not None:
             self._ended(code, error)
         self._flush()
@@ -93,7 +105,8 @@ class Callback:
     def _ended(self, code: int, error: BaseException | None) -> None:
         assert self.runner is not None
         plan = quote(self.runner.req.plan)
-        session = self.runner.session
+        stopped = error.session if isinstance(error, Resumable) else None
+        session = stopped or self.runner.session
         if error is None:
             done = self.result.sessions if self.result is not None else []
             title = f"{self._name()}: the run is complete"

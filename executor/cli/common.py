@@ -19,6 +19,7 @@ from executor.errors import (
     ExecutorError,
     Interrupted,
     NeedAgent,
+    NeedAgents,
     Paused,
     Resumable,
     RunStopped,
@@ -110,7 +111,8 @@ def outcome(
     except NeedAgent as e:
         if json_output:
             console.out_json({**e.as_dict(), "resume": rerun})
-        console.err(need_agent_line(e, rerun))
+        for line in need_agent_lines(e, rerun):
+            console.err(line)
         return int(ExitCode.NEED_AGENT)
     except Resumable as e:
         line = str(e)
@@ -157,6 +159,22 @@ def continue_command(e: Resumable) -> str | None:
         return None
     words = e.continue_with or ["resume-session", str(e.session)]
     return " ".join(["executor", *words, "--plan", quote(e.plan), *e.resume_flags])
+
+
+def need_agent_lines(e: NeedAgent, rerun: str | None = None) -> list[str]:
+    """What a host reads after exit 42: one NEED_AGENT line per waiting request (a
+    parallel run may wait on several), the last one the first of them, after a line
+    that says how several are answered."""
+    if not isinstance(e, NeedAgents) or not e.others:
+        return [need_agent_line(e, rerun)]
+    waiting = e.all()
+    again = rerun or "the same command with --resume"
+    head = (
+        f"{len(waiting)} requests are waiting, one per session (executor bridge show --all "
+        f"--dir {quote(e.folder)} lists them): answer each with `executor bridge "
+        f"respond --dir DIR ...` without --resume, then continue them all with one: {again}"
+    )
+    return [head, *(need_agent_line(w, rerun) for w in reversed(waiting))]
 
 
 def need_agent_line(e: NeedAgent, rerun: str | None = None) -> str:

@@ -110,12 +110,19 @@ def _execute(
             budget_minutes=values.get("budget_minutes"),
             tag=values.get("tag"),
             notify=values.get("notify"),
+            parallel=values.get("parallel"),
         ),
     )
     json_output = bool(values.get("json_output"))
     req.activity = console.stderr_activity if json_output else console.activity
     req.on_ask = callback.on_ask
-    callback.runner = Runner(req, report=report_fn(json_output))
+    from executor.workflows.tdd.parallel.orchestrator import Parallel, wanted
+
+    if wanted(req):
+        force = bool(values.get("force_parallel"))
+        callback.runner = Parallel(req, report=report_fn(json_output), force=force)
+    else:
+        callback.runner = Runner(req, report=report_fn(json_output))
     result = callback.result = callback.runner.execute()
     finish(result, json_output)
     return 0

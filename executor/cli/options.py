@@ -181,5 +181,23 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         "URL to POST JSON to as well (Slack-compatible `text`). Saved with the run.",
         metavar="on|off|URL",
     ),
+    RunOpt(
+        "parallel",
+        ("--parallel",),
+        int,
+        "Run sessions whose dependencies are complete side by side, each in a git worktree "
+        "of its own, at most N at once (capped at the machine's cores unless "
+        "--force-parallel); 0: one at a time in this checkout. Saved with the run "
+        "(docs/parallel.md).",
+        minimum=0,
+        metavar="N",
+    ),
+    RunOpt(
+        "force_parallel",
+        ("--force-parallel",),
+        bool,
+        "With --parallel: run N sessions at once even when N is more than the machine's "
+        "cores (agents that mostly wait). Not saved.",
+    ),
     RunOpt("json_output", ("--json",), bool, "Machine-readable output on stdout."),
 )

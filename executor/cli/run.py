@@ -101,6 +101,41 @@ def register(app: typer.Typer) -> None:
         """Continue session S from where it stopped, with the run's saved options."""
         run_scope(SessionScope(session), values, common.argv())
 
+    @app.command("lane", hidden=True)
+    def lane(
+        session: Annotated[int, typer.Argument(min=1, metavar="SESSION")],
+        plan: Annotated[Path, typer.Option("--plan", help="The plan inside the worktree.")],
+        watch_fd: Annotated[int | None, typer.Option("--watch-fd")] = None,
+        continue_with: Annotated[str, typer.Option("--continue-with")] = "[]",
+        resume: Annotated[bool, typer.Option("--resume")] = False,
+        yes: Annotated[bool, typer.Option("--yes")] = False,
+    ) -> None:
+        """One session of a parallel run, in its worktree (started by that run)."""
+        import json
+        import shlex
+
+        again = [str(a) for a in json.loads(continue_with)]
+
+        def body() -> int:
+            from executor.errors import Resumable
+            from executor.workflows.tdd.parallel.children import watch_parent
+            from executor.workflows.tdd.run import Runner, RunRequest
+
+            if watch_fd is not None:
+                watch_parent(watch_fd)
+            req = RunRequest(
+                plan=plan.absolute(), scope=SessionScope(session), resume=resume, yes=yes,
+                resume_argv=again,
+            )  # fmt: skip
+            try:
+                Runner(req, report=console.out).execute()
+            except Resumable as e:
+                e.session = None  # the parallel run says how to continue, not its lane
+                raise
+            return 0
+
+        common.run(body, rerun="executor " + shlex.join(again))
+
     @app.command("status")
     def status(
         plan: Annotated[

@@ -58,10 +58,52 @@ def render_status(data: dict[str, Any], *, rich: bool) -> None:
             console.out(
                 "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
             )
+    for line in parallel_lines(data.get("parallel")):
+        console.out(line)
     latest = latest_transcript(data)
     if latest:
         console.out(f"last agent transcript: {latest}")
     console.out(f"next: {next_line(data)}")
+
+
+def parallel_lines(side: dict[str, Any] | None) -> list[str]:
+    """What runs where in a parallel run, what waits on what, the waves, kept worktrees."""
+    if not side:
+        return []
+    lines = []
+    for lane in side["lanes"]:
+        where = f"{lane['worktree']} ({lane['branch']}, worker {lane['worker']})"
+        if lane["status"] == "integrated":
+            lines.append(f"  session {lane['session']}: integrated; its worktree {where} is kept "
+                         f"({', '.join(lane['kept'][:5])} not clean); remove it with: "
+                         f"{lane['cleanup']}")  # fmt: skip
+            continue
+        who = f", run by {lane['driven_by']}" if lane["driven_by"] else ", no run drives it now"
+        what = lane["step"] or lane["status"]
+        if lane["pending_request"]:
+            what += ", waiting for an answer"
+        if lane["reason"]:
+            what += f": {lane['reason']}"
+        lines.append(f"  session {lane['session']}: {what}, {_time(lane['elapsed_seconds'])} "
+                     f"in {where}{who}")  # fmt: skip
+    for wait in side["waiting"]:
+        why = []
+        if wait["dependencies"]:
+            why.append("session(s) " + ", ".join(map(str, wait["dependencies"])) + " to complete")
+        if wait["same_files"]:
+            why.append("session(s) " + ", ".join(map(str, wait["same_files"]))
+                       + " (the same files) to finish")  # fmt: skip
+        lines.append(f"  session {wait['session']} waits for {' and '.join(why)}")
+    for stray in side.get("stray") or []:
+        lines.append(f"  {stray['worktree']} ({stray['branch'] or 'detached'}): a worktree no "
+                     f"session of this run knows; left as it is (git worktree remove "
+                     f"{quote(stray['worktree'])} once you no longer need it)")  # fmt: skip
+    if side["waves"]:
+        lines.append("  waves: " + " | ".join(
+            f"{i}: {', '.join(map(str, wave))}" for i, wave in enumerate(side["waves"], 1)
+        ))  # fmt: skip
+    title = f"parallel (at most {side['width']} at once):" if side["width"] else "parallel:"
+    return [title, *lines] if lines else []
 
 
 def latest_transcript(data: dict[str, Any]) -> str | None:
@@ -86,6 +128,13 @@ def next_line(data: dict[str, Any]) -> str:
             f"--dir {folder} ...), then: executor resume-session {session} --plan {plan} "
             f"--resume"
         )
+    if nxt.get("do") == "answer_all":
+        return (
+            f"answer each waiting request (executor bridge show --all --dir {plan}; executor "
+            f"bridge respond --dir DIR ...), then: executor execute-plan --plan {plan} --resume"
+        )
+    if nxt.get("do") == "continue":
+        return f"executor execute-plan --plan {plan}"
     if nxt.get("do") == "resume":
         return (
             f"executor resume-session {session} --plan {plan}  (with its saved options; "

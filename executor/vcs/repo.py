@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from executor import errors
+from executor.vcs.lanes import GitLanes
 from executor.vcs.plumbing import _git_subprocess
 from executor.vcs.rollback import GitRollback
 
@@ -26,7 +27,7 @@ def with_trailers(message: str, trailers: dict[str, str]) -> str:
     return body + "\n"
 
 
-class GitRepo(GitRollback):
+class GitRepo(GitRollback, GitLanes):
     """One git working tree, addressed by its top-level folder."""
 
     @classmethod

@@ -27,6 +27,13 @@ class GitRollback(GitTrees):
         head = self.resolve("HEAD")
         parents = ["-p", head] if head else []
         msg = f"executor backup: {label}\n\nWorktree snapshot taken before a destructive step."
+        tree = self.record_tree(exclude=exclude).tree
+        sha = self._out(*NO_PROGRAMS, "commit-tree", "--no-gpg-sign", tree, *parents, "-m", msg)
+        return self.keep(label, sha.strip(), msg.splitlines()[0])
+
+    def keep(self, label: str, commit: str, why: str = "") -> str:
+        """A new backup ref (`refs/executor/backup/<label>-<time>`) holding `commit`;
+        return it. Created only, never moved: an existing backup is never replaced."""
         safe = _LABEL_UNSAFE_RE.sub("-", label).strip(".-") or "snapshot"
         from datetime import datetime, timezone  # only here: not on the host's step
 
@@ -36,10 +43,8 @@ class GitRollback(GitTrees):
         while self.resolve(ref) is not None:
             n += 1
             ref = f"{BACKUP_REF_PREFIX}{safe}-{stamp}-{n}"
-        tree = self.record_tree(exclude=exclude).tree
-        sha = self._out(*NO_PROGRAMS, "commit-tree", "--no-gpg-sign", tree, *parents, "-m", msg)
         # zero old value: create only, never move an existing backup
-        self._run("update-ref", "-m", msg.splitlines()[0], ref, sha.strip(), "0" * 40)
+        self._run("update-ref", "-m", why or f"executor backup: {label}", ref, commit, "0" * 40)
         return ref
 
     def roll_back(self, base: str, paths: Sequence[str], *, flags: dict[str, str]) -> str:

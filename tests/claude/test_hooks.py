@@ -19,6 +19,7 @@ from executor.claude import runs
 from executor.engine.layout import Layout
 from executor.plan.discover import PLACES
 from executor.resources import data_path
+from executor.workflows.tdd.parallel.lanes import WORKTREES
 from tests.conftest import git, run_cli
 from tests.templates.projects import PYTHON_SERVICE, write_project
 
@@ -89,6 +90,7 @@ def test_the_names_the_hooks_look_for_are_the_executors() -> None:
     assert set(runs.LOCK_NAMES) == {layout.lock.name, template.lock.name}
     folders = [p if p.endswith("/") else p.rsplit("/", 1)[0] + "/" for p in PLACES]
     assert folders == list(runs.PLAN_PLACES)
+    assert runs.WORKTREES == WORKTREES
 
 
 def test_nothing_waiting_allows_every_stop_silently(ledger_repo: Path, tmp_path: Path) -> None:
@@ -388,3 +390,18 @@ def test_a_run_left_by_another_conversation_does_not_hold_this_one(building: Pat
     assert held["reason"].startswith(f"plan-executor: the run in {folder} is waiting")
     assert stop(building, session="s1") is None
     assert json.loads((folder / ".agent-hook.json").read_text("utf-8"))["session_id"] == "s2"
+
+
+def test_the_hooks_look_in_each_parallel_sessions_worktree_too(git_repo: Path) -> None:
+    """A parallel run's sessions keep their own run, and their own request, in the plan's
+    folder inside their worktree (docs/parallel.md)."""
+    (git_repo / PLAN).mkdir(parents=True)
+    git(git_repo, "worktree", "add", "-q", "-b", "executor/session-2",
+        str(git_repo / WORKTREES / "session-2"))  # fmt: skip
+    (git_repo / WORKTREES / "session-2" / PLAN).mkdir(parents=True)
+    exclude = git_repo / ".git" / "info" / "exclude"
+    exclude.write_text(f"/{PLAN}/.agent-*\n", encoding="utf-8")
+    assert runs.recorded_folders(git_repo) == [
+        git_repo / PLAN,
+        git_repo / WORKTREES / "session-2" / PLAN,
+    ]

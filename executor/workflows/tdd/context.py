@@ -18,7 +18,7 @@ from executor.plan.models import Session
 from executor.project_config import RunOptions
 from executor.retry import RetryPolicy
 from executor.workflows.tdd.options import CHECKPOINT_SETS
-from executor.workflows.tdd.state import RunState, SessionArchive, SessionRecord
+from executor.workflows.tdd.state import RunState, SessionArchive, SessionRecord, Spent
 
 if TYPE_CHECKING:
     from executor.testrun import TestRun
@@ -78,6 +78,11 @@ class SessionRun:
     archive: SessionArchive | None = None
     #: Tell the state store the file on disk is its own again (after a put back).
     reclaim: Callable[[], None] = lambda: None
+    #: What agents spent, as budgets count it (a session's lane: every lane of the run).
+    spent: Callable[[], Spent] | None = None
+
+    def spent_now(self) -> Spent:
+        return self.spent() if self.spent is not None else self.state.run.spent
 
     @property
     def stops(self) -> frozenset[str]:

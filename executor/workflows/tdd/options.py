@@ -43,6 +43,7 @@ class Overrides:
     budget_minutes: float | None = None
     tag: str | None = None
     notify: str | None = None
+    parallel: int | None = None
 
     def given(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}

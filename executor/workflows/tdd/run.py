@@ -16,7 +16,8 @@ from executor.engine.agents import BRIDGE_AGENT, Agents, BridgeAgents, Durable
 from executor.engine.decisions import Decider
 from executor.engine.driver import drive
 from executor.engine.layout import Layout
-from executor.errors import Interrupted, NothingToResumeError, PathNotFoundError
+from executor.errors import Interrupted, NothingToResumeError, PathNotFoundError, UserError
+from executor.fsutil import quote
 from executor.plan.cache import PlanView, load_valid, plan_files
 from executor.project_config import load_project_config, map_test_command
 from executor.retry import RetryPolicy
@@ -28,6 +29,7 @@ from executor.workflows.tdd.brief import BRIEF_VERSION
 from executor.workflows.tdd.context import Progress, SessionRun
 from executor.workflows.tdd.guard import restore_plan
 from executor.workflows.tdd.options import Overrides, resolve
+from executor.workflows.tdd.parallel.child import lane_guarded, spent_by_all
 from executor.workflows.tdd.scope import Scope, select
 from executor.workflows.tdd.state import (
     SCHEMA_VERSION,
@@ -157,57 +159,16 @@ class Runner:
                 + (f" (state: {plural(started, 'session')} in progress)" if state else "")
                 + "; nothing to apply. Run the command without --resume."
             )
-        named = Path(req.plan).absolute()
-        check_plan_owner(state, named, layout)
-        repo = _repo(state, req, layout.folder)
-        repo.ensure_not_busy()
-        restored = self._restore_plan(state, repo, layout, named)
-        config = load_project_config(repo.root)
-        options = resolve(req.overrides, state.run.options if state else None, config)
-        self.options = options
-        command = options.test_command or config.test_command
-        plan = load_valid(req.plan, cache=layout.plan_cache, test_command=command, tag=options.tag)
-        if state is None:
-            record = RunRecord(
-                tool_version=__version__,
-                definition_hash=DEFINITION_HASH,
-                run_id=new_id(),
-                repo=str(repo.root),
-                plan=str(named),
-            )
-            state = RunState(project_name=plan.name, plan_version="", run=record)
-        state.run.plan = state.run.plan or str(named)
-        self.project = state.project_name
-        state.run.options = options
-        reconcile(plan, state, DEFINITION_HASH, plan_digest(req.plan))
-        sessions = select(plan, req.scope)
-        self._clear_stale_requests(state, layout)
-        check_workspace(state, repo, sessions, layout)
-        state.run.tool_version = __version__
-        return self._run(plan, state, store, repo, layout, sessions, restored, command)
-
-    def _restore_plan(
-        self, state: RunState | None, repo: GitRepo, layout: Layout, named: Path
-    ) -> dict[int, list[str]]:
-        """Before the plan is read: an agent answering over the bridge may have changed
-        it during its step. Put it back first (so a broken plan cannot stop the run
-        that reports it); the agent step then fails as tampering."""
-        restored: dict[int, list[str]] = {}
-        for number, rec in (state.run.sessions if state else {}).items():
-            if rec.step in AGENT_STEPS and rec.bridge.pending is not None:
-                touched = restore_plan(repo, layout, rec, named)
-                if touched:
-                    restored[number] = touched
-        return restored
-
-    def _clear_stale_requests(self, state: RunState, layout: Layout) -> None:
-        """A request left pending by a session that has finished never blocks (9.2)."""
-        for number, rec in state.run.sessions.items():
-            if rec.bridge.pending is not None and rec.step in FINISHED:
-                rid = rec.bridge.pending.request_id
-                rec.bridge.pending = None
-                BridgeChannel(layout.folder).drop_request(rid)
-                self.report(f"[session {number}] cleared request {rid}: the session is finished")
+        opened = open_run(req, state, layout, self.report)
+        self.options, self.project = opened.state.run.options, opened.state.project_name
+        if state is None or not state.run.lane:  # a session's lane runs that session only
+            refuse_lanes(opened.state, opened.sessions, layout)
+        check_workspace(opened.state, opened.repo, opened.sessions, layout)
+        opened.state.run.tool_version = __version__
+        return self._run(
+            opened.plan, opened.state, store, opened.repo, layout, opened.sessions,
+            opened.restored, opened.command,
+        )  # fmt: skip
 
     def _agents(
         self, state: RunState, store: StateStore[RunState], repo: GitRepo, layout: Layout
@@ -257,7 +218,10 @@ class Runner:
             "pytest" if any("pytest" in (s.red_command or "") for s in plan.outline()) else None
         )
         config = load_project_config(repo.root)
-        sandbox = _sandbox(repo, layout, req.plan) if options.sandbox == "auto" else None
+        link = state.run.lane
+        extra = lane_guarded(link) if link is not None else []
+        sandbox = sandbox_of(repo, layout, req.plan, extra) if options.sandbox == "auto" else None
+        spent = (lambda: spent_by_all(state)) if link is not None else (lambda: state.run.spent)
 
         def run_tests(
             command: str,
@@ -319,6 +283,7 @@ class Runner:
                     entry_step=rec.step.value,
                     archive=archive,
                     reclaim=store.reclaim,
+                    spent=spent,
                 )
             )
             ended = drive(
@@ -343,6 +308,93 @@ class Runner:
         return RunResult(plan=plan, state=state, repo_root=repo.root, sessions=ran)
 
 
+@dataclass
+class Opened:
+    """A run loaded (or started) and checked, under its lock: what it runs."""
+
+    state: RunState
+    plan: PlanView
+    repo: GitRepo
+    sessions: list[int]
+    #: plan files put back before parsing, by session (an agent changed them)
+    restored: dict[int, list[str]]
+    #: the project's test command (the suite), if it has one
+    command: str | None
+
+
+def open_run(
+    req: RunRequest, state: RunState | None, layout: Layout, report: Callable[[str], None]
+) -> Opened:
+    """Check the plan's owner and the repository, put back plan files an agent changed,
+    resolve the options, read the plan, start the state if there is none, and pick the
+    sessions in scope (a sequential run and a parallel one open a run the same way)."""
+    named = Path(req.plan).absolute()
+    check_plan_owner(state, named, layout)
+    repo = _repo(state, req, layout.folder)
+    repo.ensure_not_busy()
+    restored = _restore_plan(state, repo, layout, named)
+    config = load_project_config(repo.root)
+    options = resolve(req.overrides, state.run.options if state else None, config)
+    if state is not None and state.run.lane is not None:
+        options.parallel = None  # a session's lane runs in its worktree, one session
+    command = options.test_command or config.test_command
+    plan = load_valid(req.plan, cache=layout.plan_cache, test_command=command, tag=options.tag)
+    if state is None:
+        record = RunRecord(
+            tool_version=__version__,
+            definition_hash=DEFINITION_HASH,
+            run_id=new_id(),
+            repo=str(repo.root),
+            plan=str(named),
+        )
+        state = RunState(project_name=plan.name, plan_version="", run=record)
+    state.run.plan = state.run.plan or str(named)
+    state.run.options = options
+    reconcile(plan, state, DEFINITION_HASH, plan_digest(req.plan))
+    sessions = select(plan, req.scope)
+    _clear_stale_requests(state, layout, report)
+    return Opened(state, plan, repo, sessions, restored, command)
+
+
+def refuse_lanes(state: RunState, sessions: Sequence[int], layout: Layout) -> None:
+    """A run in this checkout leaves a session that runs in a worktree of its own alone."""
+    laned = [
+        n for n in sessions if (lane := state.run.lanes.get(n)) and lane.status != "integrated"
+    ]
+    if laned:
+        n = laned[0]
+        raise UserError(
+            f"session {n} runs in its own worktree ({state.run.lanes[n].worktree}), started "
+            f"by a parallel run: continue it with --parallel (executor status --plan "
+            f"{quote(layout.folder)} shows where each session runs). Nothing was touched."
+        )
+
+
+def _restore_plan(
+    state: RunState | None, repo: GitRepo, layout: Layout, named: Path
+) -> dict[int, list[str]]:
+    """Before the plan is read: an agent answering over the bridge may have changed
+    it during its step. Put it back first (so a broken plan cannot stop the run
+    that reports it); the agent step then fails as tampering."""
+    restored: dict[int, list[str]] = {}
+    for number, rec in (state.run.sessions if state else {}).items():
+        if rec.step in AGENT_STEPS and rec.bridge.pending is not None:
+            touched = restore_plan(repo, layout, rec, named)
+            if touched:
+                restored[number] = touched
+    return restored
+
+
+def _clear_stale_requests(state: RunState, layout: Layout, report: Callable[[str], None]) -> None:
+    """A request left pending by a session that has finished never blocks (9.2)."""
+    for number, rec in state.run.sessions.items():
+        if rec.bridge.pending is not None and rec.step in FINISHED:
+            rid = rec.bridge.pending.request_id
+            rec.bridge.pending = None
+            BridgeChannel(layout.folder).drop_request(rid)
+            report(f"[session {number}] cleared request {rid}: the session is finished")
+
+
 def _finish(state: RunState, number: int, rec: SessionRecord, archive: SessionArchive) -> None:
     """A finished session leaves the state's records: its entry keeps the seed facts, its
     whole record goes to the archive (written before the save that drops it)."""
@@ -353,15 +405,16 @@ def _finish(state: RunState, number: int, rec: SessionRecord, archive: SessionAr
     del state.run.sessions[number]
 
 
-def _sandbox(repo: GitRepo, layout: Layout, plan: Path) -> Sandbox:
+def sandbox_of(repo: GitRepo, layout: Layout, plan: Path, extra: Sequence[Path] = ()) -> Sandbox:
     """What a test run may not write (`executor.sandbox`): git's folders (a linked
-    worktree's and the repository's), the executor's own files and the plan's."""
+    worktree's and the repository's), the executor's own files and the plan's, and
+    `extra` (a session's lane: the main run's files and plan)."""
     git_dirs = [repo.git_dir]
     common = repo.git_dir / "commondir"
     if common.is_file():
         git_dirs.append((repo.git_dir / common.read_text("utf-8").strip()).resolve())
     own = [layout.state, layout.backup, layout.archive, layout.plan_cache]
-    return Sandbox.of([*git_dirs, *own, *plan_files(plan)])
+    return Sandbox.of([*git_dirs, *own, *plan_files(plan), *extra])
 
 
 def _next_title(plan: PlanView, sessions: Sequence[int], i: int) -> str | None:

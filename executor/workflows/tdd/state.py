@@ -34,6 +34,7 @@ from executor.engine.machine import Outcome
 from executor.project_config import RunOptions
 from executor.stamps import utc_now as now
 from executor.store import StateStore
+from executor.workflows.tdd.parallel.models import Lane, LaneLink
 from executor.workflows.tdd.step import (
     ACTIVE,
     SessionStatus,
@@ -273,6 +274,24 @@ class RunRecord(Strict):
     sessions: dict[int, SessionRecord] = Field(
         default_factory=dict, description="the sessions in progress (finished ones: archived)"
     )
+    lanes: dict[int, Lane] = Field(
+        default_factory=dict,
+        description="sessions that run in worktrees of their own (docs/parallel.md)",
+    )
+    lane: LaneLink | None = Field(
+        default=None, description="this run is one session's lane of another run"
+    )
+
+    @model_serializer(mode="wrap")
+    def _compact(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A run that never ran sessions side by side writes no lane keys: its file is
+        the same as before parallel sessions existed."""
+        out: dict[str, Any] = handler(self)
+        if not self.lanes:
+            out.pop("lanes", None)
+        if self.lane is None:
+            out.pop("lane", None)
+        return out
 
 
 class RunState(Strict):
@@ -341,10 +360,14 @@ class RunState(Strict):
 
     def refresh(self) -> None:
         """Project every record in progress onto its seed entry, and summarise."""
+        lanes = self.run.lanes
         for entry in self.entries():
             rec = self.run.sessions.get(entry.number)
             if rec is not None:
                 project(entry, rec)
+            elif (lane := lanes.get(entry.number)) is not None and lane.status != "integrated":
+                entry.status = "blocked" if lane.status == "blocked" else "in_progress"
+                entry.checkpoint = None
         self._summarise()
 
     def _summarise(self) -> None:
@@ -358,7 +381,11 @@ class RunState(Strict):
             if e.status == "completed"
         ]
         recs = self.run.sessions
-        busy = [e for e in entries if (r := recs.get(e.number)) is not None and r.step in ACTIVE]
+        lanes = {n for n, lane in self.run.lanes.items() if lane.status != "integrated"}
+        busy = [
+            e for e in entries
+            if e.number in lanes or ((r := recs.get(e.number)) is not None and r.step in ACTIVE)
+        ]  # fmt: skip
         waiting = [e for e in entries if e.status not in FINISHED]
         current = (busy or waiting or [None])[0]  # type: ignore[list-item]
         self.current_session = current.number if current else None
@@ -367,6 +394,10 @@ class RunState(Strict):
             f"session {n}: {r.blocked_reason or r.problem}"
             for n, r in sorted(recs.items())
             if r.step is Step.BLOCKED or is_escalation(r.step)
+        ] + [
+            f"session {n}: {lane.reason}"
+            for n, lane in sorted(self.run.lanes.items())
+            if lane.status == "blocked"
         ]
         if any(r.paused for r in recs.values()):
             self.status = "paused"

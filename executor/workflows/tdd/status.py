@@ -16,6 +16,7 @@ from executor.engine.layout import Layout
 from executor.errors import PlanInvalidError
 from executor.plan.cache import PlanView, load_valid
 from executor.project_config import find_root, load_project_config
+from executor.workflows.tdd.parallel.view import parallel_data
 from executor.workflows.tdd.state import (
     AgentCall,
     RunState,
@@ -119,6 +120,16 @@ def status_data(plan: PlanView, named: Path | None = None) -> dict[str, Any]:
         None,
     )  # fmt: skip
     spent = state.run.spent if state else None
+    side = parallel_data(plan, state, layout.folder) if state is not None else None
+    by_number = {r["number"]: r for r in rows}
+    for lane in side["lanes"] if side else []:
+        if lane["session"] in by_number and lane["status"] != "integrated":
+            by_number[lane["session"]].update(
+                step=lane["step"], worktree=lane["worktree"], worker=lane["worker"]
+            )
+    laned = [lane for lane in side["lanes"] if lane["pending_request"]] if side else []
+    if pending is None and laned:
+        pending = {"session": laned[0]["session"], "parallel": True, **laned[0]["pending_request"]}
     return {
         "plan": str(plan.folder),
         "state_file": str(layout.state),
@@ -132,6 +143,7 @@ def status_data(plan: PlanView, named: Path | None = None) -> dict[str, Any]:
         "pending_request": pending,
         "next": _next(state, pending),
         "phases": phases,
+        **({"parallel": side} if side is not None else {}),
     }
 
 
@@ -139,11 +151,14 @@ def _next(state: RunState | None, pending: dict[str, Any] | None) -> dict[str, A
     """What to do next, as data the CLI renders as a command: `answer` the pending
     request, `resume` a session that stopped, `start` the plan, or `done`."""
     if pending is not None:
-        return {"do": "answer", "session": pending["session"], "kind": pending["kind"]}
+        do = "answer_all" if pending.get("parallel") else "answer"
+        return {"do": do, "session": pending["session"], "kind": pending["kind"]}
     records = state.run.sessions if state else {}
     for number, rec in sorted(records.items()):
         if rec.step in ACTIVE or rec.paused:
             return {"do": "resume", "session": number}
     if state is not None and state.status == "completed":
         return {"do": "done", "session": None}
+    if state is not None and any(lane.status != "integrated" for lane in state.run.lanes.values()):
+        return {"do": "continue", "session": None}
     return {"do": "start", "session": None}

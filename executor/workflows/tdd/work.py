@@ -153,7 +153,7 @@ class Work(Guard):
                 return O.OK
             self._say("REFACTOR: the plan has none; the agent does what was asked")
         while True:
-            over = budget.exceeded(self.r.options, self.r.state.run.spent)
+            over = budget.exceeded(self.r.options, self.r.spent_now())
             if over:
                 self.rec.problem = over.text
                 return O.BUDGET

@@ -1,0 +1,11 @@
+"""Parallel sessions (docs/parallel.md): sessions whose dependencies are complete run side
+by side, each in a git worktree of its own, and are integrated into the main branch one
+at a time, in plan order, tested again there.
+
+`models`: what the state keeps about them; `waves`: what may run together; `lanes`: a
+session's worktree and its own run folder; `child`: what a session's own run does
+differently; `children`: the processes that run sessions in their worktrees; `shared`,
+`settle`, `ends`, `orchestrator`: the run that schedules them (its context and turns at
+the shared state; integration and the blocked checkpoint; how it ends; its loop);
+`integrate`: a commit onto the main branch; `view`: what `executor status` shows.
+"""

@@ -1,0 +1,101 @@
+"""What a session's own run does differently when it is a lane of a parallel run.
+
+It is an ordinary run of one session (`executor lane N`, started by the parallel run),
+in the session's worktree, keeping its files in the worktree's plan folder. Its state
+carries a `LaneLink` to the main run, and two things follow from it:
+
+- its test runs may not write the main run's files or plan either (the sandbox binds
+  them read-only, as it does its own);
+- its budgets count what every lane of the run spent, not its own calls only: the
+  main run's total (sessions already integrated), and the state of each other lane,
+  read without their locks (every save is an atomic rename, so a read sees a whole
+  file; one that cannot be read counts nothing).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from executor.bounded import read_bounded
+from executor.datamodel import validate_json
+from executor.engine.layout import Layout
+from executor.errors import DataError
+from executor.plan.cache import plan_files
+from executor.store import STATE_LIMIT, sealed
+from executor.workflows.tdd.parallel.models import LaneLink
+from executor.workflows.tdd.state import RunState, Spent
+
+
+def run_folder(plan: Path) -> Path:
+    """The folder a plan's run keeps its files in (a file plan: the file's folder)."""
+    return plan if plan.is_dir() else plan.parent
+
+
+def peek(path: Path) -> RunState | None:
+    """Another run's state, read without its lock and without any side effect (no
+    quarantine): None when there is none, or it cannot be read whole."""
+    try:
+        raw = read_bounded(path, STATE_LIMIT)
+    except (OSError, DataError):
+        return None
+    if not sealed(raw):
+        return None
+    try:
+        return validate_json(RunState, raw)
+    except DataError:
+        return None
+
+
+def lane_guarded(link: LaneLink) -> list[Path]:
+    """The main run's files and plan: what a lane's test runs may not write."""
+    main = Path(link.plan)
+    layout = Layout(run_folder(main))
+    return [layout.state, layout.backup, layout.archive, layout.plan_cache, *plan_files(main)]
+
+
+def total(*spends: Spent) -> Spent:
+    return Spent(
+        usd=round(sum(s.usd for s in spends), 6),
+        tokens=sum(s.tokens for s in spends),
+        seconds=round(sum(s.seconds for s in spends), 3),
+        calls=sum(s.calls for s in spends),
+        unpriced=sum(s.unpriced for s in spends),
+    )
+
+
+def spent_by_all(state: RunState) -> Spent:
+    """What the whole parallel run spent: this lane (as it is in memory), the main run
+    (its integrated sessions) and every other lane still running."""
+    link = state.run.lane
+    if link is None:
+        return state.run.spent
+    main = peek(Layout(run_folder(Path(link.plan))).state)
+    if main is None:
+        return state.run.spent
+    return total(state.run.spent, run_total(main, skip=link.session))
+
+
+def run_total(main: RunState, *, skip: int | None = None) -> Spent:
+    """What a parallel run spent: the main run's total and each lane's still running
+    (but lane `skip`), read from their own states."""
+    others = []
+    for number, lane in main.run.lanes.items():
+        if number == skip or lane.status == "integrated":
+            continue
+        folder = lane_folder(Path(main.run.repo), Path(main.run.plan), Path(lane.worktree))
+        theirs = peek(Layout(folder).state)
+        if theirs is not None:
+            others.append(theirs.run.spent)
+    return total(main.run.spent, *others)
+
+
+def lane_plan(repo: Path, plan: Path, worktree: Path) -> Path:
+    """The plan as a lane reads it: the same path inside the session's worktree."""
+    return worktree / Path(plan).resolve().relative_to(Path(repo).resolve())
+
+
+def lane_folder(repo: Path, plan: Path, worktree: Path) -> Path:
+    """The run folder of a session's lane: the plan's folder inside its worktree (the
+    main plan says whether it is a folder: the worktree may be gone)."""
+    inside = lane_plan(repo, plan, worktree)
+    return inside if Path(plan).is_dir() else inside.parent

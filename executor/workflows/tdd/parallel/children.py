@@ -1,0 +1,154 @@
+"""The process that runs one session in its worktree: `executor lane N`, started by the
+parallel run, watched until it exits.
+
+Each is a whole executor run of its own (its own lock, state, bridge files, agent and
+test processes), in a process group and session of its own, so a Ctrl+C at the
+terminal reaches the parallel run only, which stops each of them once with SIGTERM:
+each saves its state and exits 130, as a run stopped that way always does. Each reads
+the end of a pipe whose other end only the parallel run holds: when that run dies
+(SIGKILL included), the pipe ends and the lane stops itself the same way, so no session
+goes on with nobody to integrate it.
+
+What a lane reports is passed on line by line (its lines name their session); its
+stderr, where a run says how it stopped, is kept to say why (the parallel run says it
+once for every lane).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+#: Seconds a lane has to save and exit after SIGTERM before its group is killed.
+STOP_GRACE = 60.0
+
+
+@dataclass
+class Child:
+    """One running lane process."""
+
+    session: int
+    proc: subprocess.Popen[bytes]
+    tail: deque[str] = field(default_factory=lambda: deque(maxlen=60))
+    pumps: list[threading.Thread] = field(default_factory=list)
+
+    def reason(self) -> str:
+        """Why it stopped, as it said last: its error message (from its last `error:`
+        line on), else its last line."""
+        lines = [ln for ln in self.tail if ln.strip() and not ln.startswith("NEED_AGENT")]
+        starts = [i for i, ln in enumerate(lines) if ln.startswith("error: ")]
+        said = lines[starts[-1] :] if starts else lines[-1:]
+        return "\n".join(said).removeprefix("error: ").strip().rstrip(".")
+
+    def wait(self) -> int:
+        code = self.proc.wait()
+        for pump in self.pumps:
+            pump.join(timeout=5)
+        return code
+
+
+class Launcher:
+    """Starts lanes and holds the pipe they watch."""
+
+    def __init__(self, report: Callable[[str], None]) -> None:
+        self.report = report
+        self._lock = threading.Lock()
+        self._watch, self._alive = os.pipe()  # neither end is inherited unless passed
+
+    def start(
+        self,
+        session: int,
+        *,
+        plan: Path,
+        cwd: Path,
+        env: dict[str, str],
+        continue_with: Sequence[str],
+        resume: bool,
+        yes: bool,
+    ) -> Child:
+        argv = [
+            sys.executable, "-m", "executor", "lane", str(session), "--plan", str(plan),
+            "--watch-fd", str(self._watch), "--continue-with", json.dumps(list(continue_with)),
+            *(["--resume"] if resume else []), *(["--yes"] if yes else []),
+        ]  # fmt: skip
+        proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env={**os.environ, **env},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            pass_fds=(self._watch,),
+            start_new_session=True,
+        )
+        child = Child(session, proc)
+        assert proc.stdout is not None and proc.stderr is not None
+        child.pumps = [self._pump(proc.stdout, self.report), self._keep(proc.stderr, child)]
+        return child
+
+    def _pump(self, stream: IO[bytes], say: Callable[[str], None]) -> threading.Thread:
+        def run() -> None:
+            with stream:
+                for raw in stream:
+                    line = raw.decode("utf-8", "replace").rstrip("\n")
+                    with self._lock:
+                        say(line)
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        return thread
+
+    def _keep(self, stream: IO[bytes], child: Child) -> threading.Thread:
+        """A lane's stderr is how it stopped (its error, its NEED_AGENT line): kept for
+        the parallel run, which says it once, for every lane."""
+
+        def run() -> None:
+            with stream:
+                for raw in stream:
+                    child.tail.append(raw.decode("utf-8", "replace").rstrip("\n"))
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        return thread
+
+    def stop(self, children: Sequence[Child]) -> None:
+        """SIGTERM each once; wait for them to save and exit; kill what is left."""
+        for child in children:
+            if child.proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(child.proc.pid, signal.SIGTERM)  # the lane only: it stops its own
+        for child in children:
+            try:
+                child.proc.wait(timeout=STOP_GRACE)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(child.proc.pid, signal.SIGKILL)
+                child.proc.wait()
+
+    def close(self) -> None:
+        for fd in (self._watch, self._alive):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def watch_parent(fd: int) -> None:
+    """In a lane: stop this run (as SIGTERM does: save, exit 130) once the parallel run
+    that started it is gone (the pipe `fd` reads from ends)."""
+
+    def run() -> None:
+        with contextlib.suppress(OSError):
+            while os.read(fd, 64):
+                pass
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=run, daemon=True).start()

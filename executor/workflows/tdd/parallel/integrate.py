@@ -1,0 +1,169 @@
+"""Integration: a finished lane's commit onto the main branch, one at a time, tested again.
+
+The session's commit is replayed onto the main branch's tip (a rebase made with
+`merge-tree` and `commit-tree`: no worktree is touched), the whole suite runs on the
+result in the executor's own integration worktree (a merge can break what each branch
+passed alone), and the main branch is fast-forwarded to it in its own checkout: one
+commit per session, linear history, as a sequential run makes. A commit its session's
+own run made on the tip as it still is was tested there already (the whole suite, on
+exactly that tree): it is fast-forwarded without a second run. When the tip moved
+meanwhile (another run integrated first), the replay starts again on the new tip.
+
+A conflict or a suite that fails is not a failure of the run: the lane is blocked, its
+work stays on its branch, and a person decides (docs/parallel.md). A conflict is shown
+in the lane's worktree, detached at the tip with the merged files and git's markers in
+them, so it can be resolved with any editor; a suite that fails shows the integrated
+commit there. Either way, `continue` takes the worktree's files as the session's, on
+that tip.
+
+Every step can be repeated after a crash: a commit already on the main branch is found
+by its trailers (`Agent-Run`, `Agent-Step`), a replay is made again from the branch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from executor.errors import StaleWorkspaceError
+from executor.vcs import GitRepo
+from executor.workflows.tdd.parallel.lanes import Places
+from executor.workflows.tdd.parallel.models import Lane
+
+#: Times the main tip may move under one integration before it gives up for now.
+MAX_MOVES = 5
+
+
+@dataclass
+class Integrated:
+    commit: str
+
+
+@dataclass
+class Blocked:
+    reason: str
+    tip: str
+    conflicts: list[str] = field(default_factory=list)
+
+
+#: suite(commit, worker) -> (passed, what it measured): the whole suite on `commit`.
+Suite = Callable[[str, int], tuple[bool, str]]
+
+
+def marks(run_id: str, number: int) -> dict[str, str]:
+    """The trailers that name session `number`'s commit of run `run_id` (P20)."""
+    return {"Agent-Run": run_id, "Agent-Step": f"session-{number}"}
+
+
+def integrate(
+    main: GitRepo, places: Places, number: int, lane: Lane, run_id: str, suite: Suite
+) -> Integrated | Blocked:
+    """Bring lane `number`'s commit onto its branch in the main checkout (which the
+    caller holds against every other writer)."""
+    tip = ""
+    for _ in range(MAX_MOVES):
+        if main.branch() != lane.onto:
+            return Blocked(
+                f"the main checkout {main.root} is on {main.branch() or 'a detached HEAD'}, "
+                f"not on {lane.onto}: switch back (git switch {lane.onto})",
+                tip=main.head(),
+            )
+        tip = main.head()
+        found = main.find_commit_by_trailers(marks(run_id, number), since=lane.base)
+        if found:
+            return Integrated(found)  # done before a crash
+        head = main.resolve(f"refs/heads/{lane.branch}")
+        if head is None:
+            return Blocked(f"its branch {lane.branch} is gone", tip=tip)
+        if main.is_ancestor(tip, head):
+            extra = len(main.commits_between(tip, head))
+            if extra != 1:
+                return Blocked(
+                    f"its branch {lane.branch} holds {extra} commits over {lane.onto}; a "
+                    f"session is one commit",
+                    tip=tip,
+                )
+            candidate = head
+        else:
+            replayed = main.replay(head, tip)
+            if replayed.conflicts:
+                shown = _show_conflict(Path(lane.worktree), places, tip, replayed.tree)
+                unshown = " (its worktree has changes, so the conflict was not written there)"
+                return Blocked(
+                    f"its commit conflicts with {lane.onto} at {tip[:12]} in "
+                    f"{', '.join(replayed.conflicts)}" + ("" if shown else unshown),
+                    tip=tip,
+                    conflicts=replayed.conflicts,
+                )
+            candidate = main.commit_as(replayed.tree, parent=tip, like=head)
+        # the commit its own run made on this very tip was tested there, whole suite and
+        # all: nothing merged into it since, so nothing to test again
+        tested = candidate == lane.commit and main.parent_of(candidate) == tip
+        passed, measured = (True, "") if tested else suite(candidate, lane.worker)
+        if not passed:
+            _show_commit(Path(lane.worktree), places, lane.branch, candidate, head)
+            return Blocked(
+                f"the whole suite fails on {lane.onto} with its commit ({measured})", tip=tip
+            )
+        try:
+            main.fast_forward(candidate, tip=tip)
+        except StaleWorkspaceError:
+            continue  # another run integrated first: replay onto the new tip
+        return Integrated(candidate)
+    return Blocked(f"{lane.onto} kept moving while it was integrated", tip=tip)
+
+
+def _clean(wt: GitRepo, places: Places) -> bool:
+    head = wt.head()
+    recorded = wt.record_tree(exclude=places.layout_in(wt.root).owned())
+    return not recorded.problems and recorded.tree == wt.tree_of(head)
+
+
+def _show_conflict(worktree: Path, places: Places, tip: str, merged: str) -> bool:
+    """The lane's worktree, detached at `tip`, holding the merged files (git's markers
+    in the conflicting ones); its branch keeps the session's commit. False when the
+    worktree has changes of its own (nothing is written over them)."""
+    wt = GitRepo(worktree)
+    if not _clean(wt, places):
+        return False
+    wt.detach(tip)
+    wt.put_back(merged, wt.tree_diff(wt.tree_of(tip), merged))
+    return True
+
+
+def _show_commit(worktree: Path, places: Places, branch: str, commit: str, head: str) -> None:
+    """The lane's branch and worktree at the integrated commit that fails the suite (the
+    person fixes it there), when the worktree is clean."""
+    wt = GitRepo(worktree)
+    if commit != head and _clean(wt, places) and wt.branch() == branch:
+        wt.check_out(commit)
+
+
+def take_worktree(worktree: Path, places: Places, lane: Lane) -> str:
+    """`continue` after a block: the worktree's files are the session's, on the tip its
+    commit was replayed onto; the branch gets that commit (its HEAD on the branch
+    again). Returns what is still wrong ("" when it is ready to integrate again)."""
+    wt = GitRepo(worktree)
+    left = wt.conflict_markers(lane.conflicts)
+    if left:
+        return f"conflict markers are still in {', '.join(left)}"
+    recorded = wt.record_tree(exclude=places.layout_in(worktree).owned())
+    if recorded.problems:
+        return "; ".join(recorded.problems)
+    head = wt.resolve(f"refs/heads/{lane.branch}")
+    if head is None:
+        return f"its branch {lane.branch} is gone"
+    detached = wt.branch() != lane.branch
+    parent: str | None = lane.tip or lane.base  # the files are the session on that tip
+    if not (detached or wt.is_ancestor(lane.tip or lane.base, head)):
+        parent = wt.parent_of(head)  # not replayed yet: the session on its own base
+    if parent is None:
+        return f"{head[:12]} has no parent to put the session on"
+    if detached or recorded.tree != wt.tree_of(head) or wt.parent_of(head) != parent:
+        commit = wt.commit_as(recorded.tree, parent=parent, like=head)
+        wt.move_branch(lane.branch, commit, head)
+        if detached:
+            wt.attach(lane.branch)
+        wt.reindex(commit, flags={}, changed=set())
+    return ""

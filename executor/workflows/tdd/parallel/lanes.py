@@ -1,0 +1,254 @@
+"""A session's lane: its worktree and branch, its own run, how it is made, found again
+after a crash, and closed.
+
+Worktrees live in the repository's `.executor-worktrees/session-<n>/` (git ignores the
+folder through `.git/info/exclude`; test runners skip folders whose name starts with a
+dot), on the branch `executor/session-<n>`, made from the main branch's tip when the
+session starts. The session's own run keeps its files in the plan's folder inside the
+worktree (its state, its bridge request, its briefs and transcripts), hidden from git by
+the same exclude line as the main run's. Its state is seeded by the main run: the seed
+view of every session (so its dependencies are complete there too), the run's id and
+options, a `LaneLink` back, and the finished sessions' records (hard links, as they are
+written once).
+
+A worktree is removed only once its session's commit is on the main branch and it is
+clean (nothing but what git ignores, and the caches test runs write); anything else is
+kept and listed by `executor status` with the command that cleans it. A worktree whose
+folder is gone is made again; one in the way that is not ours is reported, never
+deleted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from executor import fsutil
+from executor.engine.layout import Layout
+from executor.errors import GitCommandError, UserError
+from executor.fsutil import quote
+from executor.stamps import utc_now
+from executor.workflows.tdd.parallel.child import lane_folder, lane_plan
+from executor.workflows.tdd.parallel.models import Lane, LaneLink
+from executor.workflows.tdd.state import RunRecord, RunState, SessionArchive, state_store
+
+if TYPE_CHECKING:
+    from executor.vcs import GitRepo
+
+WORKTREES = ".executor-worktrees"
+BRANCH_PREFIX = "executor/session-"
+#: The main run folder's subfolder of lane locks (`.agent-*`: hidden with its files).
+LANES_DIR = ".agent-lanes"
+#: Worker W's ports start at PORT_BASE + W * PORT_SPAN (`EXECUTOR_PORT_BASE`).
+PORT_BASE = 21000
+PORT_SPAN = 100
+
+
+def worker_env(worker: int) -> dict[str, str]:
+    """What a lane's processes (its run, agents, test runs) get in their environment,
+    so a test setup can pick ports and database names of its own."""
+    return {
+        "EXECUTOR_WORKER": str(worker),
+        "EXECUTOR_PORT_BASE": str(PORT_BASE + PORT_SPAN * worker),
+    }
+
+
+@dataclass(frozen=True)
+class Places:
+    """Where a parallel run's lanes live: the main checkout, its plan and run folder."""
+
+    repo: Path
+    plan: Path
+    layout: Layout
+
+    def worktree(self, number: int) -> Path:
+        return self.repo / WORKTREES / f"session-{number}"
+
+    @property
+    def integration(self) -> Path:
+        """The executor's own worktree where a commit is tested on the main tip."""
+        return self.repo / WORKTREES / "integration"
+
+    def plan_in(self, worktree: Path) -> Path:
+        return lane_plan(self.repo, self.plan, worktree)
+
+    def layout_in(self, worktree: Path) -> Layout:
+        return Layout(lane_folder(self.repo, self.plan, worktree))
+
+    def claim(self, number: int) -> Path:
+        """The lock the run that drives session `number`'s lane holds while it does."""
+        return self.layout.folder / LANES_DIR / f"session-{number}.lock"
+
+    @property
+    def integrating(self) -> Path:
+        """Held while a commit is integrated: one at a time, whichever run does it."""
+        return self.layout.folder / LANES_DIR / "integrate.lock"
+
+    def lock_folder(self) -> Path:
+        return fsutil.ensure_private_dir(self.layout.folder / LANES_DIR, inside=self.layout.folder)
+
+
+def branch_of(number: int) -> str:
+    return f"{BRANCH_PREFIX}{number}"
+
+
+def free_worker(state: RunState) -> int:
+    """The smallest worker number no lane of the run holds."""
+    used = {lane.worker for lane in state.run.lanes.values() if lane.status != "integrated"}
+    return next(w for w in range(len(used) + 1) if w not in used)
+
+
+def new_lane(state: RunState, repo: GitRepo, places: Places, number: int) -> Lane:
+    """Record session `number`'s lane (the caller saves it before making the worktree)."""
+    onto = repo.branch()
+    if onto is None:
+        raise UserError(
+            f"HEAD is detached in {repo.root}: parallel sessions are integrated into a "
+            f"branch. Switch to one (git switch main) and run the same command again."
+        )
+    lane = Lane(
+        worktree=str(places.worktree(number)),
+        branch=branch_of(number),
+        worker=free_worker(state),
+        base=repo.head(),
+        onto=onto,
+        started_at=utc_now(),
+    )
+    state.run.sessions.pop(number, None)  # a record that never started (blocked): the lane's now
+    state.run.lanes[number] = lane
+    return lane
+
+
+def ensure_worktree(
+    repo: GitRepo, places: Places, number: int, lane: Lane, report: Callable[[str], None]
+) -> None:
+    """The lane's worktree is there: made, or made again when its folder is gone."""
+    path = Path(lane.worktree)
+    registered = {w.path.resolve() for w in repo.worktrees()}
+    if path.resolve() in registered and path.is_dir():
+        return
+    if path.exists():
+        raise UserError(
+            f"{path} is in the way of session {number}'s worktree and is not a worktree of "
+            f"{repo.root}: move it away (nothing was deleted), then run the same command again."
+        )
+    repo.prune_worktrees()  # git's record of a worktree whose folder is gone
+    head = repo.resolve(f"refs/heads/{lane.branch}")
+    if head is not None and lane.status == "running" and head != lane.base:
+        kept = repo.keep(f"session-{number}-lost-worktree", head)
+        repo.delete_branch(lane.branch, head)
+        report(
+            f"[session {number}] its worktree {path} was gone; what its branch held is kept "
+            f"in {kept}; the session starts again"
+        )
+    repo.add_worktree(path, lane.branch, lane.base)
+
+
+def seed(main: RunState, lane: Lane, number: int, places: Places) -> None:
+    """The lane's own run state, when it has none: the seed view of every session, the
+    run's id and options, the link back, and finished sessions' records."""
+    worktree = Path(lane.worktree)
+    layout = places.layout_in(worktree)
+    store = state_store(layout)
+    fsutil.ensure_private_dir(layout.folder, inside=worktree)
+    with store.locked():
+        if store.load() is not None:
+            return
+        options = main.run.options.model_copy(update={"parallel": None})
+        record = RunRecord(
+            tool_version=main.run.tool_version,
+            definition_hash=main.run.definition_hash,
+            run_id=main.run.run_id,
+            repo=str(worktree),
+            plan=str(places.plan_in(worktree)),
+            options=options,
+            lane=LaneLink(plan=main.run.plan, session=number, worker=lane.worker),
+        )
+        child = RunState(project_name=main.project_name, plan_version=main.plan_version, run=record)
+        child.phases = [p.model_copy(deep=True) for p in main.phases]
+        _link_archive(places.layout.archive, layout.archive, inside=layout.folder)
+        store.save(child)
+
+
+def sync_options(main: RunState, lane: Lane, places: Places) -> None:
+    """The lane's own run takes the main run's options as they are now (a larger budget
+    given to the parallel run, say): its own run never gets them on a command line."""
+    store = state_store(places.layout_in(Path(lane.worktree)))
+    wanted = main.run.options.model_copy(update={"parallel": None})
+    with store.locked(wait=60):
+        mine = store.load()
+        if mine is not None and mine.run.options != wanted:
+            mine.run.options = wanted
+            store.save(mine)
+
+
+def _link_archive(source: Path, target: Path, *, inside: Path) -> None:
+    """Finished sessions' records (written once, never changed) into the lane's archive:
+    what its briefs and its checks read about earlier sessions."""
+    if not source.is_dir():
+        return
+    fsutil.ensure_private_dir(target, inside=inside)
+    for record in source.glob("session-*.json"):
+        with contextlib.suppress(FileExistsError):
+            try:
+                os.link(record, target / record.name)
+            except OSError:
+                fsutil.atomic_write_bytes(
+                    target / record.name, record.read_bytes(), fault="archive"
+                )
+
+
+def take_record(places: Places, number: int, lane: Lane, commit: str | None) -> None:
+    """The lane's finished session's record, into the main run's archive: its commit is
+    the one on the main branch, its transcripts moved to the main run's `.agent-logs/`."""
+    worktree = Path(lane.worktree)
+    mine = places.layout_in(worktree)
+    rec = SessionArchive(mine.archive).get(number)
+    if rec is None:
+        return
+    logs = places.layout.logs
+    for call in rec.agent_calls:
+        if call.log and Path(call.log).parent == mine.logs:
+            moved = logs / Path(call.log).name
+            with contextlib.suppress(OSError):
+                fsutil.ensure_private_dir(logs, inside=places.layout.folder)
+                os.replace(call.log, moved)
+            call.log = str(moved)
+    rec.commit_hash = commit
+    rec.head = commit or rec.head
+    rec.branch = lane.onto
+    SessionArchive(places.layout.archive).put(number, rec)
+
+
+def close(repo: GitRepo, places: Places, lane: Lane) -> list[str]:
+    """Remove an integrated lane's worktree and branch when it is clean; else keep both
+    and return what is not clean (the files)."""
+    from executor.vcs import GitRepo
+
+    path = Path(lane.worktree)
+    if not path.is_dir():
+        repo.prune_worktrees()
+        return []
+    wt = GitRepo(path)
+    head = wt.head()
+    recorded = wt.record_tree(exclude=places.layout_in(path).owned())
+    changed = wt.tree_diff(wt.tree_of(head), recorded.tree)
+    left = changed + recorded.problems
+    if left:
+        return left
+    repo.remove_worktree(path, force=True)  # clean as recorded: what is left is caches
+    with contextlib.suppress(GitCommandError):  # moved meanwhile: it stays
+        repo.delete_branch(lane.branch, head)
+    return []
+
+
+def cleanup_command(repo: Path, lane: Lane) -> str:
+    """The commands that remove a kept worktree (once its files are looked at)."""
+    return (
+        f"git -C {quote(repo)} worktree remove --force {quote(lane.worktree)} && "
+        f"git -C {quote(repo)} branch -D {lane.branch}"
+    )

@@ -1,0 +1,408 @@
+"""A parallel run (`--parallel N`): sessions whose dependencies are complete run side by
+side, each in a worktree of its own, and are integrated one at a time, in plan order.
+
+The run opens like any run (`run.open_run`: the plan, the options, the state), then
+loops until nothing it may do is left: it starts the lanes it may (at most N at once;
+a session waits for its dependencies to be integrated and for any session listing one
+of its files to finish), takes each lane's own run up again where it stopped (after a
+crash, or with the answers a host wrote), passes a person's questions from a lane to
+the terminal when there is one, integrates finished lanes, and settles blocked ones.
+It keeps no lock while sessions work (`Shared.turn`), so another terminal can run
+other sessions of the same plan beside it.
+
+How it ends: every session in scope integrated (exit 0); else requests wait on the
+bridge, one per lane (exit 42: one `--resume` applies every answer written); else the
+first lane (plan order) that stopped says why, with its exit code; else sessions wait
+on others (exit 22). Ctrl+C stops every lane (each saves its state) and exits 130.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from executor import __version__, faults
+from executor.bridge.reading import read_request
+from executor.choices import Question, options_of
+from executor.engine.layout import Layout
+from executor.errors import (
+    BridgeFileInvalid,
+    Interrupted,
+    NothingToResumeError,
+    UserError,
+)
+from executor.exitcodes import ExitCode
+from executor.fsutil import quote
+from executor.plan.cache import plan_files
+from executor.workflows.tdd.parallel.child import peek
+from executor.workflows.tdd.parallel.children import Child, Launcher
+from executor.workflows.tdd.parallel.ends import Ends
+from executor.workflows.tdd.parallel.lanes import WORKTREES, Places, ensure_worktree, new_lane, seed
+from executor.workflows.tdd.parallel.models import Lane
+from executor.workflows.tdd.parallel.waves import completed, may_start
+from executor.workflows.tdd.run import RunRequest, RunResult, open_run, plan_folder
+from executor.workflows.tdd.state import state_store
+from executor.workflows.tdd.step import ACTIVE
+from executor.workflows.tdd.workspace import check_workspace
+
+if TYPE_CHECKING:
+    from executor.project_config import RunOptions
+
+#: Seconds between looks at the lanes' processes while they work.
+POLL = 0.1
+#: Seconds between looks at the shared state while nothing here changed.
+LOOK_EVERY = 2.0
+
+
+def wanted(req: RunRequest) -> bool:
+    """Whether `req` runs sessions side by side: `--parallel N` given now, else the run's
+    saved option, else `parallel` in `[tool.executor]`; never for a session's own lane."""
+    from executor.project_config import find_root, load_project_config
+
+    state = peek(Layout(plan_folder(req.plan)).state)
+    if state is not None and state.run.lane is not None:
+        return False
+    for value in (
+        req.overrides.parallel,
+        state.run.options.parallel if state is not None else None,
+        load_project_config(find_root(req.repo or req.plan)).defaults.get("parallel"),
+    ):
+        if value is not None:
+            return bool(value)
+    return False
+
+
+class Parallel(Ends):
+    def __init__(
+        self,
+        req: RunRequest,
+        *,
+        report: Callable[[str], None],
+        force: bool = False,
+    ) -> None:
+        self.req = req
+        self.report = report
+        self.force = force
+        self.layout = Layout(plan_folder(req.plan))
+        self.store = state_store(self.layout)
+        self.launcher = Launcher(report)
+        self.claims = contextlib.ExitStack()
+        self.claimed, self.waiting, self.decided = set(), set(), set()
+        self.children: dict[int, Child] = {}
+        self.stops: dict[int, tuple[int, str]] = {}
+        self.ran: list[int] = []
+        #: sessions that may not start, and why (dependencies elsewhere, a lane held)
+        self.held: dict[int, str] = {}
+        #: What the run is, once known (for what the CLI says when it stops or ends): its
+        #: options as resolved, its project's name.
+        self.options: RunOptions | None = None
+        self.project: str | None = None
+        self.session = None
+
+    def execute(self) -> RunResult:
+        from executor.vcs import GitRepo
+
+        self.repo = GitRepo.discover(self.req.repo or self.layout.folder)
+        if not self.layout.lock.exists():  # first run here: hide our files before any
+            self.repo.exclude_run_folder(self.layout.folder)
+        self.repo.exclude([f"/{WORKTREES}/"])
+        try:
+            with self.claims:
+                self._open()
+                try:
+                    self._loop()
+                except KeyboardInterrupt:
+                    self.launcher.stop(list(self.children.values()))
+                    raise Interrupted(state=self.layout.state) from None
+                except BaseException:  # every session saves and stops before the error shows
+                    self.launcher.stop(list(self.children.values()))
+                    raise
+                self.put_away()
+                return self.result()
+        finally:
+            self.launcher.close()
+
+    # -- opening ---------------------------------------------------------------------------
+    def _open(self) -> None:
+        from executor.workflows.tdd.run import _terminal_prompter
+
+        with self.store.locked(wait=300):
+            state = self.store.load()
+            opened = open_run(self.req, state, self.layout, self.report)
+            state = opened.state
+            self.plan, self.sessions = opened.plan, opened.sessions
+            self.options, self.project = state.run.options, state.project_name
+            here = [n for n in self.sessions if (r := state.run.sessions.get(n)) and
+                    (r.step in ACTIVE or r.paused)]  # fmt: skip
+            if here:
+                raise UserError(
+                    f"session {here[0]} is in progress in this checkout (started without "
+                    f"--parallel): finish it there first (executor resume-session {here[0]} "
+                    f"--parallel 0 --plan {quote(self.req.plan)}). Nothing was touched."
+                )
+            check_workspace(state, self.repo, self.sessions, self.layout)
+            self.places = Places(self.repo.root, Path(state.run.plan).absolute(), self.layout)
+            self._check_plan()
+            state.run.tool_version = __version__
+            self.store.save(state)
+        self.suite_command = opened.command or (
+            "pytest" if any("pytest" in (o.red_command or "") for o in self.plan.outline())
+            else None
+        )  # fmt: skip
+        self.prompter = self.req.prompter if self.req.prompter is not None else _terminal_prompter()
+        self.width = self._width(state.run.options.parallel or 1)
+        self.outline = {o.number: o for o in self.plan.outline()}
+        self.left_out = {n for n, o in self.outline.items() if o.left_out}
+        self.files = {n: [f.path for f in s.files] for n in self.sessions
+                      if (s := self.plan.session(n)) is not None}  # fmt: skip
+        waiting = [n for n in self.sessions if self._pending(n) is not None]
+        answered = [n for n in waiting if self._answered(n)]
+        if self.req.resume and not waiting:
+            raise NothingToResumeError(
+                f"--resume: no request is pending for the sessions of this run "
+                f"({self.layout.state}); nothing to apply. Run the command without --resume."
+            )
+        #: with --resume, lanes with no answer wait; when no answer was written at all,
+        #: each is asked again (its own run counts the emissions and gives up at its cap)
+        self.ask_again = not self.req.resume or not answered
+        self.recheck = {n for n, lane in self.now().run.lanes.items() if lane.status == "blocked"}
+        for n, lane in sorted(self.now().run.lanes.items()):
+            if n not in self.sessions and lane.status != "integrated":
+                continue  # another run's business, or a later one's
+            if not self.claim(n):
+                self.held[n] = f"its lane is driven by another executor run ({self.holder(n)})"
+            elif lane.status == "integrated":
+                self.tidy(n)  # a kept worktree cleaned meanwhile, or a crash before cleanup
+
+    def _check_plan(self) -> None:
+        """Each worktree reads the plan from the commit it starts from: it must be in the
+        repository and committed as it is."""
+        root = self.repo.root
+        files = plan_files(self.places.plan)
+        outside = [f for f in files if not f.resolve().is_relative_to(root)]
+        dirty = set(self.repo.dirty_files(ignore=self.layout.owned()))
+        loose = [f for f in files if f.resolve().is_relative_to(root) and (
+            not self.repo.tracked_at("HEAD", f)
+            or f.resolve().relative_to(root).as_posix() in dirty
+        )]  # fmt: skip
+        if outside or loose:
+            named = ", ".join(str(f) for f in (outside or loose)[:5])
+            raise UserError(
+                f"parallel sessions read the plan from the commit each one's worktree starts "
+                f"from, so the plan must be committed in {root} as it is; "
+                + ("it is outside the repository" if outside else "commit it first")
+                + f" ({named}). Nothing was touched."
+            )
+
+    def _width(self, asked: int) -> int:
+        cores = os.cpu_count() or 1
+        if asked > cores and not self.force:
+            self.report(
+                f"--parallel {asked}: at most {cores} at once, the machine's cores "
+                f"(--force-parallel runs {asked})"
+            )
+            return cores
+        return asked
+
+    # -- the loop --------------------------------------------------------------------------
+    def _loop(self) -> None:
+        """Until nothing is left to do: lanes that ended are settled at once; what may
+        start (or be integrated) is looked at again then, and every LOOK_EVERY seconds
+        meanwhile (another run may have integrated a dependency)."""
+        look = 0.0
+        while True:
+            moved = self._reap()
+            if moved or not self.children or time.monotonic() >= look:
+                moved = self._settle() or moved
+                if not self.stops:
+                    moved = self._start() or moved
+                look = time.monotonic() + LOOK_EVERY
+            if not self.children and not moved:
+                return
+            if not moved:
+                time.sleep(POLL)
+
+    def _reap(self) -> bool:
+        done = [n for n, c in self.children.items() if c.proc.poll() is not None]
+        for n in done:
+            child = self.children.pop(n)
+            self._after(n, child.wait(), child)
+        return bool(done)
+
+    def _after(self, number: int, code: int, child: Child) -> None:
+        """A lane's own run ended with `code`."""
+        lane = self.now().run.lanes[number]
+        if code == ExitCode.SUCCESS:
+            self._finished(number, lane)
+        elif code == ExitCode.NEED_AGENT:
+            if not self._ask_here(number, lane):
+                self.waiting.add(number)
+        else:
+            why = child.reason() or f"its run exited {code}"
+            self.stops[number] = (code, why)
+            self.say(number, f"stopped (exit {code}): {why}")
+
+    def _finished(self, number: int, lane: Lane) -> None:
+        theirs = peek(self.lane_layout(lane).state)
+        entry = theirs.entry(number) if theirs else None
+        if entry is None or entry.status not in ("completed", "skipped"):
+            self.stops[number] = (
+                int(ExitCode.INTERNAL_ERROR),
+                "its run ended, its session did not",
+            )
+            return
+        if entry.status == "skipped" or entry.adopted:  # nothing to integrate
+            self.integrated(number, entry.commit_hash, status=entry.status)
+            return
+        with self.turn() as state:
+            mine = state.run.lanes[number]
+            mine.status, mine.commit = "finished", entry.commit_hash
+        faults.hit("lane.finished")
+        self.say(number, f"committed {str(entry.commit_hash)[:12]} on {lane.branch}")
+
+    def _settle(self) -> bool:
+        """Integrate the first finished lane (plan order) no earlier running lane of this
+        run comes before; decide on blocked ones."""
+        lanes = self.now().run.lanes
+        for n in sorted(self.claimed & set(lanes), key=self.order):
+            lane = lanes[n]
+            if any(self.order(m) < self.order(n) for m in self.children):
+                return False  # an earlier session still runs: plan order
+            if lane.status == "finished":
+                self.integrate_one(n)
+                return True
+            if lane.status == "blocked" and n not in self.decided and n not in self.waiting:
+                self.decide(n)
+                return True
+        return False
+
+    def _start(self) -> bool:
+        state = self.now()
+        started = False
+        for n in self.sessions:  # lanes recorded before: take each up where it stopped
+            lane = state.run.lanes.get(n)
+            if lane is None or n in self.children or n in self.waiting or n in self.stops:
+                continue
+            if n in self.claimed and lane.status == "running":
+                started = self._resume(n, lane) or started
+        running = {m for m, lane in state.run.lanes.items() if lane.status != "integrated"}
+        complete = completed(state)
+        index = state.index()
+        for n in self.sessions:
+            mine = [m for m in self.claimed if state.run.lanes.get(m, None) is not None
+                    and state.run.lanes[m].status == "running"]  # fmt: skip
+            if len(mine) >= self.width:
+                break
+            if n in state.run.lanes or state.finished(n, index):
+                continue
+            deps, sharing = may_start(
+                self.outline[n], self.files, complete=complete, running=running,
+                left_out=self.left_out,
+            )  # fmt: skip
+            if deps or sharing:
+                self.held[n] = self._why_held(state.run.lanes, deps, sharing)
+                continue
+            if not self.claim(n):
+                continue
+            self.held.pop(n, None)
+            self._open_lane(n)
+            running.add(n)
+            state = self.now()
+            index = state.index()
+            started = True
+        return started
+
+    def _why_held(self, lanes: dict[int, Lane], deps: list[int], sharing: list[int]) -> str:
+        if deps:
+            where = [f"session {d} runs in {lanes[d].worktree} ({self.holder(d) or 'waiting'})"
+                     for d in deps if d in lanes]  # fmt: skip
+            return f"waiting for session(s) {', '.join(map(str, deps))} to complete" + (
+                f" ({'; '.join(where)})" if where else ""
+            )
+        return f"session(s) {', '.join(map(str, sharing))} list the same files and run now"
+
+    def _open_lane(self, number: int) -> None:
+        with self.turn() as state:
+            lane = new_lane(state, self.repo, self.places, number)
+            main = state.model_copy(deep=True)
+        ensure_worktree(self.repo, self.places, number, lane, self.report)
+        seed(main, lane, number, self.places)
+        self.launch(number, lane, resume=False)
+
+    def _resume(self, number: int, lane: Lane) -> bool:
+        """Take lane `number`'s own run up again: with the answer written for it, else
+        by asking the person here, else (a plain run, or a --resume that applies no
+        answer at all) by running it again; otherwise it keeps waiting."""
+        ensure_worktree(self.repo, self.places, number, lane, self.report)
+        seed(self.now(), lane, number, self.places)
+        if self._pending(number) is None:
+            self.launch(number, lane, resume=False)
+            return True
+        if self._answered(number) or self._ask_here(number, lane, launch=False):
+            self.launch(number, lane, resume=True)
+            return True
+        if self.ask_again:
+            self.launch(number, lane, resume=self.req.resume)
+            return True
+        self.waiting.add(number)
+        return False
+
+    def _pending(self, number: int) -> str | None:
+        """The id of the request lane `number` waits on, if any: its own run's, or the
+        question about its integration."""
+        lane = self.now().run.lanes.get(number)
+        if lane is not None and lane.status == "blocked" and lane.bridge.pending is not None:
+            return lane.bridge.pending.request_id
+        if lane is None or lane.status != "running":
+            return None
+        theirs = peek(self.lane_layout(lane).state)
+        if theirs is None:
+            return None
+        pending = [r.bridge.pending for r in theirs.run.sessions.values() if r.bridge.pending]
+        return pending[0].request_id if pending else None
+
+    def _answered(self, number: int) -> bool:
+        lane = self.now().run.lanes[number]
+        return self.lane_layout(lane).response.exists()
+
+    def _ask_here(self, number: int, lane: Lane, *, launch: bool = True) -> bool:
+        """A lane waits for a person and this run has a terminal: ask here, write the
+        answer as a host would, and (`launch`) take the lane up again with it."""
+        if self.prompter is None:
+            return False
+        from executor.bridge.host import write_response
+
+        folder = self.lane_layout(lane).folder
+        try:
+            req = read_request(folder / ".agent-request.json")
+        except (FileNotFoundError, BridgeFileInvalid):
+            return False
+        options = options_of(req.context)
+        if req.agent_name != "human" or not options:
+            return False
+        detail = str(req.context.get("detail") or "")
+        question = str(req.context.get("question") or req.prompt)  # which session asks:
+        if self.req.on_ask is not None:
+            checkpoint = req.context.get("checkpoint")
+            self.req.on_ask(Question(
+                key=req.request_id, text=question, options=options, detail=detail,
+                checkpoint=checkpoint if isinstance(checkpoint, str) else None, session=number,
+                phase=self.outline[number].phase,
+                detail_file=Path(str(req.context.get("detail_file") or folder / "detail")),
+            ))  # fmt: skip
+        try:
+            decision = self.prompter.ask(f"[session {number}] {question}", options, detail=detail)
+        except EOFError:  # the terminal went away: the request waits for a host
+            self.prompter = None
+            return False
+        response = decision.action
+        write_response(folder, status="success", response=response, response_file=None,
+                       error_message=None, error_type=None,
+                       feedback=decision.feedback or None)  # fmt: skip
+        if launch:
+            self.launch(number, lane, resume=True)
+        return True

@@ -1,0 +1,271 @@
+"""A parallel run settling its finished lanes: integration (one at a time, in plan
+order), what it records, and the person's decision about a lane that is blocked.
+
+A blocked lane is a checkpoint: its conflict or failing suite is shown in its worktree,
+and a person chooses: `continue` (they resolved it there: the worktree's files are
+the session's, integrated and tested again), `rerun` (the session runs again from the
+main branch's tip), `abort` (the session goes back to not started) or `pause`. The
+question goes where every question of the run goes (a terminal, or the bridge, as a
+request in the lane's folder); with nobody to ask (`--yes` without a terminal) the lane
+stays blocked, and the next run checks it again once (the person may have resolved
+it meanwhile). Nothing is removed without a backup: `rerun` and `abort` first keep
+the worktree (tracked and untracked files) and the branch under
+`refs/executor/backup/`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from executor import faults
+from executor.bridge.protocol import BridgeChannel
+from executor.choices import Decision, Option, Question
+from executor.engine.agents import BridgeAgents, Durable, Waiting
+from executor.engine.decisions import Decider, NoHuman
+from executor.errors import NeedAgent
+from executor.project_config import load_project_config, map_test_command
+from executor.stamps import utc_now
+from executor.store import exclusive
+from executor.workflows.tdd.parallel.child import peek, total
+from executor.workflows.tdd.parallel.integrate import Blocked, integrate, take_worktree
+from executor.workflows.tdd.parallel.lanes import (
+    close,
+    ensure_worktree,
+    new_lane,
+    seed,
+    take_record,
+)
+from executor.workflows.tdd.parallel.shared import TURN_WAIT, Shared
+from executor.workflows.tdd.state import SessionArchive, project
+from executor.workflows.tdd.verdicts import describe
+
+CHOICES = (
+    Option("continue", "Continue: I resolved it in the worktree; integrate and test it again"),
+    Option("rerun", "Run the session again on the main branch's tip (its work kept in a backup)"),
+    Option("abort", "Abort the session (its work kept in a backup)"),
+    Option("pause", "Pause (leave it blocked)"),
+)
+
+
+class Settle(Shared):
+    #: blocked lanes already decided on in this run (one question each per run)
+    decided: set[int]
+    #: the suite's command, when the project has one (else each session's own)
+    suite_command: str | None
+    #: lanes blocked before this run began: with nobody to ask, checked again once
+    recheck: set[int]
+
+    # -- integration ----------------------------------------------------------------------
+    def integrate_one(self, number: int) -> None:
+        """Integrate lane `number` (finished): one at a time across every run of the plan,
+        holding the main checkout against a run there too."""
+        self.places.lock_folder()
+        with (
+            exclusive(self.places.integrating, what="integrates a session", wait=TURN_WAIT * 4),
+            exclusive(self.repo.git_dir / "executor-run.lock", what=f"holds this worktree "
+                      f"({self.repo.root})", wait=TURN_WAIT),
+        ):  # fmt: skip
+            lane = self.now().run.lanes[number]
+            self.say(number, f"integrating into {lane.onto}")
+            got = integrate(
+                self.repo, self.places, number, lane, self.now().run.run_id,
+                lambda commit, worker: self.suite(number, commit, worker),
+            )  # fmt: skip
+            if isinstance(got, Blocked):
+                with self.turn() as state:
+                    mine = state.run.lanes[number]
+                    mine.status, mine.reason, mine.tip = "blocked", got.reason, got.tip
+                    mine.conflicts = got.conflicts
+                self.say(number, f"blocked: {got.reason}; its work stays on {lane.branch} "
+                                 f"({lane.worktree})")  # fmt: skip
+                return
+            self.integrated(number, got.commit)
+
+    def suite(self, number: int, commit: str, worker: int) -> tuple[bool, str]:
+        """The whole suite on `commit`, in the executor's integration worktree."""
+        from executor.testrun import DEFAULT_TEST_TIMEOUT, run_tests
+        from executor.vcs import GitRepo
+        from executor.workflows.tdd.parallel.child import lane_guarded
+        from executor.workflows.tdd.parallel.lanes import worker_env
+        from executor.workflows.tdd.parallel.models import LaneLink
+        from executor.workflows.tdd.run import sandbox_of
+
+        path = self.places.integration
+        if path.resolve() not in {w.path.resolve() for w in self.repo.worktrees()}:
+            self.repo.prune_worktrees()
+            self.repo.add_detached(path, commit)
+        spot = GitRepo(path)
+        spot.detach(commit, force=True)
+        session = self.plan.session(number)
+        command = self.suite_command or (
+            session.test_command("green", None) or session.test_command("red", None)
+            if session
+            else None
+        )
+        if not command:
+            return True, "no test command to run"
+        options = self.now().run.options
+        guarded = lane_guarded(LaneLink(plan=str(self.places.plan), session=number, worker=worker))
+        plan_here = self.places.plan_in(path)
+        layout = self.places.layout_in(path)
+        sandbox = (
+            sandbox_of(spot, layout, plan_here, guarded) if options.sandbox == "auto" else None
+        )
+        self.say(number, f"running the whole suite on {commit[:12]}: {command}")
+        run = run_tests(
+            map_test_command(command, load_project_config(path)),
+            cwd=path,
+            timeout_s=options.test_timeout or DEFAULT_TEST_TIMEOUT,
+            env=worker_env(worker),
+            sandbox=sandbox,
+        )
+        changed = spot.tree_diff(spot.tree_of(commit), spot.record_tree().tree)
+        self.say(number, f"  {run.summary()}")
+        if changed:
+            return False, f"the suite changed files in the repository: {describe(changed)}"
+        return run.verdict == "green", run.summary()
+
+    def integrated(self, number: int, commit: str | None, *, status: str = "completed") -> None:
+        """Record lane `number` integrated as `commit` (a session its own run skipped, or
+        adopted, has nothing to integrate); remove its worktree when clean."""
+        lane = self.now().run.lanes[number]
+        take_record(self.places, number, lane, commit)
+        theirs = peek(self.lane_layout(lane).state)
+        with self.turn() as state:
+            mine = state.run.lanes[number]
+            entry = state.entry(number)
+            rec = SessionArchive(self.layout.archive).get(number)
+            if entry is not None and rec is not None:
+                project(entry, rec)
+            if entry is not None:
+                entry.status = "skipped" if status == "skipped" else "completed"
+                entry.commit_hash = commit
+                entry.completed_at = entry.completed_at or utc_now()
+            if theirs is not None and mine.status != "integrated":
+                state.run.spent = total(state.run.spent, theirs.run.spent)
+            mine.status, mine.commit, mine.reason = "integrated", commit, ""
+        faults.hit("lane.integrated")
+        self.ran.append(number)
+        self.session = number
+        self.say(number, f"integrated into {lane.onto} as {commit[:12]}" if commit and status
+                 == "completed" else f"{status}: nothing to integrate")  # fmt: skip
+        self.tidy(number)
+
+    def tidy(self, number: int) -> None:
+        """An integrated lane's worktree and branch go when clean, else stay listed."""
+        lane = self.now().run.lanes[number]
+        kept = close(self.repo, self.places, lane)
+        with self.turn() as state:
+            if kept:
+                state.run.lanes[number].kept = kept
+            else:
+                state.run.lanes.pop(number, None)
+        if kept:
+            self.say(number, f"its worktree {lane.worktree} is kept: {describe(kept)} not "
+                             f"clean (executor status says how to remove it)")  # fmt: skip
+
+    # -- a blocked lane ---------------------------------------------------------------------
+    def decide(self, number: int) -> None:
+        """Ask what to do about blocked lane `number` (once in this run) and do it."""
+        self.decided.add(number)
+        lane = self.now().run.lanes[number]
+        folder = self.lane_layout(lane).folder
+        channel = BridgeChannel(folder, resume=self.req.resume_argv)
+        durable = Durable(lambda: None)
+        decider = Decider(
+            yes=self.req.yes, prompter=self.prompter, bridge=BridgeAgents(channel, durable),
+            folder=folder, on_ask=self.req.on_ask,
+        )  # fmt: skip
+        session = self.plan.session(number)
+        title = session.title if session else ""
+        ledger = lane.bridge.model_copy(deep=True)
+        got = decider.ask(
+            Question(
+                key=f"lane{number}.q{lane.asks}",
+                text=f"Session {number} ({title}) could not be integrated: {lane.reason}. "
+                f"What now?",
+                options=CHOICES,
+                detail=f"Its worktree: {lane.worktree} (branch {lane.branch}).",
+                checkpoint=None,
+                session=number,
+                phase=session.phase if session else 0,
+                detail_file=folder / ".agent-logs" / f"s{number}.integration.q{lane.asks}.md",
+            ),
+            ledger,
+        )
+        with self.turn() as state:
+            state.run.lanes[number].bridge = ledger
+            if not isinstance(got, Waiting):
+                state.run.lanes[number].asks += 1
+        durable.save()  # the files of an applied answer go once it is saved
+        if isinstance(got, Waiting):
+            try:
+                durable.release()
+            except NeedAgent:
+                self.waiting.add(number)
+            return
+        if isinstance(got, NoHuman):
+            if number in self.recheck:  # the person may have resolved it meanwhile
+                self.recheck.discard(number)
+                self.resolve(number)
+            return  # stays blocked: the run ends saying so
+        self.act(number, got)
+
+    def act(self, number: int, decision: Decision) -> None:
+        if decision.action == "continue":
+            self.resolve(number)
+        elif decision.action == "rerun":
+            self.again(number)
+        elif decision.action == "abort":
+            refs = self.drop(number)
+            back = f"git checkout {refs[0]} -- ."
+            self.stops[number] = (1, f"aborted; its work is kept in {', '.join(refs)} ({back})")
+        else:
+            self.stops[number] = (20, "paused while it is blocked")
+
+    def resolve(self, number: int) -> None:
+        """`continue`: the worktree's files are the session's; integrate them again."""
+        lane = self.now().run.lanes[number]
+        problem = take_worktree(Path(lane.worktree), self.places, lane)
+        with self.turn() as state:
+            mine = state.run.lanes[number]
+            if problem:
+                mine.reason = f"{problem} ({lane.worktree})"
+            else:
+                mine.status, mine.reason, mine.conflicts = "finished", "", []
+        self.say(number, f"still blocked: {problem}" if problem else "resolved; integrating again")
+
+    def again(self, number: int) -> None:
+        """`rerun`: the session starts again in a new worktree from the main tip."""
+        self.drop(number)
+        with self.turn() as state:
+            lane = new_lane(state, self.repo, self.places, number)
+            main = state.model_copy(deep=True)
+        ensure_worktree(self.repo, self.places, number, lane, self.report)
+        seed(main, lane, number, self.places)
+        self.launch(number, lane, resume=False)
+
+    def drop(self, number: int) -> list[str]:
+        """Back up the lane's worktree and branch, then remove both; the session is not
+        started any more. Returns the backup refs."""
+        from executor.vcs import GitRepo
+
+        lane = self.now().run.lanes[number]
+        refs = []
+        path = Path(lane.worktree)
+        if path.is_dir():
+            refs.append(GitRepo(path).snapshot(f"session-{number}-worktree",
+                                               exclude=self.lane_layout(lane).owned()))  # fmt: skip
+        head = self.repo.resolve(f"refs/heads/{lane.branch}")
+        if head is not None:
+            refs.append(self.repo.keep(f"session-{number}-branch", head))
+        if path.is_dir():
+            self.repo.remove_worktree(path, force=True)
+        self.repo.prune_worktrees()
+        if head is not None:
+            self.repo.delete_branch(lane.branch, head)
+        with self.turn() as state:
+            state.run.lanes.pop(number, None)
+            state.forget(number)
+        self.say(number, f"its worktree and branch are removed; kept in {', '.join(refs)}")
+        return refs

@@ -1,0 +1,133 @@
+"""What the parts of a parallel run share: its places, its turns at the shared state,
+the lanes it drives, and how a lane's own run is started.
+
+Several runs may drive lanes of one plan at once (two terminals). They share the main
+run's `.agent-state.json` by short turns (`turn`: wait for its lock, read it as it is
+now, change it, save it), never by holding it while a session works. A run drives a
+lane while it holds the lane's lock (`.agent-lanes/session-<n>.lock` in the run
+folder): no other run touches that lane meanwhile, and one that finds it held says the
+session runs elsewhere.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from executor.engine.layout import Layout
+from executor.errors import LockedError
+from executor.plan.cache import PlanView
+from executor.store import StateStore, exclusive
+from executor.workflows.tdd.parallel.child import peek
+from executor.workflows.tdd.parallel.children import STOP_GRACE, Child, Launcher
+from executor.workflows.tdd.parallel.lanes import Places, sync_options, worker_env
+from executor.workflows.tdd.parallel.models import Lane
+from executor.workflows.tdd.state import RunState
+
+if TYPE_CHECKING:
+    from executor.prompts import Prompter
+    from executor.vcs import GitRepo
+    from executor.workflows.tdd.run import RunRequest
+
+#: Seconds a run waits for its turn at the shared state (another run's turn is short;
+#: a run in this checkout without --parallel holds it until it ends).
+TURN_WAIT = 300.0
+
+
+class Shared:
+    """A parallel run's context: set up by `Parallel` before its loop starts."""
+
+    req: RunRequest
+    report: Callable[[str], None]
+    layout: Layout
+    store: StateStore[RunState]
+    repo: GitRepo
+    places: Places
+    plan: PlanView
+    sessions: list[int]
+    prompter: Prompter | None
+    launcher: Launcher
+    claims: contextlib.ExitStack
+    #: lanes this run drives (holds the lock of)
+    claimed: set[int]
+    #: lane processes running now
+    children: dict[int, Child]
+    #: lanes that wait for an answer on the bridge (not started again in this run)
+    waiting: set[int]
+    #: lanes that stopped this run: session -> (exit code, why)
+    stops: dict[int, tuple[int, str]]
+    #: sessions integrated by this run
+    ran: list[int]
+    #: the session integrated last (the CLI names it when the run ends)
+    session: int | None
+
+    def order(self, number: int) -> int:
+        """Where session `number` is in the run's (plan) order."""
+        return self.sessions.index(number) if number in self.sessions else len(self.sessions)
+
+    @contextlib.contextmanager
+    def turn(self) -> Iterator[RunState]:
+        """A turn at the shared state: its lock, the state as it is now, saved after."""
+        with self.store.locked(wait=TURN_WAIT):
+            state = self.store.load()
+            assert state is not None, "a parallel run's state exists once it has started"
+            yield state
+            self.store.save(state)
+
+    def now(self) -> RunState:
+        """The shared state as it is, read without its lock (for decisions a turn then
+        checks again)."""
+        state = peek(self.layout.state)
+        if state is None:
+            with self.turn() as state:
+                pass
+        return state
+
+    def claim(self, number: int) -> bool:
+        """Drive lane `number`: hold its lock (False: another run holds it)."""
+        if number in self.claimed:
+            return True
+        self.places.lock_folder()
+        try:
+            self.claims.enter_context(
+                exclusive(self.places.claim(number), what=f"drives session {number}'s lane")
+            )
+        except LockedError:
+            return False
+        self.claimed.add(number)
+        return True
+
+    def holder(self, number: int) -> str:
+        """Who drives lane `number` (`pid@host`), as its lock file says."""
+        try:
+            return self.places.claim(number).read_text("utf-8", "replace").split(" ")[0]
+        except OSError:
+            return ""
+
+    def lane_layout(self, lane: Lane) -> Layout:
+        return self.places.layout_in(Path(lane.worktree))
+
+    def launch(self, number: int, lane: Lane, *, resume: bool) -> None:
+        """Start lane `number`'s own run (its worktree's run lock free first: a lane
+        stopped by a run that died may still be saving)."""
+        from executor.vcs import GitRepo
+
+        worktree = Path(lane.worktree)
+        lock = GitRepo(worktree).git_dir / "executor-run.lock"
+        with exclusive(lock, what=f"holds {worktree}", wait=STOP_GRACE):
+            sync_options(self.now(), lane, self.places)
+        self.children[number] = self.launcher.start(
+            number,
+            plan=self.places.plan_in(worktree),
+            cwd=worktree,
+            env=worker_env(lane.worker),
+            continue_with=self.req.resume_argv or [],
+            resume=resume,
+            yes=self.req.yes,
+        )
+        self.report(f"[session {number}] running in {worktree} (worker {lane.worker})")
+
+    def say(self, number: int, text: str) -> None:
+        self.report(f"[session {number}] {text}")
