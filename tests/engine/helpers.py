@@ -34,10 +34,20 @@ def solutions_copy(tmp: Path) -> Path:
     return dest
 
 
+#: The replay agent without the CLI around it (tests/replay_agent.py says why).
+REPLAY_AGENT = Path(__file__).resolve().parents[1] / "replay_agent.py"
+
+
 def replay_cmd(solutions: Path = SOLUTIONS) -> str:
-    return shlex.join(
-        [sys.executable, "-m", "executor", "replay-agent", "--solutions", str(solutions)]
-    )
+    return shlex.join([sys.executable, str(REPLAY_AGENT), "--solutions", str(solutions)])
+
+
+def run_replay(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The replay agent as a host's subagent runs it (`executor replay-agent ARGS`)."""
+    return subprocess.run(
+        [sys.executable, str(REPLAY_AGENT), *args], cwd=cwd, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
 
 
 def commits(repo: Path) -> list[str]:
@@ -95,16 +105,10 @@ def host_loop(
             text = answer(req) if answer else "approve"
             out = respond(plan, repo, text)
         else:
-            agent = run_cli(
-                "replay-agent",
-                "--solutions",
-                str(solutions),
-                "--request",
-                req["request_file"],
-                "--repo",
-                str(repo),
-                cwd=repo,
-            )
+            agent = run_replay(
+                "--solutions", str(solutions), "--request", req["request_file"], "--repo",
+                str(repo), cwd=repo,
+            )  # fmt: skip
             assert agent.returncode == 0, agent.stderr
             out = respond(plan, repo, agent.stdout.strip() or "done")
         assert out.returncode == 0, out.stderr

@@ -26,6 +26,7 @@ from tests.engine.helpers import (
     records,
     replay_cmd,
     respond,
+    run_replay,
     session_state,
     solutions_copy,
 )
@@ -58,8 +59,8 @@ def reply_error(plan: Path, repo: Path) -> None:
 
 def replay_request(plan: Path, repo: Path, solutions: Path | None = None) -> None:
     """Do what the pending agent request asks with the replay agent, and answer it."""
-    agent = run_cli(
-        "replay-agent", "--request", str(plan / ".agent-request.json"), "--repo", str(repo),
+    agent = run_replay(
+        "--request", str(plan / ".agent-request.json"), "--repo", str(repo),
         *(["--solutions", str(solutions)] if solutions else []), cwd=repo,
     )  # fmt: skip
     assert agent.returncode == 0, agent.stderr

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import git, run_cli
+from tests.engine.helpers import run_replay
 from tests.parallel.helpers import (
     PLAN,
     branches,
@@ -34,7 +35,7 @@ def _pending(repo: Path) -> list[dict[str, Any]]:
 def _answer(repo: Path, solutions: Path, request: dict[str, Any]) -> None:
     """What a host does for one request, without continuing the run."""
     where = ["--request", request["request_file"], "--repo", request["context"]["repo"]]
-    work = run_cli("replay-agent", "--solutions", str(solutions), *where, cwd=repo)
+    work = run_replay("--solutions", str(solutions), *where, cwd=repo)
     assert work.returncode == 0, work.stderr
     done = run_cli("bridge", "respond", "--dir", request["dir"], "--response", work.stdout.strip(),
                    cwd=repo)  # fmt: skip
@@ -103,7 +104,7 @@ def test_a_host_that_answers_one_request_a_round_still_finishes(
         last = [ln for ln in proc.stderr.splitlines() if ln.startswith("NEED_AGENT")][-1]
         request_file = last.split(" in ", 1)[1].split(" ", 1)[0]
         request = json.loads(Path(request_file).read_text("utf-8"))
-        work = run_cli("replay-agent", "--solutions", str(solutions), "--request", request_file,
+        work = run_replay("--solutions", str(solutions), "--request", request_file,
                        "--repo", request["context"]["repo"], cwd=git_repo)  # fmt: skip
         proc = run_cli("bridge", "respond", "--dir", str(Path(request_file).parent), "--response",
                        work.stdout.strip(), "--resume", cwd=git_repo)  # fmt: skip
@@ -114,7 +115,7 @@ def test_a_host_that_answers_one_request_a_round_still_finishes(
 def _paid(repo: Path, solutions: Path, request: dict[str, Any], usd: float) -> None:
     """A host's answer that reports what the agent cost (in the response's metadata)."""
     where = ["--request", request["request_file"], "--repo", request["context"]["repo"]]
-    work = run_cli("replay-agent", "--solutions", str(solutions), *where, cwd=repo)
+    work = run_replay("--solutions", str(solutions), *where, cwd=repo)
     assert work.returncode == 0, work.stderr
     answer = {"request_id": request["request_id"], "version": "1.0", "status": "success",
               "response": work.stdout.strip(), "metadata": {"cost_usd": usd}}  # fmt: skip

@@ -2,69 +2,28 @@
 
 Each asks a person through the `Decider` (or approves when `--checkpoints` leaves the
 checkpoint out) and returns the table's outcome for the answer. "Show tests" and
-"show diff" return to the same question with the content; "pause" stops the run.
+"show diff" return to the same question with the content; "pause" stops the run
+(`Asking`). Before a gate asks, what changed while the session waited is settled
+(`Settling`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from executor.choices import Decision, Option, Question
-from executor.engine.agents import Waiting
-from executor.engine.decisions import NoHuman
+from executor.choices import Option
 from executor.engine.machine import Outcome
 from executor.vcs.repo import with_trailers
 from executor.workflows.tdd import detail, verdicts
 from executor.workflows.tdd.commit import commit_message, commit_subject, trailers
-from executor.workflows.tdd.context import SessionPart, opt
-from executor.workflows.tdd.step import RECHECK_AT, Step, checkpoint_of
+from executor.workflows.tdd.context import opt
+from executor.workflows.tdd.settling import Settling
+from executor.workflows.tdd.step import Step, checkpoint_of
 
 O = Outcome  # noqa: E741 - the handlers read better with one letter
 
 
-class Gates(SessionPart):
-    # -- one question -----------------------------------------------------------------
-    def _question(
-        self,
-        what: str,
-        text: str,
-        options: Sequence[Option],
-        info: str,
-        checkpoint: str | None,
-        shows: Callable[[str], str] | None = None,
-    ) -> Decision | Outcome:
-        """Ask until the person answers something other than "show ..."; a stop outcome
-        (WAIT, NO_HUMAN, PAUSE) or the decision. `shows`: what "show ..." shows, when
-        not the session's tests or diff."""
-        while True:
-            key = f"s{self.s.number}.{what}.q{self.rec.asks}"
-            got = self.r.decider.ask(
-                Question(
-                    key=key,
-                    text=text,
-                    options=tuple(options),
-                    detail=info,
-                    checkpoint=checkpoint,
-                    session=self.s.number,
-                    phase=self.s.phase,
-                    detail_file=self.r.layout.logs / f"{key}.md",
-                ),
-                self.rec.bridge,
-            )
-            if isinstance(got, Waiting):
-                return O.WAIT
-            if isinstance(got, NoHuman):
-                return O.NO_HUMAN
-            assert isinstance(got, Decision)
-            self.rec.asks += 1
-            if got.action in {"show_diff", "show_tests"}:
-                info = (shows or self.show)(got.action) + "\n\n" + info
-                continue
-            if got.action == "pause":
-                self.rec.paused = True
-                return O.PAUSE
-            return got
-
+class Gates(Settling):
     def _ask(
         self, step: Step, text: str, options: Sequence[Option], info: str, *, asking: bool = True
     ) -> Outcome | str:
@@ -82,7 +41,7 @@ class Gates(SessionPart):
                 return action
             if not asking:
                 return "approve"
-            got = self._question(name or step.value, text, options, info, name)
+            got = self.question(name or step.value, text, options, info, name)
             if isinstance(got, Outcome):
                 return got
             if got.feedback:
@@ -104,7 +63,7 @@ class Gates(SessionPart):
             got = self._ask(step, text, options, info, asking=name in self.r.stops)
             if isinstance(got, Outcome):
                 return got
-            refused = self._refused("abort") if got == "abort" else None
+            refused = self.refused("abort") if got == "abort" else None
             if refused is None:
                 break
             info = refused + info
@@ -114,54 +73,6 @@ class Gates(SessionPart):
             "skip_refactor": O.SKIP,
             "abort": O.ABORT,
         }[got]
-
-    def _refused(self, what: str) -> str | None:
-        """None when the session may be rolled back now (`what`: abort, rollback, skip);
-        else why not, for the question asked again: git refuses (a pushed, merged or
-        foreign commit would be dropped: said, and nothing changed), or the person on a
-        terminal did not confirm (an empty note)."""
-        refused = self.rollback_refusal()
-        if refused is not None:
-            self._say(str(refused))
-            return f"{refused}\n\n"
-        return None if self._confirmed(what) else ""
-
-    def _confirmed(self, what: str) -> bool:
-        """On a terminal, a second question before anything is undone (a host or `--yes`
-        already decided on purpose)."""
-        if not self.r.decider.interactive:
-            return True
-        base = (self.rec.base_commit or "its start")[:12]
-        got = self._question(
-            "confirm",
-            f"{what.capitalize()} session {self.s.number}: reset the worktree to {base}? "
-            f"Everything it holds is saved under a backup ref first.",
-            [opt("yes", f"Yes, {what}"), opt("no", "No, back to the question")],
-            self._diff_stat(),
-            None,
-        )
-        return isinstance(got, Decision) and got.action == "yes"
-
-    def show(self, what: str) -> str:
-        """The tests or the diff, for the same question asked again (shown once: with it)."""
-        if what == "show_tests":
-            return detail.test_files_text(self.r.repo.root, self.rec.red.files)
-        base = self.rec.base_commit or "HEAD"
-        return self.r.repo.diff_text(base, ignore=self._ignore()) or "(no changes)"
-
-    def _commit_text(self) -> str:
-        """The session's commit as `git show` would: its message, then its diff."""
-        base = self.rec.base_commit or "HEAD"
-        ours = next(
-            (c for c in self.r.repo.commits_since(base) if c.sha == self.rec.commit_hash), None
-        )
-        message = ours.message if ours else "(the session's commit is not on this branch)"
-        head = f"commit {self.rec.commit_hash}\n\n{message}\n\n"
-        return head + (self.r.repo.diff_text(base, ignore=self._ignore()) or "(no changes)")
-
-    def _diff_stat(self) -> str:
-        base = self.rec.base_commit or "HEAD"
-        return self.r.repo.diff_text(base, ignore=self._ignore(), stat=True).rstrip()
 
     def before_start(self) -> Outcome:
         question = (
@@ -204,7 +115,7 @@ class Gates(SessionPart):
                 opt("skip_refactor", "Skip refactor"),
                 opt("show_diff", "Show diff"),
             ],
-            detail.after_green(self.rec, self._diff_stat(), hint=self._coverage_hint()),
+            detail.after_green(self.rec, self.diff_stat(), hint=self._coverage_hint()),
         )
         self._next_attempt(outcome)
         return outcome
@@ -239,7 +150,7 @@ class Gates(SessionPart):
             detail.after_refactor(
                 self.s,
                 self.rec,
-                self._diff_stat(),
+                self.diff_stat(),
                 with_trailers(
                     commit_message(self.r.plan, self.s, self.rec, self._cmd("green")),
                     trailers(self.r.plan, self.s, self.r.state.run.run_id),
@@ -273,150 +184,22 @@ class Gates(SessionPart):
             self.rec, commit_subject(self.r.plan, self.s), self.r.next_session
         )
         while True:
-            got = self._question(
+            got = self.question(
                 "session_complete",
                 f"Session {self.s.number} complete. Continue to the next session?",
                 options,
                 info,
                 "session_complete",
-                shows=lambda _: self._commit_text(),
+                shows=lambda _: self.commit_text(),
             )
             if isinstance(got, Outcome):
                 return got
             if got.action != "abort":
                 return O.APPROVE
-            refused = self._refused("abort")
+            refused = self.refused("abort")
             if refused is None:
                 return O.ABORT
             info = refused + info
-
-    # -- what changed while the session waited ------------------------------------------
-    def settle(self) -> Outcome | None:
-        """Before a gate asks its own question: settle what changed while the session
-        waited. Two things can: the session's section of the plan (drift) and files in
-        the worktree (a person's edits; the agent is not running then). Neither is ever
-        committed or acted on silently: the person chooses through the same question
-        machinery as any checkpoint (a host answers over the bridge; `--yes` without a
-        terminal stops with exit 16). Drift: use the new text / put the old text back /
-        skip the session. Edits: keep them out of the commit / they belong to the
-        session / abort. None when nothing is left to settle; else the outcome."""
-        if self.drifted():
-            out = self._drift()
-            if out is not None:
-                return out
-        edits = self.person_edits()
-        return self._edits(edits) if edits else None
-
-    def _drift(self) -> Outcome | None:
-        s, rec = self.s, self.rec
-        where = f"{s.source_file}:{s.line_start}"
-        tracked = rec.base_commit is not None and self.r.repo.tracked_at(
-            rec.base_commit, s.source_file
-        )
-        options = [opt("use_new", "Use the new text from now on")]
-        if tracked:
-            options.append(opt("keep_old", "Put the old text back (the file as the session began)"))
-        options += [
-            opt("skip", "Skip the session (roll back, mark it skipped)"),
-            opt("pause", "Pause"),
-        ]
-        rec.problem = (
-            f"Session {s.number}'s section of the plan ({where}) changed since the session "
-            f"started; its steps so far were checked against the old text."
-        )
-        got = self._question("drift", rec.problem + " What now?", options, self._plan_diff(), None)
-        if isinstance(got, Outcome):
-            return got
-        assert isinstance(got, Decision)
-        if got.action == "skip":
-            rec.after_rollback = "skip"
-            return Outcome.ABORT
-        if got.action == "keep_old":
-            assert rec.base_commit is not None
-            ref = self.r.repo.snapshot(f"plan-edit-session-{s.number}")
-            self.r.repo.restore_paths(rec.base_commit, [s.source_file])
-            self.r.reload()
-            self._say(f"the plan's old text is back; your edit is saved in {ref}")
-        else:
-            rec.source_hash = s.source_hash
-            self._say("continuing with the plan's new text")
-        return None
-
-    def _plan_diff(self) -> str:
-        base = self.rec.base_commit or "HEAD"
-        text = self.r.repo.diff_text(base, ignore=self._ignore(), paths=[self.s.source_file])
-        return text or "(the plan file differs from the session's start)"
-
-    def _edits(self, files: list[str]) -> Outcome | None:
-        rec = self.rec
-        ours = set(self.session_paths())
-        theirs = [f for f in files if f not in ours]
-        shared = [f for f in files if f in ours]
-        options = []
-        if theirs:
-            label = "Keep them" if not shared else "Keep the ones only you changed"
-            options.append(opt("keep_out", f"{label} out of this session's commit and continue"))
-        options += [
-            opt("include", "They belong to the session: commit them with it"),
-            opt("show_diff", "Show the diff"),
-            opt("abort", "Abort the session (roll back; everything is backed up first)"),
-            opt("pause", "Pause"),
-        ]
-        rec.problem = (
-            f"Files changed while session {self.s.number} waited, not by its agent: "
-            f"{verdicts.describe(files)}. They are not committed or undone without you."
-        )
-        info = "\n".join(
-            [f"- {f}" + (" (the agent changed it too)" if f in shared else "") for f in files]
-        )
-        base = rec.base_commit or "HEAD"
-        paths = [self.r.repo.root / f for f in files]
-        got = self._question(
-            "edits",
-            rec.problem + " What now?",
-            options,
-            info,
-            None,
-            shows=lambda _: self.r.repo.diff_text(base, paths=paths) or "(no changes)",
-        )
-        if got is Outcome.NO_HUMAN:  # --yes, no terminal: a person changed them on purpose
-            self._say(f"nobody to ask (--yes): {verdicts.describe(files)} are part of the session")
-            return self._taken_in(files)
-        if isinstance(got, Outcome):
-            return got
-        assert isinstance(got, Decision)
-        if got.action == "abort":
-            return Outcome.ABORT
-        if got.action == "keep_out":
-            rec.excluded = sorted({*rec.excluded, *theirs})
-            rec.kept.update(self.r.repo.blobs_of(theirs))  # put back if anything else writes
-            self._say(
-                f"kept out of the session's commit: {verdicts.describe(theirs)}"
-                + (f" ({verdicts.describe(shared)}: the agent changed them too, so they stay in)"
-                   if shared else "")
-            )  # fmt: skip
-            self.take_snapshot()
-            return None
-        self._say(f"part of the session from now on: {verdicts.describe(files)}")
-        return self._taken_in(files)
-
-    def _taken_in(self, files: list[str]) -> Outcome | None:
-        """The person's files are the session's now: a RED test they edited is the RED test
-        from now on, and what was verified before them is verified again (RECHECK), so no
-        commit holds a change its tests never ran against."""
-        rec = self.rec
-        tests = [f for f in files if verdicts.is_test_file(f)]
-        rec.accepted = sorted({*rec.accepted, *tests})
-        if tests and rec.red.tests:
-            stale = [t for t in rec.red.tests if t.split("::", 1)[0] in tests]
-            for tid in stale:
-                del rec.red.tests[tid]
-            rec.red.tests.update(verdicts.test_fingerprints(self.r.repo.root, tests))
-        self.take_snapshot()
-        if rec.step in RECHECK_AT:
-            self._say("verifying again with them")
-            return Outcome.RECHECK
-        return None
 
     def _accept_tests(self) -> None:
         """The person approved the changed tests (they saw the diff): they are the
@@ -466,7 +249,7 @@ class Gates(SessionPart):
             if got == "accept_tests":
                 self._accept_tests()
                 return O.OK  # verified again, with these tests
-            refused = self._refused(got) if got in {"rollback", "skip"} else None
+            refused = self.refused(got) if got in {"rollback", "skip"} else None
             if refused is None:
                 break
         if got == "retry":

@@ -4,8 +4,9 @@ A stand-in accepts the flags its real CLI documents (at least those the presets 
 old doc lines use) and rejects others the way the real parser does; reads the prompt
 where the real tool reads it; lets a small model of the tool's documented permission
 rules decide what the "model" may do; does the edits by running the replay agent
-(`python -m executor replay-agent`, which reads EXECUTOR_SESSION / EXECUTOR_TDD_STEP /
-EXECUTOR_ATTEMPT); and prints output shaped like the real tool's (tests/agents/samples/).
+(`tests/replay_agent.py`: `executor replay-agent` without its CLI; it reads
+EXECUTOR_SESSION / EXECUTOR_TDD_STEP / EXECUTOR_ATTEMPT); and prints output shaped like
+the real tool's (tests/agents/samples/).
 
 Environment knobs:
 
@@ -126,9 +127,7 @@ def replay_edit(repo: Path) -> Edit:
     proc = subprocess.run(
         [
             sys.executable,
-            "-m",
-            "executor",
-            "replay-agent",
+            str(Path(__file__).resolve().parents[2] / "replay_agent.py"),
             "--solutions",
             solutions,
             "--repo",

@@ -1,0 +1,141 @@
+"""What changed while a TDD session waited for a person, settled before a gate asks
+its own question: the session's section of the plan (drift) and files a person edited.
+Neither is committed or acted on silently (`Settling.settle`)."""
+
+from __future__ import annotations
+
+from executor.choices import Decision
+from executor.engine.machine import Outcome
+from executor.workflows.tdd import verdicts
+from executor.workflows.tdd.asking import Asking
+from executor.workflows.tdd.context import opt
+from executor.workflows.tdd.step import RECHECK_AT
+
+
+class Settling(Asking):
+    def settle(self) -> Outcome | None:
+        """Before a gate asks its own question: settle what changed while the session
+        waited. Two things can: the session's section of the plan (drift) and files in
+        the worktree (a person's edits; the agent is not running then). Neither is ever
+        committed or acted on silently: the person chooses through the same question
+        machinery as any checkpoint (a host answers over the bridge; `--yes` without a
+        terminal stops with exit 16). Drift: use the new text / put the old text back /
+        skip the session. Edits: keep them out of the commit / they belong to the
+        session / abort. None when nothing is left to settle; else the outcome."""
+        if self.drifted():
+            out = self._drift()
+            if out is not None:
+                return out
+        edits = self.person_edits()
+        return self._edits(edits) if edits else None
+
+    def _drift(self) -> Outcome | None:
+        s, rec = self.s, self.rec
+        where = f"{s.source_file}:{s.line_start}"
+        tracked = rec.base_commit is not None and self.r.repo.tracked_at(
+            rec.base_commit, s.source_file
+        )
+        options = [opt("use_new", "Use the new text from now on")]
+        if tracked:
+            options.append(opt("keep_old", "Put the old text back (the file as the session began)"))
+        options += [
+            opt("skip", "Skip the session (roll back, mark it skipped)"),
+            opt("pause", "Pause"),
+        ]
+        rec.problem = (
+            f"Session {s.number}'s section of the plan ({where}) changed since the session "
+            f"started; its steps so far were checked against the old text."
+        )
+        got = self.question("drift", rec.problem + " What now?", options, self._plan_diff(), None)
+        if isinstance(got, Outcome):
+            return got
+        assert isinstance(got, Decision)
+        if got.action == "skip":
+            rec.after_rollback = "skip"
+            return Outcome.ABORT
+        if got.action == "keep_old":
+            assert rec.base_commit is not None
+            ref = self.r.repo.snapshot(f"plan-edit-session-{s.number}")
+            self.r.repo.restore_paths(rec.base_commit, [s.source_file])
+            self.r.reload()
+            self._say(f"the plan's old text is back; your edit is saved in {ref}")
+        else:
+            rec.source_hash = s.source_hash
+            self._say("continuing with the plan's new text")
+        return None
+
+    def _plan_diff(self) -> str:
+        base = self.rec.base_commit or "HEAD"
+        text = self.r.repo.diff_text(base, ignore=self._ignore(), paths=[self.s.source_file])
+        return text or "(the plan file differs from the session's start)"
+
+    def _edits(self, files: list[str]) -> Outcome | None:
+        rec = self.rec
+        ours = set(self.session_paths())
+        theirs = [f for f in files if f not in ours]
+        shared = [f for f in files if f in ours]
+        options = []
+        if theirs:
+            label = "Keep them" if not shared else "Keep the ones only you changed"
+            options.append(opt("keep_out", f"{label} out of this session's commit and continue"))
+        options += [
+            opt("include", "They belong to the session: commit them with it"),
+            opt("show_diff", "Show the diff"),
+            opt("abort", "Abort the session (roll back; everything is backed up first)"),
+            opt("pause", "Pause"),
+        ]
+        rec.problem = (
+            f"Files changed while session {self.s.number} waited, not by its agent: "
+            f"{verdicts.describe(files)}. They are not committed or undone without you."
+        )
+        info = "\n".join(
+            [f"- {f}" + (" (the agent changed it too)" if f in shared else "") for f in files]
+        )
+        base = rec.base_commit or "HEAD"
+        paths = [self.r.repo.root / f for f in files]
+        got = self.question(
+            "edits",
+            rec.problem + " What now?",
+            options,
+            info,
+            None,
+            shows=lambda _: self.r.repo.diff_text(base, paths=paths) or "(no changes)",
+        )
+        if got is Outcome.NO_HUMAN:  # --yes, no terminal: a person changed them on purpose
+            self._say(f"nobody to ask (--yes): {verdicts.describe(files)} are part of the session")
+            return self._taken_in(files)
+        if isinstance(got, Outcome):
+            return got
+        assert isinstance(got, Decision)
+        if got.action == "abort":
+            return Outcome.ABORT
+        if got.action == "keep_out":
+            rec.excluded = sorted({*rec.excluded, *theirs})
+            rec.kept.update(self.r.repo.blobs_of(theirs))  # put back if anything else writes
+            self._say(
+                f"kept out of the session's commit: {verdicts.describe(theirs)}"
+                + (f" ({verdicts.describe(shared)}: the agent changed them too, so they stay in)"
+                   if shared else "")
+            )  # fmt: skip
+            self.take_snapshot()
+            return None
+        self._say(f"part of the session from now on: {verdicts.describe(files)}")
+        return self._taken_in(files)
+
+    def _taken_in(self, files: list[str]) -> Outcome | None:
+        """The person's files are the session's now: a RED test they edited is the RED test
+        from now on, and what was verified before them is verified again (RECHECK), so no
+        commit holds a change its tests never ran against."""
+        rec = self.rec
+        tests = [f for f in files if verdicts.is_test_file(f)]
+        rec.accepted = sorted({*rec.accepted, *tests})
+        if tests and rec.red.tests:
+            stale = [t for t in rec.red.tests if t.split("::", 1)[0] in tests]
+            for tid in stale:
+                del rec.red.tests[tid]
+            rec.red.tests.update(verdicts.test_fingerprints(self.r.repo.root, tests))
+        self.take_snapshot()
+        if rec.step in RECHECK_AT:
+            self._say("verifying again with them")
+            return Outcome.RECHECK
+        return None
