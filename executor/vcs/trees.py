@@ -75,18 +75,17 @@ class GitTrees(GitReads):
             f"for ever); it was removed"
             for rel, kind in _clear_rule_files(self.root)
         ]
-        with self._private_index(self.resolve("HEAD")) as env:
-            listed = self._out(
-                "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--full-name",
-                ":/", env=env,
-            ).split("\0")  # fmt: skip
-            staged = self._out("ls-files", "-z", "--stage", "--full-name", ":/", env=env)
-        tracked = {}
-        for entry in staged.split("\0"):
+        tracked = {}  # what HEAD holds (nothing on an unborn branch)
+        head = self._run("ls-tree", "-r", "-z", "--full-tree", "HEAD", check=False)
+        for entry in head.stdout.split("\0") if head.returncode == 0 else ():
             if entry:
                 meta, rel = entry.split("\t", 1)
-                mode, sha, _ = meta.split()
+                mode, _, sha = meta.split()
                 tracked[rel] = f"{mode} {sha}\t{rel}"
+        with self._private_index(None) as env:  # empty: every file git does not ignore
+            listed = [*tracked, *self._out(
+                "ls-files", "-z", "--others", "--exclude-standard", "--full-name", ":/", env=env,
+            ).split("\0")]  # fmt: skip
         problems: list[str] = []
         files: list[str] = []
         links: dict[str, bytes] = {}
@@ -96,6 +95,8 @@ class GitTrees(GitReads):
         for rel in sorted({p for p in listed if p}):
             if _under(rel.rstrip("/"), skip) or (rel not in tracked and volatile(rel)):
                 continue
+            if rel.endswith("/") and rel[:-1] in tracked:
+                continue  # a repository HEAD holds as a submodule: its entry says it
             if not _utf8(rel) or "\n" in rel:
                 problems.append(f"{os.fsencode(rel)!r}: a file name git cannot record as text")
                 continue
