@@ -57,3 +57,16 @@ def test_the_sandbox_setting_and_whether_bubblewrap_works_are_shown(git_repo: Pa
     (git_repo / ".executor.toml").write_text('sandbox = "always"\n', "utf-8")
     bad = run_cli("config", cwd=git_repo)
     assert bad.returncode == 64 and "sandbox: expected one of auto, off" in bad.stderr
+
+
+def test_the_configs_test_command_is_shown_where_it_comes_from(git_repo: Path) -> None:
+    """`executor init` writes `test_command` into `[tool.executor]`; `executor config` said
+    `None (default)` beside it although every run used it."""
+    plan = make_project(git_repo)
+    (git_repo / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.executor]\ntest_command = "python -m pytest -q"\n', "utf-8"
+    )
+    assert shown(git_repo, plan)["test_command"] == {
+        "value": "python -m pytest -q",
+        "from": "pyproject.toml",
+    }

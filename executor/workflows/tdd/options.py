@@ -69,7 +69,7 @@ def explain(
     where = config.source.name if config.source else "config"
     layers = [
         (dump(RunOptions()), "default"),
-        (config.defaults, where),
+        ({"test_command": config.test_command, **config.defaults}, where),
         (dump(saved) if saved is not None else {}, "saved run"),
         (given.given(), "flag"),
     ]
