@@ -53,6 +53,7 @@ def test_execute_phase_with_claude_records_cost_per_call(git_repo: Path, tmp_pat
     assert "(agents: $0.30, 7,200 tokens)" in run_cli("status", cwd=git_repo).stdout
 
 
+@pytest.mark.parametrize("preset", ["codex", "gemini", "aider"])
 def test_each_preset_runs_a_session_and_commits_nothing_itself(
     git_repo: Path, tmp_path: Path, preset: str
 ) -> None:
