@@ -52,3 +52,21 @@ def test_sessions_waiting_on_the_bridge_are_posted(git_repo: Path, hook: Hook) -
             "checkpoint", "before_start", 42,
         )  # fmt: skip
         assert f"session-{body['session']}" in body["next"]  # answered in its lane's folder
+
+
+def test_a_parallel_run_stopped_on_its_budget_is_posted(
+    git_repo: Path, tmp_path: Path, hook: Hook
+) -> None:
+    """A lane stops on the budget before any session was integrated: still called back."""
+    specs = [simple(1, "alpha"), simple(2, "beta")]
+    plan = make_project(git_repo, specs)
+    proc = run_cli(
+        "execute-plan", "--plan", PLAN, "--parallel", "2", "--force-parallel", "--yes",
+        "--agent-command", agent(make_solutions(tmp_path, specs)), "--budget-minutes", "0",
+        "--notify", hook.url, cwd=git_repo,
+    )  # fmt: skip
+    assert proc.returncode == 23, proc.stdout + proc.stderr
+    [stop] = hook.bodies
+    assert (stop["event"], stop["exit_code"]) == ("budget", 23)
+    assert stop["session"] in (1, 2) and stop["next"].startswith("executor ")
+    assert str(plan) in stop["next"]

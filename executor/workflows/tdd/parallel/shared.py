@@ -60,7 +60,8 @@ class Shared:
     stops: dict[int, tuple[int, str]]
     #: sessions integrated by this run
     ran: list[int]
-    #: the session integrated last (the CLI names it when the run ends)
+    #: the session started or integrated last (None: none yet; the CLI names it when the
+    #: run stops or ends, and says nothing of a run that never started one)
     session: int | None
 
     def order(self, number: int) -> int:
@@ -118,6 +119,7 @@ class Shared:
         lock = GitRepo(worktree).git_dir / "executor-run.lock"
         with exclusive(lock, what=f"holds {worktree}", wait=STOP_GRACE):
             sync_options(self.now(), lane, self.places)
+        self.session = number
         self.children[number] = self.launcher.start(
             number,
             plan=self.places.plan_in(worktree),
