@@ -19,7 +19,7 @@ from executor.engine.layout import Layout
 from executor.errors import Interrupted, NothingToResumeError, PathNotFoundError, UserError
 from executor.fsutil import quote
 from executor.plan.cache import PlanView, load_valid, plan_files
-from executor.project_config import load_project_config, map_test_command
+from executor.project_config import ProjectConfig, load_project_config, map_test_command
 from executor.retry import RetryPolicy
 from executor.sandbox import Sandbox
 from executor.stamps import new_id
@@ -165,10 +165,7 @@ class Runner:
             refuse_lanes(opened.state, opened.sessions, layout)
         check_workspace(opened.state, opened.repo, opened.sessions, layout)
         opened.state.run.tool_version = __version__
-        return self._run(
-            opened.plan, opened.state, store, opened.repo, layout, opened.sessions,
-            opened.restored, opened.command,
-        )  # fmt: skip
+        return self._run(opened, store, layout)
 
     def _agents(
         self, state: RunState, store: StateStore[RunState], repo: GitRepo, layout: Layout
@@ -197,27 +194,16 @@ class Runner:
         )  # fmt: skip
         return agents, bridge, durable, policy
 
-    def _run(
-        self,
-        plan: PlanView,
-        state: RunState,
-        store: StateStore[RunState],
-        repo: GitRepo,
-        layout: Layout,
-        sessions: Sequence[int],
-        restored: dict[int, list[str]],
-        project_command: str | None,
-    ) -> RunResult:
+    def _run(self, opened: Opened, store: StateStore[RunState], layout: Layout) -> RunResult:
+        plan, state, repo, sessions = opened.plan, opened.state, opened.repo, opened.sessions
+        restored, project_command, config = opened.restored, opened.command, opened.config
         req, options = self.req, state.run.options
         agents, bridge, durable, policy = self._agents(state, store, repo, layout)
         prompter = req.prompter if req.prompter is not None else _terminal_prompter()
         decider = Decider(
             yes=req.yes, prompter=prompter, bridge=bridge, folder=layout.folder, on_ask=req.on_ask
         )
-        suite = project_command or (
-            "pytest" if any("pytest" in (s.red_command or "") for s in plan.outline()) else None
-        )
-        config = load_project_config(repo.root)
+        suite = opened.suite
         link = state.run.lane
         extra = lane_guarded(link) if link is not None else []
         sandbox = sandbox_of(repo, layout, req.plan, extra) if options.sandbox == "auto" else None
@@ -320,6 +306,17 @@ class Opened:
     restored: dict[int, list[str]]
     #: the project's test command (the suite), if it has one
     command: str | None
+    #: the project's settings (`[tool.executor]` or `.executor.toml`)
+    config: ProjectConfig
+
+    @property
+    def suite(self) -> str | None:
+        """What runs the whole suite: the project's command, else `pytest` when the plan
+        tests with it (None: each session's own command)."""
+        return self.command or (
+            "pytest" if any("pytest" in (o.red_command or "") for o in self.plan.outline())
+            else None
+        )  # fmt: skip
 
 
 def open_run(
@@ -353,7 +350,7 @@ def open_run(
     reconcile(plan, state, DEFINITION_HASH, plan_digest(req.plan))
     sessions = select(plan, req.scope)
     _clear_stale_requests(state, layout, report)
-    return Opened(state, plan, repo, sessions, restored, command)
+    return Opened(state, plan, repo, sessions, restored, command, config)
 
 
 def refuse_lanes(state: RunState, sessions: Sequence[int], layout: Layout) -> None:

@@ -149,10 +149,7 @@ class Parallel(Ends):
             self._check_plan()
             state.run.tool_version = __version__
             self.store.save(state)
-        self.suite_command = opened.command or (
-            "pytest" if any("pytest" in (o.red_command or "") for o in self.plan.outline())
-            else None
-        )  # fmt: skip
+        self.suite_command = opened.suite
         self.prompter = self.req.prompter if self.req.prompter is not None else _terminal_prompter()
         self.width = self._width(state.run.options.parallel or 1)
         self.outline = {o.number: o for o in self.plan.outline()}
