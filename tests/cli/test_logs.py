@@ -50,14 +50,21 @@ def wait_for(path_glob: str, folder: Path) -> None:
         time.sleep(0.05)
 
 
-def test_logs_follow_a_run_while_its_agent_writes(git_repo: Path, tmp_path: Path) -> None:
-    plan = make_project(git_repo)
-    gate = tmp_path / "gate"
-    script = tmp_path / "agent.py"
+def gated_run(repo: Path, tmp: Path) -> tuple[Path, Path, subprocess.Popen[bytes]]:
+    """A session whose agent waits for the file `gate` before it replays its step: the
+    plan, the gate, and the running `execute-session`."""
+    plan = make_project(repo)
+    gate = tmp / "gate"
+    script = tmp / "agent.py"
     script.write_text(AGENT, "utf-8")
     agent = shlex.join([sys.executable, str(script), str(gate), *shlex.split(replay_cmd())])
     run = executor("execute-session", "1", "--plan", str(plan), "--yes", "--agent-command",
-                   agent, cwd=git_repo)  # fmt: skip
+                   agent, cwd=repo)  # fmt: skip
+    return plan, gate, run
+
+
+def test_logs_follow_a_run_while_its_agent_writes(git_repo: Path, tmp_path: Path) -> None:
+    plan, gate, run = gated_run(git_repo, tmp_path)
     wait_for(".agent-logs/s1.red.*.log", plan)
 
     follow = executor("logs", "-f", "--plan", str(plan), cwd=git_repo)
@@ -107,13 +114,7 @@ def test_logs_follow_a_run_while_its_agent_writes(git_repo: Path, tmp_path: Path
 
 
 def test_ctrl_c_stops_following_without_a_traceback(git_repo: Path, tmp_path: Path) -> None:
-    plan = make_project(git_repo)
-    gate = tmp_path / "gate"
-    script = tmp_path / "agent.py"
-    script.write_text(AGENT, "utf-8")
-    agent = shlex.join([sys.executable, str(script), str(gate), *shlex.split(replay_cmd())])
-    run = executor("execute-session", "1", "--plan", str(plan), "--yes", "--agent-command",
-                   agent, cwd=git_repo)  # fmt: skip
+    plan, gate, run = gated_run(git_repo, tmp_path)
     try:
         wait_for(".agent-logs/s1.red.*.log", plan)
         follow = executor("logs", "-f", "--plan", str(plan), cwd=git_repo)
