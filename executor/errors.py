@@ -33,6 +33,7 @@ ExecutorError                      internal error unless a subclass says otherwi
     ├── ReplayError
     ├── PresetError                an agent preset cannot be built (unknown, prompt too long)
     ├── ConfigError                `[tool.executor]` / `.executor.toml` cannot be read
+    ├── ProjectEnvError            the project's environment cannot run its tests (64)
     ├── FrontmatterError
     ├── AnalysisFailedError        template-create: nothing to analyse (exit 3)
     ├── TemplateGenerationError    template-create: a component could not be made (exit 4)
@@ -381,6 +382,11 @@ class LaneStopped(UserError):
 
 class ConfigError(UserError):
     """A settings file that cannot be read; `str()` names the file, line and key."""
+
+
+class ProjectEnvError(UserError):
+    """The project's environment (`executor.projectenv`) cannot run its tests: not made
+    yet, no pytest in it, or its interpreter does not start. Something to set up first."""
 
 
 class PresetError(UserError):

@@ -31,6 +31,9 @@ RunnerName = Literal["pytest", "node", "vitest", "jest"]
 Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed"]
 
 _PYTEST_NAMES = {"pytest", "py.test"}
+#: Names a shell finds on PATH that mean "the environment's Python" (a versioned one,
+#: `python3.12`, or a path is run as written: the person chose it).
+_BARE_PYTHONS = {"python", "python3"}
 _VITEST_COMMANDS = {"run", "watch", "dev", "related", "bench", "list", "init"}
 _TEST_FILE_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx")
 #: How pytest's junit XML marks an XPASS(strict): pytest 8/9 as a failure whose message
@@ -66,9 +69,11 @@ def _program(token: str) -> str:
     return name
 
 
-def prepare(argv: list[str], report: Path) -> Runner | None:
-    """`argv` rewritten to also write a structured report, or None (exit code only)."""
-    pytest_argv = _as_pytest(argv)
+def prepare(argv: list[str], report: Path, python: str | None = None) -> Runner | None:
+    """`argv` rewritten to also write a structured report, or None (exit code only).
+    `python`: the project's interpreter (`executor.projectenv`), which runs a bare
+    `pytest` or `python -m pytest` (default: this process's own)."""
+    pytest_argv = _as_pytest(argv, python or sys.executable)
     if pytest_argv is not None:
         extra = [f"--junitxml={report}", "-p", "no:cacheprovider", "-o", "junit_family=xunit1"]
         return Runner("pytest", [*pytest_argv, *extra], report)
@@ -96,20 +101,18 @@ def prepare(argv: list[str], report: Path) -> Runner | None:
     return None
 
 
-def _as_pytest(argv: list[str]) -> list[str] | None:
-    """The argv to run when `argv` runs pytest (bare names resolved), else None."""
-    import re
-
-    python = re.compile(r"^python(\d+(\.\d+)*)?(\.exe)?$")
+def _as_pytest(argv: list[str], python: str) -> list[str] | None:
+    """The argv to run when `argv` runs pytest (a bare `pytest`, `python`, `python3`
+    run as `python`), else None."""
     for i, token in enumerate(argv):
         name = Path(token).name
         is_module = token == "-m" and i + 1 < len(argv) and argv[i + 1] == "pytest"
         if name not in _PYTEST_NAMES and not is_module:
             continue
         if i == 0 and token in _PYTEST_NAMES:
-            return [sys.executable, "-m", "pytest", *argv[1:]]
-        if i == 1 and is_module and python.match(argv[0]):
-            return [sys.executable, *argv[1:]]
+            return [python, "-m", "pytest", *argv[1:]]
+        if i == 1 and is_module and argv[0] in _BARE_PYTHONS:
+            return [python, *argv[1:]]
         return list(argv)
     return None
 

@@ -2,9 +2,11 @@
 
 Test runners that can write a report are asked for one (`executor.testreports`: pytest's
 junit XML, `node --test`'s junit reporter, vitest's junit reporter, jest's JSON results)
-and counts, test ids and each test's file come from it, never from the console text. A
-bare `pytest` / `python` / `python3` in front runs as `sys.executable -m pytest`, so the
-tests run in the executor's own environment. Tests run with PYTHONDONTWRITEBYTECODE=1
+and counts, test ids and each test's file come from it, never from the console text.
+Tests run in the project's own environment (`executor.projectenv`: its `bin` first on
+PATH, `VIRTUAL_ENV` set), and a bare `pytest` / `python -m pytest` / `python3 -m pytest`
+runs with its interpreter, never the executor's own by accident. Tests run with
+PYTHONDONTWRITEBYTECODE=1
 (unless the caller's env says otherwise) so no `__pycache__` appears in the repository.
 (A bytecode cache of its own would keep a planted `.pyc` out, but makes every run compile
 pytest and the standard library again: 1.3 s became 3.2 s; `guards.unchecked_pycs`
@@ -51,9 +53,10 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from executor import errors
+from executor import errors, projectenv
 from executor.bounded import parse_json, read_bounded, said
 from executor.datamodel import Strict
+from executor.projectenv import Interpreter
 from executor.sandbox import Sandbox
 from executor.testreports import Case, Outcome, RunnerName, prepare, read_report
 from executor.testsummary import disagreement
@@ -192,11 +195,14 @@ def run_tests(
     on_line: Callable[[str], None] | None = None,
     sandbox: Sandbox | None = None,
     log: Path | None = None,
+    interpreter: Interpreter | None = None,
 ) -> TestRun:
     """Run `command` in `cwd` and measure it. `env` is merged over os.environ.
 
-    `coverage`: for pytest, when pytest-cov is installed, also measure line coverage
-    (`TestRun.coverage`, percent). `on_line`: called with each line of output as it
+    `interpreter`: the project's environment (default: found from `cwd`,
+    `executor.projectenv.find`). `coverage`: for pytest, also measure line coverage
+    (`TestRun.coverage`, percent): the caller asks only when the project's environment
+    has pytest-cov (`projectenv.probe`). `on_line`: called with each line of output as it
     comes (live progress). `sandbox`: run inside it (`executor.sandbox`; as is when the
     machine has no bubblewrap that works). `log`: a file the output is written to as it
     arrives (module docstring). Raises UserError for an unparsable command and
@@ -207,12 +213,13 @@ def run_tests(
     cwd = Path(cwd)
     if not cwd.is_dir():
         raise errors.PathNotFoundError(f"test folder {cwd} does not exist", path=cwd)
-    full_env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
+    python = interpreter or projectenv.find(cwd)
+    full_env = python.environ({**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **(env or {})})
     with tempfile.TemporaryDirectory(prefix="executor-report-") as tmp:
-        runner = prepare(argv, Path(tmp) / "report")
+        runner = prepare(argv, Path(tmp) / "report", python.python)
         cov_file = Path(tmp) / "coverage.json"
         run_argv = runner.argv if runner else argv
-        if coverage and runner is not None and runner.name == "pytest" and _has_pytest_cov():
+        if coverage and runner is not None and runner.name == "pytest":
             run_argv = [*run_argv, "--cov", f"--cov-report=json:{cov_file}"]
             # coverage's own data file too: in the project it would be committed with
             # the session (or show as the person's edit)
@@ -284,12 +291,6 @@ def _must_exist(program: str, command: str, *, cwd: Path, env: dict[str, str]) -
             f"cannot run the test command `{command}`: {program!r}: No such file or directory",
             path=Path(program),
         )
-
-
-def _has_pytest_cov() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("pytest_cov") is not None
 
 
 def _report_text(report: Path | None) -> tuple[str, str | None]:

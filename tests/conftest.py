@@ -57,6 +57,9 @@ def isolated_env(
     # which would load the hypothesis plugin (this suite's own dependency, ~0.15 s of
     # import) into every one of those hundreds of runs.
     monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
+    # The projects these tests build are tested in the project's environment as the
+    # person's shell would find it (executor.projectenv): this one, as if activated.
+    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
     (home / ".gitconfig").write_text(
         "[user]\n\tname = Test User\n\temail = test@example.com\n"
         "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n",

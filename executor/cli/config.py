@@ -50,12 +50,14 @@ def register(app: typer.Typer) -> None:
             from executor.sandbox import bubblewrap
 
             bwrap = bubblewrap()
+            python = _python(root)
             if json_output:
                 console.out_json({
                     "config_file": str(settings.source) if settings.source else None,
                     "plan": str(named) if named else None,
                     "options": {k: {"value": v, "from": src} for k, (v, src) in shown.items()},
                     "bubblewrap": bwrap,
+                    "python": python,
                 })  # fmt: skip
                 return 0
             where = settings.source or "none (pyproject.toml [tool.executor] or .executor.toml)"
@@ -66,6 +68,32 @@ def register(app: typer.Typer) -> None:
                 console.out(f"{key.ljust(width)}  {value!s:<30}  ({source})")
             works = f"works here ({bwrap})" if bwrap else "not installed or not allowed here"
             console.out(f"bubblewrap: {works}; tests run in it when sandbox is auto")
+            if "error" in python:
+                console.out(f"tests run with: nothing usable: {python['error']}")
+            else:
+                has = "with pytest" if python["pytest"] else "WITHOUT pytest"
+                console.out(
+                    f"tests run with: {python['path']} (Python {python['version']}, {has}), "
+                    f"{python['source']}"
+                )
             return 0
 
         common.run(body, json_output=json_output)
+
+
+def _python(root: Path) -> dict[str, object]:
+    """The project's environment the next session's tests run in, and why that one
+    (`executor.projectenv`); what is wrong with it instead, when something is."""
+    from executor import projectenv
+    from executor.errors import ProjectEnvError
+
+    try:
+        found = projectenv.find(root)
+        probe = projectenv.probe(found)
+    except ProjectEnvError as e:
+        return {"error": str(e)}
+    return {
+        "path": found.python, "source": found.source, "prefix": found.prefix,
+        "version": probe.version, "pytest": probe.has_pytest,
+        "pytest_cov": probe.has_pytest_cov,
+    }  # fmt: skip

@@ -438,7 +438,7 @@ def test_a_hook_changed_during_the_session_is_not_run(world: World) -> None:
     ("tamper", "problem"),
     [
         (lambda repo: (repo / "tests" / "test_s1.py").unlink(), "was deleted"),
-        (lambda repo: write(repo / "tests" / "test_s1.py", "import os\n"), "was modified"),
+        (lambda repo: write(repo / "tests" / "test_s1.py", "import os\n"), "weakened during GREEN"),
     ],
 )
 def test_green_may_not_delete_or_edit_the_red_tests(
@@ -663,7 +663,8 @@ def test_refactor_may_not_skip_a_session_test(world: World) -> None:
         write(test, test.read_text("utf-8") + "# skip\n")
 
     world.agent.plan(1, "refactor", skips)
-    with pytest.raises(VerificationFailedError, match="1 session test skipped or xfail"):
+    ran_in_red = "1 test that ran in RED is skipped or xfail now"
+    with pytest.raises(VerificationFailedError, match=ran_in_red):
         world.run(yes=True, max_retries=0)
     assert world.record(1)["step"] == "refactor_escalated"
 

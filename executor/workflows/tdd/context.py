@@ -21,6 +21,7 @@ from executor.workflows.tdd.options import CHECKPOINT_SETS
 from executor.workflows.tdd.state import RunState, SessionArchive, SessionRecord, Spent
 
 if TYPE_CHECKING:
+    from executor.projectenv import Interpreter
     from executor.testrun import TestRun
     from executor.vcs import GitRepo
 
@@ -54,9 +55,12 @@ class SessionRun:
     decider: Decider
     durable: Durable
     report: Callable[[str], None]
-    #: run_tests(command, coverage, on_line, log): a measured test run; its output goes
-    #: to `log` as it arrives (`.agent-logs/`, what `executor logs` shows)
-    run_tests: Callable[[str, bool, Callable[[str], None] | None, Path | None], TestRun]
+    #: run_tests(command, coverage, on_line, log, interpreter): a measured test run in the
+    #: project's environment; its output goes to `log` as it arrives (`.agent-logs/`,
+    #: what `executor logs` shows)
+    run_tests: Callable[
+        [str, bool, Callable[[str], None] | None, Path | None, Interpreter | None], TestRun
+    ]
     suite_command: str | None
     project_test_command: str | None
     is_last: bool

@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from executor.engine.process import OwnFiles
+from executor.fsutil import read_regular
 from executor.words import plural
-from executor.workflows.tdd import tampering, verdicts
+from executor.workflows.tdd import tampering, testchanges, verdicts
 from executor.workflows.tdd.context import SessionPart
 
 if TYPE_CHECKING:
@@ -211,7 +212,7 @@ class Guard(SessionPart):
                 f"{verdicts.describe(planted)}"
             )
         problems += self.weakened_tests(role)
-        problems += self.outside_changes()
+        problems += self.outside_changes() + self.environment_changes()
         gone = self._earlier_tests_gone(suite_run)
         if gone:
             problems.append(
@@ -237,6 +238,25 @@ class Guard(SessionPart):
             f"them yourself): {verdicts.describe(changed)}"
         ]
 
+    def environment_changes(self) -> list[str]:
+        """What runs in every test run of the project's environment (`.pth` files,
+        sitecustomize, pytest plugins) changed since the session started: it decides
+        what passes as surely as a conftest.py (an agent's `pip install` of a plugin)."""
+        env = self.rec.environment
+        if env is None:
+            return []
+        from executor.projectenv import plugin_changes, plugins
+
+        changed = plugin_changes(env.plugins, plugins(tuple(env.site)))
+        if not changed:
+            return []
+        return [
+            f"the project's environment changed during the session: what runs in every test "
+            f"run of {env.python} ({env.source}) is not what it was: {verdicts.describe(changed)} "
+            f"(a pytest plugin, a .pth file or sitecustomize decides what passes; a person may "
+            f"accept it at the next question)"
+        ]
+
     def infra_now(self, changed: list[str]) -> dict[str, str]:
         """Test infrastructure as it stands: the changed files that are infrastructure,
         and every file the session's test commands run."""
@@ -245,20 +265,42 @@ class Guard(SessionPart):
         files = [f for f in changed if tampering.is_infra(f)] + named
         return tampering.infra_fingerprint(self.r.repo.root, files)
 
-    def weakened_tests(self, role: str) -> list[str]:
-        """Tests RED left (or the session found) that are gone or changed now."""
-        rec = self.rec
-        before = rec.red.tests or rec.base_tests
-        files = sorted({tid.split("::", 1)[0] for tid in before})
-        now = verdicts.test_fingerprints(self.r.repo.root, files)
-        weak = verdicts.weakened(before, now)
-        rec.weakened = sorted(weak)
+    def weakened_tests(self, role: str, run: TestRun | None = None) -> list[str]:
+        """Tests weakened since the session started (RED) or since RED (GREEN, REFACTOR),
+        judged by what changed (`testchanges`); `run`: RED's own test run, whose failing
+        tests a change may have strengthened. Sets `rec.weakened` (their files)."""
+        rec, root, red = self.rec, self.r.repo.root, role == "red"
+        before = rec.base_tests if red else (rec.red.tests or rec.base_tests)
+        rev = rec.base_commit if red else rec.red.tree
+        now = verdicts.test_fingerprints(root, {k.split("::", 1)[0] for k in before})
+        changed = verdicts.changed_keys(before, now)
+        failing = (
+            [c.id for c in run.cases if c.outcome in {"failed", "error"}] if run else []
+        ) if red else list(rec.red.failing)  # fmt: skip
+        found: dict[str, list[str]] = {}
+        for file, keys in changed.items():
+            old = testchanges.definitions(file, self._source(rev, file)) if rev else None
+            new = testchanges.definitions(file, read_regular(root / file))
+            failed = frozenset(k for k in keys if any(map(verdicts.matching([k]), failing)))
+            if old is None:  # a RED verified before its tree was recorded: any change
+                found[file] = [f"{k.split('::', 1)[1]} (changed)" for k in keys]
+                continue
+            for j in testchanges.judge(old, new, keys, after_red=not red, failed_in_red=failed):
+                why = j.weakenings(fails_now=red and j.key in failed)
+                if why:
+                    words = ", ".join(testchanges.WHY[w] for w in why)
+                    found.setdefault(file, []).append(f"{j.key.split('::', 1)[1]} ({words})")
+        rec.weakened = sorted(found)
         return [
-            f"test file {f} written in RED was modified during {role.upper()} (tests only grow "
-            f"stronger without a person; one may accept it at the next question): "
-            + ", ".join(tests[:5])
-            for f, tests in sorted(weak.items())
+            f"tests in {f} weakened during {role.upper()} (tests only grow stronger without a "
+            f"person; one may accept them at the next question): " + "; ".join(items[:5])
+            for f, items in sorted(found.items())
         ]
+
+    def _source(self, rev: str, path: str) -> bytes | None:
+        """A file as `rev` (a commit or a tree) holds it; None when it holds none."""
+        blob = self.r.repo.blob_at(rev, path)
+        return self.r.repo.blob_bytes(blob) if blob else None
 
     def _earlier_tests_gone(self, suite_run: TestRun | None) -> list[str]:
         """Earlier sessions' passing test ids this suite run does not pass: every one that

@@ -48,6 +48,7 @@ from executor.workflows.tdd.workspace import check_plan_owner, check_workspace, 
 if TYPE_CHECKING:
     from executor.choices import Question
     from executor.project_config import RunOptions
+    from executor.projectenv import Interpreter
     from executor.prompts import Prompter
     from executor.testrun import TestRun
     from executor.vcs import GitRepo
@@ -214,6 +215,7 @@ class Runner:
             coverage: bool,
             on_line: Callable[[str], None] | None,
             log: Path | None = None,
+            interpreter: Interpreter | None = None,
         ) -> TestRun:
             command = map_test_command(command, config)  # [tool.executor] test_command_map
             if req.run_tests is not None:
@@ -224,7 +226,7 @@ class Runner:
             limit = options.test_timeout or DEFAULT_TEST_TIMEOUT
             return _run_tests(
                 command, cwd=repo.root, timeout_s=limit, coverage=coverage, on_line=on_line,
-                sandbox=sandbox, log=log,
+                sandbox=sandbox, log=log, interpreter=interpreter,
             )  # fmt: skip
 
         archive = SessionArchive(layout.archive)

@@ -23,7 +23,7 @@ The JSON Schema is `docs/schemas/agent-state.schema.json`, kept in sync by a tes
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
@@ -90,6 +90,31 @@ class RedFacts(Strict):
         default_factory=dict, description="test id -> why it failed (one line, bounded)"
     )
     passed: list[str] = Field(default_factory=list, description="tests that already passed in RED")
+    session: list[str] | None = Field(
+        default=None,
+        description="the session's own tests: definitions RED added or changed (`file::test`, "
+        "`file::Class::test`); null: a RED verified before this was recorded",
+    )
+    tree: str | None = Field(default=None, description="the tree RED's tests were verified in")
+
+
+class TestEnvironment(Strict):
+    """The project's environment a session's tests run in (`executor.projectenv`), as found
+    when the session started."""
+
+    __test__: ClassVar[bool] = False
+
+    python: str
+    source: str = Field(description="how it was found, in the person's words")
+    prefix: str | None = Field(default=None, description="the environment's folder")
+    identity: str = Field(description="the interpreter's real path (and hash, in the repo)")
+    plugins: dict[str, str] = Field(
+        default_factory=dict,
+        description="what runs in every test run: .pth files, sitecustomize, pytest plugins "
+        "(path -> content hash)",
+    )
+    site: list[str] = Field(default_factory=list, description="where its packages are")
+    coverage: bool = Field(default=False, description="pytest-cov is installed there")
 
 
 class PersonHook(Strict):
@@ -172,6 +197,9 @@ class SessionRecord(Strict):
     )
     hooks: PersonHook | None = Field(
         default=None, description="the person's commit hooks when the session started"
+    )
+    environment: TestEnvironment | None = Field(
+        default=None, description="the project's environment the session's tests run in"
     )
     hook_rewrites: int = Field(default=0, description="hook runs in a row that changed files")
     hook_retries: int = Field(default=0, description="automatic retries after failing hooks")

@@ -2,13 +2,16 @@
 trusted. Pure functions of test reports and file contents; the session applies them
 (`executor.workflows.tdd.guard`).
 
-RED must fail because tests fail. GREEN and REFACTOR must pass, with the whole suite,
-without skipping or xfailing a session test. Tests only grow stronger without a person
-(P25): every test is fingerprinted by meaning (`test_fingerprints`: each test function,
-class and module-level setting of a test file, from its syntax tree, so a comment or a
-new test changes nothing and an emptied body, a skip mark or `__test__ = False` does),
-and a test removed or changed after it was written is weakened. What else decides what
-passes (test infrastructure, code that reaches into the runner) is
+RED must fail because tests fail. GREEN and REFACTOR must pass, with the whole suite; a
+test that ran in RED (passing or failing) may not be skipped or xfailed since, and the
+tests RED made fail must pass. The session's own tests are exactly the definitions RED
+added or changed (`session_keys`), not every test of a file it touched: a test that was
+there before and that the session leaves alone keeps whatever outcome it had (the
+project's own skips are the project's). Every test is fingerprinted by meaning
+(`test_fingerprints`: each test function, class and module-level setting of a test file,
+from its syntax tree, so a comment changes nothing), and a changed fingerprint is judged
+by what changed (`executor.workflows.tdd.testchanges`). What else decides what passes
+(test infrastructure, code that reaches into the runner) is
 `executor.workflows.tdd.tampering`. The evidence check wants every file the plan lists
 to exist and be changed.
 """
@@ -18,6 +21,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,15 +114,51 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:20]
 
 
-def weakened(before: dict[str, str], now: dict[str, str]) -> dict[str, list[str]]:
-    """Test file -> the tests of `before` it no longer holds as they were (removed or
-    changed). New tests are not a weakening."""
+def changed_keys(before: dict[str, str], now: dict[str, str]) -> dict[str, list[str]]:
+    """Test file -> the definitions of `before` it no longer holds as they were (changed
+    or gone), and those added to a file `before` knew."""
+    files = {k.split("::", 1)[0] for k in before}
     out: dict[str, list[str]] = {}
-    for tid, digest in before.items():
-        if now.get(tid) != digest:
-            name = tid.split("::", 1)
-            out.setdefault(name[0], []).append(f"{name[1]} ({'changed' if tid in now else 'gone'})")
+    for key in sorted(set(before) | {k for k in now if k.split("::", 1)[0] in files}):
+        if before.get(key) != now.get(key):
+            out.setdefault(key.split("::", 1)[0], []).append(key)
     return out
+
+
+def session_keys(before: dict[str, str], now: dict[str, str]) -> list[str]:
+    """The session's own tests: test definitions in `now` that `before` did not hold as
+    they are (added, or changed)."""
+    return sorted(k for k, d in now.items() if _is_test_key(k) and before.get(k) != d)
+
+
+def _is_test_key(key: str) -> bool:
+    last = key.rsplit("::", 1)[-1]
+    return last.startswith("test") or last == "<file>"
+
+
+def key_prefix(key: str) -> str:
+    """The test id (without parameters) a runner reports for a definition: pytest's
+    `tests.test_x.Class::test_y` for `tests/test_x.py::Class::test_y`; for a file that is
+    not Python (`file::<file>`), the file: its cases are `file::...`."""
+    file, _, rest = key.partition("::")
+    if rest == "<file>" or not file.endswith(".py"):
+        return file
+    parts = rest.split("::")
+    module = file[:-3].replace("/", ".")
+    return ".".join([module, *parts[:-1]]) + "::" + parts[-1]
+
+
+def matching(keys: Iterable[str]) -> Callable[[str], bool]:
+    """Whether a test id (a case of a parametrisation too) comes from one of `keys`."""
+    keys = list(keys)
+    exact = {key_prefix(k) for k in keys if not k.endswith("::<file>")}
+    files = {k.split("::", 1)[0] for k in keys if k.endswith("::<file>")}
+    files |= {_module_prefix(f) for f in files if f.endswith(".py")}
+
+    def mine(tid: str) -> bool:
+        return tid.split("[", 1)[0] in exact or tid.split("::", 1)[0] in files
+
+    return mine
 
 
 # -- RED, GREEN, REFACTOR ------------------------------------------------------------------
@@ -140,9 +180,15 @@ def session_ids(test_files: Sequence[str]) -> Callable[[str], bool]:
     return mine
 
 
-def session_cases(run: TestRun, test_files: Sequence[str]) -> list[TestCase]:
-    """The cases of `run` that come from the session's own test files."""
-    prefixes = tuple(_module_prefix(f) for f in test_files)
+def session_cases(run: TestRun, red: RedFacts) -> list[TestCase]:
+    """The session's cases in `run`: those of the definitions RED added or changed, and
+    the tests RED made fail. For a RED that changed no test definition (a test file that
+    is not Python, one setting), recorded before the session's tests were, or no RED at
+    all: every case of its test files (every case, without test files)."""
+    if red.session:
+        mine, failing = matching(red.session), set(red.failing)
+        return [c for c in run.cases if mine(c.id) or c.id in failing]
+    prefixes = tuple(_module_prefix(f) for f in red.files)
     if not prefixes:
         return list(run.cases)
     return [
@@ -157,14 +203,15 @@ def collects(suite: TestRun, red: RedFacts) -> bool:
     if not red.files or not suite.structured:
         return False
     ids = {c.id for c in suite.cases}
-    return bool(session_cases(suite, red.files)) and set(red.failing) <= ids
+    return bool(session_cases(suite, red)) and set(red.failing) <= ids
 
 
-def red_facts(run: TestRun, changed: Sequence[str], root: Path) -> RedFacts:
-    """What RED measured: its test files, every test's fingerprint, the tests that failed."""
+def red_facts(run: TestRun, changed: Sequence[str], *, tree: str) -> RedFacts:
+    """What RED measured in `tree`: its test files, the tests that failed and passed."""
     files = [f for f in changed if is_test_file(f)]
     failing = [c for c in run.cases if c.outcome in {"failed", "error"}]
     return RedFacts(
+        tree=tree,
         files=files,
         # real tests only: a collection failure is reported as a case without "::"
         failing=[c.id for c in failing if "::" in c.id],
@@ -179,11 +226,18 @@ def _one_line(message: str) -> str:
 
 
 def red_problem(
-    run: TestRun | None, files: Sequence[str] = (), root: Path | None = None
+    run: TestRun | None,
+    files: Sequence[str] = (),
+    root: Path | None = None,
+    *,
+    project: Sequence[str] = (),
+    environment: str = "",
 ) -> str | None:
     """Why this is not RED, or None when it is. `files`: the session's test files (the
     test files RED changed), in `root`: RED is those tests failing, not a test file that
-    cannot be read, nor only other sessions' tests failing."""
+    cannot be read, nor only other sessions' tests failing, nor a dependency missing
+    from the `environment` the tests ran in (a module that is none of the `project`'s
+    files: the repository's and those the plan lists)."""
     if run is None:
         return "no test command is known for this session"
     if run.timed_out:
@@ -191,6 +245,15 @@ def red_problem(
     if run.disagreement:
         return f"{run.summary()}, so this is not RED: the failure may be forged"
     if run.verdict == "red":
+        missing = missing_dependency(run, project)
+        if missing is not None:
+            return (
+                f"the tests cannot import {missing!r}, which is no part of the project (not in "
+                f"the repository, not among the files the plan lists) and is not installed in "
+                f"{environment or 'the environment the tests ran in'}, so this is not RED: a "
+                f"dependency is missing. Install it there, or activate the project's "
+                f"environment, and run again"
+            )
         return _not_theirs(run, files, root)
     if run.verdict == "green":
         return f"the tests did not fail, so this is not RED: {run.summary()}"
@@ -220,6 +283,27 @@ def _not_theirs(run: TestRun, files: Sequence[str], root: Path | None) -> str | 
     return None
 
 
+_NO_MODULE = re.compile(r"No module named '([\w.]+)'")
+
+
+def missing_dependency(run: TestRun, project: Sequence[str]) -> str | None:
+    """The module a failing run could not import, when every failure is that kind of
+    failure and the module is none of the `project`'s files (repository-relative paths:
+    what is there, and what the plan says the session makes). None: a real failure."""
+    failing = [c for c in run.cases if c.outcome in {"failed", "error"}]
+    named = [_NO_MODULE.search(c.message) for c in failing]
+    if not failing and run.collection_error:
+        named = [_NO_MODULE.search(run.output_tail)]
+    if not named or any(m is None for m in named):
+        return None
+    ours = {part.removesuffix(".py") for path in project for part in path.split("/")}
+    for found in named:
+        assert found is not None
+        if found[1].split(".")[0] not in ours:
+            return found[1]
+    return None
+
+
 @dataclass
 class PassVerdict:
     problems: list[str]
@@ -236,8 +320,9 @@ def pass_verdict(
     green_passed: Sequence[str],
     root: Path,
 ) -> PassVerdict:
-    """GREEN/REFACTOR: the session's tests pass, the suite does not regress, and nothing
-    RED wrote was deleted, skipped or xfailed.
+    """GREEN/REFACTOR: the session's tests pass, the suite does not regress, nothing RED
+    wrote was deleted, and no test that ran in RED is skipped or xfailed now (a test
+    skipped in RED as well keeps its outcome: a project's own skips are its own).
 
     `session_run` may be None when the suite run collected the session's tests: they are
     then judged from the suite's report (one test run instead of two).
@@ -245,7 +330,7 @@ def pass_verdict(
     measured = session_run or suite_run
     if measured is None:
         return PassVerdict(["no test command is known for this session"], "", [])
-    cases = session_cases(measured, red.files) if session_run is None else list(measured.cases)
+    cases = session_cases(measured, red)
     problems: list[str] = []
     output = ""
     if not red.files and all(r is None or r.verdict == "empty" for r in (session_run, suite_run)):
@@ -270,12 +355,23 @@ def pass_verdict(
             f"{plural(len(missing), 'test')} seen earlier no longer pass or exist: "
             + ", ".join(missing[:5])
         )
-    dodged = [c.id for c in cases if c.outcome in {"skipped", "xfailed", "xpassed"}]
+    ran = {*red.passed, *red.failing, *(green_passed if role == "refactor" else ())}
+    dodged = [c.id for c in measured.cases if c.outcome in _DODGES and c.id in ran]
     if dodged:
         problems.append(
-            f"{plural(len(dodged), 'session test')} skipped or xfail: " + ", ".join(dodged[:5])
+            f"{plural(len(dodged), 'test')} that ran in RED "
+            f"{'is' if len(dodged) == 1 else 'are'} skipped or xfail now: " + ", ".join(dodged[:5])
         )
     return PassVerdict(problems, output, cases)
+
+
+_DODGES = frozenset({"skipped", "xfailed", "xpassed"})
+
+
+def not_run(cases: Sequence[TestCase]) -> list[TestCase]:
+    """The session's cases that did not run here (skipped or xfail in RED and now): they
+    prove nothing, and the checkpoint says so."""
+    return [c for c in cases if c.outcome in _DODGES]
 
 
 def evidence_problems(listed: Sequence[str], changed: set[str], present: set[str]) -> list[str]:

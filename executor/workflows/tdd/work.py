@@ -22,7 +22,13 @@ from executor.engine.agents import (
     Waiting,
 )
 from executor.engine.machine import Outcome
-from executor.errors import DirtyWorktreeError, UserError, VerificationFailedError
+from executor.errors import (
+    DirtyWorktreeError,
+    ProjectEnvError,
+    UserError,
+    VerificationFailedError,
+)
+from executor.projectenv import Interpreter
 from executor.stamps import utc_now as now
 from executor.words import plural
 from executor.workflows.tdd import budget, tampering, verdicts
@@ -32,10 +38,11 @@ from executor.workflows.tdd.context import LiveCount, SessionRun, agent_for
 from executor.workflows.tdd.guard import Guard, note_settings
 from executor.workflows.tdd.hooks import find_hooks
 from executor.workflows.tdd.state import AgentCall as AgentCallLog
+from executor.workflows.tdd.state import TestEnvironment
 from executor.workflows.tdd.step import Step
 
 if TYPE_CHECKING:
-    from executor.testrun import TestRun
+    from executor.testrun import TestCase, TestRun
 
 O = Outcome  # noqa: E741 - the handlers read better with one letter
 
@@ -113,6 +120,8 @@ class Work(Guard):
         self.rec.ignored = self.r.repo.ignored_entries(ignore=self._ignore())
         self.rec.outside = tampering.outside_config(self.r.repo.root)
         self.rec.flags = self.r.repo.index_flags()
+        self.rec.environment = self._environment()
+        self._say(f"tests run with {self.rec.environment.python} ({self.rec.environment.source})")
         self._keep_flagged_changes(head)
         tests = [f for f in self.r.repo.paths_in(head) if verdicts.is_test_file(f)]
         self.rec.base_tests = verdicts.test_fingerprints(self.r.repo.root, tests)
@@ -287,19 +296,53 @@ class Work(Guard):
         """A sealed test run (`Guard.sealed_run`): the run, and what it tampered with."""
         if not command:
             return None, []
+        env = self.rec.environment or self._environment()
+        self.rec.environment = env
+        python = Interpreter(env.python, env.source, env.prefix)
+        moved = python.identity(self.r.repo.root)
+        changed = [] if moved == env.identity else [
+            f"the project's Python changed during the session ({env.identity} -> {moved}): "
+            f"the tests run only with the interpreter found when the session started"
+        ]  # fmt: skip
+        cover = coverage and env.coverage
         label = f"[session {self.s.number}] running: {command}"
         log = self._test_log()
         if self.r.activity is None:
             self.r.report(label)
-            run, tampered = self.sealed_run(lambda: self.r.run_tests(command, coverage, None, log))
+            run, tampered = self.sealed_run(
+                lambda: self.r.run_tests(command, cover, None, log, python)
+            )
             self._say(f"  {run.summary()}")
-            return run, tampered
+            return run, changed + tampered
         act = self.r.activity(label)
         run, tampered = self.sealed_run(
-            lambda: self.r.run_tests(command, coverage, LiveCount(act), log)
+            lambda: self.r.run_tests(command, cover, LiveCount(act), log, python)
         )
         act.close(run.summary())
-        return run, tampered
+        return run, changed + tampered
+
+    def _environment(self) -> TestEnvironment:
+        """The project's environment (`executor.projectenv`), found and asked once: where
+        its packages are (what runs in every test run is fingerprinted) and whether it has
+        pytest when the session's commands run pytest."""
+        from executor import projectenv
+
+        root = self.r.repo.root
+        found = projectenv.find(root)
+        probe = projectenv.probe(found)
+        commands = [*self._test_commands(), self.r.suite_command or ""]
+        if not probe.has_pytest and any("pytest" in c for c in commands):
+            raise ProjectEnvError(
+                f"pytest is not installed in {found.describe()}, which runs this project's "
+                f"tests: install it there (`{found.python} -m pip install pytest`), or "
+                f"activate the environment that has it, and run the same command again. "
+                f"Nothing was touched."
+            )
+        return TestEnvironment(
+            python=found.python, source=found.source, prefix=found.prefix,
+            identity=found.identity(root), plugins=projectenv.plugins(probe.site),
+            site=list(probe.site), coverage=probe.has_pytest_cov,
+        )  # fmt: skip
 
     def _test_log(self) -> Path:
         """Where this test run's output goes as it arrives: `s<N>.<step>.a<attempt>.t<k>
@@ -312,23 +355,30 @@ class Work(Guard):
     def red_verify(self) -> Outcome:
         tree = self.r.repo.record_tree(exclude=self._ignore()).tree
         run, tampered = self._run(self._cmd("red"))
-        weak = self.weakened_tests("red") if self.rec.base_tests else []
-        weak += self.outside_changes()
+        weak = self.weakened_tests("red", run) if self.rec.base_tests else []
+        weak += self.outside_changes() + self.environment_changes()
         root, repo = self.r.repo.root, self.r.repo
         changed = repo.tree_diff(repo.tree_of(self.rec.base_commit or "HEAD"), tree)
         mine = [f for f in changed if verdicts.is_test_file(f)]
-        why = "; ".join([*tampered, *weak]) or verdicts.red_problem(run, mine, root)
+        paths = repo.paths_in(tree)
+        env = self.rec.environment
+        why = "; ".join([*tampered, *weak]) or verdicts.red_problem(
+            run, mine, root, project=[*paths, *(f.path for f in self.s.files)],
+            environment=f"{env.python} ({env.source})" if env else "",
+        )  # fmt: skip
         if why is None and run is not None:
-            self.rec.red = verdicts.red_facts(run, changed, root)
-            tests = [f for f in repo.paths_in(tree) if verdicts.is_test_file(f)]
-            self.rec.red.tests = verdicts.test_fingerprints(root, tests)
-            self.rec.red.infra = self.infra_now(changed)
+            red = self.rec.red = verdicts.red_facts(run, changed, tree=tree)
+            tests = [f for f in paths if verdicts.is_test_file(f)]
+            red.tests = verdicts.test_fingerprints(root, tests)
+            red.session = verdicts.session_keys(self.rec.base_tests, red.tests)
+            red.infra = self.infra_now(changed)
             self.rec.verified = tree
-            # a RED that fails at collection counts no test: count them from its files
-            named = verdicts.named_tests(self.rec.red.tests, self.rec.red.files)
-            self.rec.tests_written = run.collected or len(named) or None
-            self.rec.tests_passing = run.passed
-            self.rec.last_summary = f"RED verified: {run.summary()}"
+            cases = verdicts.session_cases(run, red)
+            # a RED that fails at collection counts no test: count them from their definitions
+            named = [k for k in red.session if not k.endswith("::<file>")]
+            self.rec.tests_written = len(cases) or len(named) or None
+            self.rec.tests_passing = sum(c.outcome == "passed" for c in cases)
+            self.rec.last_summary = f"RED verified: {run.summary()}" + _not_run(cases)
             self.rec.last_failure = ""
             return O.OK
         assert why is not None
@@ -337,12 +387,32 @@ class Work(Guard):
         self.rec.feedback.append(f"RED check failed: {why}. Write tests that exist and fail.")
         return O.FAILED
 
+    def _unchanged_since_green(self, role: str, tree: str) -> bool:
+        """REFACTOR left the very tree GREEN verified (content, not places): its test runs
+        would measure the same content again, so GREEN's verification stands, once what
+        lies outside the tree (ignored code, settings above the repository, the project's
+        environment) is checked as well."""
+        if role != "refactor" or not self.rec.green_passed or tree != self.rec.verified:
+            return False
+        if self.tampering(role, None):
+            return False  # measured again in full, and refused with the reasons
+        self._say("REFACTOR changed nothing since GREEN was verified: GREEN's test runs stand")
+        self.rec.last_summary = (
+            "REFACTOR verified: nothing changed since GREEN (the same tree); "
+            + self.rec.last_summary.removeprefix("GREEN verified: ")
+        )
+        self.rec.last_failure = ""
+        self.rec.retries = 0
+        return True
+
     def pass_verify(self, role: str) -> Outcome:
         if role == "refactor" and self.s.green is None and self.s.red is not None:
             return self.red_verify()  # a session that only writes failing tests: still RED
         command = self._cmd(role)
         suite = self.r.suite_command if self.r.suite_command != command else None
         tree = self.r.repo.record_tree(exclude=self._ignore()).tree
+        if self._unchanged_since_green(role, tree):
+            return O.OK
         suite_run, tampered = self._run(suite, coverage=True)
         session_run = None
         if suite_run is None or not verdicts.collects(suite_run, self.rec.red):
@@ -371,7 +441,7 @@ class Work(Guard):
             self.rec.tests_passing = len(passed)
             self.rec.last_summary = verdicts.verified_summary(
                 role, verdict.cases, session_run, suite_run, command
-            )
+            ) + _not_run(verdict.cases)
             run = suite_run or session_run
             self.rec.coverage = run.coverage if run is not None else None
             self.rec.last_failure = ""
@@ -479,6 +549,20 @@ class Work(Guard):
         backup = self.r.repo.roll_back(base, paths, flags=self.rec.flags)
         self.rolled_back = (backup, base)
         return O.SKIP if self.rec.after_rollback == "skip" else O.OK
+
+
+def _not_run(cases: list[TestCase]) -> str:
+    """A line naming the session's tests that did not run here (skipped or xfail), which
+    prove nothing: said, not refused (a test skipped in RED as well keeps its outcome)."""
+    idle = verdicts.not_run(cases)
+    if not idle:
+        return ""
+    reasons = sorted({c.message.splitlines()[0][:80] for c in idle if c.message})
+    return (
+        f"\nNot run here ({plural(len(idle), 'test')} of the session, skipped or xfail, "
+        f"prove nothing): {verdicts.describe([c.id for c in idle], 5)}"
+        + (f" ({'; '.join(reasons[:3])})" if reasons else "")
+    )
 
 
 def _under_any(path: str, entries: tuple[str, ...]) -> bool:

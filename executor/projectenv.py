@@ -1,0 +1,279 @@
+"""The project's own environment: which interpreter and tools a session's tests run with
+(P27).
+
+Tests run with what the person's shell at the repository root would use, never the
+executor's own environment by accident (installed with pipx or uv tool, the executor
+lives in a venv of its own that has none of the project's dependencies). In order:
+
+1. the active virtual environment (`VIRTUAL_ENV`; a conda one: `CONDA_PREFIX`);
+2. the repository's own `.venv` (or `venv`) at its root;
+3. what the project declares: `uv.lock` (uv's project environment:
+   `UV_PROJECT_ENVIRONMENT`, else `.venv`), `poetry.lock` (`poetry env info --path`),
+   hatch (`hatch env find`), `pdm.lock` (`.venv`, pdm's default) -- an environment the
+   tool has not made yet is named with the command that makes it, never made here
+   (that would install);
+4. the `python3` on PATH.
+
+The environment's `bin` folder goes first on the test command's PATH and `VIRTUAL_ENV`
+names it, so `python`, `pytest`, `make test` and `tox` all find the project's tools; a
+bare `pytest` or `python -m pytest` is run with its interpreter (`executor.testreports`).
+
+What runs in every test run without a test asking for it -- `.pth` files,
+`sitecustomize`/`usercustomize`, pytest plugins registered by entry point -- is
+fingerprinted (`Interpreter.plugins`) when a session starts; a change during the session
+decides what passes as surely as a changed conftest.py, and is judged the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from executor.errors import ProjectEnvError
+
+#: How long a tool that names its environment may take (poetry, hatch start slowly).
+_TOOL_SECONDS = 30
+_PROBE = (
+    "import importlib.util as u, json, site, sys, sysconfig\n"
+    "paths = {sysconfig.get_path('purelib'), sysconfig.get_path('platlib')}\n"
+    "try:\n    paths.add(site.getusersitepackages())\nexcept Exception:\n    pass\n"
+    "print(json.dumps({'prefix': sys.prefix, 'version': sys.version.split()[0],"
+    " 'site': sorted(p for p in paths if p),"
+    " 'pytest': u.find_spec('pytest') is not None,"
+    " 'pytest_cov': u.find_spec('pytest_cov') is not None}))\n"
+)
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    """The project's Python environment, as found (`find`) and probed (`probe`)."""
+
+    python: str
+    #: How it was found, in the person's words ("the repository's .venv").
+    source: str
+    #: The environment's folder (a venv's or conda's prefix), None for PATH's python3.
+    prefix: str | None = None
+
+    @property
+    def bin(self) -> str | None:
+        return str(Path(self.prefix) / "bin") if self.prefix else None
+
+    def describe(self) -> str:
+        return f"{self.python} ({self.source})"
+
+    def environ(self, base: Mapping[str, str]) -> dict[str, str]:
+        """`base` with this environment first on PATH and named by VIRTUAL_ENV."""
+        env = dict(base)
+        if self.prefix is None:
+            return env
+        path = [p for p in env.get("PATH", os.defpath).split(os.pathsep) if p != self.bin]
+        env["PATH"] = os.pathsep.join([str(self.bin), *path])
+        env["VIRTUAL_ENV"] = self.prefix
+        env.pop("PYTHONHOME", None)
+        return env
+
+    def identity(self, root: Path) -> str:
+        """What the interpreter is: its real path, and for one inside the repository `root`
+        (a venv made with --copies, or a script put in its place) a hash of its content."""
+        real = Path(os.path.realpath(self.python))
+        if not real.is_file():
+            return f"{real} (missing)"
+        if not real.is_relative_to(Path(os.path.realpath(root))):
+            return str(real)
+        return f"{real} {_digest(real)}"
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What the interpreter says of itself (one process, when a session starts)."""
+
+    version: str
+    site: tuple[str, ...]
+    has_pytest: bool
+    has_pytest_cov: bool
+
+
+def find(root: Path, environ: Mapping[str, str] | None = None) -> Interpreter:
+    """The environment the person's shell at `root` would run the tests with (module
+    docstring). Raises ProjectEnvError when the project declares an environment that does not
+    exist yet, or no python3 is found at all."""
+    env = os.environ if environ is None else environ
+    for var, label in (("VIRTUAL_ENV", "the active virtual environment"),
+                       ("CONDA_PREFIX", "the active conda environment")):  # fmt: skip
+        prefix = env.get(var)
+        if prefix and _python_in(Path(prefix)):
+            return Interpreter(str(_python_in(Path(prefix))), f"{label}, ${var}", prefix)
+    for top in _checkouts(root):
+        for name in (".venv", "venv"):
+            folder = top / name
+            if (folder / "pyvenv.cfg").is_file() and _python_in(folder):
+                return Interpreter(str(_python_in(folder)), f"the repository's {name}", str(folder))
+    declared = _declared(root, env)
+    if declared is not None:
+        return declared
+    found = shutil.which("python3", path=env.get("PATH")) or shutil.which(
+        "python", path=env.get("PATH")
+    )
+    if found:
+        return Interpreter(found, "python3 on PATH")
+    return Interpreter(sys.executable, "the executor's own Python: no other was found")
+
+
+def _checkouts(root: Path) -> list[Path]:
+    """`root`, and for a linked worktree (a session's lane) the main checkout too, where
+    the project's `.venv` lives (`.git` is then a file: `gitdir: <main>/.git/worktrees/N`)."""
+    try:
+        line = (root / ".git").read_text("utf-8").strip() if (root / ".git").is_file() else ""
+    except OSError:
+        line = ""
+    if not line.startswith("gitdir:"):
+        return [root]
+    linked = Path(line.removeprefix("gitdir:").strip())
+    linked = linked if linked.is_absolute() else root / linked
+    main = linked.parent.parent.parent if linked.parent.name == "worktrees" else None
+    return [root, main] if main is not None else [root]
+
+
+def _python_in(prefix: Path) -> Path | None:
+    for name in ("bin/python", "bin/python3", "Scripts/python.exe"):
+        if (prefix / name).exists():
+            return prefix / name
+    return None
+
+
+def _declared(root: Path, env: Mapping[str, str]) -> Interpreter | None:
+    """The environment a project tool manages, when the project uses one."""
+    if (root / "uv.lock").is_file():
+        named = env.get("UV_PROJECT_ENVIRONMENT")
+        folder = Path(named) if named else root / ".venv"
+        folder = folder if folder.is_absolute() else root / folder
+        return _made(folder, "uv's project environment (uv.lock)", "uv sync")
+    if (root / "poetry.lock").is_file():
+        out = _ask_tool(["poetry", "env", "info", "--path"], root, env)
+        if out:
+            return _made(Path(out), "poetry's environment (poetry.lock)", "poetry install")
+        raise _not_made("poetry's environment (poetry.lock)", "poetry install", root)
+    if (root / "pdm.lock").is_file():
+        return _made(root / ".venv", "pdm's environment (pdm.lock)", "pdm install")
+    if _uses_hatch(root):
+        out = _ask_tool(["hatch", "env", "find", "default"], root, env)
+        if out:
+            return _made(Path(out), "hatch's default environment", "hatch env create")
+    return None
+
+
+def _made(folder: Path, label: str, make: str) -> Interpreter:
+    python = _python_in(folder)
+    if python is None:
+        raise _not_made(label, make, folder)
+    return Interpreter(str(python), label, str(folder))
+
+
+def _not_made(label: str, make: str, where: Path) -> ProjectEnvError:
+    return ProjectEnvError(
+        f"the tests run in {label}, which is not made yet ({where}): run `{make}` in the "
+        f"repository first (the executor installs nothing). Or activate another environment "
+        f"and run the command again."
+    )
+
+
+def _ask_tool(argv: list[str], root: Path, env: Mapping[str, str]) -> str:
+    """One line a project tool prints ("" when it is not installed or says nothing)."""
+    if not shutil.which(argv[0], path=env.get("PATH")):
+        return ""
+    try:
+        proc = subprocess.run(argv, cwd=root, env=dict(env), capture_output=True, text=True,
+                              timeout=_TOOL_SECONDS, stdin=subprocess.DEVNULL)  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    lines = [ln.strip() for ln in proc.stdout.splitlines() if ln.strip()]
+    return lines[-1] if proc.returncode == 0 and lines else ""
+
+
+def _uses_hatch(root: Path) -> bool:
+    if (root / "hatch.toml").is_file():
+        return True
+    try:
+        text = (root / "pyproject.toml").read_text("utf-8", errors="replace")
+    except OSError:
+        return False
+    return "[tool.hatch.envs" in text
+
+
+def probe(interpreter: Interpreter, environ: Mapping[str, str] | None = None) -> Probe:
+    """Ask the interpreter where its packages are and whether it has pytest."""
+    env = interpreter.environ(os.environ if environ is None else environ)
+    try:
+        proc = subprocess.run([interpreter.python, "-I", "-c", _PROBE], env=env,
+                              capture_output=True, text=True, timeout=_TOOL_SECONDS,
+                              stdin=subprocess.DEVNULL)  # fmt: skip
+        data = json.loads(proc.stdout)
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        raise ProjectEnvError(
+            f"cannot run the project's Python {interpreter.describe()}: it did not start "
+            f"or said nothing readable. Activate a working environment and run again."
+        ) from None
+    return Probe(
+        version=str(data.get("version", "")),
+        site=tuple(str(p) for p in data.get("site", [])),
+        has_pytest=bool(data.get("pytest")),
+        has_pytest_cov=bool(data.get("pytest_cov")),
+    )
+
+
+def plugins(site_dirs: tuple[str, ...]) -> dict[str, str]:
+    """What runs in every test run without a test asking: `.pth` files,
+    sitecustomize/usercustomize, and pytest plugins registered by entry point
+    (`pytest11`), each path -> a hash of its content."""
+    out: dict[str, str] = {}
+    for folder in map(Path, site_dirs):
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            if name.endswith(".pth") or name in {"sitecustomize.py", "usercustomize.py"}:
+                out[entry.path] = _digest(Path(entry.path))
+            elif name.endswith(".dist-info"):
+                points = Path(entry.path) / "entry_points.txt"
+                text = _read(points)
+                if "[pytest11]" in text:
+                    out[str(points)] = hashlib.sha256(text.encode()).hexdigest()[:16]
+            elif name in {"sitecustomize", "usercustomize"}:
+                out[entry.path] = _digest(Path(entry.path) / "__init__.py")
+    return out
+
+
+def plugin_changes(before: Mapping[str, str], now: Mapping[str, str]) -> list[str]:
+    """Plugins, `.pth` files and customize modules added, changed or removed."""
+    out = []
+    for path in sorted(set(before) | set(now)):
+        if path not in before:
+            out.append(f"{path} (added)")
+        elif path not in now:
+            out.append(f"{path} (removed)")
+        elif before[path] != now[path]:
+            out.append(f"{path} (changed)")
+    return out
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    except OSError:
+        return "-"
