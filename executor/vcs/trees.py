@@ -20,6 +20,7 @@ import contextlib
 import os
 import stat
 import subprocess
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,9 @@ VOLATILE_DIRS = frozenset(
 )  # fmt: skip
 VOLATILE_SUFFIXES = (".pyc", ".pyo")
 VOLATILE_NAMES = frozenset({".coverage", "coverage.xml", ".DS_Store"})
+#: A file changed this recently may change again within the same timestamp tick: its
+#: content is hashed again rather than trusted to its stat (git's "racy" entries).
+_RACY_NS = 2_000_000_000
 #: Flags a person's index may carry on a path (`git ls-files -v` letters).
 _FLAGS = {"h": "--assume-unchanged", "S": "--skip-worktree", "s": "--skip-worktree"}
 #: No program a repository's config names runs in our git writes.
@@ -64,6 +68,15 @@ class Recorded:
 
 
 class GitTrees(GitReads):
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        #: path -> (inode, size, mtime, ctime) and the blob hashed then (`_blobs`)
+        self._hashed: dict[str, tuple[tuple[int, ...], str]] = {}
+        #: the last tree written, and the index entries it was written from
+        self._last_tree: tuple[str, str] | None = None
+        #: commit id -> its tree (`tree_of`)
+        self._trees: dict[str, str] = {}
+
     # -- recording --------------------------------------------------------------------------
     def record_tree(self, *, exclude: Sequence[Path] = ()) -> Recorded:
         """The worktree's content (tracked and untracked, not ignored, not volatile) as a
@@ -142,19 +155,51 @@ class GitTrees(GitReads):
             + self._blobs(files, modes)
             + [f"120000 {self._hash(data)}\t{rel}" for rel, data in links.items()]
         )
+        listing = "".join(e + "\0" for e in entries)
+        if self._last_tree is not None and self._last_tree[0] == listing:
+            return Recorded(self._last_tree[1], problems)  # the same entries: the same tree
         with self._private_index(None) as env:
             if entries:
                 self._run("update-index", "--add", "-z", "--index-info", env=env,
-                          input_text="".join(e + "\0" for e in entries))  # fmt: skip
+                          input_text=listing)  # fmt: skip
             tree = self._out("write-tree", env=env).strip()
+        self._last_tree = (listing, tree)
         return Recorded(tree, problems)
 
     def _blobs(self, files: list[str], modes: dict[str, str]) -> list[str]:
+        """Each file's blob, written to the object store. A file hashed before by this
+        process whose inode, size, mtime and ctime are unchanged (any write moves ctime,
+        which no program sets back) keeps its blob, unless its mtime was too recent to
+        tell a change in the same tick apart (git's "racy" rule)."""
         if not files:
             return []
-        out = self._out("hash-object", "-w", "--no-filters", "--stdin-paths",
-                        input_text="".join(f + "\n" for f in files)).split()  # fmt: skip
-        return [f"{modes[f]} {sha}\t{f}" for f, sha in zip(files, out, strict=True)]
+        known = self._hashed
+        shas: dict[str, str] = {}
+        fresh: list[str] = []
+        signatures: dict[str, tuple[int, ...]] = {}
+        settled = time.time_ns() - _RACY_NS
+        for f in files:
+            try:
+                info = (self.root / f).lstat()
+            except OSError:
+                fresh.append(f)
+                continue
+            sig = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+            hit = known.get(f)
+            if hit is not None and hit[0] == sig:
+                shas[f] = hit[1]
+                continue
+            fresh.append(f)
+            if max(info.st_mtime_ns, info.st_ctime_ns) < settled:
+                signatures[f] = sig
+        if fresh:
+            out = self._out("hash-object", "-w", "--no-filters", "--stdin-paths",
+                            input_text="".join(f + "\n" for f in fresh)).split()  # fmt: skip
+            for f, sha in zip(fresh, out, strict=True):
+                shas[f] = sha
+                if f in signatures:
+                    known[f] = (signatures[f], sha)
+        return [f"{modes[f]} {shas[f]}\t{f}" for f in files]
 
     def _hash(self, data: bytes) -> str:
         return self._out(
@@ -205,8 +250,14 @@ class GitTrees(GitReads):
         return text
 
     def tree_of(self, commit: str) -> str:
-        """The tree of a commit (StaleWorkspaceError when there is no such commit)."""
-        return self._out("rev-parse", f"{self._require_commit(commit)}^{{tree}}").strip()
+        """The tree of a commit (StaleWorkspaceError when there is no such commit). A
+        commit named by its full id always has the same tree: asked of git once."""
+        known = self._trees.get(commit)
+        if known is None:
+            known = self._out("rev-parse", f"{self._require_commit(commit)}^{{tree}}").strip()
+            if len(commit) == 40 and all(c in "0123456789abcdef" for c in commit):
+                self._trees[commit] = known
+        return known
 
     def tree_diff(self, a: str, b: str) -> list[str]:
         """Paths whose content or mode differs between two trees."""

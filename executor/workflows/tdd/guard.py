@@ -269,9 +269,11 @@ class Guard(SessionPart):
         """Tests weakened since the session started (RED) or since RED (GREEN, REFACTOR),
         judged by what changed (`testchanges`); `run`: RED's own test run, whose failing
         tests a change may have strengthened. Sets `rec.weakened` (their files)."""
-        rec, root, red = self.rec, self.r.repo.root, role == "red"
-        before = rec.base_tests if red else (rec.red.tests or rec.base_tests)
-        rev = rec.base_commit if red else rec.red.tree
+        rec, root = self.rec, self.r.repo.root
+        # with no RED (a session of one GREEN step), what it changed is judged as RED's
+        red = role == "red" or not rec.red.tests
+        before = rec.base_tests if red else rec.red.tests
+        rev = rec.base_commit if red else rec.red.tree  # None: recorded before trees were
         now = verdicts.test_fingerprints(root, {k.split("::", 1)[0] for k in before})
         changed = verdicts.changed_keys(before, now)
         failing = (
@@ -283,7 +285,8 @@ class Guard(SessionPart):
             new = testchanges.definitions(file, read_regular(root / file))
             failed = frozenset(k for k in keys if any(map(verdicts.matching([k]), failing)))
             if old is None:  # a RED verified before its tree was recorded: any change
-                found[file] = [f"{k.split('::', 1)[1]} (changed)" for k in keys]
+                gone = [f"{k.split('::', 1)[1]} (changed)" for k in keys if k in before]
+                found.update({file: gone} if gone else {})
                 continue
             for j in testchanges.judge(old, new, keys, after_red=not red, failed_in_red=failed):
                 why = j.weakenings(fails_now=red and j.key in failed)

@@ -25,6 +25,7 @@ its definitions). Other test files (JavaScript, data) are compared as text.
 from __future__ import annotations
 
 import ast
+import hashlib
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -123,6 +124,20 @@ def _walk(prefix: str, body: list[ast.stmt]) -> dict[str, ast.AST | list[ast.stm
     if rest:
         out[f"{prefix}::{'<class>' if '::' in prefix else '<module>'}"] = rest
     return out
+
+
+def digest(node: ast.AST | list[ast.stmt] | bytes) -> str:
+    """A definition's fingerprint: a hash of its syntax (a class: of its head only, its
+    methods have their own), or of the bytes of a file that is not Python."""
+    if isinstance(node, bytes):
+        data = node
+    elif isinstance(node, list):
+        data = "".join(map(ast.dump, node)).encode()
+    elif isinstance(node, ast.ClassDef):
+        data = "".join(map(ast.dump, [*node.decorator_list, *node.bases, *node.keywords])).encode()
+    else:
+        data = ast.dump(node).encode()
+    return hashlib.sha256(data).hexdigest()[:20]
 
 
 def judge(

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from executor.fsutil import read_regular
 from executor.words import plural
+from executor.workflows.tdd import testchanges
 from executor.workflows.tdd.state import RedFacts
 
 if TYPE_CHECKING:  # the host's step does not load the test runner
@@ -62,24 +63,28 @@ def describe(paths: Sequence[str], limit: int = 10) -> str:
 def test_fingerprints(root: Path, files: Iterable[str]) -> dict[str, str]:
     """`file::name` (and `file::Class::name`) -> a hash of that definition's syntax, plus
     `file::<module>` for what a test file does at import (what it imports, skips,
-    `__test__`, marks) and `file::<class>` for a test class's own settings; a file
-    Python cannot parse (or not Python) is one `file::<file>` hash of its bytes."""
+    `__test__`, marks), `file::Class` for a class's head and `file::Class::<class>` for
+    its own settings; a file Python cannot parse (or not Python) is one `file::<file>`
+    hash of its bytes (`testchanges.definitions`). A file read before with the same
+    content is not parsed again (a session fingerprints every test file several times)."""
     out: dict[str, str] = {}
     for rel in sorted(set(files)):
-        path = root / rel
-        data = read_regular(path)
+        data = read_regular(root / rel)
         if data is None:  # gone, or no file (a FIFO is never waited on): not the test
             continue
-        if not rel.endswith(".py"):
-            out[f"{rel}::<file>"] = _digest(data)
-            continue
-        try:
-            tree = ast.parse(data)
-        except (SyntaxError, ValueError):
-            out[f"{rel}::<file>"] = _digest(data)
-            continue
-        out.update(_definitions(rel, tree.body))
+        key = (rel, hashlib.blake2b(data, digest_size=16).digest())
+        known = _FINGERPRINTS.get(key)
+        if known is None:
+            if len(_FINGERPRINTS) > 4096:
+                _FINGERPRINTS.clear()
+            defs = testchanges.definitions(rel, data)
+            known = _FINGERPRINTS[key] = {k: testchanges.digest(v) for k, v in defs.items()}
+        out.update(known)
     return out
+
+
+#: (file, content hash) -> its fingerprints (`test_fingerprints`).
+_FINGERPRINTS: dict[tuple[str, bytes], dict[str, str]] = {}
 
 
 def named_tests(fingerprints: dict[str, str], files: Iterable[str]) -> list[str]:
@@ -88,30 +93,6 @@ def named_tests(fingerprints: dict[str, str], files: Iterable[str]) -> list[str]
     wanted = set(files)
     named = (k for k in fingerprints if k.split("::", 1)[0] in wanted)
     return [k for k in named if k.rsplit("::", 1)[1].startswith("test")]  # pytest's test*
-
-
-def _definitions(prefix: str, body: list[ast.stmt]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    rest: list[ast.stmt] = []
-    for node in body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            out[f"{prefix}::{node.name}"] = _digest(ast.dump(node).encode())
-        elif isinstance(node, ast.ClassDef):
-            inner = _definitions(f"{prefix}::{node.name}", node.body)
-            if inner:
-                out.update(inner)
-            head = [*node.decorator_list, *node.bases, *node.keywords]
-            out[f"{prefix}::{node.name}"] = _digest("".join(map(ast.dump, head)).encode())
-        else:  # imports too: a test that imports a stub instead of the code is weaker
-            rest.append(node)
-    if rest:
-        kind = "<module>" if "::" not in prefix else "<class>"
-        out[f"{prefix}::{kind}"] = _digest("".join(ast.dump(n) for n in rest).encode())
-    return out
-
-
-def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()[:20]
 
 
 def changed_keys(before: dict[str, str], now: dict[str, str]) -> dict[str, list[str]]:
