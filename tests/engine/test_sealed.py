@@ -179,6 +179,23 @@ def test_19_05_pytest_settings_spelled_another_way_are_test_infrastructure(
     assert "test infrastructure changed during GREEN" in out and "pyproject.toml" in out
 
 
+def test_19_05_a_project_file_that_also_holds_pytest_settings_may_change_elsewhere(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """Precision beside 19_05 (mistune `acee737a2f`, replayed: a false block): the
+    project's pyproject.toml holds pytest's settings from the start; GREEN adds a
+    `[tool.rye]` table. Its pytest settings, read by meaning, did not change."""
+    settings = "[tool.pytest.ini_options]\naddopts = '-q'\n"
+    (git_repo / "pyproject.toml").write_text(settings, encoding="utf-8")
+    git(git_repo, "add", "pyproject.toml")
+    git(git_repo, "commit", "-q", "-m", "pytest settings")
+    plan = make_project(git_repo)
+    rye = appended("pyproject.toml", "[tool.rye]\nmanaged = true\n")
+    out = run(plan, git_repo, hostile(tmp_path, "green", rye))
+    assert out.startswith("0\n"), out
+    assert "[tool.rye]" in git(git_repo, "show", "HEAD:pyproject.toml")
+
+
 FORGE_REPORT = """
 class Account:  # breaks every test that makes an account
     pass

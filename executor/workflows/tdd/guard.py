@@ -183,7 +183,15 @@ class Guard(SessionPart):
         root = r.repo.root
         problems = []
         changed = r.repo.tree_diff(r.repo.tree_of(rec.base_commit or "HEAD"), rec.tree)
-        infra = tampering.infra_changes(rec.red.infra, self.infra_now(changed))
+        infra_now = self.infra_now(changed)
+        before = dict(rec.red.infra)  # what RED left; what RED did not touch, as it started
+        unseen = [f for f in infra_now if f not in before]
+        if unseen and rec.base_commit:
+            base = rec.base_commit
+            before.update(tampering.infra_fingerprint(
+                root, unseen, stored=lambda f: self._source(base, f)
+            ))  # fmt: skip
+        infra = tampering.infra_changes(before, infra_now)
         if infra:
             problems.append(
                 f"test infrastructure changed during {role.upper()} (tampering: it decides "

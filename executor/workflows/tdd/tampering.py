@@ -84,14 +84,19 @@ def command_files(root: Path, commands: Iterable[str | None]) -> list[str]:
     return sorted(found)
 
 
-def infra_fingerprint(root: Path, files: Iterable[str]) -> dict[str, str]:
+def infra_fingerprint(
+    root: Path, files: Iterable[str], *, stored: Callable[[str], bytes | None] | None = None
+) -> dict[str, str]:
     """Test infrastructure among `files`: path -> a hash of what configures the tests, as
     the runner reads it (pytest's settings from pyproject.toml, setup.cfg or tox.ini,
-    parsed; package.json's scripts and runner keys; any other such file whole)."""
+    parsed; package.json's scripts and runner keys; any other such file whole). `stored`:
+    read each file as a commit holds it instead (None: the commit has none, not listed)."""
     out: dict[str, str] = {}
     for f in files:
         path = root / f
-        data = read_regular(path)
+        data = read_regular(path) if stored is None else stored(f)
+        if data is None and stored is not None:
+            continue
         if data is None:
             # gone; or no file (a FIFO is never waited on), which configures nothing
             out[f] = "-" if not os.path.lexists(path) else "special"
