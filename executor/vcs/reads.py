@@ -209,6 +209,20 @@ class GitReads(GitBase):
             return []
         return self._out("log", "--oneline", "--no-decorate", f"-n{n}").splitlines()
 
+    def words_in(self, rev: str, words: Sequence[str]) -> dict[str, set[str]]:
+        """Which of `words` (whole words) each Python file of `rev` (a commit or a tree)
+        mentions: path -> words. One `git grep`."""
+        if not words:
+            return {}
+        patterns = [arg for w in sorted(set(words)) for arg in ("-e", w)]
+        proc = self._run("grep", "-o", "-w", "-I", "-F", "--full-name", *patterns, rev, "--",
+                         "*.py", check=False)  # fmt: skip
+        found: dict[str, set[str]] = {}
+        for line in proc.stdout.splitlines():
+            path, _, word = line.removeprefix(f"{rev}:").rpartition(":")
+            found.setdefault(path, set()).add(word)
+        return found
+
     def _visible(self, rels: Sequence[str]) -> list[str]:
         """The paths git does not ignore: naming an ignored path in `git add`, even to
         exclude it, makes the command fail ("paths are ignored by one of your .gitignore

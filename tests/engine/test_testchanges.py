@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from executor.workflows.tdd.testchanges import Judged, definitions, judge
+from executor.workflows.tdd.testchanges import Judged, definitions, judge, subjects
 
 
 def _judge(
@@ -128,8 +128,11 @@ def test_a_skip_always_weakens_even_when_the_test_fails() -> None:
 
 
 def test_a_test_deleted_or_renamed_away_is_gone() -> None:
-    after = BASE.replace("def test_add()", "def test_plus()")
-    assert _why(BASE, after) == {"test_add": ["gone"]}
+    assert _why(BASE, BASE.replace("def test_add()", "def check_add()")) == {"test_add": ["gone"]}
+    deleted = BASE.replace(
+        "def test_add():\n    assert add(1, 2) == 3\n    assert add(0, 0) == 0\n", ""
+    )
+    assert _why(BASE, deleted) == {"test_add": ["gone"]}
 
 
 @pytest.mark.parametrize(
@@ -190,3 +193,21 @@ def test_text_test_files_are_judged_by_their_expectations() -> None:
     assert judge(old, skipped, key, after_red=False)[0].weakenings(False) == ["skip"]
     assert judge(old, grown, key, after_red=False)[0].weakenings(False) == []
     assert judge(old, grown, key, after_red=True)[0].weakenings(False) == ["changed-file"]
+
+
+def test_a_test_renamed_with_the_same_body_is_no_loss() -> None:
+    """tabulate `9a0e89b136`: `test_py27orlater_list_of_ordereddicts` became
+    `test_list_of_ordereddicts`, its body unchanged."""
+    renamed = BASE.replace("def test_add():", "def test_add_numbers():")
+    judged = {j.key.split("::", 1)[1]: j for j in _judge(BASE, renamed)}
+    assert judged["test_add"].kind == "renamed" and judged["test_add"].weakenings(False) == []
+
+
+def test_what_a_deleted_test_tested_is_the_names_it_uses_but_does_not_define() -> None:
+    source = (
+        "def test_marker(signature, should_match):\n"
+        "    matched = bool(FunctionBuilder._KWONLY_MARKER.search(signature))\n"
+        "    assert matched == should_match, len(signature)\n"
+    )
+    node = definitions("tests/test_x.py", source.encode())["tests/test_x.py::test_marker"]
+    assert subjects(node) == {"FunctionBuilder", "_KWONLY_MARKER", "search"}

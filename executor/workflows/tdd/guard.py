@@ -219,7 +219,7 @@ class Guard(SessionPart):
                 f"session's modules (git ignores it; the commit holds the source): "
                 f"{verdicts.describe(planted)}"
             )
-        problems += self.weakened_tests(role)
+        problems += self.weakened_tests(role) + self.deleted_tests(role)
         problems += self.outside_changes() + self.environment_changes()
         gone = self._earlier_tests_gone(suite_run)
         if gone:
@@ -277,6 +277,13 @@ class Guard(SessionPart):
         """Tests weakened since the session started (RED) or since RED (GREEN, REFACTOR),
         judged by what changed (`testchanges`); `run`: RED's own test run, whose failing
         tests a change may have strengthened. Sets `rec.weakened` (their files)."""
+        return self.judge_tests(role, run)[0]
+
+    def judge_tests(
+        self, role: str, run: TestRun | None = None
+    ) -> tuple[list[str], dict[str, list[str]]]:
+        """`weakened_tests`, and the tests RED deleted that name what they tested (key ->
+        those names): judged once GREEN has changed the code (`deleted_tests`)."""
         rec, root = self.rec, self.r.repo.root
         # with no RED (a session of one GREEN step), what it changed is judged as RED's
         red = role == "red" or not rec.red.tests
@@ -288,6 +295,7 @@ class Guard(SessionPart):
             [c.id for c in run.cases if c.outcome in {"failed", "error"}] if run else []
         ) if red else list(rec.red.failing)  # fmt: skip
         found: dict[str, list[str]] = {}
+        deleted: dict[str, list[str]] = {}
         for file, keys in changed.items():
             old = testchanges.definitions(file, self._source(rev, file)) if rev else None
             new = testchanges.definitions(file, read_regular(root / file))
@@ -298,15 +306,39 @@ class Guard(SessionPart):
                 continue
             for j in testchanges.judge(old, new, keys, after_red=not red, failed_in_red=failed):
                 why = j.weakenings(fails_now=red and j.key in failed)
-                if why:
+                subjects = testchanges.subjects(old[j.key]) if why == ["gone"] else set()
+                if role == "red" and subjects:
+                    deleted[j.key] = sorted(subjects)
+                elif why:
                     words = ", ".join(testchanges.WHY[w] for w in why)
                     found.setdefault(file, []).append(f"{j.key.split('::', 1)[1]} ({words})")
         rec.weakened = sorted(found)
-        return [
-            f"tests in {f} weakened during {role.upper()} (tests only grow stronger without a "
-            f"person; one may accept them at the next question): " + "; ".join(items[:5])
-            for f, items in sorted(found.items())
-        ]
+        return _weakened(role, found), deleted
+
+    def deleted_tests(self, role: str) -> list[str]:
+        """Tests RED deleted (`RedFacts.deleted`) while every name they tested is still in
+        the code, as the tree stands: what they pinned is still there, so deleting them
+        weakened the suite. A test deleted together with code it tested is not."""
+        rec = self.rec
+        if not rec.red.deleted or not rec.base_commit:
+            return []
+        words = sorted({w for names in rec.red.deleted.values() for w in names})
+
+        def in_code(rev: str) -> set[str]:
+            found = self.r.repo.words_in(rev, words).items()
+            return {w for path, ws in found if not verdicts.is_test_file(path) for w in ws}
+
+        before, now = in_code(rec.base_commit), in_code(rec.tree)
+        kept: dict[str, list[str]] = {}
+        for key, names in sorted(rec.red.deleted.items()):
+            if not (set(names) & before) - now:
+                file, name = key.split("::", 1)
+                kept.setdefault(file, []).append(
+                    f"{name} (deleted in RED while what it tested is still in the code: "
+                    f"{', '.join(sorted(set(names) & now)[:3]) or 'none of it was code'})"
+                )
+        rec.weakened = sorted({*rec.weakened, *kept})
+        return _weakened(role, kept)
 
     def _source(self, rev: str, path: str) -> bytes | None:
         """A file as `rev` (a commit or a tree) holds it; None when it holds none."""
@@ -336,12 +368,26 @@ class Guard(SessionPart):
                 mine = in_suite if other.in_suite == suite_run.command else before
                 mine.update(other.green_passed)
         root = self.r.repo.root
-        taken = verdicts.session_ids(self.rec.accepted)  # a person took their change in
+        accepted = verdicts.session_ids(self.rec.accepted)  # a person took their change in
+        changed = verdicts.matching(self.rec.red.session or ())  # RED changed them, judged
+
+        def taken(tid: str) -> bool:
+            return accepted(tid) or changed(tid)
+
         return sorted(t for t in in_suite - passing if not taken(t)) + [
             tid
             for tid in sorted(before - now)
-            if (module := tid.split("::", 1)[0]) in collected or not _module_exists(root, module)
+            if not taken(tid)
+            and ((module := tid.split("::", 1)[0]) in collected or not _module_exists(root, module))
         ]
+
+
+def _weakened(role: str, found: dict[str, list[str]]) -> list[str]:
+    return [
+        f"tests in {f} weakened during {role.upper()} (tests only grow stronger without a "
+        f"person; one may accept them at the next question): " + "; ".join(items[:5])
+        for f, items in sorted(found.items())
+    ]
 
 
 def _module_exists(root: Path, module: str) -> bool:

@@ -96,6 +96,11 @@ class RedFacts(Strict):
         "`file::Class::test`); null: a RED verified before this was recorded",
     )
     tree: str | None = Field(default=None, description="the tree RED's tests were verified in")
+    deleted: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="tests RED deleted -> the names they tested: accepted once GREEN removed "
+        "one of them from the code, a weakening while all are still there",
+    )
 
 
 class TestEnvironment(Strict):

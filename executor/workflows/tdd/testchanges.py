@@ -25,6 +25,7 @@ its definitions). Other test files (JavaScript, data) are compared as text.
 from __future__ import annotations
 
 import ast
+import builtins
 import hashlib
 import re
 from collections import Counter
@@ -153,6 +154,10 @@ def judge(
     `after_red`: the change happened after RED (GREEN, REFACTOR), when the session's tests
     are fixed; `failed_in_red`: the keys of tests that failed in RED."""
     out = []
+    keys = list(keys)
+    # a test renamed to another test's name loses nothing; renamed away from `test*`, it
+    # is no longer collected: gone
+    added = {_body(after[k]) for k in keys if k not in before and k in after and key_is_test(k)}
     for key in keys:
         old, new = before.get(key), after.get(key)
         test = key_is_test(key)
@@ -161,7 +166,9 @@ def judge(
             continue
         j = Judged(key, "gone" if new is None else "changed", test)
         if new is None:
-            if test or _holds_tests(old):
+            if test and _body(old) in added:
+                j.kind = "renamed"  # the same test under another name: nothing is lost
+            elif test or _holds_tests(old):
                 j.always.append("gone")
             elif after_red:
                 j.always.append("helper-after-red")
@@ -175,6 +182,37 @@ def judge(
             _judge_function(j, old, new, after_red=after_red, failed=key in failed_in_red)
         out.append(j)
     return out
+
+
+def _body(node: ast.AST | list[ast.stmt] | bytes) -> str:
+    """A test function's syntax without its name (a rename keeps it); "" for others."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return ""
+    return "".join(map(ast.dump, [*node.decorator_list, node.args, *node.body]))
+
+
+def subjects(node: ast.AST | list[ast.stmt] | bytes) -> set[str]:
+    """The names a test uses that it does not define itself (its parameters and locals,
+    builtins and pytest's aside): what it tests (`FunctionBuilder`, `_KWONLY_MARKER`). A
+    test deleted together with the code that defined all it tested pinned behaviour
+    that is gone (`executor.workflows.tdd.guard`)."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return set()
+    own = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+    own |= {
+        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    used |= {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+    return {
+        u
+        for u in used - own - _NOT_SUBJECTS
+        if len(u) > 2 and not u.startswith("assert") and u not in dir(builtins)
+    }
+
+
+_NOT_SUBJECTS = frozenset({"self", "cls", "pytest", "mock", "patch", "raises", "mark",
+                           "parametrize", "fixture", "approx", "warns", "unittest"})  # fmt: skip
 
 
 def _holds_tests(node: ast.AST | list[ast.stmt] | bytes) -> bool:

@@ -355,7 +355,7 @@ class Work(Guard):
     def red_verify(self) -> Outcome:
         tree = self.r.repo.record_tree(exclude=self._ignore()).tree
         run, tampered = self._run(self._cmd("red"))
-        weak = self.weakened_tests("red", run) if self.rec.base_tests else []
+        weak, deleted = self.judge_tests("red", run) if self.rec.base_tests else ([], {})
         weak += self.outside_changes() + self.environment_changes()
         root, repo = self.r.repo.root, self.r.repo
         changed = repo.tree_diff(repo.tree_of(self.rec.base_commit or "HEAD"), tree)
@@ -371,6 +371,7 @@ class Work(Guard):
             tests = [f for f in paths if verdicts.is_test_file(f)]
             red.tests = verdicts.test_fingerprints(root, tests)
             red.session = verdicts.session_keys(self.rec.base_tests, red.tests)
+            red.deleted = deleted
             red.infra = self.infra_now(changed)
             self.rec.verified = tree
             cases = verdicts.session_cases(run, red)
@@ -392,7 +393,7 @@ class Work(Guard):
         would measure the same content again, so GREEN's verification stands, once what
         lies outside the tree (ignored code, settings above the repository, the project's
         environment) is checked as well."""
-        if role != "refactor" or not self.rec.green_passed or tree != self.rec.verified:
+        if role != "refactor" or tree != self.rec.verified:
             return False
         if self.tampering(role, None):
             return False  # measured again in full, and refused with the reasons
@@ -434,8 +435,8 @@ class Work(Guard):
         if not verdict.problems:
             self.rec.verified = tree
             passed = [c.id for c in verdict.cases if c.outcome == "passed"]
-            if role == "green":
-                self.rec.green_passed = passed
+            if role == "green":  # the session's own tests (a session without RED has none)
+                self.rec.green_passed = passed if self.rec.red.files else []
                 self.rec.in_suite = suite_run.command if suite_run and not session_run else None
             self.rec.tests_written = len(verdict.cases)
             self.rec.tests_passing = len(passed)

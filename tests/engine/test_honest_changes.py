@@ -1,0 +1,118 @@
+"""P26: honest test-first work passes unattended, through the real CLI, in the shapes real
+history takes (each seen in ../shared/replay; docs/performance.md has the figures):
+
+- an existing test's expectation updated in RED, so it now fails (more-itertools
+  `bf3b6673e4`);
+- a test file whose other tests the project skips when a package is missing
+  (tabulate's `importorskip("pandas")`): the skips stay the project's;
+- a test deleted together with the code it tested (boltons `289edfcd20`), where a test
+  deleted while what it tested stays is still a person's decision.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tests.engine.helpers import commits, replay_cmd
+
+pytestmark = pytest.mark.slow
+
+PLAN = """# Phase 1: Change
+
+## Session 1: Change Things (TDD)
+
+#### Step 1: Write Tests FIRST (RED)
+Change `tests/test_lib.py`.
+
+**Run tests**: `python -m pytest tests/test_lib.py -q`
+
+#### Step 2: Implement (GREEN)
+Change `lib.py`.
+
+**Run tests**: `python -m pytest tests/test_lib.py -q`
+
+### Files to Create/Modify
+- `lib.py`
+- `tests/test_lib.py`
+"""
+
+LIB = "OLD_LIMIT = 3\n\n\ndef double(x):\n    return x * 2\n"
+TESTS = (
+    "import pytest\n\nimport lib\n\n\n"
+    "def test_double():\n    assert lib.double(2) == 4\n\n\n"
+    "def test_old_limit():\n    assert lib.OLD_LIMIT == 3\n\n\n"
+    "def test_with_a_package_not_installed():\n"
+    "    pytest.importorskip('no_such_package_here')\n\n\n"
+    "@pytest.mark.skip(reason='temporarily disabled')\n"
+    "def test_disabled():\n    assert False\n"
+)
+
+
+def _project(repo: Path, tmp: Path, red: str, green: str) -> tuple[Path, str]:
+    (repo / "lib.py").write_text(LIB, encoding="utf-8")
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_lib.py").write_text(TESTS, encoding="utf-8")
+    (repo / ".gitignore").write_text("__pycache__/\n.pytest_cache/\n", encoding="utf-8")
+    plan = repo / "project-plans" / "change"
+    plan.mkdir(parents=True)
+    (plan / "PHASE_1_CHANGE.md").write_text(PLAN, encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "the project")
+    solutions = tmp / "solutions"
+    for step, rel, text in (("red", "tests/test_lib.py", red), ("green", "lib.py", green)):
+        path = solutions / "session-1" / step / rel
+        path.parent.mkdir(parents=True)
+        path.write_text(text, encoding="utf-8")
+    return plan, replay_cmd(solutions)
+
+
+def _run(plan: Path, repo: Path, agent: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-m", "executor", "execute-session", "1", "--plan", str(plan),
+         "--yes", "--max-retries", "0", "--agent-command", agent],
+        cwd=repo, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    return f"{proc.returncode}\n{proc.stdout}{proc.stderr}"
+
+
+def test_an_expectation_updated_in_red_beside_the_projects_own_skips_passes(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    red = TESTS.replace("assert lib.double(2) == 4", "assert lib.double(2) == 5")
+    plan, agent = _project(git_repo, tmp_path, red, LIB.replace("x * 2", "x * 2 + 1"))
+    out = _run(plan, git_repo, agent)
+    assert out.startswith("0\n"), out
+    assert commits(git_repo)[0] == "feat(change): Change Things"
+
+
+def test_a_test_deleted_with_the_code_it_tested_passes(git_repo: Path, tmp_path: Path) -> None:
+    red = TESTS.replace(
+        "def test_old_limit():\n    assert lib.OLD_LIMIT == 3\n",
+        "def test_triple():\n    assert lib.triple(2) == 6\n",
+    )
+    green = LIB.replace("OLD_LIMIT = 3\n", "") + "\n\ndef triple(x):\n    return x * 3\n"
+    plan, agent = _project(git_repo, tmp_path, red, green)
+    out = _run(plan, git_repo, agent)
+    assert out.startswith("0\n"), out
+    assert "test_old_limit" not in git(git_repo, "show", "HEAD:tests/test_lib.py")
+
+
+def test_a_test_deleted_while_what_it_tested_stays_goes_to_a_person(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    red = TESTS.replace(
+        "def test_old_limit():\n    assert lib.OLD_LIMIT == 3\n",
+        "def test_triple():\n    assert lib.triple(2) == 6\n",
+    )
+    green = LIB + "\n\ndef triple(x):\n    return x * 3\n"
+    plan, agent = _project(git_repo, tmp_path, red, green)
+    out = _run(plan, git_repo, agent)
+    assert out.startswith("16\n"), out
+    assert "tests in tests/test_lib.py weakened during GREEN" in out
+    assert "test_old_limit (deleted in RED while what it tested is still in the code: " in out
+    assert commits(git_repo)[0] == "the project"
