@@ -51,6 +51,7 @@ def register(app: typer.Typer) -> None:
 
             bwrap = bubblewrap()
             python = _python(root)
+            python["runner"] = _runner(shown.get("test_command", (None, ""))[0])
             if json_output:
                 console.out_json({
                     "config_file": str(settings.source) if settings.source else None,
@@ -76,9 +77,27 @@ def register(app: typer.Typer) -> None:
                     f"tests run with: {python['path']} (Python {python['version']}, {has}), "
                     f"{python['source']}"
                 )
+            console.out(f"test counts: {python['runner']}")
             return 0
 
         common.run(body, json_output=json_output)
+
+
+def _runner(command: object) -> str:
+    """How the project's test command's results are counted (`executor.testreports`)."""
+    import shlex
+
+    from executor.testreports import prepare
+
+    if not isinstance(command, str) or not command.strip():
+        return "each session's own command (none configured for the project)"
+    try:
+        runner = prepare(shlex.split(command), Path("report"))
+    except ValueError:
+        return f"`{command}` cannot be read as a command"
+    if runner is None:
+        return f"`{command}`: its exit code only (not measured: no runner report read)"
+    return f"`{command}`: measured from {runner.name}'s own report"
 
 
 def _python(root: Path) -> dict[str, object]:

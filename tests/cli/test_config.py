@@ -70,3 +70,25 @@ def test_the_configs_test_command_is_shown_where_it_comes_from(git_repo: Path) -
         "value": "python -m pytest -q",
         "from": "pyproject.toml",
     }
+
+
+def test_which_python_runs_the_tests_and_how_counts_are_measured_are_shown(
+    git_repo: Path,
+) -> None:
+    """P27: the project's environment (here the repository's .venv, over no active one)
+    and whether the test command's counts are measured."""
+    import os
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(git_repo / ".venv")],
+                   check=True)  # fmt: skip
+    (git_repo / ".executor.toml").write_text('test_command = "make check"\n', "utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    proc = subprocess.run([sys.executable, "-m", "executor", "config", "--json"], cwd=git_repo,
+                          env=env, capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    python = json.loads(proc.stdout)["python"]
+    assert python["path"] == str(git_repo / ".venv" / "bin" / "python")
+    assert python["source"] == "the repository's .venv" and python["pytest"] is False
+    assert "its exit code only (not measured" in python["runner"]
