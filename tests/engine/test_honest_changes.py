@@ -5,8 +5,9 @@ history takes (each seen in ../shared/replay; docs/performance.md has the figure
   `bf3b6673e4`);
 - a test file whose other tests the project skips when a package is missing
   (tabulate's `importorskip("pandas")`): the skips stay the project's;
-- a test deleted together with the code it tested (boltons `289edfcd20`), where a test
-  deleted while what it tested stays is still a person's decision.
+- a test deleted because the behaviour it described changed (parse `55467d28c2`) or went
+  with the code (boltons `289edfcd20`): it fails against the new code; a deleted test
+  that still passes there pinned behaviour that is still there: a person's decision.
 """
 
 from __future__ import annotations
@@ -90,16 +91,30 @@ def test_an_expectation_updated_in_red_beside_the_projects_own_skips_passes(
     assert commits(git_repo)[0] == "feat(change): Change Things"
 
 
-def test_a_test_deleted_with_the_code_it_tested_passes(git_repo: Path, tmp_path: Path) -> None:
-    red = TESTS.replace(
-        "def test_old_limit():\n    assert lib.OLD_LIMIT == 3\n",
-        "def test_triple():\n    assert lib.triple(2) == 6\n",
+@pytest.mark.parametrize(
+    ("deleted", "green"),
+    [
+        # the code it tested is gone (boltons `289edfcd20`)
+        (
+            "def test_old_limit():\n    assert lib.OLD_LIMIT == 3\n",
+            LIB.replace("OLD_LIMIT = 3\n", ""),
+        ),
+        # what it described changed (parse `55467d28c2`)
+        ("def test_double():\n    assert lib.double(2) == 4\n", LIB.replace("x * 2", "x * 2 + 1")),
+    ],
+    ids=["code-gone", "behaviour-changed"],
+)
+def test_a_test_deleted_with_what_it_described_passes(
+    git_repo: Path, tmp_path: Path, deleted: str, green: str
+) -> None:
+    red = TESTS.replace(deleted, "def test_triple():\n    assert lib.triple(2) == 6\n")
+    plan, agent = _project(
+        git_repo, tmp_path, red, green + "\n\ndef triple(x):\n    return x * 3\n"
     )
-    green = LIB.replace("OLD_LIMIT = 3\n", "") + "\n\ndef triple(x):\n    return x * 3\n"
-    plan, agent = _project(git_repo, tmp_path, red, green)
     out = _run(plan, git_repo, agent)
     assert out.startswith("0\n"), out
-    assert "test_old_limit" not in git(git_repo, "show", "HEAD:tests/test_lib.py")
+    assert "tests RED deleted fail against the new code" in out
+    assert deleted.split("(")[0] not in git(git_repo, "show", "HEAD:tests/test_lib.py")
 
 
 def test_a_test_deleted_while_what_it_tested_stays_goes_to_a_person(
@@ -114,5 +129,5 @@ def test_a_test_deleted_while_what_it_tested_stays_goes_to_a_person(
     out = _run(plan, git_repo, agent)
     assert out.startswith("16\n"), out
     assert "tests in tests/test_lib.py weakened during GREEN" in out
-    assert "test_old_limit (deleted in RED while what it tested is still in the code: " in out
+    assert "test_old_limit (deleted in RED, yet it still passes against the new code" in out
     assert commits(git_repo)[0] == "the project"

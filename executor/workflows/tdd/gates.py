@@ -214,9 +214,7 @@ class Gates(Settling):
         mine = verdicts.session_ids(files)  # their tests are measured anew from now on
         rec.green_passed = [t for t in rec.green_passed if not mine(t)]
         rec.red.failing = [t for t in rec.red.failing if not mine(t)]
-        rec.red.deleted = {
-            k: v for k, v in rec.red.deleted.items() if k.split("::")[0] not in files
-        }
+        rec.red.deleted = [k for k in rec.red.deleted if k.split("::")[0] not in files]
         self._say(f"the changed tests are the session's from now on: {verdicts.describe(files)}")
         rec.weakened = []
 

@@ -279,11 +279,9 @@ class Guard(SessionPart):
         tests a change may have strengthened. Sets `rec.weakened` (their files)."""
         return self.judge_tests(role, run)[0]
 
-    def judge_tests(
-        self, role: str, run: TestRun | None = None
-    ) -> tuple[list[str], dict[str, list[str]]]:
-        """`weakened_tests`, and the tests RED deleted that name what they tested (key ->
-        those names): judged once GREEN has changed the code (`deleted_tests`)."""
+    def judge_tests(self, role: str, run: TestRun | None = None) -> tuple[list[str], list[str]]:
+        """`weakened_tests`, and the Python tests RED deleted: judged once GREEN has
+        changed the code (`deleted_tests`)."""
         rec, root = self.rec, self.r.repo.root
         # with no RED (a session of one GREEN step), what it changed is judged as RED's
         red = role == "red" or not rec.red.tests
@@ -295,7 +293,7 @@ class Guard(SessionPart):
             [c.id for c in run.cases if c.outcome in {"failed", "error"}] if run else []
         ) if red else list(rec.red.failing)  # fmt: skip
         found: dict[str, list[str]] = {}
-        deleted: dict[str, list[str]] = {}
+        deleted: list[str] = []
         for file, keys in changed.items():
             old = testchanges.definitions(file, self._source(rev, file)) if rev else None
             new = testchanges.definitions(file, read_regular(root / file))
@@ -306,9 +304,8 @@ class Guard(SessionPart):
                 continue
             for j in testchanges.judge(old, new, keys, after_red=not red, failed_in_red=failed):
                 why = j.weakenings(fails_now=red and j.key in failed)
-                subjects = testchanges.subjects(old[j.key]) if why == ["gone"] else set()
-                if role == "red" and subjects:
-                    deleted[j.key] = sorted(subjects)
+                if role == "red" and why == ["gone"] and j.is_test and file.endswith(".py"):
+                    deleted.append(j.key)  # judged once GREEN has changed the code
                 elif why:
                     words = ", ".join(testchanges.WHY[w] for w in why)
                     found.setdefault(file, []).append(f"{j.key.split('::', 1)[1]} ({words})")
@@ -316,29 +313,57 @@ class Guard(SessionPart):
         return _weakened(role, found), deleted
 
     def deleted_tests(self, role: str) -> list[str]:
-        """Tests RED deleted (`RedFacts.deleted`) while every name they tested is still in
-        the code, as the tree stands: what they pinned is still there, so deleting them
-        weakened the suite. A test deleted together with code it tested is not."""
+        """Tests RED deleted (`RedFacts.deleted`), run as the session found them against
+        the code as it stands now. One that fails there described behaviour this session
+        changed, and went with it: accepted, and said. One that still passes pinned
+        behaviour that is still there, so deleting it weakened the suite: a person
+        decides (docs/engine.md, "What counts as weakening")."""
         rec = self.rec
         if not rec.red.deleted or not rec.base_commit:
             return []
-        words = sorted({w for names in rec.red.deleted.values() for w in names})
-
-        def in_code(rev: str) -> set[str]:
-            found = self.r.repo.words_in(rev, words).items()
-            return {w for path, ws in found if not verdicts.is_test_file(path) for w in ws}
-
-        before, now = in_code(rec.base_commit), in_code(rec.tree)
+        still = self._still_passing(rec.red.deleted, rec.base_commit)
+        if not still:
+            self._say(
+                f"tests RED deleted fail against the new code, so what they described is what "
+                f"this session changed: {verdicts.describe(rec.red.deleted)}; accepted"
+            )
+            rec.red.deleted = []
+            return []
         kept: dict[str, list[str]] = {}
-        for key, names in sorted(rec.red.deleted.items()):
-            if not (set(names) & before) - now:
-                file, name = key.split("::", 1)
-                kept.setdefault(file, []).append(
-                    f"{name} (deleted in RED while what it tested is still in the code: "
-                    f"{', '.join(sorted(set(names) & now)[:3]) or 'none of it was code'})"
-                )
+        for key in still:
+            file, name = key.split("::", 1)
+            kept.setdefault(file, []).append(
+                f"{name} (deleted in RED, yet it still passes against the new code: what "
+                f"it pinned is still there)"
+            )
         rec.weakened = sorted({*rec.weakened, *kept})
         return _weakened(role, kept)
+
+    def _still_passing(self, keys: list[str], base: str) -> list[str]:
+        """Those of the deleted tests `keys` that pass when their files, as `base` held
+        them, run against the session's tree: in a copy of it, sealed like any test run
+        (the person's checkout is left as it was)."""
+        import shlex
+        import tempfile
+
+        from executor.projectenv import Interpreter
+        from executor.testrun import DEFAULT_TEST_TIMEOUT, run_tests
+
+        env = self.rec.environment
+        python = Interpreter(env.python, env.source, env.prefix) if env else None
+        files = {k.split("::", 1)[0] for k in keys}
+        old = {f: data for f in files if (data := self._source(base, f)) is not None}
+        argv = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", *sorted(keys)]
+        with tempfile.TemporaryDirectory(prefix="executor-deleted-") as tmp:
+            self.r.repo.export(self.rec.tree, Path(tmp), files=old)
+            run, _ = self.sealed_run(lambda: run_tests(
+                shlex.join(argv), cwd=Path(tmp), interpreter=python,
+                timeout_s=self.r.options.test_timeout or DEFAULT_TEST_TIMEOUT,
+            ))  # fmt: skip
+        if run.collection_error and not run.timed_out:
+            return []  # the old file cannot even be read against the new code
+        failing = [c.id for c in run.cases if c.outcome in {"failed", "error"}]
+        return [k for k in keys if not any(map(verdicts.matching([k]), failing))]
 
     def _source(self, rev: str, path: str) -> bytes | None:
         """A file as `rev` (a commit or a tree) holds it; None when it holds none."""

@@ -96,10 +96,10 @@ class RedFacts(Strict):
         "`file::Class::test`); null: a RED verified before this was recorded",
     )
     tree: str | None = Field(default=None, description="the tree RED's tests were verified in")
-    deleted: dict[str, list[str]] = Field(
-        default_factory=dict,
-        description="tests RED deleted -> the names they tested: accepted once GREEN removed "
-        "one of them from the code, a weakening while all are still there",
+    deleted: list[str] = Field(
+        default_factory=list,
+        description="tests RED deleted: accepted when they fail against the code after GREEN "
+        "(what they described changed), a weakening while they still pass there",
     )
 
 

@@ -25,7 +25,6 @@ its definitions). Other test files (JavaScript, data) are compared as text.
 from __future__ import annotations
 
 import ast
-import builtins
 import hashlib
 import re
 from collections import Counter
@@ -168,7 +167,7 @@ def judge(
         if new is None:
             if test and _body(old) in added:
                 j.kind = "renamed"  # the same test under another name: nothing is lost
-            elif test or _holds_tests(old):
+            elif test or _holds_tests(old) or key.endswith("::<file>"):
                 j.always.append("gone")
             elif after_red:
                 j.always.append("helper-after-red")
@@ -189,30 +188,6 @@ def _body(node: ast.AST | list[ast.stmt] | bytes) -> str:
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return ""
     return "".join(map(ast.dump, [*node.decorator_list, node.args, *node.body]))
-
-
-def subjects(node: ast.AST | list[ast.stmt] | bytes) -> set[str]:
-    """The names a test uses that it does not define itself (its parameters and locals,
-    builtins and pytest's aside): what it tests (`FunctionBuilder`, `_KWONLY_MARKER`). A
-    test deleted together with the code that defined all it tested pinned behaviour
-    that is gone (`executor.workflows.tdd.guard`)."""
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return set()
-    own = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
-    own |= {
-        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-    }
-    used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    used |= {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
-    return {
-        u
-        for u in used - own - _NOT_SUBJECTS
-        if len(u) > 2 and not u.startswith("assert") and u not in dir(builtins)
-    }
-
-
-_NOT_SUBJECTS = frozenset({"self", "cls", "pytest", "mock", "patch", "raises", "mark",
-                           "parametrize", "fixture", "approx", "warns", "unittest"})  # fmt: skip
 
 
 def _holds_tests(node: ast.AST | list[ast.stmt] | bytes) -> bool:

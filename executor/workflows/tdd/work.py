@@ -355,7 +355,7 @@ class Work(Guard):
     def red_verify(self) -> Outcome:
         tree = self.r.repo.record_tree(exclude=self._ignore()).tree
         run, tampered = self._run(self._cmd("red"))
-        weak, deleted = self.judge_tests("red", run) if self.rec.base_tests else ([], {})
+        weak, deleted = self.judge_tests("red", run) if self.rec.base_tests else ([], [])
         weak += self.outside_changes() + self.environment_changes()
         root, repo = self.r.repo.root, self.r.repo
         changed = repo.tree_diff(repo.tree_of(self.rec.base_commit or "HEAD"), tree)
