@@ -174,6 +174,12 @@ class GitReads(GitBase):
                 return sha.strip()
         return None
 
+    def trailers(self, commit: str) -> dict[str, str]:
+        """The trailers of `commit`'s message (keys lower-cased); {} when there is no
+        such commit."""
+        proc = self._run("log", "-1", "--format=%B", commit, "--", check=False)
+        return _trailers_of(proc.stdout) if proc.returncode == 0 else {}
+
     def is_ancestor(self, commit: str, of: str = "HEAD") -> bool:
         """True when `commit` is reachable from `of` (equal counts); False if unknown."""
         proc = self._run("merge-base", "--is-ancestor", commit, of, check=False)

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from executor import __version__, faults
+from executor import __version__, faults, fsutil
 from executor.bridge.reading import read_request
 from executor.choices import Question, options_of
 from executor.engine.layout import Layout
@@ -38,11 +38,20 @@ from executor.errors import (
 from executor.exitcodes import ExitCode
 from executor.fsutil import quote
 from executor.plan.cache import plan_files
+from executor.store import exclusive
 from executor.workflows.tdd.parallel.child import peek
 from executor.workflows.tdd.parallel.children import Child, Launcher
 from executor.workflows.tdd.parallel.ends import Ends
-from executor.workflows.tdd.parallel.lanes import WORKTREES, Places, ensure_worktree, new_lane, seed
+from executor.workflows.tdd.parallel.lanes import (
+    LANES_DIR,
+    WORKTREES,
+    Places,
+    ensure_worktree,
+    new_lane,
+    seed,
+)
 from executor.workflows.tdd.parallel.models import Lane
+from executor.workflows.tdd.parallel.proof import unproven
 from executor.workflows.tdd.parallel.waves import completed, may_start
 from executor.workflows.tdd.run import RunRequest, RunResult, open_run, plan_folder
 from executor.workflows.tdd.state import state_store
@@ -102,6 +111,9 @@ class Parallel(Ends):
         self.options: RunOptions | None = None
         self.project: str | None = None
         self.session = None
+        self.kept = None
+        self.proven = set()
+        self.run_lock = self.layout.folder / LANES_DIR / f"run-{os.getpid()}.lock"
 
     def execute(self) -> RunResult:
         from executor.vcs import GitRepo
@@ -112,6 +124,9 @@ class Parallel(Ends):
         self.repo.exclude([f"/{WORKTREES}/"])
         try:
             with self.claims:
+                fsutil.ensure_private_dir(self.run_lock.parent, inside=self.layout.folder)
+                self.claims.callback(self.run_lock.unlink, missing_ok=True)
+                self.claims.enter_context(exclusive(self.run_lock, what="runs this plan"))
                 self._open()
                 try:
                     self._loop()
@@ -147,8 +162,14 @@ class Parallel(Ends):
             check_workspace(state, self.repo, self.sessions, self.layout)
             self.places = Places(self.repo.root, Path(state.run.plan).absolute(), self.layout)
             self._check_plan()
+            for number, why in unproven(state, self.repo, self.proven).items():
+                self.say(number, f"the state says it is completed, but {why}: it is not "
+                                 f"counted completed, and runs")  # fmt: skip
+                state.forget(number)
+                if (lane := state.run.lanes.get(number)) and lane.status == "integrated":
+                    state.run.lanes.pop(number)
             state.run.tool_version = __version__
-            self.store.save(state)
+            self._save(state)
         self.suite_command = opened.suite
         self.prompter = self.req.prompter if self.req.prompter is not None else _terminal_prompter()
         self.width = self._width(state.run.options.parallel or 1)
@@ -234,7 +255,7 @@ class Parallel(Ends):
         """A lane's own run ended with `code`."""
         lane = self.now().run.lanes[number]
         if code == ExitCode.SUCCESS:
-            self._finished(number, lane)
+            self._finished(number, lane, child.report())
         elif code == ExitCode.NEED_AGENT:
             if not self._ask_here(number, lane):
                 self.waiting.add(number)
@@ -243,23 +264,24 @@ class Parallel(Ends):
             self.stops[number] = (code, why)
             self.say(number, f"stopped (exit {code}): {why}")
 
-    def _finished(self, number: int, lane: Lane) -> None:
-        theirs = peek(self.lane_layout(lane).state)
-        entry = theirs.entry(number) if theirs else None
-        if entry is None or entry.status not in ("completed", "skipped"):
+    def _finished(self, number: int, lane: Lane, said: dict[str, object] | None) -> None:
+        """Lane `number`'s run ended its session, and said how over its own pipe: the
+        commit it verified is recorded, and is what is integrated (by id)."""
+        status, commit = (said or {}).get("status"), (said or {}).get("commit")
+        if status not in ("completed", "skipped") or not isinstance(commit, str | None):
             self.stops[number] = (
                 int(ExitCode.INTERNAL_ERROR),
                 "its run ended, its session did not",
             )
             return
-        if entry.status == "skipped" or entry.adopted:  # nothing to integrate
-            self.integrated(number, entry.commit_hash, status=entry.status)
+        if status == "skipped" or (said or {}).get("adopted") or commit is None:
+            self.integrated(number, commit, status=str(status))  # nothing to integrate
             return
         with self.turn() as state:
             mine = state.run.lanes[number]
-            mine.status, mine.commit = "finished", entry.commit_hash
+            mine.status, mine.commit, mine.verified = "finished", commit, commit
         faults.hit("lane.finished")
-        self.say(number, f"committed {str(entry.commit_hash)[:12]} on {lane.branch}")
+        self.say(number, f"committed {commit[:12]} on {lane.branch}")
 
     def _settle(self) -> bool:
         """Integrate the first finished lane (plan order) no earlier running lane of this

@@ -35,6 +35,7 @@ from executor.workflows.tdd.parallel.lanes import (
     seed,
     take_record,
 )
+from executor.workflows.tdd.parallel.models import Lane
 from executor.workflows.tdd.parallel.shared import TURN_WAIT, Shared
 from executor.workflows.tdd.state import SessionArchive, project
 from executor.workflows.tdd.verdicts import describe
@@ -75,7 +76,8 @@ class Settle(Shared):
                 with self.turn() as state:
                     mine = state.run.lanes[number]
                     mine.status, mine.reason, mine.tip = "blocked", got.reason, got.tip
-                    mine.conflicts = got.conflicts
+                    mine.conflicts, mine.shown = got.conflicts, got.shown
+                    mine.commit = got.moved_to or mine.commit
                 self.say(number, f"blocked: {got.reason}; its work stays on {lane.branch} "
                                  f"({lane.worktree})")  # fmt: skip
                 return
@@ -207,7 +209,7 @@ class Settle(Shared):
         if isinstance(got, NoHuman):
             if number in self.recheck:  # the person may have resolved it meanwhile
                 self.recheck.discard(number)
-                self.resolve(number)
+                self.resolve(number, asked=False)
             return  # stays blocked: the run ends saying so
         self.act(number, got)
 
@@ -223,17 +225,45 @@ class Settle(Shared):
         else:
             self.stops[number] = (20, "paused while it is blocked")
 
-    def resolve(self, number: int) -> None:
-        """`continue`: the worktree's files are the session's; integrate them again."""
+    def resolve(self, number: int, *, asked: bool = True) -> None:
+        """`continue`: the worktree's files are the session's; integrate them again. Not
+        `asked` (the same command run again, nobody to ask): only when what blocked it
+        is out of its worktree, or the files it blocked on changed there since the
+        executor wrote them (a conflict without markers, in a binary file or a file one
+        side deleted, looks resolved when nobody touched it)."""
         lane = self.now().run.lanes[number]
-        problem = take_worktree(Path(lane.worktree), self.places, lane)
+        untouched = [] if asked else self._untouched(lane)
+        if untouched:
+            self.say(number, f"still blocked: {describe(untouched)} did not change in its "
+                             f"worktree since the executor wrote them there; resolve them "
+                             f"there, or answer `continue` at a terminal or through the "
+                             f"bridge to take them as they are")  # fmt: skip
+            return
+        problem, commit = take_worktree(Path(lane.worktree), self.places, lane)
         with self.turn() as state:
             mine = state.run.lanes[number]
             if problem:
                 mine.reason = f"{problem} ({lane.worktree})"
             else:
                 mine.status, mine.reason, mine.conflicts = "finished", "", []
+                mine.commit, mine.shown = commit, None
         self.say(number, f"still blocked: {problem}" if problem else "resolved; integrating again")
+
+    def _untouched(self, lane: Lane) -> list[str]:
+        """What a blocked lane's resolution must change that is as the executor left it:
+        the conflicting files (all of its files when it blocked on something else in its
+        worktree). Empty: it changed, or what blocked it is not in the worktree."""
+        from executor.vcs import GitRepo
+
+        path = Path(lane.worktree)
+        if lane.shown is None or not path.is_dir():
+            return []
+        wt = GitRepo(path)
+        now = wt.record_tree(exclude=self.lane_layout(lane).owned()).tree
+        changed = set(wt.tree_diff(lane.shown, now))
+        if lane.conflicts:
+            return [p for p in lane.conflicts if p not in changed]
+        return [] if changed else ["its files"]
 
     def again(self, number: int) -> None:
         """`rerun`: the session starts again in a new worktree from the main tip."""

@@ -1,0 +1,95 @@
+"""The fourth hostile pass over parallel runs (issue 29), through the real CLI, real git,
+real pytest and a hostile stand-in agent (`hostile.py`): what lands is what a session's
+own run verified, and the main run's state says only what happened."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git, run_cli
+from tests.parallel.hostile import forge_state
+from tests.parallel.helpers import (
+    HOSTILE,
+    PLAN,
+    agent,
+    make_project,
+    make_solutions,
+    simple,
+    state,
+    subjects,
+)
+
+pytestmark = pytest.mark.slow
+
+#: What a hostile agent puts in session 2's commit: code that does not work, and a test
+#: that no longer tests it (the whole suite passes on it).
+BROKEN = {
+    "beta.py": "def beta() -> str:\n    return 'wrong'\n",
+    "tests/test_beta.py": "def test_beta() -> None:\n    pass\n",
+}
+
+
+def test_integration_takes_the_commit_the_lane_verified_not_what_its_branch_holds(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """Session 1's agent replaces session 2's verified commit on its branch (same message,
+    same trailers) while session 2 waits for session 1 to be integrated first."""
+    specs = [simple(1, "alpha"), simple(2, "beta")]
+    make_project(git_repo, specs)
+    command = agent(make_solutions(tmp_path, specs), script=HOSTILE, at="1:green",
+                    attack="amend", target=2, files=BROKEN)  # fmt: skip
+    run = ["execute-plan", "--plan", PLAN, "--parallel", "2", "--yes", "--agent-command", command]
+    proc = run_cli(*run, cwd=git_repo)
+    assert proc.returncode == 22, proc.stdout + proc.stderr
+    assert "session 2: its branch executor/session-2 moved" in proc.stderr
+    assert "since its run verified" in proc.stderr
+    assert subjects(git_repo)[0] == "feat(tools): Alpha"
+    assert not (git_repo / "beta.py").exists()
+    # the same command again, nobody having looked: still blocked, nothing lands
+    again = run_cli(*run, cwd=git_repo)
+    assert again.returncode == 22, again.stdout + again.stderr
+    assert "executor/session-2 moved" in again.stderr
+    assert not (git_repo / "beta.py").exists()
+    assert subjects(git_repo)[0] == "feat(tools): Alpha"
+
+
+def test_a_lanes_agent_cannot_mark_a_session_completed_in_the_main_state(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """Session 1's agent marks session 2 (which waits for it) completed in the main run's
+    state, checksum recomputed: the run puts its own state back and runs session 2."""
+    specs = [simple(1, "alpha"), simple(2, "beta", deps=[1])]
+    plan = make_project(git_repo, specs)
+    command = agent(make_solutions(tmp_path, specs), script=HOSTILE, at="1:red",
+                    attack="forge-state", target=2, state=plan / ".agent-state.json")  # fmt: skip
+    proc = run_cli("execute-plan", "--plan", PLAN, "--parallel", "2", "--yes", "--agent-command",
+                   command, cwd=git_repo)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "changed by another program" in proc.stdout
+    assert subjects(git_repo)[:2] == ["feat(tools): Beta", "feat(tools): Alpha"]
+    assert (git_repo / "beta.py").exists()
+    assert list(plan.glob(".agent-state.json.foreign-*")), "the changed state is kept aside"
+
+
+def test_a_session_counts_completed_only_with_its_commit_on_the_branch(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """Between two runs the state says session 2 is completed, naming a commit that is
+    not session 2's: the next run does not believe it, says so, and runs session 2."""
+    specs = [simple(1, "alpha"), simple(2, "beta", deps=[1])]
+    plan = make_project(git_repo, specs)
+    command = agent(make_solutions(tmp_path, specs))
+    first = run_cli("execute-session", "1", "--plan", PLAN, "--parallel", "1", "--yes",
+                    "--agent-command", command, cwd=git_repo)  # fmt: skip
+    assert first.returncode == 0, first.stdout + first.stderr
+    # session 2 completed as HEAD: session 1's commit
+    forge_state(2, plan / ".agent-state.json", git(git_repo, "rev-parse", "HEAD").strip())
+    assert [e["status"] for e in state(plan)["phases"][0]["sessions"]] == ["completed"] * 2
+    proc = run_cli("execute-plan", "--plan", PLAN, "--parallel", "2", "--yes", "--agent-command",
+                   command, cwd=git_repo)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[session 2] the state says it is completed" in proc.stdout
+    assert subjects(git_repo)[:2] == ["feat(tools): Beta", "feat(tools): Alpha"]
+    assert "Agent-Step: session-2" in git(git_repo, "log", "-1", "--format=%B")
