@@ -14,6 +14,7 @@ which refuses to overwrite a person's changes there.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,10 +38,18 @@ class Worktree:
 @dataclass
 class Replayed:
     """A commit replayed onto a tip: the merged tree (conflicted files hold git's
-    markers) and the files that conflict (empty: a clean replay)."""
+    markers, or one side's version where git writes none: a binary file, a file one
+    side deleted), the files that conflict (empty: a clean replay), and git's own word
+    on each conflict (`content: Merge conflict in a.bin`, `modify/delete: ...`)."""
 
     tree: str
     conflicts: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+#: git's conflict message lines (`CONFLICT (modify/delete): old.py deleted in ...`).
+_CONFLICT_RE = re.compile(r"^CONFLICT \((?P<kind>[^)]*)\): (?P<what>.*)$")
+_SHA_RE = re.compile(r"\b([0-9a-f]{12})[0-9a-f]{28}\b")
 
 
 class GitLanes(GitTrees):
@@ -100,14 +109,16 @@ class GitLanes(GitTrees):
     # -- replaying a session's commit onto a tip --------------------------------------------
     def replay(self, commit: str, onto: str) -> Replayed:
         """`commit` merged onto `onto` over their merge base, as a tree (nothing on disk
-        changes); the conflicting files, if any."""
-        proc = self._run(
-            "merge-tree", "--write-tree", "--name-only", "--no-messages", onto, commit, check=False
-        )
-        lines = proc.stdout.splitlines()
-        if proc.returncode not in (0, 1) or not lines:
+        changes); the conflicting files as git lists them, and its messages about them."""
+        proc = self._run("merge-tree", "--write-tree", "--name-only", onto, commit, check=False)
+        tree, _, rest = proc.stdout.partition("\n")
+        if proc.returncode not in (0, 1) or not tree.strip():
             raise errors.GitCommandError(["merge-tree", onto, commit], proc.returncode, proc.stderr)
-        return Replayed(lines[0].strip(), sorted({p for p in lines[1:] if p.strip()}))
+        listed, _, messages = rest.partition("\n\n")
+        found = [m for line in messages.splitlines() if (m := _CONFLICT_RE.match(line))]
+        notes = [f"{m['kind']}: " + _SHA_RE.sub(r"\1", m["what"]).strip() for m in found]
+        conflicts = sorted({p for p in listed.splitlines() if p.strip()})
+        return Replayed(tree.strip(), conflicts, notes if conflicts else [])
 
     def commit_as(self, tree: str, *, parent: str, like: str) -> str:
         """Commit `tree` on `parent` with the message and author of commit `like` (the

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git, run_cli
-from tests.parallel.hostile import forge_state
 from tests.parallel.helpers import (
     HOSTILE,
     PLAN,
@@ -20,6 +19,7 @@ from tests.parallel.helpers import (
     state,
     subjects,
 )
+from tests.parallel.hostile import forge_state
 
 pytestmark = pytest.mark.slow
 
@@ -93,3 +93,34 @@ def test_a_session_counts_completed_only_with_its_commit_on_the_branch(
     assert "[session 2] the state says it is completed" in proc.stdout
     assert subjects(git_repo)[:2] == ["feat(tools): Beta", "feat(tools): Alpha"]
     assert "Agent-Step: session-2" in git(git_repo, "log", "-1", "--format=%B")
+
+
+def test_a_conflict_without_markers_is_not_taken_as_resolved_by_running_again(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """A binary file both sessions change, a file one deletes and the other changes: git
+    writes no markers. Running the same `--yes` command again does not take the
+    untouched worktree as resolved; a person's edit there is."""
+    one, two = simple(1, "alpha"), simple(2, "beta")
+    one.extra = {"data.bin": "\0one\n", "old.py.__delete__": ""}
+    two.extra = {"data.bin": "\0two\n", "old.py": "VALUE = 2\n"}
+    make_project(git_repo, [one, two], setup={"data.bin": "\0zero\n", "old.py": "VALUE = 0\n"})
+    run = ["execute-plan", "--plan", PLAN, "--parallel", "2", "--yes", "--agent-command",
+           agent(make_solutions(tmp_path, [one, two]))]  # fmt: skip
+    proc = run_cli(*run, cwd=git_repo)
+    assert proc.returncode == 22, proc.stdout + proc.stderr
+    assert "its commit conflicts with main" in proc.stderr
+    assert "data.bin, old.py" in proc.stderr and "modify/delete" in proc.stderr
+    again = run_cli(*run, cwd=git_repo)
+    assert again.returncode == 22, again.stdout + again.stderr
+    assert "data.bin, old.py did not change in its worktree" in again.stdout
+    assert not (git_repo / "beta.py").exists()
+    assert (git_repo / "data.bin").read_bytes() == b"\0one\n" and not (git_repo / "old.py").exists()
+    # the person resolves both there; the same command integrates that
+    worktree = git_repo / ".executor-worktrees" / "session-2"
+    (worktree / "data.bin").write_bytes(b"\0one and two\n")
+    (worktree / "old.py").unlink()
+    done = run_cli(*run, cwd=git_repo)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (git_repo / "data.bin").read_bytes() == b"\0one and two\n"
+    assert (git_repo / "beta.py").exists() and not (git_repo / "old.py").exists()

@@ -108,9 +108,10 @@ def integrate(
             if replayed.conflicts:
                 shown = _show_conflict(Path(lane.worktree), places, tip, replayed.tree)
                 unshown = " (its worktree has changes, so the conflict was not written there)"
+                said = f" ({'; '.join(replayed.notes[:5])})" if replayed.notes else ""
                 return Blocked(
                     f"its commit conflicts with {lane.onto} at {tip[:12]} in "
-                    f"{', '.join(replayed.conflicts)}" + ("" if shown else unshown),
+                    f"{', '.join(replayed.conflicts)}{said}" + ("" if shown else unshown),
                     tip=tip,
                     conflicts=replayed.conflicts,
                     shown=_tree_now(Path(lane.worktree), places),
