@@ -124,3 +124,29 @@ def test_a_conflict_without_markers_is_not_taken_as_resolved_by_running_again(
     assert done.returncode == 0, done.stdout + done.stderr
     assert (git_repo / "data.bin").read_bytes() == b"\0one and two\n"
     assert (git_repo / "beta.py").exists() and not (git_repo / "old.py").exists()
+
+
+def test_no_executor_git_command_runs_a_program_a_files_attributes_name(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """A clean/smudge filter and a merge driver configured for every file (in
+    `.git/config` and `.git/info/attributes`, as an agent can write them): worktrees
+    made, checked out, fast-forwarded, merged, and none of them runs."""
+    one, two = simple(1, "alpha"), simple(2, "beta")
+    one.extra = {"shared.py": "A = 1\nB = 0\n"}  # both change it: a merge, its driver asked
+    two.extra = {"shared.py": "A = 0\nB = 2\n"}
+    make_project(git_repo, [one, two], setup={"shared.py": "A = 0\nB = 0\n"})
+    marker = tmp_path / "ran"
+    for kind in ("clean", "smudge"):
+        git(git_repo, "config", f"filter.evil.{kind}", f"sh -c 'echo {kind} >> {marker}; cat'")
+    git(git_repo, "config", "filter.evil.required", "true")
+    git(git_repo, "config", "merge.evil.driver", f"sh -c 'echo merge >> {marker}; exit 0'")
+    (git_repo / ".git" / "info" / "attributes").write_text("* filter=evil merge=evil\n")
+    proc = run_cli("execute-plan", "--plan", PLAN, "--parallel", "2", "--yes", "--agent-command",
+                   agent(make_solutions(tmp_path, [one, two])), cwd=git_repo)  # fmt: skip
+    assert not marker.exists(), marker.read_text()
+    # the merge driver is no judge: both changed shared.py, a person decides
+    assert proc.returncode == 22, proc.stdout + proc.stderr
+    assert "session 2: its commit conflicts with main" in proc.stderr
+    assert subjects(git_repo)[0] == "feat(tools): Alpha"
+    assert (git_repo / "alpha.py").read_text() == "def alpha() -> str:\n    return 'alpha'\n"
