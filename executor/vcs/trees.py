@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from executor import errors, fsutil
+from executor.vcs.attributes import GitAttributes
 from executor.vcs.plumbing import _under
-from executor.vcs.reads import GitReads
 
 #: Untracked folders and files test runs and tools write: never a session's work.
 VOLATILE_DIRS = frozenset(
@@ -63,7 +63,7 @@ class Recorded:
     problems: list[str] = field(default_factory=list)
 
 
-class GitTrees(GitReads):
+class GitTrees(GitAttributes):
     # -- recording --------------------------------------------------------------------------
     def record_tree(self, *, exclude: Sequence[Path] = ()) -> Recorded:
         """The worktree's content (tracked and untracked, not ignored, not volatile) as a
@@ -137,16 +137,21 @@ class GitTrees(GitReads):
                 f"hold (git ignores it, or it is kept out): the tests read it, a clone "
                 f"gets a broken link"
             )
+        blobs = self._blobs(files, modes)
         entries = (
-            kept
-            + self._blobs(files, modes)
-            + [f"120000 {self._hash(data)}\t{rel}" for rel, data in links.items()]
+            kept + blobs + [f"120000 {self._hash(data)}\t{rel}" for rel, data in links.items()]
         )
         with self._private_index(None) as env:
             if entries:
                 self._run("update-index", "--add", "-z", "--index-info", env=env,
                           input_text="".join(e + "\0" for e in entries))  # fmt: skip
             tree = self._out("write-tree", env=env).strip()
+            changed = [e.split("\t", 1)[1] for e in blobs if tracked.get(e.split("\t", 1)[1]) != e]
+            problems += [
+                f"{rel}: {why}; a clone would not get the bytes its tests ran against "
+                f"(drop the attribute for it, or write the file as a checkout would)"
+                for rel, why in self.checkout_changes(env, _attributed(files, changed)).items()
+            ]
         return Recorded(tree, problems)
 
     def _blobs(self, files: list[str], modes: dict[str, str]) -> list[str]:
@@ -370,6 +375,15 @@ def _clear_rule_files(root: Path) -> list[tuple[str, str]]:
                 os.unlink(path)
             found.append((Path(path).relative_to(root).as_posix(), kind))
     return sorted(found)
+
+
+def _attributed(files: Sequence[str], changed: Sequence[str]) -> list[str]:
+    """The files whose checkout a tree's `.gitattributes` may have changed: none when it
+    holds none; every file when one of them changed; else the files that changed."""
+    rules = [f for f in files if f.rsplit("/", 1)[-1] == ".gitattributes"]
+    if not rules:
+        return []
+    return list(files) if set(rules) & set(changed) else list(changed)
 
 
 def _with_folders(paths: set[str]) -> set[str]:
