@@ -14,6 +14,7 @@ which refuses to overwrite a person's changes there.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -164,6 +165,17 @@ class GitLanes(GitTrees):
             raise errors.StaleWorkspaceError(
                 f"the branch in {self.root} moved from {tip[:12]} to {head[:12]} meanwhile"
             )
+        in_the_way = self._in_the_way(head, commit)
+        if in_the_way:
+            raise errors.DirtyWorktreeError(
+                f"the fast-forward to {commit[:12]} would overwrite "
+                f"{', '.join(in_the_way[:10])} in {self.root}: the commit holds "
+                f"{'it' if len(in_the_way) == 1 else 'them'}, and git ignores or does not "
+                f"track {'it' if len(in_the_way) == 1 else 'them'} there (a file of yours, "
+                f"such as a .env); move {'it' if len(in_the_way) == 1 else 'them'} away "
+                f"(or commit it), then run the same command again (nothing was changed)",
+                files=in_the_way,
+            )
         proc = self._run(*NO_PROGRAMS, "merge", "--ff-only", "-q", commit, check=False)
         if proc.returncode != 0:
             if "would be overwritten" in proc.stderr:
@@ -176,6 +188,20 @@ class GitLanes(GitTrees):
                 )
             raise errors.GitCommandError(["merge", "--ff-only", commit], proc.returncode,
                                          proc.stderr)  # fmt: skip
+
+    def _in_the_way(self, head: str, commit: str) -> list[str]:
+        """The files `commit` adds over `head` that are in the worktree already, not as
+        the commit holds them: git overwrites such a file without a word when it ignores
+        it (refusing only the ones it does not)."""
+        added = self._out("diff-tree", "-r", "-z", "--no-renames", "--diff-filter=A",
+                          "--name-only", head, commit).split("\0")  # fmt: skip
+        there = [p for p in added if p and os.path.lexists(self.root / p)]
+        if not there:
+            return []
+        held = dict(zip(there, self._out("rev-parse", *(f"{commit}:{p}" for p in there)).split(),
+                        strict=True))  # fmt: skip
+        now = self.blobs_of(there)
+        return [p for p in there if now.get(p) != held[p]]
 
     # -- conflicts --------------------------------------------------------------------------
     def conflict_markers(self, paths: Sequence[str]) -> list[str]:

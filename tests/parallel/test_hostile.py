@@ -150,3 +150,22 @@ def test_no_executor_git_command_runs_a_program_a_files_attributes_name(
     assert "session 2: its commit conflicts with main" in proc.stderr
     assert subjects(git_repo)[0] == "feat(tools): Alpha"
     assert (git_repo / "alpha.py").read_text() == "def alpha() -> str:\n    return 'alpha'\n"
+
+
+def test_the_fast_forward_never_overwrites_a_file_git_ignores_in_the_persons_checkout(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """A session un-ignores `.env` and commits one: the person's own `.env` (ignored) is
+    in the way of the fast-forward. Refused as git refuses an untracked file, named."""
+    one = simple(1, "alpha")
+    one.extra = {".env": "SECRET=example\n", ".gitignore": "__pycache__/\n.pytest_cache/\n"}
+    make_project(git_repo, [one])
+    (git_repo / ".gitignore").write_text("__pycache__/\n*.pyc\n.pytest_cache/\n.env\n")
+    git(git_repo, "commit", "-qam", "ignore .env")
+    (git_repo / ".env").write_text("SECRET=mine\n")
+    proc = run_cli("execute-plan", "--plan", PLAN, "--parallel", "1", "--yes", "--agent-command",
+                   agent(make_solutions(tmp_path, [one])), cwd=git_repo)  # fmt: skip
+    assert proc.returncode == 22, proc.stdout + proc.stderr
+    assert "would overwrite .env in" in proc.stderr
+    assert (git_repo / ".env").read_text() == "SECRET=mine\n"
+    assert subjects(git_repo)[0] == "ignore .env"
