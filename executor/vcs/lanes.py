@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from executor import errors
-from executor.vcs.trees import NO_PROGRAMS, GitTrees
+from executor.vcs.plumbing import _git_subprocess
+from executor.vcs.trees import GITLINK, NO_PROGRAMS, GitTrees
 
 #: Lines git writes around a conflict in a file it could not merge.
 _MARKERS = ("<<<<<<< ", ">>>>>>> ")
@@ -102,6 +103,33 @@ class GitLanes(GitTrees):
                   commit)  # fmt: skip
         if force:
             self._run("clean", "-q", "-f", "-d")
+
+    def check_out_submodules(self, source: Path) -> list[str]:
+        """Each submodule HEAD holds, checked out here at the commit HEAD names, cloned
+        from the same submodule in the checkout at `source` (a local clone that shares
+        its objects: no network) when it is not here yet. Returns those it could not
+        (not checked out in `source`, or without that commit there)."""
+        listing = self._out("ls-tree", "-r", "-z", "--full-tree", "HEAD").split("\0")
+        links = [
+            (e.split("\t", 1)[1], e.split()[2]) for e in listing if e.startswith(f"{GITLINK} ")
+        ]
+        missed = []
+        for rel, sha in links:
+            here, there = self.root / rel, Path(source) / rel
+            if not (here / ".git").exists():
+                if not (there / ".git").exists():
+                    missed.append(rel)
+                    continue
+                here.mkdir(parents=True, exist_ok=True)
+                _git_subprocess(["clone", "-q", "--shared", str(there), str(here)], cwd=self.root)
+            sub = GitLanes(here)
+            if sub.resolve("HEAD") == sha:
+                continue
+            if sub.resolve(sha) is None:
+                missed.append(rel)
+                continue
+            sub._run(*NO_PROGRAMS, "checkout", "-q", "--detach", sha)
+        return missed
 
     def prune_worktrees(self) -> None:
         """Forget worktrees whose folder is gone (git's own bookkeeping only)."""

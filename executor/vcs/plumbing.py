@@ -38,7 +38,7 @@ _SAFE_CONFIG = ("-c", "core.fsmonitor=false", "-c", f"core.hooksPath={os.devnull
 _RUN_ATTRIBUTE_PROGRAMS = frozenset(
     {"status", "checkout", "checkout-index", "reset", "merge", "merge-tree", "worktree",
      "read-tree", "update-index", "add", "stash", "restore", "switch", "submodule", "apply",
-     "cherry-pick", "rebase", "commit", "diff"}
+     "cherry-pick", "rebase", "commit", "diff", "clone"}
 )  # fmt: skip
 #: Configured programs a file's attributes can name (`filter=x`, `merge=x`), by kind.
 _DRIVER_RE = re.compile(r"^(filter|merge)\.(.+)\.(clean|smudge|process|driver)$")

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from executor import errors, fsutil
 from executor.vcs.attributes import GitAttributes
-from executor.vcs.plumbing import _under
+from executor.vcs.plumbing import _git_subprocess, _under
 
 #: Untracked folders and files test runs and tools write: never a session's work.
 VOLATILE_DIRS = frozenset(
@@ -35,6 +35,8 @@ VOLATILE_DIRS = frozenset(
 )  # fmt: skip
 VOLATILE_SUFFIXES = (".pyc", ".pyo")
 VOLATILE_NAMES = frozenset({".coverage", "coverage.xml", ".DS_Store"})
+#: A tree entry's mode for a submodule (a commit of another repository).
+GITLINK = "160000"
 #: Flags a person's index may carry on a path (`git ls-files -v` letters).
 _FLAGS = {"h": "--assume-unchanged", "S": "--skip-worktree", "s": "--skip-worktree"}
 #: No program a repository's config names runs in our git writes.
@@ -95,6 +97,9 @@ class GitTrees(GitAttributes):
         for rel in sorted({p for p in listed if p}):
             if _under(rel.rstrip("/"), skip) or (rel not in tracked and volatile(rel)):
                 continue
+            if tracked.get(rel, "").startswith(f"{GITLINK} "):
+                kept += self._gitlink(rel, tracked[rel], problems)
+                continue
             if rel.endswith("/") and rel[:-1] in tracked:
                 continue  # a repository HEAD holds as a submodule: its entry says it
             if not _utf8(rel) or "\n" in rel:
@@ -153,6 +158,32 @@ class GitTrees(GitAttributes):
                 for rel, why in self.checkout_changes(env, _attributed(files, changed)).items()
             ]
         return Recorded(tree, problems)
+
+    def _gitlink(self, rel: str, held: str, problems: list[str]) -> list[str]:
+        """A submodule HEAD holds at `rel`: its entry, as `git add` would record it (the
+        commit checked out there; HEAD's own when it is not checked out here: a new
+        worktree's submodules are empty folders). Files changed inside it are its own
+        repository's business: the session is told to commit them there first."""
+        path = self.root / rel
+        if not path.is_dir():
+            return []  # removed
+        if not (path / ".git").exists():
+            return [held]  # not checked out here
+        head = _git_subprocess(["rev-parse", "--verify", "-q", "HEAD"], cwd=path)
+        status = _git_subprocess(["status", "--porcelain", "-uall"], cwd=path)
+        sha = head.stdout.strip()
+        if head.returncode != 0 or status.returncode != 0 or not sha:
+            problems.append(f"{rel}: a submodule git cannot read ({status.stderr.strip()})")
+            return [held]
+        changed = [line[3:] for line in status.stdout.splitlines() if len(line) > 3]
+        if changed:
+            problems.append(
+                f"{rel}: files changed inside the submodule ({', '.join(changed[:5])}): a "
+                f"commit here records only which commit of it is used. Commit them in the "
+                f"submodule first (git -C {rel} commit), or put them back"
+            )
+            return [held]
+        return [f"{GITLINK} {sha}\t{rel}"]
 
     def _blobs(self, files: list[str], modes: dict[str, str]) -> list[str]:
         if not files:
@@ -235,6 +266,8 @@ class GitTrees(GitAttributes):
                     path.unlink()
                 continue
             mode, sha = held[rel]
+            if mode == GITLINK:
+                continue  # a submodule's files are its own repository's
             data = self._blob(sha)
             if path.is_symlink() or path.exists():
                 with contextlib.suppress(FileNotFoundError):

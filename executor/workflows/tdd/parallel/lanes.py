@@ -146,6 +146,20 @@ def ensure_worktree(
             f"in {kept}; the session starts again"
         )
     repo.add_worktree(path, lane.branch, lane.base)
+    _submodules(type(repo)(path), repo.root, number, report)
+
+
+def _submodules(
+    worktree: GitRepo, source: Path, number: int, report: Callable[[str], None]
+) -> None:
+    """A new worktree's submodules, checked out as in the main checkout (git leaves them
+    empty folders): the session's tests may need them."""
+    missed = worktree.check_out_submodules(source)
+    if missed:
+        report(
+            f"[session {number}] its worktree has submodule(s) {', '.join(missed)} empty: "
+            f"they are not checked out in {source} at the commit it names"
+        )
 
 
 def seed(main: RunState, lane: Lane, number: int, places: Places) -> None:

@@ -98,6 +98,7 @@ class Settle(Shared):
             self.repo.add_detached(path, commit)
         spot = GitRepo(path)
         spot.detach(commit, force=True)
+        spot.check_out_submodules(self.repo.root)
         session = self.plan.session(number)
         command = self.suite_command or (
             session.test_command("green", None) or session.test_command("red", None)
