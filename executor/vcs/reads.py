@@ -174,6 +174,12 @@ class GitReads(GitBase):
                 return sha.strip()
         return None
 
+    def common_dir(self) -> Path:
+        """The repository's git folder (a linked worktree's `.git` names its own folder
+        inside it)."""
+        found = Path(self._out("rev-parse", "--git-common-dir").strip())
+        return (found if found.is_absolute() else self.root / found).resolve()
+
     def trailers(self, commit: str) -> dict[str, str]:
         """The trailers of `commit`'s message (keys lower-cased); {} when there is no
         such commit."""

@@ -94,10 +94,16 @@ def main() -> int:
             amend(ns.target, files)
         elif ns.attack == "forge-state":
             assert ns.state is not None
-            forge_state(ns.target, ns.state)
+            try:
+                forge_state(ns.target, ns.state)
+            except OSError as e:  # a sandbox keeps it out: the agent goes on
+                print(f"hostile: {e}", file=sys.stderr)
         else:
             for path, text in files.items():
-                Path(path).write_text(text, encoding="utf-8")
+                try:
+                    Path(path).write_text(text, encoding="utf-8")
+                except OSError as e:  # a sandbox keeps it out: the agent goes on
+                    print(f"hostile: {e}", file=sys.stderr)
     result = run_agent(solutions=ns.solutions, repo=Path.cwd(), request=None, env=env)
     print(result.report())
     return 0

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from executor.sandbox import bubblewrap
 from tests.conftest import git, run_cli
 from tests.parallel.helpers import (
     HOSTILE,
@@ -55,22 +56,26 @@ def test_integration_takes_the_commit_the_lane_verified_not_what_its_branch_hold
     assert subjects(git_repo)[0] == "feat(tools): Alpha"
 
 
+@pytest.mark.parametrize("sandbox", ["auto", "off"])
 def test_a_lanes_agent_cannot_mark_a_session_completed_in_the_main_state(
-    git_repo: Path, tmp_path: Path
+    git_repo: Path, tmp_path: Path, sandbox: str
 ) -> None:
     """Session 1's agent marks session 2 (which waits for it) completed in the main run's
-    state, checksum recomputed: the run puts its own state back and runs session 2."""
+    state, checksum recomputed. Where bubblewrap works the state is read-only to it;
+    elsewhere the run puts its own state back, and runs session 2 either way."""
     specs = [simple(1, "alpha"), simple(2, "beta", deps=[1])]
     plan = make_project(git_repo, specs)
     command = agent(make_solutions(tmp_path, specs), script=HOSTILE, at="1:red",
                     attack="forge-state", target=2, state=plan / ".agent-state.json")  # fmt: skip
-    proc = run_cli("execute-plan", "--plan", PLAN, "--parallel", "2", "--yes", "--agent-command",
-                   command, cwd=git_repo)  # fmt: skip
+    proc = run_cli("execute-plan", "--plan", PLAN, "--parallel", "2", "--yes", "--sandbox",
+                   sandbox, "--agent-command", command, cwd=git_repo)  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "changed by another program" in proc.stdout
     assert subjects(git_repo)[:2] == ["feat(tools): Beta", "feat(tools): Alpha"]
     assert (git_repo / "beta.py").exists()
-    assert list(plan.glob(".agent-state.json.foreign-*")), "the changed state is kept aside"
+    walled = sandbox == "auto" and bubblewrap() is not None
+    assert ("changed by another program" in proc.stdout) is not walled, proc.stdout
+    kept_aside = list(plan.glob(".agent-state.json.foreign-*"))
+    assert bool(kept_aside) is not walled, "the changed state is kept aside"
 
 
 def test_a_session_counts_completed_only_with_its_commit_on_the_branch(
@@ -169,3 +174,49 @@ def test_the_fast_forward_never_overwrites_a_file_git_ignores_in_the_persons_che
     assert "would overwrite .env in" in proc.stderr
     assert (git_repo / ".env").read_text() == "SECRET=mine\n"
     assert subjects(git_repo)[0] == "ignore .env"
+
+
+#: A test that walks up to the first `.git` folder (a worktree's `.git` is a file, so it
+#: finds the person's checkout) and writes there, as a generator at the project root does.
+WALK_UP = """
+
+def test_writes_the_project_root() -> None:
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    while not (here / ".git").is_dir():
+        here = here.parent
+    for name in ("README.md", "draft.txt"):
+        try:
+            (here / name).write_text("generated\\n")
+        except OSError:
+            pass
+"""
+
+
+@pytest.mark.parametrize("sandbox", ["auto", "off"])
+def test_a_sessions_test_runs_and_agent_never_write_the_persons_checkout(
+    git_repo: Path, tmp_path: Path, sandbox: str
+) -> None:
+    """The person has an edit they did not commit and a new file; a session's test
+    writes both at the root it finds, and its agent writes one. Where bubblewrap works
+    (`auto`) the checkout is read-only to them; elsewhere (`off`) it is put back, what
+    was there kept under a backup ref, and the run says so."""
+    one = simple(1, "alpha")
+    one.test += WALK_UP
+    make_project(git_repo, [one])
+    (git_repo / "README.md").write_text("# mine\n")
+    (git_repo / "draft.txt").write_text("mine\n")
+    command = agent(make_solutions(tmp_path, [one]), script=HOSTILE, at="1:green",
+                    attack="write", files={str(git_repo / "draft.txt"): "agent\n"})  # fmt: skip
+    proc = run_cli("execute-plan", "--plan", PLAN, "--parallel", "1", "--yes", "--sandbox",
+                   sandbox, "--agent-command", command, cwd=git_repo)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert subjects(git_repo)[0] == "feat(tools): Alpha"
+    assert (git_repo / "README.md").read_text() == "# mine\n"
+    assert (git_repo / "draft.txt").read_text() == "mine\n"
+    walled = sandbox == "auto" and bubblewrap() is not None
+    assert ("changed while sessions worked" in proc.stdout) is not walled, proc.stdout
+    if not walled:
+        backup = git(git_repo, "for-each-ref", "--format=%(refname)", "refs/executor/backup/")
+        assert "checkout-during-sessions" in backup

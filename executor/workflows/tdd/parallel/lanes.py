@@ -32,7 +32,7 @@ from executor.engine.layout import Layout
 from executor.errors import GitCommandError, UserError
 from executor.fsutil import quote
 from executor.stamps import utc_now
-from executor.workflows.tdd.parallel.child import lane_folder, lane_plan
+from executor.workflows.tdd.parallel.child import BRANCH_FOLDER, lane_folder, lane_plan
 from executor.workflows.tdd.parallel.models import Lane, LaneLink
 from executor.workflows.tdd.state import RunRecord, RunState, SessionArchive, state_store
 
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from executor.vcs import GitRepo
 
 WORKTREES = ".executor-worktrees"
-BRANCH_PREFIX = "executor/session-"
+BRANCH_PREFIX = f"{BRANCH_FOLDER}/session-"
 #: The main run folder's subfolder of lane locks (`.agent-*`: hidden with its files).
 LANES_DIR = ".agent-lanes"
 #: Worker W's ports start at PORT_BASE + W * PORT_SPAN (`EXECUTOR_PORT_BASE`).

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from executor import __version__, faults, fsutil
+from executor import __version__, faults
 from executor.bridge.reading import read_request
 from executor.choices import Question, options_of
 from executor.engine.layout import Layout
@@ -38,10 +38,11 @@ from executor.errors import (
 from executor.exitcodes import ExitCode
 from executor.fsutil import quote
 from executor.plan.cache import plan_files
-from executor.store import exclusive
+from executor.sandbox import bubblewrap
 from executor.workflows.tdd.parallel.child import peek
 from executor.workflows.tdd.parallel.children import Child, Launcher
 from executor.workflows.tdd.parallel.ends import Ends
+from executor.workflows.tdd.parallel.fence import Fence
 from executor.workflows.tdd.parallel.lanes import (
     LANES_DIR,
     WORKTREES,
@@ -52,6 +53,7 @@ from executor.workflows.tdd.parallel.lanes import (
 )
 from executor.workflows.tdd.parallel.models import Lane
 from executor.workflows.tdd.parallel.proof import unproven
+from executor.workflows.tdd.parallel.watch import Watch
 from executor.workflows.tdd.parallel.waves import completed, may_start
 from executor.workflows.tdd.run import RunRequest, RunResult, open_run, plan_folder
 from executor.workflows.tdd.state import state_store
@@ -111,9 +113,12 @@ class Parallel(Ends):
         self.options: RunOptions | None = None
         self.project: str | None = None
         self.session = None
-        self.kept = None
-        self.proven = set()
-        self.run_lock = self.layout.folder / LANES_DIR / f"run-{os.getpid()}.lock"
+        self.proven: set[tuple[int, str]] = set()
+        self.fence = Fence(
+            self.store, self.layout.folder / LANES_DIR / "turn", claimed=self.claimed,
+            prove=lambda state: unproven(state, self.repo, self.proven), report=report,
+        )  # fmt: skip
+        self.watch = None
 
     def execute(self) -> RunResult:
         from executor.vcs import GitRepo
@@ -124,9 +129,6 @@ class Parallel(Ends):
         self.repo.exclude([f"/{WORKTREES}/"])
         try:
             with self.claims:
-                fsutil.ensure_private_dir(self.run_lock.parent, inside=self.layout.folder)
-                self.claims.callback(self.run_lock.unlink, missing_ok=True)
-                self.claims.enter_context(exclusive(self.run_lock, what="runs this plan"))
                 self._open()
                 try:
                     self._loop()
@@ -137,6 +139,7 @@ class Parallel(Ends):
                     self.launcher.stop(list(self.children.values()))
                     raise
                 self.put_away()
+                self.look()
                 return self.result()
         finally:
             self.launcher.close()
@@ -169,8 +172,10 @@ class Parallel(Ends):
                 if (lane := state.run.lanes.get(number)) and lane.status == "integrated":
                     state.run.lanes.pop(number)
             state.run.tool_version = __version__
-            self._save(state)
+            self.fence.save(state)
         self.suite_command = opened.suite
+        if not (state.run.options.sandbox == "auto" and bubblewrap() is not None):
+            self.watch = Watch(self.repo, self.layout.owned(), self.report)
         self.prompter = self.req.prompter if self.req.prompter is not None else _terminal_prompter()
         self.width = self._width(state.run.options.parallel or 1)
         self.outline = {o.number: o for o in self.plan.outline()}
@@ -246,6 +251,8 @@ class Parallel(Ends):
 
     def _reap(self) -> bool:
         done = [n for n, c in self.children.items() if c.proc.poll() is not None]
+        if done:
+            self.look()
         for n in done:
             child = self.children.pop(n)
             self._after(n, child.wait(), child)

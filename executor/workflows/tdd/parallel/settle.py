@@ -27,6 +27,7 @@ from executor.project_config import load_project_config, map_test_command
 from executor.stamps import utc_now
 from executor.store import exclusive
 from executor.workflows.tdd.parallel.child import peek, total
+from executor.workflows.tdd.parallel.fence import TURN_WAIT
 from executor.workflows.tdd.parallel.integrate import Blocked, integrate, take_worktree
 from executor.workflows.tdd.parallel.lanes import (
     close,
@@ -36,7 +37,7 @@ from executor.workflows.tdd.parallel.lanes import (
     take_record,
 )
 from executor.workflows.tdd.parallel.models import Lane
-from executor.workflows.tdd.parallel.shared import TURN_WAIT, Shared
+from executor.workflows.tdd.parallel.shared import Shared
 from executor.workflows.tdd.state import SessionArchive, project
 from executor.workflows.tdd.verdicts import describe
 
@@ -82,12 +83,13 @@ class Settle(Shared):
                                  f"({lane.worktree})")  # fmt: skip
                 return
             self.integrated(number, got.commit)
+            self.look()
 
     def suite(self, number: int, commit: str, worker: int) -> tuple[bool, str]:
         """The whole suite on `commit`, in the executor's integration worktree."""
         from executor.testrun import DEFAULT_TEST_TIMEOUT, run_tests
         from executor.vcs import GitRepo
-        from executor.workflows.tdd.parallel.child import lane_guarded
+        from executor.workflows.tdd.parallel.child import lane_guarded, lane_sandbox
         from executor.workflows.tdd.parallel.lanes import worker_env
         from executor.workflows.tdd.parallel.models import LaneLink
         from executor.workflows.tdd.run import sandbox_of
@@ -112,7 +114,9 @@ class Settle(Shared):
         plan_here = self.places.plan_in(path)
         layout = self.places.layout_in(path)
         sandbox = (
-            sandbox_of(spot, layout, plan_here, guarded) if options.sandbox == "auto" else None
+            lane_sandbox(sandbox_of(spot, layout, plan_here, guarded), spot)
+            if options.sandbox == "auto"
+            else None
         )
         self.say(number, f"running the whole suite on {commit[:12]}: {command}")
         run = run_tests(
@@ -123,6 +127,7 @@ class Settle(Shared):
             sandbox=sandbox,
         )
         changed = spot.tree_diff(spot.tree_of(commit), spot.record_tree().tree)
+        self.look()
         self.say(number, f"  {run.summary()}")
         if changed:
             return False, f"the suite changed files in the repository: {describe(changed)}"
