@@ -15,7 +15,11 @@ test command so that some of that cannot happen at all:
 
 Everything else is as outside: the same files (the worktree stays writable, for test
 runners and builds that write there; what a run changes there is still found and put
-back), the same network, the same home folder. It is not a wall against code that
+back), the same network, the same home folder. A session of a parallel run works in a
+worktree inside the person's checkout: there the whole checkout is a wall, read-only
+but for the session's worktree (`Sandbox.walled`), and the session's agent runs in
+bubblewrap too, in the machine's process namespace (the executor stops its processes
+itself), with what a commit in its worktree writes as the only other holes. It is not a wall against code that
 wants out (the network and the home folder are open), and it does nothing for code
 that patches the runner inside its own process (`executor.testsummary` checks the
 report against the runner instead).
