@@ -19,8 +19,9 @@ back), the same network, the same home folder. A session of a parallel run works
 worktree inside the person's checkout: there the whole checkout is a wall, read-only
 but for the session's worktree (`Sandbox.walled`), and the session's agent runs in
 bubblewrap too, in the machine's process namespace (the executor stops its processes
-itself), with what a commit in its worktree writes as the only other holes. It is not a wall against code that
-wants out (the network and the home folder are open), and it does nothing for code
+itself), with what a commit in its worktree writes as the only other holes. It is not
+a wall against code that wants out (the network and the home folder are open), and it
+does nothing for code
 that patches the runner inside its own process (`executor.testsummary` checks the
 report against the runner instead).
 

@@ -161,7 +161,7 @@ def _no_attribute_programs(cwd: Path, env: Mapping[str, str]) -> dict[str, str]:
     proc = subprocess.run(
         ["git", "config", "--name-only", "--get-regexp", r"^(filter|merge)\."],
         cwd=cwd, capture_output=True, text=True, encoding="utf-8", errors="surrogateescape",
-        env={**env, "GIT_CONFIG_COUNT": env.get("GIT_CONFIG_COUNT", "0")},
+        env=dict(env),
         stdin=subprocess.DEVNULL, check=False,
     )  # fmt: skip
     pairs: dict[str, str] = {}

@@ -175,7 +175,10 @@ class GitTrees(GitAttributes):
         if head.returncode != 0 or status.returncode != 0 or not sha:
             problems.append(f"{rel}: a submodule git cannot read ({status.stderr.strip()})")
             return [held]
-        changed = [line[3:] for line in status.stdout.splitlines() if len(line) > 3]
+        changed = [
+            line[3:] for line in status.stdout.splitlines()
+            if len(line) > 3 and not (line.startswith("??") and volatile(line[3:]))
+        ]  # fmt: skip
         if changed:
             problems.append(
                 f"{rel}: files changed inside the submodule ({', '.join(changed[:5])}): a "
