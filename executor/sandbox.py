@@ -21,9 +21,8 @@ but for the session's worktree (`Sandbox.walled`), and the session's agent runs 
 bubblewrap too, in the machine's process namespace (the executor stops its processes
 itself), with what a commit in its worktree writes as the only other holes. It is not
 a wall against code that wants out (the network and the home folder are open), and it
-does nothing for code
-that patches the runner inside its own process (`executor.testsummary` checks the
-report against the runner instead).
+does nothing for code that patches the runner inside its own process
+(`executor.testsummary` checks the report against the runner instead).
 
 `--sandbox off` (saved with the run; `sandbox = "off"` in `[tool.executor]`) runs tests
 without it; `auto`, the default, uses it when `bwrap` works here.
