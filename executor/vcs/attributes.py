@@ -3,7 +3,8 @@
 A session's work is recorded byte for byte (`record_tree`, no filters): those are the
 bytes its tests ran against. A `.gitattributes` the tree carries can still make every
 checkout of it write other bytes: `working-tree-encoding=UTF-16` re-encodes a file,
-`eol=crlf` turns its line ends, `ident` expands `$Id$`, `filter=x` runs a program on it.
+`eol=crlf` turns its line ends, `ident` expands `$Id$`, `filter=x` runs a program on it
+(when a smudge or process command is configured for `x`, or it is required).
 A clone then fails the session's own tests, and the person's checkout (fast-forwarded
 to a parallel session's commit) holds what nobody tested. Such a file is refused with
 the attribute that changes it.
@@ -23,7 +24,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from executor.vcs.reads import GitReads
@@ -35,11 +36,15 @@ _LONE_LF_RE = re.compile(rb"(?<!\r)\n")
 _UNSET = ("unspecified", "unset")
 
 
-def checkout_change(data: bytes, attrs: Mapping[str, str]) -> str | None:
+def checkout_change(
+    data: bytes, attrs: Mapping[str, str], smudging: Collection[str] = ()
+) -> str | None:
     """How a checkout by `attrs` would change `data` (the attribute that does it), or
-    None when it writes `data` as it is."""
+    None when it writes `data` as it is. `smudging`: the filters configured to change
+    what a checkout writes (a smudge or process command; or required: a checkout
+    without it fails); any other filter leaves a checkout as it is."""
     driver = attrs.get("filter", "unspecified")
-    if driver not in _UNSET:
+    if driver not in _UNSET and driver in smudging:
         return f"filter={driver}: a checkout runs that filter's program on it"
     encoding = attrs.get("working-tree-encoding", "unspecified")
     if encoding not in (*_UNSET, "set"):
@@ -66,12 +71,14 @@ class GitAttributes(GitReads):
         """The `files` of the tree held in the private index `index_env` that a checkout
         would write otherwise than they are in the worktree now, with why."""
         found: dict[str, str] = {}
-        for rel, attrs in self._tree_attributes(index_env, files).items():
+        given = self._tree_attributes(index_env, files)
+        smudging = self._smudging() if any("filter" in a for a in given.values()) else set()
+        for rel, attrs in given.items():
             path = self.root / rel
             if path.is_symlink() or not path.is_file():
                 continue
             with contextlib.suppress(OSError):
-                why = checkout_change(path.read_bytes(), attrs)
+                why = checkout_change(path.read_bytes(), attrs, smudging)
                 if why is not None:
                     found[rel] = why
         return found
@@ -94,6 +101,18 @@ class GitAttributes(GitReads):
             path, attr, value = fields[i : i + 3]
             if value not in _UNSET:
                 found.setdefault(path, {})[attr] = value
+        return found
+
+    def _smudging(self) -> set[str]:
+        """The filters configured here that change what a checkout writes."""
+        proc = self._run("config", "--get-regexp", r"^filter\..*\.(smudge|process|required)$",
+                         check=False)  # fmt: skip
+        found = set()
+        for line in proc.stdout.splitlines():
+            key, _, value = line.partition(" ")
+            name, _, kind = key.removeprefix("filter.").rpartition(".")
+            if value.strip() and (kind != "required" or value.strip().lower() == "true"):
+                found.add(name)
         return found
 
     @contextlib.contextmanager

@@ -34,14 +34,15 @@ pytestmark = pytest.mark.slow
         (b"\0x\n", {"eol": "crlf", "text": "auto"}, None),  # binary: left alone
         (b"# $Id$\n", {"ident": "set"}, "ident"),
         (b"# no id\n", {"ident": "set"}, None),
-        (b"x\n", {"filter": "lfs"}, "filter=lfs"),
+        (b"x\n", {"filter": "lfs"}, "filter=lfs"),  # configured to smudge (below)
+        (b"x\n", {"filter": "po"}, None),  # only a clean command: a checkout is as it is
         (b"x\n", {"eol": "lf", "text": "set"}, None),
     ],
 )
 def test_what_a_checkout_by_the_attributes_would_write(
     data: bytes, attrs: dict[str, str], changed: str | None
 ) -> None:
-    why = checkout_change(data, attrs)
+    why = checkout_change(data, attrs, smudging={"lfs"})
     assert (why is None) if changed is None else (why is not None and changed in why)
 
 
