@@ -290,6 +290,11 @@ class StateStore(Generic[P]):
             ) from e
         self._seen = self._identity()
 
+    def unchanged(self) -> bool:
+        """The file on disk is still the one this process last loaded or saved (no other
+        writer since: the comparison every save makes, asked before a load)."""
+        return self._identity() == self._seen
+
     def reclaim(self) -> None:
         """The file on disk is this process's again (it put back what it last saved,
         after a command agent rewrote it while this process held the run)."""

@@ -106,6 +106,7 @@ def register(app: typer.Typer) -> None:
         session: Annotated[int, typer.Argument(min=1, metavar="SESSION")],
         plan: Annotated[Path, typer.Option("--plan", help="The plan inside the worktree.")],
         watch_fd: Annotated[int | None, typer.Option("--watch-fd")] = None,
+        report_fd: Annotated[int | None, typer.Option("--report-fd")] = None,
         continue_with: Annotated[str, typer.Option("--continue-with")] = "[]",
         resume: Annotated[bool, typer.Option("--resume")] = False,
         yes: Annotated[bool, typer.Option("--yes")] = False,
@@ -118,7 +119,7 @@ def register(app: typer.Typer) -> None:
 
         def body() -> int:
             from executor.errors import Resumable
-            from executor.workflows.tdd.parallel.children import watch_parent
+            from executor.workflows.tdd.parallel.children import report_end, watch_parent
             from executor.workflows.tdd.run import Runner, RunRequest
 
             if watch_fd is not None:
@@ -128,10 +129,13 @@ def register(app: typer.Typer) -> None:
                 resume_argv=again,
             )  # fmt: skip
             try:
-                Runner(req, report=console.out).execute()
+                result = Runner(req, report=console.out).execute()
             except Resumable as e:
                 e.session = None  # the parallel run says how to continue, not its lane
                 raise
+            entry = result.state.entry(session)
+            if report_fd is not None and entry is not None:
+                report_end(report_fd, entry.status, entry.commit_hash, adopted=bool(entry.adopted))
             return 0
 
         common.run(body, rerun="executor " + shlex.join(again))

@@ -23,7 +23,7 @@ import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from executor import fsutil
 from executor.bounded import read_bounded
@@ -35,6 +35,9 @@ from executor.datamodel import dump
 from executor.engine.agents import BRIDGE_AGENT, AgentCall, AgentResult, Durable, supersede
 from executor.errors import DataError, UserError
 from executor.stamps import utc_now
+
+if TYPE_CHECKING:
+    from executor.sandbox import Sandbox
 
 
 @dataclass(frozen=True)
@@ -88,8 +91,11 @@ class ProcessAgents:
         durable: Durable,
         exclude: Callable[[Sequence[str]], None],
         own_files: OwnFiles | None = None,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.how = how
+        #: where the agent runs, when it runs in one (a parallel run's session)
+        self.sandbox = sandbox
         self.repo = repo
         self.channel = channel
         self.durable = durable
@@ -139,7 +145,7 @@ class ProcessAgents:
                 self.exclude(built.git_excludes)
         kept = self.own_files.keep() if self.own_files else None
         result = run_agent(
-            argv,
+            self.sandbox.wrap(argv) if self.sandbox is not None else argv,
             preset=self.how.preset,
             cwd=self.repo,
             env=env,

@@ -14,12 +14,15 @@ which refuses to overwrite a person's changes there.
 from __future__ import annotations
 
 import contextlib
+import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from executor import errors
-from executor.vcs.trees import NO_PROGRAMS, GitTrees
+from executor.vcs.plumbing import _git_subprocess
+from executor.vcs.trees import GITLINK, NO_PROGRAMS, GitTrees
 
 #: Lines git writes around a conflict in a file it could not merge.
 _MARKERS = ("<<<<<<< ", ">>>>>>> ")
@@ -37,10 +40,18 @@ class Worktree:
 @dataclass
 class Replayed:
     """A commit replayed onto a tip: the merged tree (conflicted files hold git's
-    markers) and the files that conflict (empty: a clean replay)."""
+    markers, or one side's version where git writes none: a binary file, a file one
+    side deleted), the files that conflict (empty: a clean replay), and git's own word
+    on each conflict (`content: Merge conflict in a.bin`, `modify/delete: ...`)."""
 
     tree: str
     conflicts: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+#: git's conflict message lines (`CONFLICT (modify/delete): old.py deleted in ...`).
+_CONFLICT_RE = re.compile(r"^CONFLICT \((?P<kind>[^)]*)\): (?P<what>.*)$")
+_SHA_RE = re.compile(r"\b([0-9a-f]{12})[0-9a-f]{28}\b")
 
 
 class GitLanes(GitTrees):
@@ -93,6 +104,33 @@ class GitLanes(GitTrees):
         if force:
             self._run("clean", "-q", "-f", "-d")
 
+    def check_out_submodules(self, source: Path) -> list[str]:
+        """Each submodule HEAD holds, checked out here at the commit HEAD names, cloned
+        from the same submodule in the checkout at `source` (a local clone that shares
+        its objects: no network) when it is not here yet. Returns those it could not
+        (not checked out in `source`, or without that commit there)."""
+        listing = self._out("ls-tree", "-r", "-z", "--full-tree", "HEAD").split("\0")
+        links = [
+            (e.split("\t", 1)[1], e.split()[2]) for e in listing if e.startswith(f"{GITLINK} ")
+        ]
+        missed = []
+        for rel, sha in links:
+            here, there = self.root / rel, Path(source) / rel
+            if not (here / ".git").exists():
+                if not (there / ".git").exists():
+                    missed.append(rel)
+                    continue
+                here.mkdir(parents=True, exist_ok=True)
+                _git_subprocess(["clone", "-q", "--shared", str(there), str(here)], cwd=self.root)
+            sub = GitLanes(here)
+            if sub.resolve("HEAD") == sha:
+                continue
+            if sub.resolve(sha) is None:
+                missed.append(rel)
+                continue
+            sub._run(*NO_PROGRAMS, "checkout", "-q", "--detach", sha)
+        return missed
+
     def prune_worktrees(self) -> None:
         """Forget worktrees whose folder is gone (git's own bookkeeping only)."""
         self._run("worktree", "prune")
@@ -100,14 +138,16 @@ class GitLanes(GitTrees):
     # -- replaying a session's commit onto a tip --------------------------------------------
     def replay(self, commit: str, onto: str) -> Replayed:
         """`commit` merged onto `onto` over their merge base, as a tree (nothing on disk
-        changes); the conflicting files, if any."""
-        proc = self._run(
-            "merge-tree", "--write-tree", "--name-only", "--no-messages", onto, commit, check=False
-        )
-        lines = proc.stdout.splitlines()
-        if proc.returncode not in (0, 1) or not lines:
+        changes); the conflicting files as git lists them, and its messages about them."""
+        proc = self._run("merge-tree", "--write-tree", "--name-only", onto, commit, check=False)
+        tree, _, rest = proc.stdout.partition("\n")
+        if proc.returncode not in (0, 1) or not tree.strip():
             raise errors.GitCommandError(["merge-tree", onto, commit], proc.returncode, proc.stderr)
-        return Replayed(lines[0].strip(), sorted({p for p in lines[1:] if p.strip()}))
+        listed, _, messages = rest.partition("\n\n")
+        found = [m for line in messages.splitlines() if (m := _CONFLICT_RE.match(line))]
+        notes = [f"{m['kind']}: " + _SHA_RE.sub(r"\1", m["what"]).strip() for m in found]
+        conflicts = sorted({p for p in listed.splitlines() if p.strip()})
+        return Replayed(tree.strip(), conflicts, notes if conflicts else [])
 
     def commit_as(self, tree: str, *, parent: str, like: str) -> str:
         """Commit `tree` on `parent` with the message and author of commit `like` (the
@@ -153,6 +193,17 @@ class GitLanes(GitTrees):
             raise errors.StaleWorkspaceError(
                 f"the branch in {self.root} moved from {tip[:12]} to {head[:12]} meanwhile"
             )
+        in_the_way = self._in_the_way(head, commit)
+        if in_the_way:
+            raise errors.DirtyWorktreeError(
+                f"the fast-forward to {commit[:12]} would overwrite "
+                f"{', '.join(in_the_way[:10])} in {self.root}: the commit holds "
+                f"{'it' if len(in_the_way) == 1 else 'them'}, and git ignores or does not "
+                f"track {'it' if len(in_the_way) == 1 else 'them'} there (a file of yours, "
+                f"such as a .env); move {'it' if len(in_the_way) == 1 else 'them'} away "
+                f"(or commit it), then run the same command again (nothing was changed)",
+                files=in_the_way,
+            )
         proc = self._run(*NO_PROGRAMS, "merge", "--ff-only", "-q", commit, check=False)
         if proc.returncode != 0:
             if "would be overwritten" in proc.stderr:
@@ -165,6 +216,20 @@ class GitLanes(GitTrees):
                 )
             raise errors.GitCommandError(["merge", "--ff-only", commit], proc.returncode,
                                          proc.stderr)  # fmt: skip
+
+    def _in_the_way(self, head: str, commit: str) -> list[str]:
+        """The files `commit` adds over `head` that are in the worktree already, not as
+        the commit holds them: git overwrites such a file without a word when it ignores
+        it (refusing only the ones it does not)."""
+        added = self._out("diff-tree", "-r", "-z", "--no-renames", "--diff-filter=A",
+                          "--name-only", head, commit).split("\0")  # fmt: skip
+        there = [p for p in added if p and os.path.lexists(self.root / p)]
+        if not there:
+            return []
+        held = dict(zip(there, self._out("rev-parse", *(f"{commit}:{p}" for p in there)).split(),
+                        strict=True))  # fmt: skip
+        now = self.blobs_of(there)
+        return [p for p in there if now.get(p) != held[p]]
 
     # -- conflicts --------------------------------------------------------------------------
     def conflict_markers(self, paths: Sequence[str]) -> list[str]:

@@ -29,6 +29,19 @@ _BASE_ENV = {"LC_ALL": "C", "LANGUAGE": "C", "GIT_OPTIONAL_LOCKS": "0", "GIT_TER
 #: and diff; hooks run on reads too: `post-index-change` whenever an index is written
 #: (our private ones included), `reference-transaction` on every ref update.
 _SAFE_CONFIG = ("-c", "core.fsmonitor=false", "-c", f"core.hooksPath={os.devnull}")
+#: git commands that may run a program a file's attributes name: a clean filter (on what
+#: they read from the worktree: `status`, a refresh, `add`), a smudge filter (on what they
+#: write there: `checkout`, `reset`, `merge`, `worktree add`, `read-tree -u`), a merge
+#: driver (`merge`, `merge-tree`). Before each, the drivers configured (anywhere git reads
+#: config: an agent can write `.git/config`) are switched off for that command
+#: (`_no_attribute_programs`); `diff` runs with `--no-textconv --no-ext-diff`.
+_RUN_ATTRIBUTE_PROGRAMS = frozenset(
+    {"status", "checkout", "checkout-index", "reset", "merge", "merge-tree", "worktree",
+     "read-tree", "update-index", "add", "stash", "restore", "switch", "submodule", "apply",
+     "cherry-pick", "rebase", "commit", "diff", "clone"}
+)  # fmt: skip
+#: Configured programs a file's attributes can name (`filter=x`, `merge=x`), by kind.
+_DRIVER_RE = re.compile(r"^(filter|merge)\.(.+)\.(clean|smudge|process|driver)$")
 
 
 def _raise_for(args: Sequence[str], returncode: int, stderr: str, git_dir: Path | None) -> None:
@@ -105,6 +118,9 @@ def _git_subprocess(
     env: Mapping[str, str] | None = None,
     input_text: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
+    full = {**os.environ, **_BASE_ENV, **(env or {})}
+    if _subcommand(args) in _RUN_ATTRIBUTE_PROGRAMS:
+        full.update(_no_attribute_programs(cwd, full))
     try:
         return subprocess.run(
             ["git", *_SAFE_CONFIG, *args],
@@ -113,7 +129,7 @@ def _git_subprocess(
             text=True,
             encoding="utf-8",
             errors="surrogateescape",
-            env={**os.environ, **_BASE_ENV, **(env or {})},
+            env=full,
             input=input_text,
             stdin=None if input_text is not None else subprocess.DEVNULL,
         )
@@ -121,6 +137,52 @@ def _git_subprocess(
         raise errors.PathNotFoundError(
             "git is not installed (no `git` on PATH); the executor needs it", path=Path("git")
         ) from e
+
+
+def _subcommand(args: Sequence[str]) -> str:
+    """The git command `args` run (`worktree` of `-c x=y worktree add ...`)."""
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in ("-c", "-C"):
+            skip = True
+        elif not arg.startswith("-"):
+            return arg
+    return ""
+
+
+def _no_attribute_programs(cwd: Path, env: Mapping[str, str]) -> dict[str, str]:
+    """Configuration, as environment (`GIT_CONFIG_COUNT`: any key, read after every
+    config file), that switches off every filter and merge driver configured where git
+    runs in `cwd`: a filter's commands are emptied (git then copies content as it is)
+    and not required; a merge driver becomes `false` (a conflict for a person, never a
+    side chosen by a program)."""
+    proc = subprocess.run(
+        ["git", "config", "--name-only", "--get-regexp", r"^(filter|merge)\."],
+        cwd=cwd, capture_output=True, text=True, encoding="utf-8", errors="surrogateescape",
+        env=dict(env),
+        stdin=subprocess.DEVNULL, check=False,
+    )  # fmt: skip
+    pairs: dict[str, str] = {}
+    for key in proc.stdout.splitlines():
+        m = _DRIVER_RE.match(key.strip())
+        if m is None:
+            continue
+        kind, name = m[1], m[2]
+        if kind == "filter":
+            for part in ("clean", "smudge", "process"):
+                pairs[f"filter.{name}.{part}"] = ""
+            pairs[f"filter.{name}.required"] = "false"
+        else:
+            pairs[f"merge.{name}.driver"] = "false"
+    if not pairs:
+        return {}
+    start = int(env.get("GIT_CONFIG_COUNT", "0") or 0)
+    out = {"GIT_CONFIG_COUNT": str(start + len(pairs))}
+    for i, (key, value) in enumerate(pairs.items(), start):
+        out[f"GIT_CONFIG_KEY_{i}"], out[f"GIT_CONFIG_VALUE_{i}"] = key, value
+    return out
 
 
 class GitBase:

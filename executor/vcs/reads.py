@@ -176,6 +176,18 @@ class GitReads(GitBase):
                 return sha.strip()
         return None
 
+    def common_dir(self) -> Path:
+        """The repository's git folder (a linked worktree's `.git` names its own folder
+        inside it)."""
+        found = Path(self._out("rev-parse", "--git-common-dir").strip())
+        return (found if found.is_absolute() else self.root / found).resolve()
+
+    def trailers(self, commit: str) -> dict[str, str]:
+        """The trailers of `commit`'s message (keys lower-cased); {} when there is no
+        such commit."""
+        proc = self._run("log", "-1", "--format=%B", commit, "--", check=False)
+        return _trailers_of(proc.stdout) if proc.returncode == 0 else {}
+
     def is_ancestor(self, commit: str, of: str = "HEAD") -> bool:
         """True when `commit` is reachable from `of` (equal counts); False if unknown."""
         proc = self._run("merge-base", "--is-ancestor", commit, of, check=False)

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from executor import errors, fsutil
-from executor.vcs.plumbing import _under
-from executor.vcs.reads import GitReads
+from executor.vcs.attributes import GitAttributes
+from executor.vcs.plumbing import _git_subprocess, _under
 
 #: Untracked folders and files test runs and tools write: never a session's work.
 VOLATILE_DIRS = frozenset(
@@ -39,6 +39,8 @@ VOLATILE_NAMES = frozenset({".coverage", "coverage.xml", ".DS_Store"})
 #: A file changed this recently may change again within the same timestamp tick: its
 #: content is hashed again rather than trusted to its stat (git's "racy" entries).
 _RACY_NS = 2_000_000_000
+#: A tree entry's mode for a submodule (a commit of another repository).
+GITLINK = "160000"
 #: Flags a person's index may carry on a path (`git ls-files -v` letters).
 _FLAGS = {"h": "--assume-unchanged", "S": "--skip-worktree", "s": "--skip-worktree"}
 #: No program a repository's config names runs in our git writes.
@@ -67,13 +69,13 @@ class Recorded:
     problems: list[str] = field(default_factory=list)
 
 
-class GitTrees(GitReads):
+class GitTrees(GitAttributes):
     def __init__(self, root: Path) -> None:
         super().__init__(root)
         #: path -> (inode, size, mtime, ctime) and the blob hashed then (`_blobs`)
         self._hashed: dict[str, tuple[tuple[int, ...], str]] = {}
-        #: the last tree written, and the index entries it was written from
-        self._last_tree: tuple[str, str] | None = None
+        #: the index entries last written, the tree and what its attributes change
+        self._last_tree: tuple[str, str, list[str]] | None = None
         #: commit id -> its tree (`tree_of`)
         self._trees: dict[str, str] = {}
 
@@ -107,6 +109,9 @@ class GitTrees(GitReads):
         top = self.root.resolve()
         for rel in sorted({p for p in listed if p}):
             if _under(rel.rstrip("/"), skip) or (rel not in tracked and volatile(rel)):
+                continue
+            if tracked.get(rel, "").startswith(f"{GITLINK} "):
+                kept += self._gitlink(rel, tracked[rel], problems)
                 continue
             if rel.endswith("/") and rel[:-1] in tracked:
                 continue  # a repository HEAD holds as a submodule: its entry says it
@@ -150,21 +155,69 @@ class GitTrees(GitReads):
                 f"hold (git ignores it, or it is kept out): the tests read it, a clone "
                 f"gets a broken link"
             )
+        blobs = self._blobs(files, modes)
         entries = (
-            kept
-            + self._blobs(files, modes)
-            + [f"120000 {self._hash(data)}\t{rel}" for rel, data in links.items()]
+            kept + blobs + [f"120000 {self._hash(data)}\t{rel}" for rel, data in links.items()]
         )
-        listing = "".join(e + "\0" for e in entries)
+        # git's config decides which attributes run programs (`checkout_changes`)
+        listing = "".join(e + "\0" for e in entries) + self._config_stamp()
         if self._last_tree is not None and self._last_tree[0] == listing:
-            return Recorded(self._last_tree[1], problems)  # the same entries: the same tree
+            # the same entries: the same tree, and what its attributes change the same
+            return Recorded(self._last_tree[1], problems + self._last_tree[2])
         with self._private_index(None) as env:
             if entries:
                 self._run("update-index", "--add", "-z", "--index-info", env=env,
-                          input_text=listing)  # fmt: skip
+                          input_text="".join(e + "\0" for e in entries))  # fmt: skip
             tree = self._out("write-tree", env=env).strip()
-        self._last_tree = (listing, tree)
-        return Recorded(tree, problems)
+            changed = [e.split("\t", 1)[1] for e in blobs if tracked.get(e.split("\t", 1)[1]) != e]
+            attributed = [
+                f"{rel}: {why}; a clone would not get the bytes its tests ran against "
+                f"(drop the attribute for it, or write the file as a checkout would)"
+                for rel, why in self.checkout_changes(env, _attributed(files, changed)).items()
+            ]
+        self._last_tree = (listing, tree, attributed)
+        return Recorded(tree, problems + attributed)
+
+    def _config_stamp(self) -> str:
+        """When and how big git's config files are (a linked worktree's and the main
+        repository's): a change to them is a change to what recording a tree finds."""
+        stamps = []
+        for folder in {self.git_dir, self.git_dir.parent.parent}:
+            try:
+                info = (folder / "config").stat()
+            except OSError:
+                continue
+            stamps.append(f"{info.st_mtime_ns}:{info.st_size}:{info.st_ino}")
+        return "|".join(sorted(stamps))
+
+    def _gitlink(self, rel: str, held: str, problems: list[str]) -> list[str]:
+        """A submodule HEAD holds at `rel`: its entry, as `git add` would record it (the
+        commit checked out there; HEAD's own when it is not checked out here: a new
+        worktree's submodules are empty folders). Files changed inside it are its own
+        repository's business: the session is told to commit them there first."""
+        path = self.root / rel
+        if not path.is_dir():
+            return []  # removed
+        if not (path / ".git").exists():
+            return [held]  # not checked out here
+        head = _git_subprocess(["rev-parse", "--verify", "-q", "HEAD"], cwd=path)
+        status = _git_subprocess(["status", "--porcelain", "-uall"], cwd=path)
+        sha = head.stdout.strip()
+        if head.returncode != 0 or status.returncode != 0 or not sha:
+            problems.append(f"{rel}: a submodule git cannot read ({status.stderr.strip()})")
+            return [held]
+        changed = [
+            line[3:] for line in status.stdout.splitlines()
+            if len(line) > 3 and not (line.startswith("??") and volatile(line[3:]))
+        ]  # fmt: skip
+        if changed:
+            problems.append(
+                f"{rel}: files changed inside the submodule ({', '.join(changed[:5])}): a "
+                f"commit here records only which commit of it is used. Commit them in the "
+                f"submodule first (git -C {rel} commit), or put them back"
+            )
+            return [held]
+        return [f"{GITLINK} {sha}\t{rel}"]
 
     def _blobs(self, files: list[str], modes: dict[str, str]) -> list[str]:
         """Each file's blob, written to the object store. A file hashed before by this
@@ -281,6 +334,8 @@ class GitTrees(GitReads):
                     path.unlink()
                 continue
             mode, sha = held[rel]
+            if mode == GITLINK:
+                continue  # a submodule's files are its own repository's
             data = self._blob(sha)
             if path.is_symlink() or path.exists():
                 with contextlib.suppress(FileNotFoundError):
@@ -421,6 +476,15 @@ def _clear_rule_files(root: Path) -> list[tuple[str, str]]:
                 os.unlink(path)
             found.append((Path(path).relative_to(root).as_posix(), kind))
     return sorted(found)
+
+
+def _attributed(files: Sequence[str], changed: Sequence[str]) -> list[str]:
+    """The files whose checkout a tree's `.gitattributes` may have changed: none when it
+    holds none; every file when one of them changed; else the files that changed."""
+    rules = [f for f in files if f.rsplit("/", 1)[-1] == ".gitattributes"]
+    if not rules:
+        return []
+    return list(files) if set(rules) & set(changed) else list(changed)
 
 
 def _with_folders(paths: set[str]) -> set[str]:

@@ -14,6 +14,7 @@ from typing import Any
 from tests.conftest import git
 
 STANDIN = Path(__file__).with_name("standin.py")
+HOSTILE = Path(__file__).with_name("hostile.py")
 PLAN = "project-plans/tools"
 
 
@@ -113,11 +114,12 @@ def make_solutions(tmp: Path, specs: list[Spec]) -> Path:
     return root
 
 
-def agent(solutions: Path, **flags: Any) -> str:
-    """The stand-in agent's command line (`standin.py`): flags by name."""
-    argv = [sys.executable, str(STANDIN), "--solutions", str(solutions)]
+def agent(solutions: Path, *, script: Path = STANDIN, **flags: Any) -> str:
+    """The stand-in agent's command line (`standin.py`, or `hostile.py`): flags by name
+    (a dict is given as JSON)."""
+    argv = [sys.executable, str(script), "--solutions", str(solutions)]
     for name, value in flags.items():
-        argv += [f"--{name}", str(value)]
+        argv += [f"--{name}", json.dumps(value) if isinstance(value, dict) else str(value)]
     return shlex.join(argv)
 
 

@@ -29,7 +29,7 @@ from executor.workflows.tdd.brief import BRIEF_VERSION
 from executor.workflows.tdd.context import Progress, SessionRun
 from executor.workflows.tdd.guard import restore_plan
 from executor.workflows.tdd.options import Overrides, resolve
-from executor.workflows.tdd.parallel.child import lane_guarded, spent_by_all
+from executor.workflows.tdd.parallel.child import lane_guarded, lane_sandbox, spent_by_all
 from executor.workflows.tdd.scope import Scope, select
 from executor.workflows.tdd.state import (
     SCHEMA_VERSION,
@@ -189,9 +189,11 @@ class Runner:
         own = OwnFiles(
             [layout.state, layout.backup], cache=layout.plan_cache, reclaim=store.reclaim
         )
+        walled = state.run.lane is not None and options.sandbox == "auto"
         agents = ProcessAgents(
             how, repo=repo.root, channel=channel, durable=durable, exclude=repo.exclude,
-            own_files=own,
+            own_files=own, sandbox=lane_sandbox(Sandbox.of([]), repo, agent=True) if walled
+            else None,
         )  # fmt: skip
         return agents, bridge, durable, policy
 
@@ -208,6 +210,8 @@ class Runner:
         link = state.run.lane
         extra = lane_guarded(link) if link is not None else []
         sandbox = sandbox_of(repo, layout, req.plan, extra) if options.sandbox == "auto" else None
+        if sandbox is not None and link is not None:  # a lane: the person's checkout too
+            sandbox = lane_sandbox(sandbox, repo)
         spent = (lambda: spent_by_all(state)) if link is not None else (lambda: state.run.spent)
 
         def run_tests(

@@ -5,7 +5,10 @@ in the session's worktree, keeping its files in the worktree's plan folder. Its 
 carries a `LaneLink` to the main run, and two things follow from it:
 
 - its test runs may not write the main run's files or plan either (the sandbox binds
-  them read-only, as it does its own);
+  them read-only, as it does its own), nor anything of the person's checkout its
+  worktree lives in: a worktree's `.git` is a file, so code that walks up to the first
+  `.git` folder finds the person's checkout (`lane_sandbox`); neither may its agent,
+  but for what a commit in its worktree writes to the repository;
 - its budgets count what every lane of the run spent, not its own calls only: the
   main run's total (sessions already integrated), and the state of each other lane,
   read without their locks (every save is an atomic rename, so a read sees a whole
@@ -15,6 +18,7 @@ carries a `LaneLink` to the main run, and two things follow from it:
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from executor.bounded import read_bounded
 from executor.datamodel import validate_json
@@ -24,6 +28,13 @@ from executor.plan.cache import plan_files
 from executor.store import STATE_LIMIT, sealed
 from executor.workflows.tdd.parallel.models import LaneLink
 from executor.workflows.tdd.state import RunState, Spent
+
+if TYPE_CHECKING:
+    from executor.sandbox import Sandbox
+    from executor.vcs import GitRepo
+
+#: The folder of the sessions' branches (`executor/session-<n>`) under refs/heads.
+BRANCH_FOLDER = "executor"
 
 
 def run_folder(plan: Path) -> Path:
@@ -51,6 +62,19 @@ def lane_guarded(link: LaneLink) -> list[Path]:
     main = Path(link.plan)
     layout = Layout(run_folder(main))
     return [layout.state, layout.backup, layout.archive, layout.plan_cache, *plan_files(main)]
+
+
+def lane_sandbox(sandbox: Sandbox, repo: GitRepo, *, agent: bool = False) -> Sandbox:
+    """`sandbox` for a lane in `repo` (its worktree): the person's checkout (the main
+    worktree, git's folder in it included) read-only, but for the lane's worktree; an
+    `agent` may also write what a commit there writes (objects, the worktree's own git
+    folder, the sessions' branches and their logs)."""
+    common = repo.common_dir()
+    holes = [repo.root]
+    if agent:
+        heads = Path("refs", "heads", BRANCH_FOLDER)
+        holes += [common / "objects", repo.git_dir, common / heads, common / "logs" / heads]
+    return sandbox.walled([common.parent], holes, own_pids=not agent)
 
 
 def total(*spends: Spent) -> Spent:

@@ -9,6 +9,11 @@ the end of a pipe whose other end only the parallel run holds: when that run die
 (SIGKILL included), the pipe ends and the lane stops itself the same way, so no session
 goes on with nobody to integrate it.
 
+How a lane's session ended (its status and the commit its run verified) comes back over
+a pipe of its own (`--report-fd`), written by the lane's run when it ends: no agent or
+test run the lane starts holds that pipe, so what the parallel run integrates is what
+the session's own run verified, whatever its branch or its state file say by then.
+
 What a lane reports is passed on line by line (its lines name their session); its
 stderr, where a run says how it stopped, is kept to say why (the parallel run says it
 once for every lane).
@@ -33,6 +38,10 @@ from typing import IO
 STOP_GRACE = 60.0
 
 
+#: What a lane's run says about its session when it ends (more is not read).
+REPORT_LIMIT = 4096
+
+
 @dataclass
 class Child:
     """One running lane process."""
@@ -41,6 +50,31 @@ class Child:
     proc: subprocess.Popen[bytes]
     tail: deque[str] = field(default_factory=lambda: deque(maxlen=60))
     pumps: list[threading.Thread] = field(default_factory=list)
+    #: the read end of the pipe its run reports its session's end on
+    said: int | None = None
+
+    def report(self) -> dict[str, object] | None:
+        """What its run said about its session when it ended (read once, after it
+        exited); None when it said nothing readable."""
+        if self.said is None:
+            return None
+        fd, self.said = self.said, None
+        data = b""
+        try:
+            os.set_blocking(fd, False)
+            with contextlib.suppress(BlockingIOError):
+                while len(data) < REPORT_LIMIT:
+                    chunk = os.read(fd, 1024)
+                    if not chunk:
+                        break
+                    data += chunk
+        finally:
+            os.close(fd)
+        try:
+            found = json.loads(data.decode("utf-8"))
+        except ValueError:
+            return None
+        return found if isinstance(found, dict) else None
 
     def reason(self) -> str:
         """Why it stopped, as it said last: its error message (from its last `error:`
@@ -76,22 +110,30 @@ class Launcher:
         resume: bool,
         yes: bool,
     ) -> Child:
+        said, say = os.pipe()
         argv = [
             sys.executable, "-m", "executor", "lane", str(session), "--plan", str(plan),
-            "--watch-fd", str(self._watch), "--continue-with", json.dumps(list(continue_with)),
+            "--watch-fd", str(self._watch), "--report-fd", str(say),
+            "--continue-with", json.dumps(list(continue_with)),
             *(["--resume"] if resume else []), *(["--yes"] if yes else []),
         ]  # fmt: skip
-        proc = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env={**os.environ, **env},
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            pass_fds=(self._watch,),
-            start_new_session=True,
-        )
-        child = Child(session, proc)
+        try:
+            proc = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                env={**os.environ, **env},
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                pass_fds=(self._watch, say),
+                start_new_session=True,
+            )
+        except BaseException:
+            os.close(said)
+            raise
+        finally:
+            os.close(say)
+        child = Child(session, proc, said=said)
         assert proc.stdout is not None and proc.stderr is not None
         child.pumps = [self._pump(proc.stdout, self.report), self._keep(proc.stderr, child)]
         return child
@@ -134,11 +176,23 @@ class Launcher:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(child.proc.pid, signal.SIGKILL)
                 child.proc.wait()
+            if child.said is not None:
+                os.close(child.said)
+                child.said = None
 
     def close(self) -> None:
         for fd in (self._watch, self._alive):
             with contextlib.suppress(OSError):
                 os.close(fd)
+
+
+def report_end(fd: int, status: str, commit: str | None, *, adopted: bool) -> None:
+    """In a lane: say how its session ended (`completed` or `skipped`, the commit its run
+    verified, whether it was adopted) to the parallel run that started it."""
+    data = json.dumps({"status": status, "commit": commit, "adopted": adopted}).encode("utf-8")
+    with contextlib.suppress(OSError):
+        os.write(fd, data)
+        os.close(fd)
 
 
 def watch_parent(fd: int) -> None:

@@ -32,7 +32,7 @@ from executor.engine.layout import Layout
 from executor.errors import GitCommandError, UserError
 from executor.fsutil import quote
 from executor.stamps import utc_now
-from executor.workflows.tdd.parallel.child import lane_folder, lane_plan
+from executor.workflows.tdd.parallel.child import BRANCH_FOLDER, lane_folder, lane_plan
 from executor.workflows.tdd.parallel.models import Lane, LaneLink
 from executor.workflows.tdd.state import RunRecord, RunState, SessionArchive, state_store
 
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from executor.vcs import GitRepo
 
 WORKTREES = ".executor-worktrees"
-BRANCH_PREFIX = "executor/session-"
+BRANCH_PREFIX = f"{BRANCH_FOLDER}/session-"
 #: The main run folder's subfolder of lane locks (`.agent-*`: hidden with its files).
 LANES_DIR = ".agent-lanes"
 #: Worker W's ports start at PORT_BASE + W * PORT_SPAN (`EXECUTOR_PORT_BASE`).
@@ -146,6 +146,20 @@ def ensure_worktree(
             f"in {kept}; the session starts again"
         )
     repo.add_worktree(path, lane.branch, lane.base)
+    _submodules(type(repo)(path), repo.root, number, report)
+
+
+def _submodules(
+    worktree: GitRepo, source: Path, number: int, report: Callable[[str], None]
+) -> None:
+    """A new worktree's submodules, checked out as in the main checkout (git leaves them
+    empty folders): the session's tests may need them."""
+    missed = worktree.check_out_submodules(source)
+    if missed:
+        report(
+            f"[session {number}] its worktree has submodule(s) {', '.join(missed)} empty: "
+            f"they are not checked out in {source} at the commit it names"
+        )
 
 
 def seed(main: RunState, lane: Lane, number: int, places: Places) -> None:

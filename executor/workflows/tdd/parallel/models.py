@@ -34,12 +34,24 @@ class Lane(Strict):
     onto: str = Field(description="the branch its commit is integrated into")
     started_at: str
     status: LaneStatus = "running"
-    commit: str | None = Field(default=None, description="the session's commit in its worktree")
+    commit: str | None = Field(
+        default=None,
+        description="the commit to integrate: the one its run verified, or a person's resolution",
+    )
+    verified: str | None = Field(
+        default=None,
+        description="the commit the session's own run verified and made (as that run said it)",
+    )
     tip: str | None = Field(
         default=None, description="the main branch's tip its commit was last replayed onto"
     )
     reason: str = Field(default="", description="why it is blocked")
     conflicts: list[str] = Field(default_factory=list, description="files its replay conflicts in")
+    shown: str | None = Field(
+        default=None,
+        description="the worktree's files (a tree) as the executor left them when it blocked: "
+        "what a person's resolution is told from",
+    )
     kept: list[str] = Field(
         default_factory=list,
         description="integrated, but its worktree was kept: the files that were not clean",

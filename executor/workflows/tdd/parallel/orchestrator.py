@@ -38,11 +38,22 @@ from executor.errors import (
 from executor.exitcodes import ExitCode
 from executor.fsutil import quote
 from executor.plan.cache import plan_files
+from executor.sandbox import bubblewrap
 from executor.workflows.tdd.parallel.child import peek
 from executor.workflows.tdd.parallel.children import Child, Launcher
 from executor.workflows.tdd.parallel.ends import Ends
-from executor.workflows.tdd.parallel.lanes import WORKTREES, Places, ensure_worktree, new_lane, seed
+from executor.workflows.tdd.parallel.fence import Fence
+from executor.workflows.tdd.parallel.lanes import (
+    LANES_DIR,
+    WORKTREES,
+    Places,
+    ensure_worktree,
+    new_lane,
+    seed,
+)
 from executor.workflows.tdd.parallel.models import Lane
+from executor.workflows.tdd.parallel.proof import unproven
+from executor.workflows.tdd.parallel.watch import Watch
 from executor.workflows.tdd.parallel.waves import completed, may_start
 from executor.workflows.tdd.run import RunRequest, RunResult, open_run, plan_folder
 from executor.workflows.tdd.state import state_store
@@ -102,6 +113,12 @@ class Parallel(Ends):
         self.options: RunOptions | None = None
         self.project: str | None = None
         self.session = None
+        self.proven: set[tuple[int, str]] = set()
+        self.fence = Fence(
+            self.store, self.layout.folder / LANES_DIR / "turn", claimed=self.claimed,
+            prove=lambda state: unproven(state, self.repo, self.proven), report=report,
+        )  # fmt: skip
+        self.watch = None
 
     def execute(self) -> RunResult:
         from executor.vcs import GitRepo
@@ -122,6 +139,7 @@ class Parallel(Ends):
                     self.launcher.stop(list(self.children.values()))
                     raise
                 self.put_away()
+                self.look()
                 return self.result()
         finally:
             self.launcher.close()
@@ -147,9 +165,17 @@ class Parallel(Ends):
             check_workspace(state, self.repo, self.sessions, self.layout)
             self.places = Places(self.repo.root, Path(state.run.plan).absolute(), self.layout)
             self._check_plan()
+            for number, why in unproven(state, self.repo, self.proven).items():
+                self.say(number, f"the state says it is completed, but {why}: it is not "
+                                 f"counted completed, and runs")  # fmt: skip
+                state.forget(number)
+                if (lane := state.run.lanes.get(number)) and lane.status == "integrated":
+                    state.run.lanes.pop(number)
             state.run.tool_version = __version__
-            self.store.save(state)
+            self.fence.save(state)
         self.suite_command = opened.suite
+        if not (state.run.options.sandbox == "auto" and bubblewrap() is not None):
+            self.watch = Watch(self.repo, self.layout.owned(), self.report)
         self.prompter = self.req.prompter if self.req.prompter is not None else _terminal_prompter()
         self.width = self._width(state.run.options.parallel or 1)
         self.outline = {o.number: o for o in self.plan.outline()}
@@ -225,6 +251,8 @@ class Parallel(Ends):
 
     def _reap(self) -> bool:
         done = [n for n, c in self.children.items() if c.proc.poll() is not None]
+        if done:
+            self.look()
         for n in done:
             child = self.children.pop(n)
             self._after(n, child.wait(), child)
@@ -234,7 +262,7 @@ class Parallel(Ends):
         """A lane's own run ended with `code`."""
         lane = self.now().run.lanes[number]
         if code == ExitCode.SUCCESS:
-            self._finished(number, lane)
+            self._finished(number, lane, child.report())
         elif code == ExitCode.NEED_AGENT:
             if not self._ask_here(number, lane):
                 self.waiting.add(number)
@@ -243,23 +271,24 @@ class Parallel(Ends):
             self.stops[number] = (code, why)
             self.say(number, f"stopped (exit {code}): {why}")
 
-    def _finished(self, number: int, lane: Lane) -> None:
-        theirs = peek(self.lane_layout(lane).state)
-        entry = theirs.entry(number) if theirs else None
-        if entry is None or entry.status not in ("completed", "skipped"):
+    def _finished(self, number: int, lane: Lane, said: dict[str, object] | None) -> None:
+        """Lane `number`'s run ended its session, and said how over its own pipe: the
+        commit it verified is recorded, and is what is integrated (by id)."""
+        status, commit = (said or {}).get("status"), (said or {}).get("commit")
+        if status not in ("completed", "skipped") or not isinstance(commit, str | None):
             self.stops[number] = (
                 int(ExitCode.INTERNAL_ERROR),
                 "its run ended, its session did not",
             )
             return
-        if entry.status == "skipped" or entry.adopted:  # nothing to integrate
-            self.integrated(number, entry.commit_hash, status=entry.status)
+        if status == "skipped" or (said or {}).get("adopted") or commit is None:
+            self.integrated(number, commit, status=str(status))  # nothing to integrate
             return
         with self.turn() as state:
             mine = state.run.lanes[number]
-            mine.status, mine.commit = "finished", entry.commit_hash
+            mine.status, mine.commit, mine.verified = "finished", commit, commit
         faults.hit("lane.finished")
-        self.say(number, f"committed {str(entry.commit_hash)[:12]} on {lane.branch}")
+        self.say(number, f"committed {commit[:12]} on {lane.branch}")
 
     def _settle(self) -> bool:
         """Integrate the first finished lane (plan order) no earlier running lane of this

@@ -27,6 +27,7 @@ from executor.project_config import load_project_config, map_test_command
 from executor.stamps import utc_now
 from executor.store import exclusive
 from executor.workflows.tdd.parallel.child import peek, total
+from executor.workflows.tdd.parallel.fence import TURN_WAIT
 from executor.workflows.tdd.parallel.integrate import Blocked, integrate, take_worktree
 from executor.workflows.tdd.parallel.lanes import (
     close,
@@ -35,7 +36,8 @@ from executor.workflows.tdd.parallel.lanes import (
     seed,
     take_record,
 )
-from executor.workflows.tdd.parallel.shared import TURN_WAIT, Shared
+from executor.workflows.tdd.parallel.models import Lane
+from executor.workflows.tdd.parallel.shared import Shared
 from executor.workflows.tdd.state import SessionArchive, project
 from executor.workflows.tdd.verdicts import describe
 
@@ -75,17 +77,19 @@ class Settle(Shared):
                 with self.turn() as state:
                     mine = state.run.lanes[number]
                     mine.status, mine.reason, mine.tip = "blocked", got.reason, got.tip
-                    mine.conflicts = got.conflicts
+                    mine.conflicts, mine.shown = got.conflicts, got.shown
+                    mine.commit = got.moved_to or mine.commit
                 self.say(number, f"blocked: {got.reason}; its work stays on {lane.branch} "
                                  f"({lane.worktree})")  # fmt: skip
                 return
             self.integrated(number, got.commit)
+            self.look()
 
     def suite(self, number: int, commit: str, worker: int) -> tuple[bool, str]:
         """The whole suite on `commit`, in the executor's integration worktree."""
         from executor.testrun import DEFAULT_TEST_TIMEOUT, run_tests
         from executor.vcs import GitRepo
-        from executor.workflows.tdd.parallel.child import lane_guarded
+        from executor.workflows.tdd.parallel.child import lane_guarded, lane_sandbox
         from executor.workflows.tdd.parallel.lanes import worker_env
         from executor.workflows.tdd.parallel.models import LaneLink
         from executor.workflows.tdd.run import sandbox_of
@@ -96,6 +100,7 @@ class Settle(Shared):
             self.repo.add_detached(path, commit)
         spot = GitRepo(path)
         spot.detach(commit, force=True)
+        spot.check_out_submodules(self.repo.root)
         session = self.plan.session(number)
         command = self.suite_command or (
             session.test_command("green", None) or session.test_command("red", None)
@@ -109,7 +114,9 @@ class Settle(Shared):
         plan_here = self.places.plan_in(path)
         layout = self.places.layout_in(path)
         sandbox = (
-            sandbox_of(spot, layout, plan_here, guarded) if options.sandbox == "auto" else None
+            lane_sandbox(sandbox_of(spot, layout, plan_here, guarded), spot)
+            if options.sandbox == "auto"
+            else None
         )
         self.say(number, f"running the whole suite on {commit[:12]}: {command}")
         run = run_tests(
@@ -120,6 +127,7 @@ class Settle(Shared):
             sandbox=sandbox,
         )
         changed = spot.tree_diff(spot.tree_of(commit), spot.record_tree().tree)
+        self.look()
         self.say(number, f"  {run.summary()}")
         if changed:
             return False, f"the suite changed files in the repository: {describe(changed)}"
@@ -207,7 +215,7 @@ class Settle(Shared):
         if isinstance(got, NoHuman):
             if number in self.recheck:  # the person may have resolved it meanwhile
                 self.recheck.discard(number)
-                self.resolve(number)
+                self.resolve(number, asked=False)
             return  # stays blocked: the run ends saying so
         self.act(number, got)
 
@@ -223,17 +231,45 @@ class Settle(Shared):
         else:
             self.stops[number] = (20, "paused while it is blocked")
 
-    def resolve(self, number: int) -> None:
-        """`continue`: the worktree's files are the session's; integrate them again."""
+    def resolve(self, number: int, *, asked: bool = True) -> None:
+        """`continue`: the worktree's files are the session's; integrate them again. Not
+        `asked` (the same command run again, nobody to ask): only when what blocked it
+        is out of its worktree, or the files it blocked on changed there since the
+        executor wrote them (a conflict without markers, in a binary file or a file one
+        side deleted, looks resolved when nobody touched it)."""
         lane = self.now().run.lanes[number]
-        problem = take_worktree(Path(lane.worktree), self.places, lane)
+        untouched = [] if asked else self._untouched(lane)
+        if untouched:
+            self.say(number, f"still blocked: {describe(untouched)} did not change in its "
+                             f"worktree since the executor wrote them there; resolve them "
+                             f"there, or answer `continue` at a terminal or through the "
+                             f"bridge to take them as they are")  # fmt: skip
+            return
+        problem, commit = take_worktree(Path(lane.worktree), self.places, lane)
         with self.turn() as state:
             mine = state.run.lanes[number]
             if problem:
                 mine.reason = f"{problem} ({lane.worktree})"
             else:
                 mine.status, mine.reason, mine.conflicts = "finished", "", []
+                mine.commit, mine.shown = commit, None
         self.say(number, f"still blocked: {problem}" if problem else "resolved; integrating again")
+
+    def _untouched(self, lane: Lane) -> list[str]:
+        """What a blocked lane's resolution must change that is as the executor left it:
+        the conflicting files (all of its files when it blocked on something else in its
+        worktree). Empty: it changed, or what blocked it is not in the worktree."""
+        from executor.vcs import GitRepo
+
+        path = Path(lane.worktree)
+        if lane.shown is None or not path.is_dir():
+            return []
+        wt = GitRepo(path)
+        now = wt.record_tree(exclude=self.lane_layout(lane).owned()).tree
+        changed = set(wt.tree_diff(lane.shown, now))
+        if lane.conflicts:
+            return [p for p in lane.conflicts if p not in changed]
+        return [] if changed else ["its files"]
 
     def again(self, number: int) -> None:
         """`rerun`: the session starts again in a new worktree from the main tip."""

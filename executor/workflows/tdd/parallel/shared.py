@@ -7,6 +7,9 @@ now, change it, save it), never by holding it while a session works. A run drive
 lane while it holds the lane's lock (`.agent-lanes/session-<n>.lock` in the run
 folder): no other run touches that lane meanwhile, and one that finds it held says the
 session runs elsewhere.
+
+The state is held as a sequential run holds it (P17): each turn compares it with this
+run's own last write (`fence`).
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ from executor.engine.layout import Layout
 from executor.errors import LockedError
 from executor.plan.cache import PlanView
 from executor.store import StateStore, exclusive
-from executor.workflows.tdd.parallel.child import peek
 from executor.workflows.tdd.parallel.children import STOP_GRACE, Child, Launcher
+from executor.workflows.tdd.parallel.fence import Fence
 from executor.workflows.tdd.parallel.lanes import Places, sync_options, worker_env
 from executor.workflows.tdd.parallel.models import Lane
 from executor.workflows.tdd.state import RunState
@@ -29,11 +32,8 @@ from executor.workflows.tdd.state import RunState
 if TYPE_CHECKING:
     from executor.prompts import Prompter
     from executor.vcs import GitRepo
+    from executor.workflows.tdd.parallel.watch import Watch
     from executor.workflows.tdd.run import RunRequest
-
-#: Seconds a run waits for its turn at the shared state (another run's turn is short;
-#: a run in this checkout without --parallel holds it until it ends).
-TURN_WAIT = 300.0
 
 
 class Shared:
@@ -63,6 +63,10 @@ class Shared:
     #: the session started or integrated last (None: none yet; the CLI names it when the
     #: run stops or ends, and says nothing of a run that never started one)
     session: int | None
+    #: the shared state, held as this run's own (`fence`)
+    fence: Fence
+    #: the person's checkout, watched where no sandbox keeps sessions out of it
+    watch: Watch | None
 
     def order(self, number: int) -> int:
         """Where session `number` is in the run's (plan) order."""
@@ -70,21 +74,13 @@ class Shared:
 
     @contextlib.contextmanager
     def turn(self) -> Iterator[RunState]:
-        """A turn at the shared state: its lock, the state as it is now, saved after."""
-        with self.store.locked(wait=TURN_WAIT):
-            state = self.store.load()
-            assert state is not None, "a parallel run's state exists once it has started"
+        """A turn at the shared state (`Fence.turn`)."""
+        with self.fence.turn() as state:
             yield state
-            self.store.save(state)
 
     def now(self) -> RunState:
-        """The shared state as it is, read without its lock (for decisions a turn then
-        checks again)."""
-        state = peek(self.layout.state)
-        if state is None:
-            with self.turn() as state:
-                pass
-        return state
+        """The shared state as it is (`Fence.now`)."""
+        return self.fence.now()
 
     def claim(self, number: int) -> bool:
         """Drive lane `number`: hold its lock (False: another run holds it)."""
@@ -130,6 +126,12 @@ class Shared:
             yes=self.req.yes,
         )
         self.report(f"[session {number}] running in {worktree} (worker {lane.worker})")
+
+    def look(self) -> None:
+        """Where no sandbox keeps sessions out of the person's checkout: put back what
+        they wrote there (`watch`)."""
+        if self.watch is not None:
+            self.watch.check()
 
     def say(self, number: int, text: str) -> None:
         self.report(f"[session {number}] {text}")
