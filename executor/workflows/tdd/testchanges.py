@@ -154,8 +154,9 @@ def judge(
     are fixed; `failed_in_red`: the keys of tests that failed in RED."""
     out = []
     keys = list(keys)
-    # a test renamed to another test's name loses nothing; renamed away from `test*`, it
-    # is no longer collected: gone
+    # in RED a test renamed to another test's name loses nothing (after RED the session's
+    # tests are fixed: a person takes a rename in); renamed away from `test*`, it is no
+    # longer collected: gone
     added = {_body(after[k]) for k in keys if k not in before and k in after and key_is_test(k)}
     for key in keys:
         old, new = before.get(key), after.get(key)
@@ -165,7 +166,7 @@ def judge(
             continue
         j = Judged(key, "gone" if new is None else "changed", test)
         if new is None:
-            if test and _body(old) in added:
+            if test and not after_red and _body(old) in added:
                 j.kind = "renamed"  # the same test under another name: nothing is lost
             elif test or _holds_tests(old) or key.endswith("::<file>"):
                 j.always.append("gone")
