@@ -68,6 +68,9 @@ class Pending:
     folder: Path
     request: AgentRequest
     answered: bool = False
+    #: answered: the command that continues the run, as the run saved it (never the
+    #: request file's copy: `executor.bridge.saved`); None when none is saved
+    resume: list[str] | None = None
 
     @property
     def human(self) -> bool:
@@ -196,15 +199,21 @@ def scan(folders: Sequence[Path], *, paused: bool = False) -> Scan:
 
 
 def _pending(folder: Path) -> Pending:
-    from executor.bridge.reading import parse_response, read_request
+    from executor.bounded import read_bounded
+    from executor.bridge.reading import MAX_RESPONSE_BYTES, parse_response, read_request
 
     request = read_request(folder / REQUEST_NAME)
     answered = False
     response = folder / RESPONSE_NAME
     with contextlib.suppress(Exception):  # no response, or one `--resume` will reject
-        data = response.read_bytes()
+        data = read_bounded(response, MAX_RESPONSE_BYTES)
         answered = parse_response(data, path=response).request_id == request.request_id
-    return Pending(folder=folder, request=request, answered=answered)
+    resume = None
+    if answered:
+        from executor.bridge.saved import saved_resume
+
+        resume = saved_resume(folder, request.request_id)
+    return Pending(folder=folder, request=request, answered=answered, resume=resume)
 
 
 def _paused(folder: Path) -> PausedRun | None:
