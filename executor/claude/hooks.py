@@ -136,14 +136,19 @@ def _worth_reading(event: str, raw: str, env: Mapping[str, str]) -> bool:
     """False when the files (or where the call comes from) show nothing for the hook to
     act on, so its input need not be read through `HookInput`: a Stop where no request
     waits beside a record naming this conversation; a git call outside our subagents;
-    a Bash call that does not run `executor`."""
+    a subagent's Bash call the git guard lets through (every Bash call of every
+    conversation starts this hook); a Bash call that does not run `executor`."""
     peek = json.loads(raw)
     if not isinstance(peek, dict):
         return True
     tool_input = peek.get("tool_input")
     command = tool_input.get("command") if isinstance(tool_input, dict) else None
-    if event == "pre-tool":
-        return bool(peek.get("agent_type"))  # the main conversation's git is the person's
+    if event == "pre-tool":  # the main conversation's git is the person's
+        from executor.claude.gitguard import forbidden_git
+
+        return bool(peek.get("agent_type")) and (
+            not isinstance(command, str) or bool(forbidden_git(command))
+        )
     if event == "post-tool":
         return not isinstance(command, str) or _EXECUTOR_RE.search(command) is not None
     if event != "stop":
