@@ -4,6 +4,8 @@ real runs of the ledger example (and template-create) in git repositories in tmp
 from __future__ import annotations
 
 import json
+import os
+import resource
 import shlex
 import shutil
 import socket
@@ -441,3 +443,49 @@ def test_29_05_a_forged_request_file_changes_nothing_that_runs(
     assert json.loads(request_file.read_text("utf-8"))["agent_name"] == "backend-builder"
     assert f"{request_file} names another command" in proc.stderr
     assert "the saved run's command continues it" in proc.stderr
+
+
+@pytest.mark.parametrize("name", [".agent-response.json", ".agent-hook.json"])
+@pytest.mark.parametrize("kind", ["fifo", "/dev/zero"])
+def test_29_13_nothing_in_a_run_folder_wedges_a_hook(building: Path, name: str, kind: str) -> None:
+    """Issue 29, finding 13: the Stop, SessionStart and PostToolUse hooks read the answer
+    and our record unbounded: a FIFO there blocked every hook until Claude Code's timeout
+    (a Stop that times out lets the turn end), a link to /dev/zero read gigabytes. They
+    read both through the bounded reader: at once, a clear message naming the file."""
+    path = building / PLAN / name
+    path.unlink(missing_ok=True)
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+    payloads = {
+        "stop": {"hook_event_name": "Stop", "cwd": str(building), "session_id": "s1",
+                 "stop_hook_active": False},
+        "session-start": {"hook_event_name": "SessionStart", "cwd": str(building),
+                          "source": "startup"},
+        "post-tool": {"hook_event_name": "PostToolUse", "cwd": str(building),
+                      "session_id": "s1", "tool_name": "Bash",
+                      "tool_input": {"command": "executor status"},
+                      "tool_response": {"stdout": "", "stderr": ""}},
+    }  # fmt: skip
+    for event, payload in payloads.items():
+        proc = subprocess.run(
+            [sys.executable, "-m", "executor", "hook", event], cwd=building,
+            input=json.dumps(payload), capture_output=True, text=True, timeout=20,
+            preexec_fn=_memory_cap,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        if name == ".agent-hook.json" and event != "stop":
+            continue  # only the Stop hook reads our record (the others replace it)
+        out = json.loads(proc.stdout)
+        said = out.get("systemMessage", "")
+        assert f"cannot read {path}: it is not a regular file" in said, (event, out)
+    # The next executor call of the conversation puts our record back in place.
+    claude_ran(building, "execute-session", "1", "--plan", PLAN, "--resume")
+    if name == ".agent-hook.json":
+        assert path.is_file() and not path.is_symlink()
+
+
+def _memory_cap() -> None:
+    """A hook that reads /dev/zero fails at 1 GiB instead of taking the machine's memory."""
+    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
