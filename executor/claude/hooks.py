@@ -114,8 +114,22 @@ def run(name: str, stdin: TextIO | None = None, stdout: TextIO | None = None,
         out = handle(name, raw, os.environ if env is None else env)
     if out is not None:
         with contextlib.suppress(Exception):  # a host that stopped reading: nothing to say
-            print(json.dumps(out, ensure_ascii=False), file=stdout or sys.stdout, flush=True)
+            text = json.dumps(_shown(out), ensure_ascii=False)
+            print(text, file=stdout or sys.stdout, flush=True)
     return 0
+
+
+def _shown(value: Any) -> Any:
+    """Every text of our output through `console.shown`: Claude Code puts `reason` and
+    `systemMessage` on the person's terminal, and they quote a request, which quotes an
+    agent's or a test run's words."""
+    from executor.console import shown
+
+    if isinstance(value, str):
+        return shown(value)
+    if isinstance(value, dict):
+        return {k: _shown(v) for k, v in value.items()}
+    return value
 
 
 def handle(event: str, raw: str, env: Mapping[str, str]) -> Output:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import shlex
 import shutil
@@ -20,6 +21,7 @@ from executor.bridge import protocol, saved
 from executor.bridge.template_state import STATE_NAME as TEMPLATE_STATE
 from executor.claude import runs
 from executor.engine.layout import Layout
+from executor.errors import NeedAgent
 from executor.plan.discover import PLACES
 from executor.resources import data_path
 from executor.workflows.tdd.parallel.lanes import WORKTREES
@@ -489,3 +491,24 @@ def test_29_13_nothing_in_a_run_folder_wedges_a_hook(building: Path, name: str, 
 def _memory_cap() -> None:
     """A hook that reads /dev/zero fails at 1 GiB instead of taking the machine's memory."""
     resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+
+def test_29_16_what_a_hook_says_shows_no_control_characters(git_repo: Path) -> None:
+    """Claude Code puts a hook's text on the person's terminal; the question it quotes
+    may carry an agent's or a test run's escape sequences (decoded from the JSON)."""
+    folder = git_repo / "project-plans" / "x"
+    folder.mkdir(parents=True)
+    nasty = "Proceed?\x1b[2J\x1b]52;c;cHduZWQ=\x07\rfake line\x9b2J"
+    channel = protocol.BridgeChannel(folder)
+    pending = channel.new_pending(key="k", agent_name="human", prompt=nasty)
+    options = [{"value": "approve", "label": "Approve\x1b[8m"}]
+    context = {"question": nasty, "detail": nasty, "options": options}
+    with pytest.raises(NeedAgent):
+        channel.emit(pending, phase=1, phase_name="checkpoint", prompt=nasty, context=context)
+    start = {"hook_event_name": "SessionStart", "cwd": str(git_repo), "source": "startup"}
+    out, _ = hook("session-start", start, git_repo)
+    assert out is not None
+    said = out["hookSpecificOutput"]["additionalContext"]
+    assert "Proceed?\\x1b[2J\\x1b]52;c;cHduZWQ=\\x07\\x0dfake line\\x9b2J" in said
+    for text in (said, out["systemMessage"]):
+        assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", text), text
