@@ -21,6 +21,7 @@ from executor.workflows.tdd.options import CHECKPOINT_SETS
 from executor.workflows.tdd.state import RunState, SessionArchive, SessionRecord, Spent
 
 if TYPE_CHECKING:
+    from executor.sandbox import Sandbox
     from executor.testrun import TestRun
     from executor.vcs import GitRepo
 
@@ -80,6 +81,9 @@ class SessionRun:
     reclaim: Callable[[], None] = lambda: None
     #: What agents spent, as budgets count it (a session's lane: every lane of the run).
     spent: Callable[[], Spent] | None = None
+    #: Where a test run (and a run of the person's hooks) may not write, when bubblewrap
+    #: works here and `--sandbox auto` (`executor.sandbox`); None: no sandbox.
+    sandbox: Sandbox | None = None
 
     def spent_now(self) -> Spent:
         return self.spent() if self.spent is not None else self.state.run.spent

@@ -275,6 +275,7 @@ class Runner:
                     archive=archive,
                     reclaim=store.reclaim,
                     spent=spent,
+                    sandbox=sandbox,
                 )
             )
             ended = drive(
