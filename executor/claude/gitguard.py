@@ -94,10 +94,32 @@ def forbidden_git(command: str, depth: int = 0) -> list[str]:
     if depth < _DEPTH:
         stdin_script = _reads_stdin_script(words)
         for word in words:
-            # `"$(git push)"` runs inside double quotes; a shell reading stdin reads text
-            if "$(" in word or "`" in word or (stdin_script and _GIT_WORD_RE.search(word)):
-                found += forbidden_git(word.replace("`", " "), depth + 1)
+            for script in _substitutions(word):  # `"$(git push)"` runs in double quotes
+                found += forbidden_git(script, depth + 1)
+            if stdin_script and _GIT_WORD_RE.search(word):  # a shell reading stdin
+                found += forbidden_git(word, depth + 1)
     return list(dict.fromkeys(found))
+
+
+def _substitutions(word: str) -> Iterator[str]:
+    """The command texts of `$(...)` and backquotes in `word` (outermost ones; an
+    unclosed one runs to the end)."""
+    i = 0
+    while i < len(word):
+        if word.startswith("$(", i):
+            depth, j = 1, i + 2
+            while j < len(word) and depth:
+                depth += {"(": 1, ")": -1}.get(word[j], 0)
+                j += 1
+            yield word[i + 2 : j - 1 if depth == 0 else j]
+            i = j
+        elif word[i] == "`":
+            end = word.find("`", i + 1)
+            end = len(word) if end < 0 else end
+            yield word[i + 1 : end]
+            i = end + 1
+        else:
+            i += 1
 
 
 def _words(command: str) -> list[str]:
