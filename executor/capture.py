@@ -16,14 +16,8 @@ that appeared during the command and outlives it is killed with its group (`Fini
 says which). Without that, an agent's leftover process could swap a module while the
 tests run and swap it back before the tree is recorded again.
 
-With `warden`, the command also dies with the executor, however the executor ends: a
-small watcher process (`_WARDEN`, in a session of its own, so a Ctrl+C at the terminal
-does not reach it) reads a pipe only the executor holds, and kills the command's whole
-group once the pipe ends without a word, which is what the executor's death (SIGKILL
-included) does to it. An agent left running after `kill -9` of the executor went on
-writing the repository beside the next run's agent (issue 29, finding 14). A
-parent-death signal (`PR_SET_PDEATHSIG`) would reach the agent's first process only
-(the setting is not inherited by its children, the tools it runs), and only on Linux.
+With `warden`, the command also dies with the executor, however the executor ends
+(`executor.warden`).
 """
 
 from __future__ import annotations
@@ -41,6 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from executor.warden import Warden
+
 #: What each stream keeps of a long output: its beginning and its end.
 HEAD_BYTES = 256 * 1024
 TAIL_BYTES = 1024 * 1024
@@ -50,17 +46,6 @@ _CHUNK = 64 * 1024
 #: Once the group is killed, how long to wait for the output still in the pipes (a
 #: process that left the group with `setsid` can hold them open for ever).
 _DRAIN_SECONDS = 5.0
-#: The watcher of a command that dies with the executor: argv[1] is the command's
-#: process group; a byte on stdin means "it ended, go", the end of stdin without one
-#: means the executor is gone. Its last argument names it (`ps` shows it).
-_WARDEN = (
-    "import os, signal, sys\n"
-    "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
-    "try:\n    said = os.read(0, 1)\nexcept OSError:\n    said = b''\n"
-    "if not said:\n"
-    "    try:\n        os.killpg(int(sys.argv[1]), signal.SIGKILL)\n"
-    "    except OSError:\n        pass\n"
-)
 
 
 class Captured:
@@ -160,7 +145,7 @@ def run_captured(
         stderr=subprocess.STDOUT if merge else subprocess.PIPE,
         start_new_session=True,
     )
-    watcher = _Warden(proc.pid) if warden else None
+    watcher = Warden(proc.pid) if warden else None
     if before is not None and watcher is not None and watcher.pid is not None:
         before.add(watcher.pid)
     if on_start is not None:
@@ -196,36 +181,6 @@ def run_captured(
         thread.join(max(0.0, deadline - time.monotonic()))
     seconds = time.monotonic() - started
     return Finished(proc.returncode, out, err, timed_out, seconds, left, copy.cut)
-
-
-class _Warden:
-    """The watcher that kills group `pgid` if this process dies first (`_WARDEN`)."""
-
-    def __init__(self, pgid: int) -> None:
-        self.pid: int | None = None
-        self._proc: subprocess.Popen[bytes] | None = None
-        read, self._write = os.pipe()  # neither end is inherited by anything else
-        try:
-            self._proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", _WARDEN, str(pgid), "executor-warden"],
-                stdin=read, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                start_new_session=True,
-            )  # fmt: skip
-            self.pid = self._proc.pid
-        except OSError:
-            pass  # no watcher: the group is still killed when the command ends
-        finally:
-            os.close(read)
-
-    def release(self) -> None:
-        """The command ended (its group was killed): the watcher goes without a kill."""
-        with contextlib.suppress(OSError):
-            os.write(self._write, b"x")
-        with contextlib.suppress(OSError):
-            os.close(self._write)
-        if self._proc is not None:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self._proc.wait(timeout=5)
 
 
 def _start(target: Callable[..., None], *args: object) -> threading.Thread:
