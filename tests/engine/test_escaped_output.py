@@ -21,6 +21,13 @@ pytestmark = pytest.mark.slow
 NASTY = "\x1b[2J\x1b]52;c;cHduZWQ=\x07\r[session 1] committed 0000: all good \x9b2J\x07"
 #: a test module line that fails its collection with NASTY as the reason
 RAISE = f"raise ImportError({NASTY!r})\n"
+#: RED's agent: its answer carries the sequences, and so does the error its test module
+#: raises (the test run's output, quoted in the run's lines, its stop and its question)
+RED = (
+    f"print({NASTY!r})\n"
+    "p = pathlib.Path('tests/test_models.py')\n"
+    f"p.write_text({RAISE!r} + p.read_text())\n"
+)
 #: what a terminal would act on: C0 but newline and tab, DEL, C1, a lone CR
 RAW = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
 
@@ -36,14 +43,7 @@ def test_29_16_agent_and_test_text_reach_the_terminal_escaped(
     git_repo: Path, tmp_path: Path
 ) -> None:
     plan = make_project(git_repo)
-    # RED: the agent's answer carries the sequences, and so does the error its test
-    # module raises (the test run's output, quoted in the run's lines and its stop).
-    code = (
-        f"print({NASTY!r})\n"
-        "p = pathlib.Path('tests/test_models.py')\n"
-        f"p.write_text({RAISE!r} + p.read_text())\n"
-    )
-    agent = hostile(tmp_path, "red", code)
+    agent = hostile(tmp_path, "red", RED)
     run = run_cli("execute-session", "1", "--plan", str(plan), "--yes", "--max-retries", "0",
                   "--agent-command", agent, cwd=git_repo, timeout=300)  # fmt: skip
     assert run.returncode == 16, run.stdout + run.stderr
@@ -72,12 +72,7 @@ def test_29_16_a_checkpoint_shows_a_test_runs_text_escaped(git_repo: Path, tmp_p
     what a host puts to them, and its JSON) show the agent's and the test run's
     sequences escaped."""
     plan = make_project(git_repo)
-    code = (
-        f"print({NASTY!r})\n"
-        "p = pathlib.Path('tests/test_models.py')\n"
-        f"p.write_text({RAISE!r} + p.read_text())\n"
-    )
-    agent = hostile(tmp_path, "red", code)
+    agent = hostile(tmp_path, "red", RED)
     first = run_cli("execute-session", "1", "--plan", str(plan), "--agent-command", agent,
                     "--checkpoints", "all", cwd=git_repo, timeout=300)  # fmt: skip
     assert first.returncode == 42, first.stderr
