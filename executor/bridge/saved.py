@@ -29,8 +29,6 @@ from executor.errors import DataError
 #: The state files a run keeps in its folder (`executor.engine.layout`,
 #: `executor.bridge.template_state`; a test keeps these equal).
 STATE_NAMES = (".agent-state.json", ".template-create-state.json")
-#: A state file larger than this is not read (`executor.store.STATE_LIMIT`).
-_LIMIT = 256 << 20
 
 
 def saved_resume(folder: Path, request_id: str) -> list[str] | None:
@@ -66,10 +64,10 @@ def _states(folder: Path) -> Iterator[Any]:
 def _sealed(path: Path) -> Any:
     """The state at `path` when it is a regular file whose checksum holds (a hand edit,
     a forged or torn file: None), parsed."""
-    from executor.store import sealed
+    from executor.store import STATE_LIMIT, sealed
 
     try:
-        raw = read_bounded(path, _LIMIT)
+        raw = read_bounded(path, STATE_LIMIT)
     except (OSError, DataError):
         return None
     if not sealed(raw):

@@ -51,7 +51,7 @@ def template_apply(template: str, dest: Path, *, sets: list[str], force: bool, y
         f"({len(rendered.executable)} executable):"
     )
     for rel, (_, executable) in rendered.files.items():
-        console.out(f"  {console.shown(rel)}{'  (executable)' if executable else ''}")
+        console.out(f"  {rel}{'  (executable)' if executable else ''}")
     if not yes:
         if not ask:
             raise UserError(
@@ -61,7 +61,11 @@ def template_apply(template: str, dest: Path, *, sets: list[str], force: bool, y
             )
         from executor.prompts import TerminalPrompter
 
-        if not TerminalPrompter().confirm(f"Write these {count}?", default=False):
+        try:
+            confirmed = TerminalPrompter().confirm(f"Write these {count}?", default=False)
+        except EOFError:  # the terminal closed: no answer is no
+            confirmed = False
+        if not confirmed:
             console.out("Nothing was written.")
             return 1
     written = write_rendered(rendered)

@@ -36,7 +36,7 @@ from executor.errors import (
     TemplateValidationError,
 )
 from executor.templates.loading import load_manifest
-from executor.templates.models import Manifest, TemplateFile, Written
+from executor.templates.models import TemplateFile, Written
 from executor.templates.paths import (
     default_destination,
     git_folder_in,
@@ -117,7 +117,7 @@ def render_template(
     rendered: dict[str, tuple[bytes, bool]] = {}
     total = 0
     for t in manifest.templates:
-        where, text = _template_text(root, manifest, t)
+        where, text = _template_text(root, t)
         try:
             out = render(t.output_path, vals)
             content = render(text, vals).encode("utf-8")
@@ -158,7 +158,7 @@ def render_template(
     return Rendered(template=root, dest=dest, files=rendered)
 
 
-def _template_text(root: Path, manifest: Manifest, t: TemplateFile) -> tuple[Path, str]:
+def _template_text(root: Path, t: TemplateFile) -> tuple[Path, str]:
     """The template file `t` names, read inside `root` only; (its path, its text)."""
     name = root / "manifest.json"
     if not safe_relative(t.template_path):
@@ -169,11 +169,12 @@ def _template_text(root: Path, manifest: Manifest, t: TemplateFile) -> tuple[Pat
             path=name,
         )
     where = root / t.template_path
-    real, inside = where.resolve(), root.resolve()
-    if not real.is_relative_to(inside):
+    real, inside = _resolved(where), root.resolve()
+    if real is None or not real.is_relative_to(inside):
+        to = "a loop of links" if real is None else real
         raise TemplateValidationError(
             f"{name}: template_path {t.template_path!r} leads outside the template through "
-            f"a link (to {real}); template-apply reads only the template's own files",
+            f"a link (to {to}); template-apply reads only the template's own files",
             path=name,
         )
     try:
@@ -192,12 +193,22 @@ def _template_text(root: Path, manifest: Manifest, t: TemplateFile) -> tuple[Pat
 def _destination_problem(dest: Path, rel: str) -> str:
     """Why `rel` may not be written in `dest` as it is now: a link on the way leads into
     a `.git` folder or out of `dest` (or `dest` itself is in a `.git` folder)."""
-    real = (dest / rel).resolve()
+    real = _resolved(dest / rel)
+    if real is None:
+        return "its links cannot be followed (a loop)"
     if git_folder_in(real.parts):
         return f"a path through .git (it resolves to {real})"
     if not real.is_relative_to(dest.resolve()):
         return f"it leads out of {dest} through a link (to {real})"
     return ""
+
+
+def _resolved(path: Path) -> Path | None:
+    """`path` with its links followed; None for a loop of links."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return None
 
 
 def write_rendered(rendered: Rendered) -> Written:
