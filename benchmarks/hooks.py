@@ -7,7 +7,9 @@ time, medians over the rounds, beside a bare `python -c pass` in the same rounds
 cases: a Stop with nothing waiting (what every turn of a conversation pays), a Stop that
 blocks on an agent request, a Stop in a conversation that does not run the waiting
 request's loop, PostToolUseFailure after an exit 42, SessionStart with a
-request waiting, PreToolUse denying a subagent's `git commit`. Also measured: the same
+request waiting, PreToolUse denying a subagent's `git commit`, allowing its `pytest`
+and the person's own Bash call (PreToolUse starts for every Bash call: it has no `if`
+rule). Also measured: the same
 Stop calls through typer (`executor --verbose hook stop` takes the typer route;
 `executor hook stop` does not), i.e. what the direct route saves.
 
@@ -97,6 +99,9 @@ def main() -> int:
             "tool_input": {"command": "git add -A && git commit -m wip"},
             "agent_type": "backend-builder", "agent_id": "a1",
         })  # fmt: skip
+        tests = commit.replace("git add -A && git commit -m wip", "python -m pytest -q")
+        person = json.dumps({"hook_event_name": "PreToolUse", "cwd": str(waiting),
+                             "tool_name": "Bash", "tool_input": {"command": "ls -la"}})  # fmt: skip
         # the conversation "b" ran that call: the run's loop is its own (what the Stop
         # hook holds), as the post-tool hook records it
         claimed = subprocess.run([*EXECUTOR, "hook", "post-tool"], input=failure, cwd=waiting,
@@ -116,6 +121,10 @@ def main() -> int:
              waiting),
             ("pre-tool, a subagent's git commit (denied)", [*EXECUTOR, "hook", "pre-tool"],
              commit, waiting),
+            ("pre-tool, a subagent's pytest (allowed)", [*EXECUTOR, "hook", "pre-tool"],
+             tests, waiting),
+            ("pre-tool, the person's own Bash call", [*EXECUTOR, "hook", "pre-tool"],
+             person, waiting),
             ("stop, nothing waiting, through typer", [*EXECUTOR, "--verbose", "hook", "stop"],
              stop(idle), idle),
             ("stop, waiting (blocks), through typer", [*EXECUTOR, "--verbose", "hook", "stop"],
@@ -127,7 +136,7 @@ def main() -> int:
             out = _measure(cmd, stdin, cwd)[2]
             if "(blocks)" in label or "post-tool" in label:
                 assert '"block"' in out or "additionalContext" in out, (label, out)
-            if "nothing" in label or "another" in label:
+            if "nothing" in label or "another" in label or "allowed" in label or "own" in label:
                 assert out == "", (label, out)
         for _ in range(ns.runs):  # interleaved, so drift hits every case alike
             for label, cmd, stdin, cwd in cases:

@@ -15,6 +15,9 @@ subreaper (`PR_SET_CHILD_SUBREAPER`), so such orphans become its children, and e
 that appeared during the command and outlives it is killed with its group (`Finished.left`
 says which). Without that, an agent's leftover process could swap a module while the
 tests run and swap it back before the tree is recorded again.
+
+With `warden`, the command also dies with the executor, however the executor ends
+(`executor.warden`).
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
+
+from executor.warden import Warden
 
 #: What each stream keeps of a long output: its beginning and its end.
 HEAD_BYTES = 256 * 1024
@@ -116,6 +121,8 @@ def run_captured(
     sink: IO[bytes] | None = None,
     sink_limit: int | None = None,
     on_line: Callable[[str], None] | None = None,
+    warden: bool = False,
+    on_start: Callable[[int], None] | None = None,
 ) -> Finished:
     """Run `argv` in its own process group and read what it prints (module docstring).
 
@@ -123,7 +130,9 @@ def run_captured(
     stream. `sink`: a file every byte of output is written to as it arrives (a write that
     fails ends the copy, never the run), up to `sink_limit` bytes when given (what is
     left out is counted: `Finished.sink_cut`). `on_line`: called with each line of stdout
-    as it comes. Raises OSError when the command cannot be started.
+    as it comes. `warden`: the command's group is killed if the executor dies before it
+    ends (module docstring). `on_start`: called with its pid once it runs. Raises
+    OSError when the command cannot be started.
     """
     started = time.monotonic()
     before = _children() if _subreaper() else None
@@ -136,6 +145,11 @@ def run_captured(
         stderr=subprocess.STDOUT if merge else subprocess.PIPE,
         start_new_session=True,
     )
+    watcher = Warden(proc.pid) if warden else None
+    if before is not None and watcher is not None and watcher.pid is not None:
+        before.add(watcher.pid)
+    if on_start is not None:
+        on_start(proc.pid)
     out, err = Captured(), Captured()
     copy = _Sink(sink, sink_limit)
     assert proc.stdout is not None
@@ -152,11 +166,15 @@ def run_captured(
     except BaseException:  # Ctrl+C / SIGTERM: leave no orphan process behind
         _kill_group(proc)
         proc.wait()
+        if watcher is not None:
+            watcher.release()
         if before is not None:
             _end_orphans(before)
         raise
     _kill_group(proc)  # what it started may not go on changing files after its step
     proc.wait()
+    if watcher is not None:
+        watcher.release()
     left = _end_orphans(before) if before is not None else ()
     deadline = time.monotonic() + _DRAIN_SECONDS
     for thread in threads:

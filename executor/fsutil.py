@@ -186,10 +186,14 @@ def host() -> str:
 def lock_held(path: Path) -> bool:
     """Whether a live process holds the lock file `path`: its holder writes `pid@host`
     (then what it runs) into it while it holds it and empties it when it lets go. A
-    holder on another machine (a shared folder) is believed while it is named."""
+    holder on another machine (a shared folder) is believed while it is named. Read
+    through the bounded reader: a FIFO or a link put in its place holds nothing."""
+    from executor.bounded import read_bounded
+    from executor.errors import DataError
+
     try:
-        holder = path.read_text("utf-8", "replace").strip()
-    except OSError:
+        holder = read_bounded(path, 4096).decode("utf-8", "replace").strip()
+    except (OSError, DataError):
         return False
     pid, _, where = holder.split(" ", 1)[0].partition("@")
     if not pid.isdigit():

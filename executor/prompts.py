@@ -66,8 +66,10 @@ class TerminalPrompter:
             raise ValueError("a question needs at least one option")
         if detail:
             console.out(detail)
-        choices = [questionary.Choice(title=o.label, value=o.value) for o in options]
-        action = _answered(questionary.select(question, choices=choices, **self._io).unsafe_ask())
+        shown = console.shown  # the question quotes an agent's or a test run's words
+        choices = [questionary.Choice(title=shown(o.label), value=o.value) for o in options]
+        ask = questionary.select(shown(question), choices=choices, **self._io)
+        action = _answered(ask.unsafe_ask())
         feedback = ""
         if action == REQUEST_CHANGES:
             answer = questionary.text(
@@ -90,22 +92,26 @@ class TerminalPrompter:
         import questionary
 
         extra: dict[str, Any] = {"validate": validate} if validate is not None else {}
-        answer = questionary.text(question, default=default, **extra, **self._io).unsafe_ask()
+        ask = questionary.text(console.shown(question), default=default, **extra, **self._io)
+        answer = ask.unsafe_ask()
         return str(_answered(answer))
 
     def select(self, question: str, options: Sequence[Option], *, default: str) -> str:
         """One of `options` (its value); the cursor starts on `default`."""
         import questionary
 
-        choices = [questionary.Choice(title=o.label, value=o.value) for o in options]
+        choices = [questionary.Choice(title=console.shown(o.label), value=o.value) for o in options]
         start = default if any(o.value == default for o in options) else None
-        answer = questionary.select(question, choices=choices, default=start, **self._io)
+        answer = questionary.select(
+            console.shown(question), choices=choices, default=start, **self._io
+        )
         return str(_answered(answer.unsafe_ask()))
 
     def confirm(self, question: str, *, default: bool) -> bool:
         import questionary
 
-        answer = questionary.confirm(question, default=default, **self._io).unsafe_ask()
+        ask = questionary.confirm(console.shown(question), default=default, **self._io)
+        answer = ask.unsafe_ask()
         return bool(_answered(answer))
 
 

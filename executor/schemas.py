@@ -15,6 +15,7 @@ from executor import fsutil
 from executor.bridge.models import AgentRequest, AgentResponse, InvokerLedger
 from executor.bridge.template_state import TemplateCreateState
 from executor.claude.models import HookRecord
+from executor.engine.running import RunningAgent
 from executor.workflows.tdd.state import RunState
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -42,6 +43,11 @@ SCHEMAS: dict[str, tuple[type[BaseModel], str]] = {
         HookRecord,
         "`.agent-hook.json`, the Claude Code hooks' record beside a pending request: the "
         "conversation running the loop, the Stop hook's blocks in a row",
+    ),
+    "agent-running.schema.json": (
+        RunningAgent,
+        "`.agent-running.json`, the agent process a run has running (the next run stops one "
+        "a killed run left)",
     ),
 }
 

@@ -195,22 +195,36 @@ def write_response(
     return target, req
 
 
-def resume_argv(req: AgentRequest) -> list[str]:
-    """The command line (without `executor`) that continues the run waiting on `req`,
-    as the run wrote it into the request (`context.resume`)."""
-    argv = req.context.get("resume")
-    if not (isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)):
+def resume_argv(directory: Path, req: AgentRequest) -> list[str]:
+    """The command line (without `executor`) that continues the run waiting on `req` in
+    `directory`, as the run saved it with the pending request (`executor.bridge.saved`):
+    never the request file's copy, which anything that writes the folder can rewrite."""
+    from executor.bridge.saved import saved_resume
+
+    argv = saved_resume(directory, req.request_id)
+    if argv is None:
         raise UserError(
-            f"request {req.request_id} does not say which command continues its run (it was "
-            f"written by an older executor or another program): the answer is written; "
-            f"re-run the command that stopped with --resume."
+            f"the run's saved state in {directory.absolute()} does not record which command "
+            f"continues request {req.request_id} (a run of an older executor, or another "
+            f"program's request): the answer is written; re-run the command that stopped "
+            f"with --resume."
         )
     if argv[0] not in RESUMABLE or "--resume" not in argv:
         raise UserError(
-            f"request {req.request_id} names {argv[0]!r} to continue its run, which is not a "
-            f"run command; the answer is written: re-run the command that stopped with --resume."
+            f"the run in {directory.absolute()} saved {argv[0]!r} to continue request "
+            f"{req.request_id}, which is not a run command; the answer is written: re-run "
+            f"the command that stopped with --resume."
         )
     return argv
+
+
+def forged_resume(req: AgentRequest, argv: list[str]) -> list[str] | None:
+    """The request file's own copy of the command (`context.resume`) when it is not the
+    saved one: someone rewrote the file. It is reported, never run."""
+    copy = req.context.get("resume")
+    if copy is None or copy == argv:
+        return None
+    return [str(a) for a in copy] if isinstance(copy, list) else [str(copy)]
 
 
 def check_answer(req: AgentRequest, text: str | None, *, path: Path, where: str) -> None:

@@ -114,6 +114,12 @@ class PendingRequest(Strict):
     emissions: int = Field(default=1, ge=1, description="times the request file was written")
     prompt_sha256: str
     created_at: str
+    resume: list[str] | None = Field(
+        default=None,
+        description="the executor command line (without `executor`) that continues the run "
+        "once the answer is written: what `bridge respond --resume` runs (the request file's "
+        "copy, context.resume, is never run)",
+    )
 
 
 class Consumed(Strict):

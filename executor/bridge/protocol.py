@@ -79,8 +79,10 @@ class BridgeChannel:
         resume: Sequence[str] | None = None,
     ) -> None:
         """`resume`: the executor command line (without `executor`) that continues the
-        waiting run once the answer is written; every request carries it as
-        `context.resume`, and `executor bridge respond --resume` runs it."""
+        waiting run once the answer is written. It is recorded with the pending request in
+        the caller's state, which is where `executor bridge respond --resume` takes it
+        from (`executor.bridge.saved`); every request file carries a copy as
+        `context.resume`, for a host to read, never to be run from there."""
         self.folder = Path(folder).absolute()
         self.resume = list(resume) if resume else None
         self.policy = policy or RetryPolicy()
@@ -141,6 +143,7 @@ class BridgeChannel:
             attempt=attempt,
             prompt_sha256=sha256_text(prompt),
             created_at=utc_now(),
+            resume=self.resume,
         )
 
     def bump(self, pending: PendingRequest) -> PendingRequest:
@@ -154,7 +157,9 @@ class BridgeChannel:
                 f"with `executor bridge respond --dir {fsutil.quote(self.response_file.parent)}`"
                 f" before re-running with --resume; stopping instead of asking again forever."
             )
-        return pending.model_copy(update={"emissions": pending.emissions + 1})
+        return pending.model_copy(
+            update={"emissions": pending.emissions + 1, "resume": self.resume or pending.resume}
+        )
 
     # -- reading the answer -----------------------------------------------------------
 
@@ -258,8 +263,9 @@ class BridgeChannel:
         path and a short pointer as its prompt.
         """
         ctx = dict(context)
-        if self.resume is not None:
-            ctx["resume"] = self.resume
+        resume = pending.resume or self.resume
+        if resume is not None:
+            ctx["resume"] = resume
         prompt_file: Path | None = Path(ctx["prompt_file"]) if ctx.get("prompt_file") else None
         short_prompt = prompt
         if prompt_file is None and len(prompt) > INLINE_PROMPT_MAX:

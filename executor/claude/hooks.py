@@ -53,6 +53,7 @@ from executor.claude.runs import (
     Pending,
     Scan,
     named_folders,
+    read_run_file,
     run_folders,
     scan,
 )
@@ -66,6 +67,8 @@ if TYPE_CHECKING:
 MAX_BLOCKS = {"agent": 2, "human": 1}
 #: Our record beside a pending request (`executor.claude.models.HookRecord`).
 RECORD_NAME = ".agent-hook.json"
+#: The most of our record read (it is under 300 bytes).
+RECORD_LIMIT = 64 << 10
 _EXECUTOR_RE = re.compile(r"(?:^|[\s;&|(/])executor(?:\s|$)")
 
 Output = dict[str, Any] | None
@@ -111,8 +114,22 @@ def run(name: str, stdin: TextIO | None = None, stdout: TextIO | None = None,
         out = handle(name, raw, os.environ if env is None else env)
     if out is not None:
         with contextlib.suppress(Exception):  # a host that stopped reading: nothing to say
-            print(json.dumps(out, ensure_ascii=False), file=stdout or sys.stdout, flush=True)
+            text = json.dumps(_shown(out), ensure_ascii=False)
+            print(text, file=stdout or sys.stdout, flush=True)
     return 0
+
+
+def _shown(value: Any) -> Any:
+    """Every text of our output through `console.shown`: Claude Code puts `reason` and
+    `systemMessage` on the person's terminal, and they quote a request, which quotes an
+    agent's or a test run's words."""
+    from executor.console import shown
+
+    if isinstance(value, str):
+        return shown(value)
+    if isinstance(value, dict):
+        return {k: _shown(v) for k, v in value.items()}
+    return value
 
 
 def handle(event: str, raw: str, env: Mapping[str, str]) -> Output:
@@ -136,14 +153,19 @@ def _worth_reading(event: str, raw: str, env: Mapping[str, str]) -> bool:
     """False when the files (or where the call comes from) show nothing for the hook to
     act on, so its input need not be read through `HookInput`: a Stop where no request
     waits beside a record naming this conversation; a git call outside our subagents;
-    a Bash call that does not run `executor`."""
+    a subagent's Bash call the git guard lets through (every Bash call of every
+    conversation starts this hook); a Bash call that does not run `executor`."""
     peek = json.loads(raw)
     if not isinstance(peek, dict):
         return True
     tool_input = peek.get("tool_input")
     command = tool_input.get("command") if isinstance(tool_input, dict) else None
-    if event == "pre-tool":
-        return bool(peek.get("agent_type"))  # the main conversation's git is the person's
+    if event == "pre-tool":  # the main conversation's git is the person's
+        from executor.claude.gitguard import forbidden_git
+
+        return bool(peek.get("agent_type")) and (
+            not isinstance(command, str) or bool(forbidden_git(command))
+        )
     if event == "post-tool":
         return not isinstance(command, str) or _EXECUTOR_RE.search(command) is not None
     if event != "stop":
@@ -160,9 +182,10 @@ def _worth_reading(event: str, raw: str, env: Mapping[str, str]) -> bool:
             with contextlib.suppress(OSError):
                 (folder / RECORD_NAME).unlink()  # kept only beside a pending request
             continue
-        with contextlib.suppress(OSError):
-            if session in (folder / RECORD_NAME).read_bytes():
-                return True  # a candidate: the full reading decides
+        problems: list[str] = []
+        record = read_run_file(folder / RECORD_NAME, RECORD_LIMIT, problems)
+        if problems or (record is not None and session in record):
+            return True  # a candidate, or a record to complain about: the full reading
     return False
 
 
@@ -203,7 +226,7 @@ def on_stop(hook: HookInput, env: Mapping[str, str]) -> Output:
     reasons: list[str] = []
     held: list[str] = []
     for p in found.pending:
-        record = _record(p.folder)
+        record = _record(p.folder, found.problems)
         if record is None or record.session_id != hook.session_id:
             continue  # not this conversation's loop: SessionStart named it
         asking = p.human and not p.answered
@@ -221,9 +244,10 @@ def on_stop(hook: HookInput, env: Mapping[str, str]) -> Output:
             f"in a row for this request. If the person asked to stop, the turn ends by saying "
             f"the run waits: its state is saved, and the step above continues it.)"
         )
-    if reasons:
-        return {"decision": "block", "reason": join(reasons)}
     lines = held + [f"plan-executor: {problem}" for problem in found.problems]
+    if reasons:
+        block: dict[str, Any] = {"decision": "block", "reason": join(reasons)}
+        return {**block, "systemMessage": " ".join(lines)} if lines else block
     return {"systemMessage": " ".join(lines)} if lines else None
 
 
@@ -250,13 +274,17 @@ def _still_waiting(p: Pending) -> str:
     )
 
 
-def _record(folder: Path) -> HookRecord | None:
+def _record(folder: Path, problems: list[str]) -> HookRecord | None:
+    """Our record beside the request in `folder`: None when there is none yet, or it is
+    unreadable (no conversation runs this loop then; a FIFO or a link put in its place
+    is said in `problems`, and the next `executor` call's record replaces it)."""
     from executor.claude.models import HookRecord
     from executor.datamodel import validate_json
 
+    data = read_run_file(folder / RECORD_NAME, RECORD_LIMIT, problems)
     try:
-        return validate_json(HookRecord, (folder / RECORD_NAME).read_bytes())
-    except Exception:  # none yet, or unreadable: no conversation runs this loop
+        return None if data is None else validate_json(HookRecord, data)
+    except Exception:
         return None
 
 
@@ -330,9 +358,11 @@ def on_session_start(hook: HookInput, env: Mapping[str, str]) -> Output:
     where = ", ".join(str(p.folder) for p in found.pending) or ", ".join(
         str(r.folder) for r in found.paused
     )
+    lines = [f"plan-executor: a run is waiting in {where}."]
+    lines += [f"plan-executor: {problem}" for problem in found.problems]
     return {
         "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context},
-        "systemMessage": f"plan-executor: a run is waiting in {where}.",
+        "systemMessage": " ".join(lines),
     }
 
 

@@ -32,10 +32,10 @@ def respond(p: Pending, *args: str) -> str:
 
 
 def continue_line(p: Pending) -> str:
-    """The command that continues the run once its answer is written (`context.resume`)."""
-    argv = p.request.context.get("resume")
-    if isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv):
-        return "executor " + " ".join(q(a) for a in argv)
+    """The command that continues the run once its answer is written, as the run saved
+    it (never the request file's copy, which anything writing the folder can change)."""
+    if p.resume:
+        return "executor " + " ".join(q(a) for a in p.resume)
     return "the command that stopped, again, with --resume"
 
 

@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 REQUEST_NAME = ".agent-request.json"
 RESPONSE_NAME = ".agent-response.json"
 STATE_NAME = ".agent-state.json"
+#: The most of a state file read (`executor.store.STATE_LIMIT`).
+STATE_LIMIT = 256 << 20
 LOCK_NAMES = (".agent-state.lock", ".template-create-state.lock")
 #: Where a parallel run's sessions have their worktrees (`executor.workflows.tdd.parallel`).
 WORKTREES = ".executor-worktrees"
@@ -68,6 +70,9 @@ class Pending:
     folder: Path
     request: AgentRequest
     answered: bool = False
+    #: answered: the command that continues the run, as the run saved it (never the
+    #: request file's copy: `executor.bridge.saved`); None when none is saved
+    resume: list[str] | None = None
 
     @property
     def human(self) -> bool:
@@ -107,20 +112,28 @@ def exclude_file(top: Path) -> Path:
     dot_git = top / ".git"
     git_dir = dot_git
     if dot_git.is_file():  # a linked worktree or a submodule: `gitdir: <path>`
-        text = dot_git.read_text("utf-8", "replace").strip()
+        text = _small_text(dot_git)
         git_dir = (top / text.removeprefix("gitdir:").strip()).resolve()
         common = git_dir / "commondir"
         if common.is_file():
-            git_dir = (git_dir / common.read_text("utf-8", "replace").strip()).resolve()
+            git_dir = (git_dir / _small_text(common)).resolve()
     return git_dir / "info" / "exclude"
+
+
+def _small_text(path: Path, limit: int = 1 << 20) -> str:
+    """A small file git keeps, read through the bounded reader ("" when it cannot be)."""
+    from executor.bounded import read_bounded
+    from executor.errors import DataError
+
+    try:
+        return read_bounded(path, limit).decode("utf-8", "replace").strip()
+    except (OSError, DataError):
+        return ""
 
 
 def recorded_folders(top: Path) -> list[Path]:
     """The run folders the repository's `info/exclude` names (existing ones)."""
-    try:
-        lines = exclude_file(top).read_text("utf-8", "replace").splitlines()
-    except OSError:
-        return []
+    lines = _small_text(exclude_file(top)).splitlines()
     found = []
     for line in lines:
         m = _EXCLUDE_RE.match(line.strip())
@@ -179,13 +192,13 @@ def scan(folders: Sequence[Path], *, paused: bool = False) -> Scan:
             mtime = None
         if mtime is not None and not busy(folder):
             try:
-                found.append((mtime, _pending(folder)))
+                found.append((mtime, _pending(folder, result.problems)))
             except Exception as e:  # a torn or foreign file: say so, block nothing
                 result.problems.append(f"cannot read {request_file}: {_one_line(e)}")
                 continue
-        if paused and mtime is None and (folder / STATE_NAME).is_file() and not busy(folder):
+        if paused and mtime is None and (folder / STATE_NAME).exists() and not busy(folder):
             try:
-                run = _paused(folder)
+                run = _paused(folder, result.problems)
             except Exception as e:
                 result.problems.append(f"cannot read {folder / STATE_NAME}: {_one_line(e)}")
                 continue
@@ -195,23 +208,47 @@ def scan(folders: Sequence[Path], *, paused: bool = False) -> Scan:
     return result
 
 
-def _pending(folder: Path) -> Pending:
-    from executor.bridge.reading import parse_response, read_request
+def _pending(folder: Path, problems: list[str]) -> Pending:
+    from executor.bridge.reading import MAX_RESPONSE_BYTES, parse_response, read_request
 
     request = read_request(folder / REQUEST_NAME)
     answered = False
     response = folder / RESPONSE_NAME
-    with contextlib.suppress(Exception):  # no response, or one `--resume` will reject
-        data = response.read_bytes()
-        answered = parse_response(data, path=response).request_id == request.request_id
-    return Pending(folder=folder, request=request, answered=answered)
+    data = read_run_file(response, MAX_RESPONSE_BYTES, problems)
+    with contextlib.suppress(Exception):  # no answer, or one `--resume` will reject
+        answered = parse_response(data or b"", path=response).request_id == request.request_id
+    resume = None
+    if answered:
+        from executor.bridge.saved import saved_resume
+
+        resume = saved_resume(folder, request.request_id)
+    return Pending(folder=folder, request=request, answered=answered, resume=resume)
 
 
-def _paused(folder: Path) -> PausedRun | None:
+def read_run_file(path: Path, limit: int, problems: list[str]) -> bytes | None:
+    """The bytes of a file of a run folder, read through the bounded reader (anything
+    can be put there: a FIFO would block the hook, a link to /dev/zero fill its memory);
+    None when it is absent, or (said in `problems`) cannot be read as a regular file."""
+    from executor.bounded import read_bounded, said
+    from executor.errors import DataError
+
+    try:
+        return read_bounded(path, limit)
+    except FileNotFoundError:
+        return None
+    except DataError as e:
+        problems.append(f"cannot read {path}: {said(e)}")
+        return None
+
+
+def _paused(folder: Path, problems: list[str]) -> PausedRun | None:
     from executor.claude.models import SeedView
     from executor.datamodel import validate_json
 
-    seed = validate_json(SeedView, (folder / STATE_NAME).read_bytes())
+    data = read_run_file(folder / STATE_NAME, STATE_LIMIT, problems)
+    if data is None:
+        return None
+    seed = validate_json(SeedView, data)
     if seed.status != "paused":
         return None
     return PausedRun(folder=folder, session=seed.current_session, notes=seed.notes)

@@ -46,7 +46,9 @@ OUR_HOOKS: dict[str, dict[str, Any]] = {
         "matcher": "Bash",
         "hooks": [_handler("post-tool", "Bash(executor *)")],
     },
-    "PreToolUse": {"matcher": "Bash", "hooks": [_handler("pre-tool", "Bash(git *)")]},
+    # no `if` rule: Claude Code matches `Bash(git *)` per subcommand, so it never started
+    # the guard for `if ...; then git push; fi`, `{ git commit; }` or `find -exec git push`
+    "PreToolUse": {"matcher": "Bash", "hooks": [_handler("pre-tool")]},
 }
 
 

@@ -5,6 +5,7 @@ Thin: parse flags, call `executor.bridge.host` through `common.run`.
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -148,10 +149,12 @@ def register(app: typer.Typer) -> None:
         --resume continue the run: the whole host step in one process."""
 
         def body() -> int:
-            from executor.bridge.host import resolve_dir, resume_argv, write_response
+            from executor.bridge.host import forged_resume, resolve_dir, resume_argv, write_response
+            from executor.bridge.protocol import REQUEST_NAME
 
+            folder = resolve_dir(directory)
             target, req = write_response(
-                resolve_dir(directory),
+                folder,
                 status=status,
                 response=response,
                 response_file=response_file,
@@ -162,7 +165,14 @@ def register(app: typer.Typer) -> None:
             if resume:
                 from executor.cli.app import run_app
 
-                argv = resume_argv(req)
+                argv = resume_argv(folder, req)
+                forged = forged_resume(req, argv)
+                if forged is not None:
+                    console.err(
+                        f"warning: {folder / REQUEST_NAME} names another command to continue "
+                        f"the run (executor {shlex.join(forged)}); it is not run: the saved "
+                        f"run's command continues it (executor {shlex.join(argv)})."
+                    )
                 return run_app([*argv, "--json"] if json_out and "--json" not in argv else argv)
             if json_out:
                 console.out_json({"response_file": str(target), "status": status})

@@ -21,7 +21,7 @@ def report_fn(json_output: bool) -> Any:
     if json_output:
         return console.err
     if console.is_tty():
-        return lambda m: console.rich_console().print(m, markup=False, highlight=False)
+        return console.rich_line
     return console.out
 
 

@@ -4,6 +4,7 @@ over (`executor.workflows.tdd.logs`) or Ctrl+C (exit 130)."""
 
 from __future__ import annotations
 
+import codecs
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -74,12 +75,17 @@ def register(app: typer.Typer) -> None:
 
 
 class _Out:
-    """stdout as bytes, with a `==> path <==` line (as `tail` prints) before each log."""
+    """stdout as bytes, with a `==> path <==` line (as `tail` prints) before each log.
+
+    A log holds what an agent or a test run wrote, escape sequences and all: it is
+    decoded as it comes (a character cut between two reads is kept for the next) and
+    shown through `console.shown`, control characters escaped."""
 
     def __init__(self) -> None:
         self.stream = sys.stdout.buffer
         self.at_line_start = True
         self.any = False
+        self.decoders: dict[Path, codecs.IncrementalDecoder] = {}
 
     def show(self, log: Log, data: bytes, *, opened: bool) -> None:
         if opened:
@@ -90,10 +96,13 @@ class _Out:
                 if log.path.is_relative_to(Path.cwd())
                 else log.path
             )
-            head = f"==> {path} ({what}, session {log.session}) <==\n".encode()
+            head = console.shown(f"==> {path} ({what}, session {log.session}) <==\n").encode()
             self.stream.write(gap + head)
             self.at_line_start = self.any = True
         if data:
-            self.stream.write(data)
+            decoder = self.decoders.setdefault(
+                log.path, codecs.getincrementaldecoder("utf-8")(errors="replace")
+            )
+            self.stream.write(console.shown(decoder.decode(data)).encode("utf-8"))
             self.at_line_start = data.endswith(b"\n")
         self.stream.flush()

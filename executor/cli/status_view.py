@@ -45,11 +45,11 @@ def render_status(data: dict[str, Any], *, rich: bool) -> None:
     if rich:
         from rich.table import Table
 
-        view = Table(title=title)
+        view = Table(title=console.shown(title))
         for col in COLUMNS:
             view.add_column(col, justify="right" if col in {"Phase", "Session"} else "left")
         for row in table:
-            view.add_row(*row)
+            view.add_row(*(console.shown(cell) for cell in row))
         console.show(view)
     else:
         console.out(title)

@@ -35,11 +35,40 @@ def parse_sets(pairs: list[str]) -> dict[str, str]:
     return values
 
 
-def template_apply(template: str, dest: Path, *, sets: list[str], force: bool) -> int:
-    from executor.templates.apply import apply_template, locate_template
+def template_apply(template: str, dest: Path, *, sets: list[str], force: bool, yes: bool) -> int:
+    """Render, show every file it will write (and which are executable), then write on
+    `yes` or the person's word at a terminal; without either nothing is written."""
+    import sys
+
+    from executor.templates.apply import locate_template, render_template, write_rendered
 
     folder = locate_template(template)
-    written = apply_template(folder, dest, parse_sets(sets), force=force)
+    rendered = render_template(folder, dest, parse_sets(sets), force=force)
+    ask = not yes and sys.stdin.isatty() and console.is_tty()
+    count = plural(len(rendered.files), "file")
+    console.out(
+        f"template-apply {'writes' if yes else 'would write'} {count} into {rendered.dest} "
+        f"({len(rendered.executable)} executable):"
+    )
+    for rel, (_, executable) in rendered.files.items():
+        console.out(f"  {rel}{'  (executable)' if executable else ''}")
+    if not yes:
+        if not ask:
+            raise UserError(
+                f"nothing was written: template-apply writes a template's files only once "
+                f"you have seen them and confirmed at a terminal, or with --yes (CI); re-run "
+                f"with --yes to write the {count} above."
+            )
+        from executor.prompts import TerminalPrompter
+
+        try:
+            confirmed = TerminalPrompter().confirm(f"Write these {count}?", default=False)
+        except EOFError:  # the terminal closed: no answer is no
+            confirmed = False
+        if not confirmed:
+            console.out("Nothing was written.")
+            return 1
+    written = write_rendered(rendered)
     console.out(f"Rendered {folder} into {written.path}: {plural(len(written.files), 'file')}")
     return 0
 
@@ -236,6 +265,16 @@ def register(app: typer.Typer) -> None:
         force: Annotated[
             bool, typer.Option("--force", help="Overwrite files that already exist.")
         ] = False,
+        yes: Annotated[
+            bool,
+            typer.Option(
+                "--yes",
+                "-y",
+                help="Write without asking (CI). Without it the files are listed and "
+                "written only once you confirm at a terminal.",
+            ),
+        ] = False,
     ) -> None:
-        """Render a template into a new project (placeholders: --set, else defaults)."""
-        common.run(lambda: template_apply(template, dest, sets=sets or [], force=force))
+        """Render a template into a new project (placeholders: --set, else defaults):
+        lists every file it will write, then writes once you confirm (or --yes)."""
+        common.run(lambda: template_apply(template, dest, sets=sets or [], force=force, yes=yes))

@@ -15,6 +15,8 @@ from executor.bridge.protocol import BRIEFS_DIR, REQUEST_NAME, RESPONSE_NAME
 
 #: The pattern (relative to the run folder) that hides every executor file from git.
 HIDDEN_PATTERN = ".agent-*"
+#: The agent process running now (`executor.engine.running`).
+RUNNING_NAME = ".agent-running.json"
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,11 @@ class Layout:
     def plan_cache(self) -> Path:
         return self.folder / ".agent-plan-cache.json"
 
+    @property
+    def running(self) -> Path:
+        """The agent process running now (`executor.engine.running`)."""
+        return self.folder / RUNNING_NAME
+
     def owned(self) -> list[Path]:
         """Every path the executor writes here: kept out of commits, kept by rollbacks."""
         return [
@@ -73,4 +80,5 @@ class Layout:
             self.logs,
             self.archive,
             self.plan_cache,
+            self.running,
         ]

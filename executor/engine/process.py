@@ -12,7 +12,10 @@ Each call's stdout and stderr go to a transcript under `.agent-logs/` as they ar
 and tail are kept (`executor.capture`), where the CLI's final report is. The agent runs
 in its own process group; when it exits, past its timeout, on Ctrl+C or SIGTERM the
 whole group is killed, and on Linux any process it left outside the group too
-(`executor.capture`; the transcript names them).
+(`executor.capture`; the transcript names them). If the executor dies first (SIGKILL
+included), a watcher kills the group; and while it runs the agent is recorded in the run
+folder (`executor.engine.running`), so that the next run stops one that outlived it
+anyway before it starts another.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ from executor.bridge.reading import MAX_OWN_BYTES
 from executor.capture import end_transcript, run_captured, transcript
 from executor.datamodel import dump
 from executor.engine.agents import BRIDGE_AGENT, AgentCall, AgentResult, Durable, supersede
+from executor.engine.layout import RUNNING_NAME
+from executor.engine.running import forget, record
 from executor.errors import DataError, UserError
 from executor.stamps import utc_now
 
@@ -152,6 +157,7 @@ class ProcessAgents:
             stdin_text=stdin_text,
             timeout=call.timeout,
             log=call.log,
+            running=self.channel.folder / RUNNING_NAME,
         )
         if self.own_files is not None and kept is not None:
             result.tampered = self.own_files.put_back(kept)
@@ -218,20 +224,33 @@ def run_agent(
     stdin_text: str,
     timeout: float,
     log: Path | None,
+    running: Path | None = None,
 ) -> AgentResult:
-    """Run an agent process and read what it reports (exit 0 and a good report: success)."""
+    """Run an agent process and read what it reports (exit 0 and a good report: success).
+
+    It dies with the executor (`run_captured`'s warden); with `running`, it is recorded
+    there while it runs, for the next run to stop should it outlive this one anyway
+    (`executor.engine.running`)."""
     from executor.agent_output import parse_agent_output
+
+    def started(pid: int) -> None:
+        if running is not None:
+            record(running, pid, argv)
 
     with _transcript(log, argv) as sink:
         log = log if sink is not None else None
         try:
             done = run_captured(
-                argv, cwd=cwd, env=env, timeout=timeout, stdin=stdin_text.encode(), sink=sink
-            )
+                argv, cwd=cwd, env=env, timeout=timeout, stdin=stdin_text.encode(), sink=sink,
+                warden=True, on_start=started,
+            )  # fmt: skip
         except OSError as e:
             error = f"cannot run agent command {shlex.join(argv)}: {e}"
             _end(sink, error)
             return AgentResult(status="error", error_type="AGENT_NOT_FOUND", error_message=error)
+        finally:
+            if running is not None:
+                forget(running)
         seconds = done.seconds
         printed = f"{done.out.total + done.err.total} bytes of output"
         if done.timed_out:

@@ -142,27 +142,31 @@ def _hours(plan: Plan, number: int) -> float | None:
 
 
 def overview(plan: Plan, *, phase: int | None = None) -> Any:
-    """A rich renderable: phases and sessions, dependencies, estimates, schedule."""
+    """A rich renderable: phases and sessions, dependencies, estimates, schedule (the
+    plan's own words shown through `console.shown`: a plan is a file anyone may write)."""
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
+
+    from executor.console import shown
 
     path, groups, weighed = schedule(plan)
     on_path = set(path)
     where = display_path(plan.source_file or plan.folder)
     parts: list[Any] = [
-        Text(f"Plan: {plan.name}  ({where}; format {describe(plan.format)})", style="bold")
+        Text(shown(f"Plan: {plan.name}  ({where}; format {describe(plan.format)})"), style="bold")
     ]
     for p in plan.phases:
         if phase is not None and p.number != phase:
             continue
-        table = Table(title=f"Phase {p.number}: {p.name}", title_justify="left", expand=False)
+        title = shown(f"Phase {p.number}: {p.name}")
+        table = Table(title=title, title_justify="left", expand=False)
         for col in ("#", "Session", "TDD", "Depends on", "Hours", "Tests", "Lines"):
             table.add_column(col)
         for s in p.sessions:
             table.add_row(
                 f"{'*' if s.number in on_path else ' '}{s.number}",
-                s.title,
+                shown(s.title),
                 "yes" if s.tdd else "no",
                 ", ".join(map(str, s.dependencies)) or "-",
                 f"{s.estimated_hours:g}" if s.estimated_hours is not None else "-",

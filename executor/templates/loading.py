@@ -9,16 +9,24 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
+from executor.bounded import read_bounded, said
 from executor.datamodel import validate
 from executor.errors import DataError, TemplateValidationError
 from executor.templates.models import SCHEMA_VERSION, Manifest
 
 R = TypeVar("R", bound=BaseModel)
+#: The largest manifest.json or settings.json read (a template's, or any codebase's).
+MAX_RECORD_BYTES = 16 << 20
 
 
 def read_json_record(path: Path, cls: type[R]) -> R:
-    """Raises OSError (unreadable), ValueError (not JSON) or DataError (wrong fields)."""
-    return validate(cls, json.loads(Path(path).read_text("utf-8")))
+    """Raises OSError (absent, or unreadable: not a regular file, over the size cap),
+    ValueError (not JSON) or DataError (wrong fields)."""
+    try:
+        data = read_bounded(Path(path), MAX_RECORD_BYTES)
+    except DataError as e:
+        raise OSError(said(e)) from None
+    return validate(cls, json.loads(data.decode("utf-8")))
 
 
 def is_template(folder: Path) -> bool:

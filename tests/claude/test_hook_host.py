@@ -130,3 +130,41 @@ def test_a_run_left_waiting_is_named_to_a_new_conversation_which_may_take_it_on(
     assert turn.stops[0].blocked  # the RED request, held for this conversation now
     assert "waiting for the subagent `backend-builder`" in turn.stops[0].block_reasons[0]
     assert turn.question is not None and "Implement (GREEN)?" in turn.question
+
+
+def test_29_09_a_subagents_git_in_a_compound_command_never_runs(
+    project: Path, tmp_path: Path
+) -> None:
+    """Issue 29, finding 9: git after `then`, `do`, `{` or in `find -exec` ran: Claude
+    Code's `if: Bash(git *)` filter never started the guard for such a line, and the
+    guard's list of forbidden subcommands missed `filter-branch`, `branch -f` and
+    `worktree remove`. Each is denied before it runs; the remote and the branches stay."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(project, "remote", "add", "origin", str(remote))
+    git(project, "branch", "executor/session-2")
+    git(project, "worktree", "add", "-q", str(tmp_path / "wt"), "executor/session-2")
+    claude = ClaudeCode(project)
+    attempts = [
+        "if true; then git push -q origin main; fi",
+        "for r in origin; do git push -q $r main; done",
+        "{ git commit -q --allow-empty -m wip; }",
+        "find . -maxdepth 0 -exec git push -q origin main \\;",
+        "git $(echo commit) -q --allow-empty -m wip",
+        "git filter-branch -f --msg-filter cat HEAD",
+        "git branch -f executor/session-2 HEAD~1",
+        f"git worktree remove --force {tmp_path / 'wt'}",
+    ]
+    head = git(project, "rev-parse", "HEAD", "executor/session-2")
+    for command in attempts:
+        result = claude.bash(command, agent="backend-builder")
+        assert result.exit_code is None, f"ran: {command}"
+        assert result.pre is not None and result.pre.denials, command
+        assert "backend-builder does not run" in result.pre.denials[0]
+    assert git(remote, "rev-list", "--all") == ""
+    assert git(project, "rev-parse", "HEAD", "executor/session-2") == head
+    assert (tmp_path / "wt").is_dir()
+    # What a builder reads with still runs, and the person's own git is theirs.
+    reading = claude.bash("git status --short && git log --oneline -1", agent="backend-builder")
+    assert reading.exit_code == 0
+    assert claude.bash("if true; then git push -q origin main; fi").exit_code == 0

@@ -10,7 +10,8 @@ import pytest
 
 from tests.conftest import git, run_cli
 from tests.engine.helpers import commits, make_project, replay_cmd
-from tests.engine.test_sealed import hostile
+from tests.engine.test_sandbox import needs_bwrap
+from tests.engine.test_sealed import UNSANDBOXED, hostile
 
 pytestmark = pytest.mark.slow
 
@@ -98,3 +99,64 @@ def test_a_config_without_pre_commit_installed_is_said(git_repo: Path) -> None:
         pytest.skip("pre-commit is installed system-wide")
     assert proc.returncode == 0, out
     assert "pre-commit is not installed, so its hooks do not run" in out
+
+
+LINT = """repos:
+- repo: local
+  hooks:
+  - id: lint
+    name: the project's lint script
+    language: script
+    entry: scripts/lint.sh
+    pass_filenames: false
+    always_run: true
+"""
+#: What the agent makes of the lint script the hook config (as committed) runs: it edits
+#: the plan, maps the test command away in the executor's settings, forges the plan
+#: cache, tries to commit, then passes.
+FORGED_LINT = """#!/bin/sh
+printf '\\n- [ ] an injected task\\n' >> project-plans/ledger/PHASE_1_LEDGER_CORE.md
+printf '[tool.executor]\\ntest_command_map = {pytest = "sh -c true"}\\n' > .executor.toml
+echo '{}' > project-plans/ledger/.agent-plan-cache.json
+git add -A && git commit -qm 'from the hook' 2>/dev/null
+exit 0
+"""
+
+
+@needs_pre_commit
+@pytest.mark.parametrize(
+    "sandbox",
+    [pytest.param((), marks=needs_bwrap, id="sandbox"), pytest.param(UNSANDBOXED, id="no-sandbox")],
+)
+def test_29_07_a_hook_runs_guarded_like_a_test_run(
+    git_repo: Path, tmp_path: Path, sandbox: tuple[str, ...]
+) -> None:
+    """Issue 29, finding 7: the person's pre-commit config (as committed) runs a lint
+    script the agent rewrote; it ran outside the sandbox, after the tests, and its edits
+    to the plan and the settings were taken in: the next session ran an injected test
+    command. A hook run is guarded as a test run is: what it changed of the plan, the
+    executor's settings and files is put back, its commit undone, the step fails."""
+    plan = make_project(git_repo)
+    (git_repo / ".pre-commit-config.yaml").write_text(LINT, encoding="utf-8")
+    lint = git_repo / "scripts" / "lint.sh"
+    lint.parent.mkdir()
+    lint.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    lint.chmod(0o755)
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "hooks")
+    rewrite = (
+        f"p = pathlib.Path('scripts/lint.sh')\np.write_text({FORGED_LINT!r})\np.chmod(0o755)\n"
+    )
+    phase = plan / "PHASE_1_LEDGER_CORE.md"
+    before = phase.read_bytes()
+    code, out = session(plan, git_repo, "--agent-command",
+                        hostile(tmp_path, "refactor", rewrite), "--max-retries", "0",
+                        *sandbox)  # fmt: skip
+    assert code == 16, out
+    assert "tampering during your commit hooks" in out, out
+    assert ".executor.toml" in out
+    assert not (git_repo / ".executor.toml").exists()
+    assert phase.read_bytes() == before
+    assert commits(git_repo) == ["hooks", "add plan", "initial"]
+    if sandbox == ():  # read-only there: the hook could not even write them
+        assert "PHASE_1_LEDGER_CORE.md" not in out.split("tampering during your commit hooks")[1]

@@ -19,16 +19,20 @@ def template(python_service: Path, tmp_path: Path) -> Path:
 
 def test_apply_by_name_with_values(template: Path, tmp_path: Path) -> None:
     r = run_cli("template-apply", "lib", "shop", "--set", "ProjectName=Shop",
-                "--set", "EntityName=Gadget", cwd=tmp_path)  # fmt: skip
+                "--set", "EntityName=Gadget", "--yes", cwd=tmp_path)  # fmt: skip
     assert r.returncode == 0, r.stderr
-    assert r.stdout == f"Rendered {template} into {tmp_path / 'shop'}: 16 files\n"
+    lines = r.stdout.splitlines()
+    assert lines[0] == f"template-apply writes 16 files into {tmp_path / 'shop'} (0 executable):"
+    assert "  shop/services/gadget_service.py" in lines
+    assert lines[-1] == f"Rendered {template} into {tmp_path / 'shop'}: 16 files"
     assert (tmp_path / "shop/shop/services/gadget_service.py").is_file()
 
 
 def test_apply_from_the_user_templates_folder(python_service: Path, tmp_path: Path) -> None:
     data = tmp_path / "data"
     create_template(python_service, data / "plan-executor" / "templates" / "lib")
-    r = run_cli("template-apply", "lib", "copy", cwd=tmp_path, env={"XDG_DATA_HOME": str(data)})
+    r = run_cli("template-apply", "lib", "copy", "-y", cwd=tmp_path,
+                env={"XDG_DATA_HOME": str(data)})  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert tree_bytes(tmp_path / "copy") == tree_bytes(python_service)
 
@@ -36,13 +40,14 @@ def test_apply_from_the_user_templates_folder(python_service: Path, tmp_path: Pa
 def test_existing_files_exit_6_and_force_overwrites(template: Path, tmp_path: Path) -> None:
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "README.md").write_text("mine\n", "utf-8")
-    r = run_cli("template-apply", str(template), "out", cwd=tmp_path)
+    r = run_cli("template-apply", str(template), "out", "--yes", cwd=tmp_path)
     assert r.returncode == 6
     assert r.stderr == (
         f"error: {tmp_path / 'out'}: 1 file(s) exist already (README.md); "
         "use --force to overwrite them\n"
     )
-    assert run_cli("template-apply", str(template), "out", "--force", cwd=tmp_path).returncode == 0
+    forced = run_cli("template-apply", str(template), "out", "--force", "--yes", cwd=tmp_path)
+    assert forced.returncode == 0, forced.stderr
     assert (tmp_path / "out" / "README.md").read_text("utf-8").startswith("# Library Service")
 
 

@@ -38,7 +38,7 @@ def test_rendered_with_other_names_the_project_imports_and_its_tests_pass(
 ) -> None:
     template = _template(tmp_path, PROJECTS[project])
     sets = ["--set", "ProjectName=Zeta", "--set", "EntityName=Gadget"]
-    applied = run_cli("template-apply", str(template), "zeta", *sets, cwd=tmp_path)
+    applied = run_cli("template-apply", str(template), "zeta", *sets, "--yes", cwd=tmp_path)
     assert applied.returncode == 0, applied.stderr
     assert (tmp_path / "zeta" / "zeta").is_dir()
     tests = subprocess.run(
@@ -129,7 +129,7 @@ def test_a_one_word_package_renamed_keeps_module_and_distribution_spellings_apar
     (and `py.typed` in it) and the module settings are snake, the distribution and its
     links kebab. A renamed flit project built a wheel without its code."""
     template = _template(tmp_path, WIDGETS)
-    applied = run_cli("template-apply", str(template), "out", "--set",
+    applied = run_cli("template-apply", str(template), "out", "--yes", "--set",
                       "ProjectName=TokenKit", cwd=tmp_path)  # fmt: skip
     assert applied.returncode == 0, applied.stderr
     out = tmp_path / "out"

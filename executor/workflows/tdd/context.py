@@ -22,6 +22,7 @@ from executor.workflows.tdd.state import RunState, SessionArchive, SessionRecord
 
 if TYPE_CHECKING:
     from executor.projectenv import Interpreter
+    from executor.sandbox import Sandbox
     from executor.testrun import TestRun
     from executor.vcs import GitRepo
 
@@ -84,6 +85,9 @@ class SessionRun:
     reclaim: Callable[[], None] = lambda: None
     #: What agents spent, as budgets count it (a session's lane: every lane of the run).
     spent: Callable[[], Spent] | None = None
+    #: Where a test run (and a run of the person's hooks) may not write, when bubblewrap
+    #: works here and `--sandbox auto` (`executor.sandbox`); None: no sandbox.
+    sandbox: Sandbox | None = None
 
     def spent_now(self) -> Spent:
         return self.spent() if self.spent is not None else self.state.run.spent

@@ -16,6 +16,17 @@ A hook that fails sends its output back to the agent (an automatic retry, counte
 one), then to the person. Files a hook changes (a formatter) are said, and the session's
 tests run again on them before they are taken in (`recheck`); a hook that changes files
 again and again fails. `--no-verify` (saved with the run) skips them.
+
+A hook run is guarded as a test run is (`Guard.sealed_run`), since what it runs may be
+the agent's: the config is the one committed, but the script a `repo: local` hook names
+is a file of the repository, which the agent may have rewritten in the session. Such a
+script edited the plan and mapped the executor's test command away, and both were taken
+in (issue 29, finding 7). So it runs in the sandbox where bubblewrap works (git's folder,
+the plan and the executor's files read-only), and after it: a commit it made is undone;
+the executor's settings (by meaning), its own files and the files you kept out are put
+back; any file it was not given to check (the plan's among them) is put back, after a
+backup; and the step fails as tampering, for a person to decide. Only the session's own
+files, the ones it was given, may change (a formatter's work).
 """
 
 from __future__ import annotations
@@ -29,11 +40,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from executor.engine.machine import Outcome
-from executor.workflows.tdd import verdicts
-from executor.workflows.tdd.guard import Guard
+from executor.workflows.tdd import tampering, verdicts
+from executor.workflows.tdd.guard import Guard, Seal, note_settings, restore_settings
 from executor.workflows.tdd.state import PersonHook
 
 if TYPE_CHECKING:
+    from executor.sandbox import Sandbox
     from executor.vcs import GitRepo
 
 O = Outcome  # noqa: E741
@@ -69,10 +81,19 @@ class HookRun:
 
 
 def run_hooks(
-    hook: PersonHook, repo: GitRepo, tree: str, files: list[str], timeout: float
+    hook: PersonHook,
+    repo: GitRepo,
+    tree: str,
+    files: list[str],
+    timeout: float,
+    sandbox: Sandbox | None = None,
 ) -> HookRun:
-    """Run the hooks on `files` (repo-relative, present) of the tested `tree`."""
+    """Run the hooks on `files` (repo-relative, present) of the tested `tree`, inside
+    `sandbox` when there is one."""
     from executor.capture import run_captured
+
+    def wrap(argv: list[str]) -> list[str]:
+        return sandbox.wrap(argv) if sandbox is not None else argv
 
     env = dict(os.environ)
     with tempfile.TemporaryDirectory(prefix="executor-hooks-") as tmp:
@@ -81,7 +102,7 @@ def run_hooks(
             config.write_bytes(repo.blob_bytes(hook.source))
             what = "pre-commit run"
             argv = ["pre-commit", "run", "--config", str(config), "--files", *files]
-            done = run_captured(argv, cwd=repo.root, env=env, timeout=timeout, merge=True)
+            done = run_captured(wrap(argv), cwd=repo.root, env=env, timeout=timeout, merge=True)
         else:
             path = Path(hook.source)
             what = str(path)
@@ -93,7 +114,7 @@ def run_hooks(
                 return HookRun(False, what, "the hook changed (or went) since the session "
                                "started; only the hook you had then is run")  # fmt: skip
             with repo.index_holding(tree) as index:
-                done = run_captured([str(path)], cwd=repo.root, env={**env, **index},
+                done = run_captured(wrap([str(path)]), cwd=repo.root, env={**env, **index},
                                     timeout=timeout, merge=True)  # fmt: skip
     output = done.out.text()[-OUTPUT_CHARS:]
     if done.timed_out:
@@ -110,14 +131,23 @@ class Hooks(Guard):
             return O.OK
         tree = self.rec.verified or self.rec.tree
         base = repo.tree_of(self.rec.base_commit or "HEAD")
-        files = [f for f in repo.tree_diff(base, tree) if (repo.root / f).is_file()]
+        diff = repo.tree_diff(base, tree)
+        planned = set(tampering.plan_paths(Path(self.r.state.run.plan), repo.root, diff))
+        files = [f for f in diff if f not in planned and (repo.root / f).is_file()]
         if not files:
             return O.OK
-        head = repo.head()
         limit = self.r.options.test_timeout or 3600
-        ran = run_hooks(hook, repo, tree, files, limit)
-        if repo.head() != head:
-            repo.fold_commits(head)
+        seal = Seal(
+            tree=repo.record_tree(exclude=self._ignore()).tree,
+            head=repo.head(),
+            own=self._own_files().keep(),
+            kept=repo.blobs_of(list(self.rec.kept)),
+            settings=note_settings(repo),
+        )
+        ran = run_hooks(hook, repo, tree, files, limit, self.r.sandbox)
+        tampered = self._break_hook_seal(seal, files)
+        if tampered:
+            return self._hooks_tampered(tampered, ran.output)
         changed = repo.tree_diff(tree, repo.record_tree(exclude=self._ignore()).tree)
         if changed and self.rec.hook_rewrites < MAX_REWRITES:
             self.rec.hook_rewrites += 1
@@ -131,6 +161,50 @@ class Hooks(Guard):
         why = (f"your commit hooks changed {verdicts.describe(changed)} again"
                if changed else f"your commit hooks failed ({ran.what})")  # fmt: skip
         return self._hooks_failed(why, ran.output)
+
+    def _break_hook_seal(self, seal: Seal, files: list[str]) -> list[str]:
+        """What a hook run did besides checking (and reformatting) `files`, put back."""
+        repo, problems = self.r.repo, []
+        head = repo.head()
+        if head != seal.head:
+            repo.fold_commits(seal.head)
+            problems.append(f"they made a commit ({head[:12]}); it was undone")
+        settings = restore_settings(repo, seal.settings)
+        if settings:
+            problems.append(f"they changed the executor's settings: {', '.join(settings)}")
+        given = set(files)
+        now = repo.record_tree(exclude=self._ignore()).tree
+        strays = [p for p in repo.tree_diff(seal.tree, now) if p not in given]
+        if strays:
+            backup = repo.snapshot("hook-run-changes", exclude=self.r.layout.owned())
+            repo.put_back(seal.tree, strays)
+            problems.append(
+                f"they changed files they were not given to check: "
+                f"{verdicts.describe(strays)}; put back (what they left is saved under "
+                f"{backup}: `git checkout {backup} -- <file>` brings a file back)"
+            )
+        own = self._own_files().put_back(seal.own)
+        if own:
+            problems.append(f"they changed the executor's own files: {', '.join(own)}")
+        touched = self._put_back_kept(seal.kept)
+        if touched:
+            problems.append(f"they changed files you kept out: {', '.join(touched)}")
+        return problems + self._cleared()
+
+    def _hooks_tampered(self, problems: list[str], output: str) -> Outcome:
+        """A hook run that did more than check: a person decides (what it runs may be
+        the agent's own script)."""
+        why = "tampering during your commit hooks: " + "; ".join(problems)
+        self.rec.hook_rewrites = self.rec.hook_retries = 0
+        self.rec.last_failure = f"{why}\n{output}".strip()
+        self.rec.errors.append(why)
+        self.rec.feedback.append(
+            f"{why}. The hooks run scripts of the repository: do not make them change the "
+            f"plan, the executor's settings or files outside the session's."
+        )
+        self.rec.problem = f"Session {self.s.number}: {why}"
+        self._say(why)
+        return O.FAILED
 
     def _hooks_failed(self, why: str, output: str) -> Outcome:
         self.rec.hook_rewrites = 0

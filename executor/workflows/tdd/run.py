@@ -16,6 +16,7 @@ from executor.engine.agents import BRIDGE_AGENT, Agents, BridgeAgents, Durable
 from executor.engine.decisions import Decider
 from executor.engine.driver import drive
 from executor.engine.layout import Layout
+from executor.engine.running import stop_leftover
 from executor.errors import Interrupted, NothingToResumeError, PathNotFoundError, UserError
 from executor.fsutil import quote
 from executor.plan.cache import PlanView, load_valid, plan_files
@@ -151,7 +152,11 @@ class Runner:
                 raise Interrupted(state=kept) from None
 
     def _execute(self, req: RunRequest, layout: Layout, store: StateStore[RunState]) -> RunResult:
-        """Under the lock: load (or start) the state, check the workspace, run."""
+        """Under the lock: stop an agent a killed run left, load (or start) the state,
+        check the workspace, run."""
+        left = stop_leftover(layout.folder)
+        if left is not None:
+            self.report(f"[run] {left}")
         state = store.load()
         if req.resume and (state is None or not _pending(state)):
             started = len(state.run.sessions) if state else 0
@@ -276,6 +281,7 @@ class Runner:
                     archive=archive,
                     reclaim=store.reclaim,
                     spent=spent,
+                    sandbox=sandbox,
                 )
             )
             ended = drive(

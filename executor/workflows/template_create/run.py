@@ -31,6 +31,7 @@ from executor.engine.agents import Agents, BridgeAgents, Durable
 from executor.engine.driver import drive
 from executor.engine.layout import Layout
 from executor.engine.process import AgentProcess, ProcessAgents
+from executor.engine.running import stop_leftover
 from executor.errors import (
     CorruptStateError,
     DataError,
@@ -181,6 +182,9 @@ def _run(
             ours = True
 
         try:
+            left = stop_leftover(layout.folder)  # an agent a killed run left
+            if left is not None:
+                report(f"[template-create] {left}")
             saved = store.load()
             resumed = _resumed(opts, saved, layout, root) if opts.resume else None
             ours = resumed is not None

@@ -1,0 +1,90 @@
+"""The command that continues a waiting run, as the run saved it.
+
+`executor bridge respond --resume` runs the command that continues the run waiting in a
+folder, and the Claude Code hooks name it. The request file carries a copy
+(`context.resume`), but any process that can write the run folder can rewrite that file:
+a subagent that put `--agent-command ... --checkpoints none` there had its own program
+run by the very step Claude may take without asking (issue 29, finding 5). So the
+command is taken from the run's saved state only: the pending request is recorded there
+before its file is written (P3), with the command that continues it, under the state's
+checksum.
+
+The bridge knows no workflow, and each keeps its ledgers where it likes (a plan run one
+per session, a parallel run the questions about a session's integration in the main
+run's state, template-create one in its state). So the pending record is found by its
+id and its shape wherever it lies in the state files of the folder, and, for a session
+of a parallel run (whose state names the main run's plan, `run.lane.plan`), in the main
+run's state too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from executor.bounded import parse_json, read_bounded
+from executor.errors import DataError
+
+#: The state files a run keeps in its folder (`executor.engine.layout`,
+#: `executor.bridge.template_state`; a test keeps these equal).
+STATE_NAMES = (".agent-state.json", ".template-create-state.json")
+
+
+def saved_resume(folder: Path, request_id: str) -> list[str] | None:
+    """The command line (without `executor`) the run saved for `request_id`, pending in
+    the run kept in `folder`; None when no sealed state there records one."""
+    for state in _states(Path(folder).absolute()):
+        for record in _records(state):
+            if record.get("request_id") == request_id and "prompt_sha256" in record:
+                argv = record.get("resume")
+                if isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv):
+                    return list(argv)
+                return None
+    return None
+
+
+def _states(folder: Path) -> Iterator[Any]:
+    """Each sealed state of `folder` (parsed), then the main run's of a parallel session."""
+    for name in STATE_NAMES:
+        state = _sealed(folder / name)
+        if state is None:
+            continue
+        yield state
+        lane = (state.get("run") or {}).get("lane") if isinstance(state, dict) else None
+        main = lane.get("plan") if isinstance(lane, dict) else None
+        if isinstance(main, str) and main:
+            plan = Path(main)
+            where = plan if plan.is_dir() else plan.parent
+            main_state = _sealed(where / STATE_NAMES[0])
+            if main_state is not None:
+                yield main_state
+
+
+def _sealed(path: Path) -> Any:
+    """The state at `path` when it is a regular file whose checksum holds (a hand edit,
+    a forged or torn file: None), parsed."""
+    from executor.store import STATE_LIMIT, sealed
+
+    try:
+        raw = read_bounded(path, STATE_LIMIT)
+    except (OSError, DataError):
+        return None
+    if not sealed(raw):
+        return None
+    try:
+        return parse_json(raw)
+    except DataError:
+        return None
+
+
+def _records(node: Any) -> Iterator[dict[str, Any]]:
+    """Every JSON object in `node`, depth first."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            yield item
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
