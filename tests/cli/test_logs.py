@@ -140,6 +140,18 @@ def test_logs_with_no_run_say_so(git_repo: Path) -> None:
     assert ended.returncode == 0 and ended.stdout == ""  # no run: nothing to wait for
 
 
+def test_logs_of_no_session_or_no_plan_say_so_as_every_command_does(git_repo: Path) -> None:
+    """`logs 9` of a plan of 4 sessions and `logs --plan nope` said "No agent transcript"
+    and exited 0; every other command says "not in the plan" (64) or "plan not found" (2)."""
+    plan = make_project(git_repo)
+    proc = run_cli("logs", "9", "--plan", str(plan), cwd=git_repo)
+    assert proc.returncode == 64, proc.stderr
+    assert proc.stderr.strip() == "error: session 9 is not in the plan (sessions: 1, 2, 3, 4)"
+    gone = run_cli("logs", "--plan", "nope", cwd=git_repo)
+    assert gone.returncode == 2
+    assert gone.stderr.strip() == f"error: plan not found: {git_repo / 'nope'}"
+
+
 def test_a_test_runs_output_is_written_as_it_comes_and_bounded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
