@@ -165,11 +165,15 @@ def _report(choices: Choices, written: Written, json_output: bool) -> None:
         f"{' '.join(fsutil.quote(c) for c in commit)} && git commit -m 'Add a plan'",
         f"executor execute-plan --plan {plan} --agent claude",
     ]
+    from executor.starter.detect import counted
+
+    measured = counted(choices.test_command)
     if json_output:
         console.out_json({
             "format": choices.fmt,
             "project": _project_json(choices.project),
             "test_command": choices.test_command,
+            "tests_counted": measured,
             "plan": str(root / written.plan),
             "written": [str(root / f) for f in written.files] + [str(written.config.path)],
             "config": written.config.where,
@@ -179,6 +183,14 @@ def _report(choices: Choices, written: Written, json_output: bool) -> None:
     detected = choices.project
     console.out(f"A {detected.kind} project ({detected.why}); tests run with: "
                 f"{choices.test_command}")  # fmt: skip
+    if not measured:
+        console.out(
+            f"Its tests will not be counted: `{choices.test_command}` writes no report the "
+            f"executor reads (pytest, node --test, vitest and jest do), so each step is "
+            f"judged by its exit code alone and shown as not measured"
+            + (". To have them counted, make test_command run one of those runners "
+               "directly." if detected.kind in ("node", "python") else ".")
+        )  # fmt: skip
     for rel in written.files:
         console.out(f"Wrote {base}{rel}")
     verb = "Wrote" if written.config.created else "Added"

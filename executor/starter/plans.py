@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
-from executor.starter.detect import Kind
+from executor.starter.detect import Kind, counted
 
 #: The formats `init` writes (a PROJECT_PLAN.md overview is written by a planner).
 InitFormat = Literal["phase", "superpowers", "speckit", "kiro", "taskmaster"]
@@ -55,9 +55,9 @@ def layout(kind: Kind, name: str, test_command: str) -> Layout:
         red = f"{test_command} tests/test_core.py" if "pytest" in test_command else test_command
         return Layout((f"{name}/__init__.py", f"{name}/core.py"), "tests/test_core.py", red,
                       f"`{name}.core`")  # fmt: skip
-    if kind == "node":
+    if kind == "node":  # a runner the executor counts runs the session's file alone
         test = f"test/{name}.test.js"
-        red = f"node --test {test}" if test_command == "node --test" else test_command
+        red = f"{test_command} {test}" if counted(test_command) else test_command
         return Layout((f"src/{name}.js",), test, red, f"`src/{name}.js`")
     if kind == "go":
         return Layout((f"{name}.go",), f"{name}_test.go", test_command, "the code under test")

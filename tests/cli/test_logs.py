@@ -5,6 +5,8 @@ of a finished session, and each test run's output kept in `.agent-logs/` (bounde
 
 from __future__ import annotations
 
+import json
+import os
 import shlex
 import signal
 import subprocess
@@ -66,6 +68,21 @@ def gated_run(repo: Path, tmp: Path) -> tuple[Path, Path, subprocess.Popen[bytes
 def test_logs_follow_a_run_while_its_agent_writes(git_repo: Path, tmp_path: Path) -> None:
     plan, gate, run = gated_run(git_repo, tmp_path)
     wait_for(".agent-logs/s1.red.*.log", plan)
+
+    # status in a second terminal: the run is live, and what to do is to follow it
+    status = run_cli("status", "--plan", str(plan), cwd=git_repo)
+    assert status.returncode == 0, status.stderr
+    live = next(line for line in status.stdout.splitlines() if line.startswith("running now"))
+    assert live.startswith(f"running now: pid {run.pid} on {os.uname().nodename}, session 1 "
+                           f"at red_agent since ")  # fmt: skip
+    assert f"next: nothing while it runs: follow it with executor logs -f --plan {plan}" in (
+        status.stdout
+    )
+    assert "resume-session" not in status.stdout
+    data = json.loads(run_cli("status", "--plan", str(plan), "--json", cwd=git_repo).stdout)
+    assert data["live"]["pid"] == run.pid and data["next"]["do"] == "watch"
+    [row] = [s for p in data["phases"] for s in p["sessions"] if s["number"] == 1]
+    assert row["duration_seconds"] > 0  # its time runs while the run is at it, not "0s"
 
     follow = executor("logs", "-f", "--plan", str(plan), cwd=git_repo)
     lines: list[str] = []

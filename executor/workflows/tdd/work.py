@@ -29,6 +29,7 @@ from executor.workflows.tdd import budget, tampering, verdicts
 from executor.workflows.tdd.brief import digest, render_brief, usage_line
 from executor.workflows.tdd.commit import commit_message, commit_subject, trailers
 from executor.workflows.tdd.context import LiveCount, SessionRun, agent_for
+from executor.workflows.tdd.counts import counted
 from executor.workflows.tdd.guard import Guard, note_settings
 from executor.workflows.tdd.hooks import find_hooks
 from executor.workflows.tdd.state import AgentCall as AgentCallLog
@@ -328,6 +329,7 @@ class Work(Guard):
             named = verdicts.named_tests(self.rec.red.tests, self.rec.red.files)
             self.rec.tests_written = run.collected or len(named) or None
             self.rec.tests_passing = run.passed
+            self.rec.tests_counted = counted(run, from_source=not run.collected and bool(named))
             self.rec.last_summary = f"RED verified: {run.summary()}"
             self.rec.last_failure = ""
             return O.OK
@@ -369,6 +371,7 @@ class Work(Guard):
                 self.rec.in_suite = suite_run.command if suite_run and not session_run else None
             self.rec.tests_written = len(verdict.cases)
             self.rec.tests_passing = len(passed)
+            self.rec.tests_counted = counted(session_run or suite_run)
             self.rec.last_summary = verdicts.verified_summary(
                 role, verdict.cases, session_run, suite_run, command
             )
