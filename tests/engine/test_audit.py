@@ -465,9 +465,17 @@ def test_9_14_a_changed_brief_is_a_new_request_and_re_entry_adds_no_lines(
     assert session_state(plan, 1)["errors"] == errors and len(errors) == 3
 
 
-def test_9_15_the_request_carries_the_steps_attempt(git_repo: Path) -> None:
+def test_9_15_the_request_carries_the_steps_attempt(git_repo: Path, tmp_path: Path) -> None:
+    """...and the checkpoint after "request changes" says what the new attempt changed
+    against what the person saw when they asked (or that it changed nothing)."""
+    sol = solutions_copy(tmp_path)
+    red = sol / "session-1" / "red" / "tests" / "test_models.py"
+    for attempt in (2, 3):  # attempt 2 adds a test; attempt 3 writes the same again
+        again = sol / "session-1" / f"red@{attempt}" / "tests" / "test_models.py"
+        again.parent.mkdir(parents=True)
+        again.write_text(red.read_text("utf-8") + "\n\ndef test_more():\n    assert 0\n")
     plan = make_project(git_repo)
-    args = session(plan, "--agent-command", replay_cmd())
+    args = session(plan, "--agent-command", replay_cmd(sol))
     assert run_cli(*args, cwd=git_repo).returncode == 42
     respond(plan, git_repo, "approve")
     assert run_cli(*args, "--resume", cwd=git_repo).returncode == 42  # after_red
@@ -476,6 +484,16 @@ def test_9_15_the_request_carries_the_steps_attempt(git_repo: Path) -> None:
     brief = sorted((plan / ".agent-briefs").glob("s1.red.a2*.md"))
     assert brief and "more" in brief[0].read_text("utf-8")
     assert session_state(plan, 1)["attempt"] == 2
+    detail = json.loads((plan / ".agent-request.json").read_text("utf-8"))["context"]["detail"]
+    assert detail.startswith(
+        "Attempt 2 changed since you asked for changes: tests/test_models.py\n\nRED verified"
+    )
+    respond(plan, git_repo, json.dumps({"decision": "request_changes", "feedback": "again"}))
+    assert run_cli(*args, "--resume", cwd=git_repo).returncode == 42
+    detail = json.loads((plan / ".agent-request.json").read_text("utf-8"))["context"]["detail"]
+    assert detail.startswith(
+        "Attempt 3 changed nothing since you asked for changes: the files are as you saw them then."
+    )
 
 
 def test_9_16_unusable_agent_commands_are_usage_errors_and_nothing_is_left(

@@ -143,6 +143,11 @@ class SessionRecord(Strict):
     after_rollback: Literal["restart", "skip"] = "restart"
     tree: str = Field(default="", description="the tree id the last work step left")
     verified: str = Field(default="", description="the tree id the last verification tested")
+    changes_from: str = Field(
+        default="",
+        description="the tree a person saw at the gate where they asked for changes (the next "
+        "attempt is shown against it); empty once a gate is approved",
+    )
     base_tests: dict[str, str] = Field(
         default_factory=dict, description="every test's fingerprint when the session started"
     )
