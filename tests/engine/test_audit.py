@@ -250,21 +250,58 @@ def test_9_05_sigterm_while_a_grandchild_holds_stdout_is_interrupted(
 
 def test_9_06_plan_drift_offers_choices_that_work(git_repo: Path) -> None:
     plan = make_project(git_repo)
-    assert run_cli(*session(plan), cwd=git_repo).returncode == 42
+    args = session(plan, "--agent-command", replay_cmd())
+    assert run_cli(*args, cwd=git_repo).returncode == 42  # before_start
+    respond(plan, git_repo, "approve")
+    assert run_cli(*args, "--resume", cwd=git_repo).returncode == 42  # after_red
     phase1 = next(plan.glob("PHASE_1_*.md"))
     original = phase1.read_text("utf-8")
     phase1.write_text(original.replace("Create the `ledger` package", "Create `books`"), "utf-8")
-    asked = run_cli(*session(plan, "--resume"), cwd=git_repo)
+    asked = run_cli(*args, "--resume", cwd=git_repo)
     assert asked.returncode == 42, asked.stderr  # a question, not exit 13
     question = request(plan)["context"]
     assert "changed since the session started" in question["question"]
     assert [o["value"] for o in question["options"]] == ["use_new", "keep_old", "skip", "pause"]
     respond(plan, git_repo, "keep_old")
-    kept = run_cli(*session(plan, "--resume"), cwd=git_repo)
+    kept = run_cli(*args, "--resume", cwd=git_repo)
     assert kept.returncode == 42, kept.stderr
     assert phase1.read_text("utf-8") == original
-    assert request(plan)["context"]["checkpoint"] == "before_start"
+    assert request(plan)["context"]["checkpoint"] == "after_red"
     assert "refs/executor/backup/plan-edit-session-1" in kept.stdout + kept.stderr
+
+
+def test_9_06a_before_anything_was_done_the_new_text_is_taken(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    args = session(plan, "--agent-command", replay_cmd())
+    assert run_cli(*args, cwd=git_repo).returncode == 42  # before_start
+    phase1 = next(plan.glob("PHASE_1_*.md"))
+    text = phase1.read_text("utf-8")
+    phase1.write_text(text.replace("Test an entry needs", "Test that an entry needs"), "utf-8")
+    respond(plan, git_repo, "approve")
+    taken = run_cli(*args, "--resume", cwd=git_repo)
+    assert taken.returncode == 42, taken.stderr
+    assert request(plan)["context"]["checkpoint"] == "after_red"  # no question about it
+    assert "nothing was done with the old text yet: session 1 goes on with the plan's new " in (
+        taken.stdout
+    )
+
+
+def test_9_06b_under_yes_a_fix_to_the_plans_command_is_taken(git_repo: Path) -> None:
+    """`--yes` (CI) stopped at a wrong command in the plan, the person fixes that line and
+    runs the same command again: the fix is taken, not refused as drift twice."""
+    plan = make_project(git_repo)
+    phase1 = next(plan.glob("PHASE_1_*.md"))
+    right = "`pytest tests/test_models.py`"
+    phase1.write_text(phase1.read_text("utf-8").replace(right, "`pytest tests/test_modelz.py`"))
+    git(git_repo, "commit", "-qam", "a plan with a wrong command")
+    args = session(plan, "--yes", "--agent-command", replay_cmd())
+    stopped = run_cli(*args, cwd=git_repo)
+    assert stopped.returncode == 16, stopped.stderr  # RED ran no tests: not RED
+    phase1.write_text(phase1.read_text("utf-8").replace("`pytest tests/test_modelz.py`", right))
+    done = run_cli(*args, cwd=git_repo)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "nobody to ask (--yes): session 1 goes on with the plan's new text" in done.stdout
+    assert "Tests (measured by the executor): 12 passing of 12" in git(git_repo, "log", "-1")
 
 
 def test_9_07_an_agent_may_not_rewrite_the_plan(git_repo: Path, tmp_path: Path) -> None:
