@@ -594,6 +594,18 @@ def test_two_plans_in_one_folder_never_share_a_run(git_repo: Path) -> None:
         assert "holds the run of another plan" in proc.stderr, proc.stderr
     same = run_cli("status", "--plan", str(plan), cwd=git_repo)
     assert same.returncode == 0, same.stderr
+    # a copy of the folder, its run files with it: the advice names what to remove
+    other.unlink()
+    copy = plan.parent / "ledger-copy"
+    shutil.copytree(plan, copy)
+    refused = run_cli("status", "--plan", str(copy), cwd=git_repo)
+    assert refused.returncode == 64, refused.stdout + refused.stderr
+    assert f"{copy} looks like a copy made with its run files" in refused.stderr
+    remove = refused.stderr.split("remove them: ", 1)[1].split(" (the run of", 1)[0]
+    assert remove.startswith("rm -rf ") and str(copy / ".agent-state.json") in remove
+    assert subprocess.run(remove, shell=True, cwd=git_repo).returncode == 0
+    assert run_cli("status", "--plan", str(copy), cwd=git_repo).returncode == 0
+    assert (plan / ".agent-state.json").exists()  # the original's run is left alone
 
 
 def test_no_git_identity_is_said_before_any_work(git_repo: Path, tmp_path: Path) -> None:
