@@ -181,7 +181,8 @@ def _report(choices: Choices, written: Written, json_output: bool) -> None:
         })  # fmt: skip
         return
     detected = choices.project
-    console.out(f"A {detected.kind} project ({detected.why}); tests run with: "
+    package = f", its package {detected.package}/" if detected.package else ""
+    console.out(f"A {detected.kind} project ({detected.why}{package}); tests run with: "
                 f"{choices.test_command}")  # fmt: skip
     if not measured:
         console.out(
@@ -205,8 +206,9 @@ def _report(choices: Choices, written: Written, json_output: bool) -> None:
     )
 
 
-def _project_json(project: Project) -> dict[str, str]:
-    return {"kind": project.kind, "why": project.why, "name": project.name}
+def _project_json(project: Project) -> dict[str, str | None]:
+    return {"kind": project.kind, "why": project.why, "name": project.name,
+            "package": project.package}  # fmt: skip
 
 
 def _in_git(root: Path) -> bool:

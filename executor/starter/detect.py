@@ -29,6 +29,8 @@ PYTHON_FILES = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "
 MAX_PACKAGE_JSON = 1_000_000
 #: What `npm init` writes as the test script: it fails on purpose.
 _NPM_PLACEHOLDER = "no test specified"
+#: Folders with an `__init__.py` that are not the project's package.
+_NOT_PACKAGES = {"tests", "test", "testing", "docs", "doc", "examples", "scripts", "benchmarks"}
 #: Shell words that make a script more than one command.
 _SHELL = {"&&", "||", ";", "|", "&", ">", ">>", "<", "2>&1"}
 
@@ -43,6 +45,9 @@ class Project:
     why: str
     #: The project's name as code names it (`word_count`), from the folder's name.
     name: str
+    #: The project's own Python package when it has one (`roman_numerals`,
+    #: `src/roman_numerals`): the starter plan's code goes in it, not beside it.
+    package: str | None = None
 
 
 def detect(root: Path) -> Project:
@@ -50,7 +55,8 @@ def detect(root: Path) -> Project:
     name = code_name(root.absolute().name)
     for marker in PYTHON_FILES:
         if (root / marker).is_file():
-            return Project("python", "python -m pytest", marker, name)
+            package = python_package(root, name)
+            return Project("python", "python -m pytest", marker, name, package)
     if (root / "go.mod").is_file():
         return Project("go", "go test ./...", "go.mod", name)
     if (root / "Cargo.toml").is_file():
@@ -101,6 +107,30 @@ def _words(command: str) -> list[str]:
         return shlex.split(command)
     except ValueError:
         return []
+
+
+def python_package(root: Path, name: str) -> str | None:
+    """The project's own package: the one folder under `src/` or the root holding an
+    `__init__.py` (tests, docs and the like aside), or of several the one named like the
+    project; None when there is none or it cannot be told."""
+    found: list[str] = []
+    for base in (root / "src", root):
+        try:
+            folders = sorted(p for p in base.iterdir() if p.is_dir())
+        except OSError:
+            continue
+        for folder in folders:
+            if (
+                folder.name.isidentifier()
+                and not folder.name.startswith("_")
+                and folder.name not in _NOT_PACKAGES
+                and (folder / "__init__.py").is_file()
+            ):
+                found.append(folder.relative_to(root).as_posix())
+    if len(found) == 1:
+        return found[0]
+    named = [f for f in found if f.rsplit("/", 1)[-1] == name]
+    return named[0] if len(named) == 1 else None
 
 
 def code_name(text: str) -> str:

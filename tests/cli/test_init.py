@@ -35,9 +35,17 @@ NPM_INIT = {
 
 
 def validate(project: Path, plan: str) -> str:
+    """`plan validate` of an untouched starter plan: valid, with one warning: the
+    placeholder feature is still there (at its line)."""
     proc = run_cli("plan", "validate", plan, cwd=project)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "0 errors, 0 warnings" in proc.stdout
+    assert "0 errors, 1 warning" in proc.stdout
+    [warning] = [line for line in proc.stdout.splitlines() if ": warning: " in line]
+    assert warning.endswith(
+        ": warning: Session 1 still holds executor init's placeholder feature ('the first "
+        "behaviour the feature must have'): replace it with your own first feature before "
+        "running the plan"
+    )
     return proc.stdout
 
 
@@ -86,6 +94,30 @@ def test_an_empty_node_project_gets_node_test_and_an_executor_toml(tmp_path: Pat
     text = (project / "project-plans/shop/PHASE_1_FOUNDATION.md").read_text("utf-8")
     assert "`node --test test/shop.test.js`" in text and "`src/shop.js`" in text
     validate(project, "project-plans/shop")
+
+
+def test_a_project_with_its_own_package_gets_the_feature_in_it(tmp_path: Path) -> None:
+    """`roman/` holding `src/roman_numerals/`: the first feature goes in that package, not
+    in a new `roman/` beside it; once the placeholder is replaced, no warning is left."""
+    project = tmp_path / "roman"
+    (project / "src" / "roman_numerals").mkdir(parents=True)
+    (project / "src" / "roman_numerals" / "__init__.py").write_text("", "utf-8")
+    (project / "tests").mkdir()
+    (project / "tests" / "__init__.py").write_text("", "utf-8")
+    (project / "pyproject.toml").write_text('[project]\nname = "roman-numerals"\n', "utf-8")
+
+    proc = run_cli("init", "--yes", cwd=project)
+
+    assert proc.returncode == 0, proc.stderr
+    assert "(pyproject.toml, its package src/roman_numerals/)" in proc.stdout
+    plan = project / "project-plans" / "roman" / "PHASE_1_FOUNDATION.md"
+    text = plan.read_text("utf-8")
+    assert "- `src/roman_numerals/core.py`\n- `tests/test_core.py`\n" in text
+    assert "`roman_numerals.core` does not exist yet" in text and "roman/" not in text
+    validate(project, "project-plans/roman")
+    plan.write_text(text.replace("the first behaviour the feature must have", "to_roman(4)"))
+    mine = run_cli("plan", "validate", "project-plans/roman", cwd=project)
+    assert "0 errors, 0 warnings" in mine.stdout, mine.stdout
 
 
 def test_a_node_project_whose_test_script_is_a_runner_runs_it_directly(tmp_path: Path) -> None:
