@@ -116,7 +116,8 @@ def _choose(
     if name is None and prompter is not None:
         name = prompter.text("Plan name:", default=default_name, validate=_name_ok)
     if command is None and prompter is not None:
-        console.out(f"Detected a {project.kind} project ({project.why}).")
+        package = f", its package {project.package}/" if project.package else ""
+        console.out(f"Detected a {project.kind} project ({project.why}{package}).")
         command = prompter.text(
             "Test command:", default=project.test_command, validate=lambda t: bool(t.strip())
         )

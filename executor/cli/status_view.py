@@ -148,6 +148,11 @@ def next_line(data: dict[str, Any]) -> str:
     session = nxt.get("session")
     go_on = " ".join(nxt.get("words") or ["resume-session", str(session)])
     if nxt.get("do") == "watch":
+        if nxt.get("asking"):
+            return (
+                f"answer the question it asks at its terminal; meanwhile executor logs "
+                f"--plan {plan} shows the session's latest transcript and test output"
+            )
         return (
             f"nothing while it runs: follow it with executor logs -f --plan {plan} (it ends "
             f"with the run; then executor status --plan {plan} says what comes next)"

@@ -26,7 +26,7 @@ from executor.workflows.tdd.state import (
     SessionRecord,
     state_store,
 )
-from executor.workflows.tdd.step import ACTIVE
+from executor.workflows.tdd.step import ACTIVE, checkpoint_of, is_escalation
 from executor.workflows.tdd.workspace import check_plan_owner
 
 
@@ -175,14 +175,17 @@ def live_run(
     import time
 
     pid, _, host = holder.partition("@")
-    step_since = None
+    step_since, asking = None, False
     if rec is not None:  # the step began when the one before it ended
         step_since = rec.history[-1].at if rec.history else rec.started_at
+        # at a checkpoint or after a failure: it waits for a person at its terminal
+        asking = checkpoint_of(rec.step) is not None or is_escalation(rec.step)
     return {
         "pid": int(pid) if pid.isdigit() else None,
         "host": host or None,
         "session": session,
         "step": rec.step.value if rec is not None else None,
+        "asking": asking,
         "step_since": step_since,
         "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(since)),
     }
@@ -195,7 +198,7 @@ def _next(
     process drives, `answer` the pending request, `resume` a session that stopped,
     `start` the plan, or `done`."""
     if live is not None:
-        return {"do": "watch", "session": live["session"]}
+        return {"do": "watch", "session": live["session"], "asking": live["asking"]}
     # what continues the run: the scope its last command ran (a plan run goes on past the
     # session it stopped at); a run saved before the scope was kept: the session
     scope = state.run.scope if state else []
