@@ -73,11 +73,11 @@ def duration(seconds: float | None) -> str:
     """`3m15s`, `42s`, `1h05m`; `-` for none."""
     if not seconds:
         return "-"
-    minutes, secs = divmod(int(seconds), 60)
+    minutes, secs = divmod(int(seconds), 60)  # whole seconds, cut: one rounding everywhere
     hours, minutes = divmod(minutes, 60)
     if hours:
         return f"{hours}h{minutes:02d}m"
-    return f"{minutes}m{secs:02d}s" if minutes else f"{seconds:.0f}s"
+    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
 def _parsed(stamp: str | None) -> datetime | None:

@@ -71,7 +71,7 @@ def _session(
         "commit_hash": entry.commit_hash,
         "started_at": entry.started_at,
         "completed_at": entry.completed_at,
-        "duration_seconds": round(seconds, 1),
+        "duration_seconds": seconds,  # as the checkpoints show it: one clock, one rounding
         "attempt": full.attempt,
         "files_modified": full.files_modified,
         "errors": full.errors,
