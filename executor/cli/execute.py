@@ -39,6 +39,13 @@ def run_scope(scope: Scope, values: dict[str, Any], argv: list[str]) -> None:
     """Run `scope` with the parsed run options; `argv`: this command line (without
     `executor`), from which the commands that continue the run are made."""
     json_output = bool(values.get("json_output"))
+    if values.get("plan") is None:  # found now, so every command that continues names it
+        import contextlib
+
+        from executor.errors import ExecutorError
+
+        with contextlib.suppress(ExecutorError):  # none or several: the run says so
+            values["plan"] = resolve_plan(None)
     # after an interruption the saved run continues by running the command again; after
     # exit 42 by running it with --resume (which needs a pending request)
     again = _with_abs_plan([a for a in argv if a != "--resume"], values)
