@@ -46,3 +46,19 @@ def test_no_error_maps_to_success_or_need_agent() -> None:
     for cls in _subclasses(UserError) | {ExecutorError}:
         assert cls.exit_code not in (ExitCode.SUCCESS, ExitCode.NEED_AGENT), cls
     assert NeedAgent.exit_code == ExitCode.NEED_AGENT
+
+
+def test_help_points_to_the_exit_codes_command_not_a_file_of_the_checkout(
+    tmp_path: Path,
+) -> None:
+    """A pip-installed user has no docs/ folder: `--help` names the command that prints
+    the table, and that command prints every code."""
+    from tests.conftest import run_cli
+
+    shown = run_cli("--help", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    text = " ".join(shown.stdout.split())  # help wraps its epilog
+    assert "`executor exit-codes` prints what each means" in text
+    assert "docs/exit-codes.md" not in text
+    table = run_cli("exit-codes", cwd=tmp_path)
+    assert all(f"{c.value:>4}  {c.name}" in table.stdout for c in ExitCode)

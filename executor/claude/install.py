@@ -10,7 +10,10 @@ wires this to the terminal.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +49,9 @@ _LOOP_COMMANDS = frozenset(
 )
 
 _TEMPLATES = Path(__file__).resolve().parent / "commands"
+_PHASE_FILE_RE = re.compile(r"^execute-phase-(?P<n>\d+)\.md$")
+_PHASE_TITLE_RE = re.compile(r"^# Execute phase \d+: (?P<name>.*)$", re.MULTILINE)
+_PLAN_RE = re.compile(r"--plan ('(?:[^']|'\\'')*'|\S+)")
 
 _NO_PLAN_NOTE = (
     "No plan is named here: the executor runs the one plan it finds from the repository\n"
@@ -142,6 +148,33 @@ def render_all(*, plan_arg: str | None, phases: Sequence[tuple[int, str]] = ()) 
     return files
 
 
+def command_is_ours(path: Path) -> bool | None:
+    """Whether a command file is exactly what install-claude writes, for the plan it
+    names or for none (None: not one of the names it writes): such a file nobody
+    changed is refreshed by an install and removed by `--remove`."""
+    m = _PHASE_FILE_RE.match(path.name)
+    if path.stem not in GENERIC_COMMANDS and m is None:
+        return None
+    text = path.read_text("utf-8")
+    plans: list[str | None] = [None]
+    for found in _PLAN_RE.findall(text):
+        with contextlib.suppress(ValueError):
+            plans += shlex.split(found)
+    for plan_arg in dict.fromkeys(plans):
+        if m is None:
+            if text == render_command(path.stem, plan_arg=plan_arg):
+                return True
+            continue
+        title = _PHASE_TITLE_RE.search(text)
+        if title and plan_arg is not None:
+            rendered = render_command(
+                "execute-phase", plan_arg=plan_arg, phase=int(m["n"]), phase_name=title["name"]
+            )
+            if text == rendered:
+                return True
+    return False
+
+
 def shipped_agents() -> dict[str, str]:
     """The shipped subagent files by name, checked: frontmatter parses and names match."""
     folder = data_path("agents")
@@ -211,10 +244,12 @@ def install_claude(
 
     `target` defaults to the git repository root containing `cwd` (else `cwd`). With
     `plan`, one `execute-phase-<N>.md` per phase and the plan path baked into every
-    command. Existing files that differ are skipped unless `force`; identical ones are
-    reported unchanged. The settings file is merged, never skipped: the person's keys
-    stay, ours are replaced. A settings file that cannot be read is refused
-    (ConfigError) before anything is written. Every write is atomic.
+    command. Existing files that differ are skipped unless `force`, or unless they are
+    commands an earlier install wrote for another `--plan` (or none) that nobody changed
+    since: those are refreshed; identical ones are reported unchanged. The settings file
+    is merged, never skipped: the person's keys stay, ours are replaced. A settings file
+    that cannot be read is refused (ConfigError) before anything is written. Every write
+    is atomic.
     """
     base = Path(cwd) if cwd is not None else Path.cwd()
     root = target_root(target, base)
@@ -240,7 +275,7 @@ def install_claude(
             if path.is_file() and path.read_bytes() == data:
                 result.unchanged.append(path)
                 continue
-            if not force:
+            if not force and not (path.is_file() and command_is_ours(path)):
                 result.skipped.append(path)
                 continue
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -11,21 +11,9 @@ changed is kept and listed, theirs to delete. Folders left empty go.
 from __future__ import annotations
 
 import contextlib
-import re
-import shlex
 from pathlib import Path
 
-from executor.claude.install import (
-    GENERIC_COMMANDS,
-    InstallResult,
-    render_command,
-    shipped_agents,
-    target_root,
-)
-
-_PHASE_FILE_RE = re.compile(r"^execute-phase-(?P<n>\d+)\.md$")
-_PHASE_TITLE_RE = re.compile(r"^# Execute phase \d+: (?P<name>.*)$", re.MULTILINE)
-_PLAN_RE = re.compile(r"--plan ('(?:[^']|'\\'')*'|\S+)")
+from executor.claude.install import InstallResult, command_is_ours, shipped_agents, target_root
 
 
 def remove_claude(target: Path | None = None, *, cwd: Path | None = None) -> InstallResult:
@@ -54,7 +42,7 @@ def remove_claude(target: Path | None = None, *, cwd: Path | None = None) -> Ins
         if path.stem in agents:
             _settle(path, path.read_text("utf-8") == agents[path.stem], result)
     for path in sorted((root / ".claude" / "commands").glob("*.md")):
-        mine = _command_is_ours(path)
+        mine = command_is_ours(path)
         if mine is not None:
             _settle(path, mine, result)
     for folder in (root / ".claude" / "agents", root / ".claude" / "commands", root / ".claude"):
@@ -69,29 +57,3 @@ def _settle(path: Path, ours: bool, result: InstallResult) -> None:
         result.removed.append(path)
     else:
         result.kept.append(path)
-
-
-def _command_is_ours(path: Path) -> bool | None:
-    """Whether a command file is exactly what install-claude writes (None: not one of
-    the names it writes)."""
-    m = _PHASE_FILE_RE.match(path.name)
-    if path.stem not in GENERIC_COMMANDS and m is None:
-        return None
-    text = path.read_text("utf-8")
-    plans: list[str | None] = [None]
-    for found in _PLAN_RE.findall(text):
-        with contextlib.suppress(ValueError):
-            plans += shlex.split(found)
-    for plan_arg in dict.fromkeys(plans):
-        if m is None:
-            if text == render_command(path.stem, plan_arg=plan_arg):
-                return True
-            continue
-        title = _PHASE_TITLE_RE.search(text)
-        if title and plan_arg is not None:
-            rendered = render_command(
-                "execute-phase", plan_arg=plan_arg, phase=int(m["n"]), phase_name=title["name"]
-            )
-            if text == rendered:
-                return True
-    return False

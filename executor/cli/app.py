@@ -25,7 +25,7 @@ from executor.exitcodes import DESCRIPTIONS, ExitCode
 _EPILOG = (
     "Exit codes: "
     + "; ".join(f"{c.value} {c.name}" for c in ExitCode)
-    + ". See docs/exit-codes.md."
+    + ". `executor exit-codes` prints what each means."
 )
 
 

@@ -64,16 +64,30 @@ def _remove(target: Path | None, json_output: bool) -> int:
         f"{len(result.kept)} kept in {result.target / '.claude'}"
     )
     if result.removed or result.written:
-        _commit_hint(result.target, "Remove plan-executor's Claude Code commands and hooks")
+        _commit_hint(
+            result.target, "Remove plan-executor's Claude Code commands and hooks", install=False
+        )
     return 0
 
 
-def _commit_hint(root: Path, message: str) -> None:
-    folder = quote(root / ".claude")
+def _commit_hint(root: Path, message: str, *, install: bool = True) -> None:
+    """The git commands that commit `.claude/` (after `git init` where there is no
+    repository yet: an install only; a removal there has nothing to commit)."""
+    from executor.claude.install import find_target
+
+    folder, git = quote(root / ".claude"), f"git -C {quote(root)}"
+    commit = f"{git} add -A {folder} && {git} commit -m {quote(message)}"
+    if not (find_target(root) / ".git").exists():  # `git add` would fail here
+        if not install:
+            return
+        console.out(
+            f"next: the executor runs a plan in a git repository, and {quote(root)} is not "
+            f"in one yet: {git} init && {commit}"
+        )
+        return
     console.out(
         f"next: commit the change before running a session, which starts only from a clean "
-        f"worktree: git -C {quote(root)} add -A {folder} && git -C {quote(root)} commit -m "
-        f"{quote(message)}"
+        f"worktree: {commit}"
     )
 
 

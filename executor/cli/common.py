@@ -73,6 +73,7 @@ def run(
     rerun: str | None = None,
     resume: str | None = None,
     after: Callable[[int, BaseException | None], None] | None = None,
+    waiting: Callable[[NeedAgent], str | None] | None = None,
 ) -> None:
     """Run `fn`; translate its result or exception into `Exit(code)`.
 
@@ -80,7 +81,8 @@ def run(
     that continues it after an interruption that saved the run (default: `rerun`).
     `after(code, error)`: called once the outcome is said, with the exit code and what
     `fn` raised (None when it returned), before the process exits (a run's
-    notifications: `executor.cli.callback`).
+    notifications: `executor.cli.callback`). `waiting(e)`: the one line to say after
+    exit 42 instead of the host's NEED_AGENT lines (None: those).
     """
     state["ran"] = True
     raised: list[BaseException] = []
@@ -92,7 +94,7 @@ def run(
             raised.append(e)
             raise
 
-    code = outcome(watched, json_output=json_output, rerun=rerun, resume=resume)
+    code = outcome(watched, json_output=json_output, rerun=rerun, resume=resume, waiting=waiting)
     if after is not None:
         after(code, raised[0] if raised else None)
     raise Exit(code)
@@ -104,6 +106,7 @@ def outcome(
     json_output: bool,
     rerun: str | None,
     resume: str | None = None,
+    waiting: Callable[[NeedAgent], str | None] | None = None,
 ) -> int:
     try:
         rv = fn()
@@ -111,7 +114,8 @@ def outcome(
     except NeedAgent as e:
         if json_output:
             console.out_json({**e.as_dict(), "resume": rerun})
-        for line in need_agent_lines(e, rerun):
+        said = waiting(e) if waiting is not None else None
+        for line in [said] if said else need_agent_lines(e, rerun):
             console.err(line)
         return int(ExitCode.NEED_AGENT)
     except Resumable as e:

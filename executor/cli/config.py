@@ -5,7 +5,7 @@ the default)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -46,7 +46,7 @@ def register(app: typer.Typer) -> None:
             state = None
             if named is not None:
                 state = state_store(Layout(named if named.is_dir() else named.parent)).load()
-            shown = explain(Overrides(), state.run.options if state else None, settings)
+            shown = _applied(explain(Overrides(), state.run.options if state else None, settings))
             from executor.sandbox import bubblewrap
 
             bwrap = bubblewrap()
@@ -66,7 +66,8 @@ def register(app: typer.Typer) -> None:
             console.out(f"saved run: {named if state else 'none'}")
             width = max(len(k) for k in shown)
             for key, (value, source) in shown.items():
-                console.out(f"{key.ljust(width)}  {value!s:<30}  ({source})")
+                text = f"{value} s" if key.endswith("_timeout") else str(value)
+                console.out(f"{key.ljust(width)}  {text:<30}  ({source})")
             works = f"works here ({bwrap})" if bwrap else "not installed or not allowed here"
             console.out(f"bubblewrap: {works}; tests run in it when sandbox is auto")
             if "error" in python:
@@ -116,3 +117,18 @@ def _python(root: Path) -> dict[str, object]:
         "version": probe.version, "pytest": probe.has_pytest,
         "pytest_cov": probe.has_pytest_cov,
     }  # fmt: skip
+
+
+def _applied(shown: dict[str, tuple[Any, str]]) -> dict[str, tuple[Any, str]]:
+    """The options with the limits a run applies when none is set (the timeouts: left
+    unset, a run still stops an agent call or a test run after these seconds)."""
+    from executor.engine.agents import DEFAULT_AGENT_TIMEOUT
+    from executor.testrun import DEFAULT_TEST_TIMEOUT
+
+    defaults = {"agent_timeout": DEFAULT_AGENT_TIMEOUT, "test_timeout": DEFAULT_TEST_TIMEOUT}
+    out = dict(shown)
+    for key, seconds in defaults.items():
+        value, source = out.get(key, (None, "default"))
+        if value is None:
+            out[key] = (seconds, source)
+    return out

@@ -13,6 +13,7 @@ from executor.cli import common
 from executor.cli.callback import Callback
 
 if TYPE_CHECKING:
+    from executor.errors import NeedAgent
     from executor.workflows.tdd.run import RunResult
     from executor.workflows.tdd.scope import Scope
 
@@ -38,6 +39,13 @@ def run_scope(scope: Scope, values: dict[str, Any], argv: list[str]) -> None:
     """Run `scope` with the parsed run options; `argv`: this command line (without
     `executor`), from which the commands that continue the run are made."""
     json_output = bool(values.get("json_output"))
+    if values.get("plan") is None:  # found now, so every command that continues names it
+        import contextlib
+
+        from executor.errors import ExecutorError
+
+        with contextlib.suppress(ExecutorError):  # none or several: the run says so
+            values["plan"] = resolve_plan(None)
     # after an interruption the saved run continues by running the command again; after
     # exit 42 by running it with --resume (which needs a pending request)
     again = _with_abs_plan([a for a in argv if a != "--resume"], values)
@@ -49,6 +57,23 @@ def run_scope(scope: Scope, values: dict[str, Any], argv: list[str]) -> None:
         rerun="executor " + shlex.join(resume_argv),
         resume="executor " + shlex.join(again),
         after=callback.after,
+        waiting=lambda e: _no_agent(e, callback, again),
+    )
+
+
+def _no_agent(e: NeedAgent, callback: Callback, again: list[str]) -> str | None:
+    """On a terminal, a run given no agent that stops for one (exit 42) says so in one
+    line, with the command that continues it with an agent; None: a host runs it (or
+    the person chose the bridge: `--agent bridge`), which reads the NEED_AGENT lines."""
+    options = callback.runner.options if callback.runner is not None else None
+    if e.agent_name == "human" or options is None or options.agent or options.agent_command:
+        return None
+    if not (sys.stdin.isatty() and console.is_tty()):
+        return None
+    with_agent = "executor " + shlex.join([*again, "--agent", "claude"])
+    return (
+        f"No agent was given, so the run stopped where one is needed (state saved; exit "
+        f"42). Continue with one: {with_agent} (`executor agents` lists them)"
     )
 
 

@@ -116,7 +116,8 @@ def _choose(
     if name is None and prompter is not None:
         name = prompter.text("Plan name:", default=default_name, validate=_name_ok)
     if command is None and prompter is not None:
-        console.out(f"Detected a {project.kind} project ({project.why}).")
+        package = f", its package {project.package}/" if project.package else ""
+        console.out(f"Detected a {project.kind} project ({project.why}{package}).")
         command = prompter.text(
             "Test command:", default=project.test_command, validate=lambda t: bool(t.strip())
         )
@@ -165,11 +166,15 @@ def _report(choices: Choices, written: Written, json_output: bool) -> None:
         f"{' '.join(fsutil.quote(c) for c in commit)} && git commit -m 'Add a plan'",
         f"executor execute-plan --plan {plan} --agent claude",
     ]
+    from executor.starter.detect import counted
+
+    measured = counted(choices.test_command)
     if json_output:
         console.out_json({
             "format": choices.fmt,
             "project": _project_json(choices.project),
             "test_command": choices.test_command,
+            "tests_counted": measured,
             "plan": str(root / written.plan),
             "written": [str(root / f) for f in written.files] + [str(written.config.path)],
             "config": written.config.where,
@@ -177,8 +182,17 @@ def _report(choices: Choices, written: Written, json_output: bool) -> None:
         })  # fmt: skip
         return
     detected = choices.project
-    console.out(f"A {detected.kind} project ({detected.why}); tests run with: "
+    package = f", its package {detected.package}/" if detected.package else ""
+    console.out(f"A {detected.kind} project ({detected.why}{package}); tests run with: "
                 f"{choices.test_command}")  # fmt: skip
+    if not measured:
+        console.out(
+            f"Its tests will not be counted: `{choices.test_command}` writes no report the "
+            f"executor reads (pytest, node --test, vitest and jest do), so each step is "
+            f"judged by its exit code alone and shown as not measured"
+            + (". To have them counted, make test_command run one of those runners "
+               "directly." if detected.kind in ("node", "python") else ".")
+        )  # fmt: skip
     for rel in written.files:
         console.out(f"Wrote {base}{rel}")
     verb = "Wrote" if written.config.created else "Added"
@@ -193,8 +207,9 @@ def _report(choices: Choices, written: Written, json_output: bool) -> None:
     )
 
 
-def _project_json(project: Project) -> dict[str, str]:
-    return {"kind": project.kind, "why": project.why, "name": project.name}
+def _project_json(project: Project) -> dict[str, str | None]:
+    return {"kind": project.kind, "why": project.why, "name": project.name,
+            "package": project.package}  # fmt: skip
 
 
 def _in_git(root: Path) -> bool:

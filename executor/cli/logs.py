@@ -54,6 +54,7 @@ def register(app: typer.Typer) -> None:
             from executor.workflows.tdd import logs as runlogs
 
             named = resolve_plan(plan)
+            _check(named, session)
             layout = Layout(named if named.is_dir() else named.parent)
             number = session if session is not None else runlogs.current_session(layout)
             shown = runlogs.latest(runlogs.all_logs(layout, number)) if number else []
@@ -72,6 +73,20 @@ def register(app: typer.Typer) -> None:
             return 0
 
         common.run(body)
+
+
+def _check(named: Path, session: int | None) -> None:
+    """The plan exists and holds `session`, as every other command wants them (exit 2,
+    exit 64), before "no transcript" is said of what is no session of any plan."""
+    from executor.errors import PathNotFoundError
+
+    if not named.exists():
+        raise PathNotFoundError(f"plan not found: {named}", path=named)
+    if session is not None:
+        from executor.workflows.tdd.scope import SessionScope, select
+        from executor.workflows.tdd.status import load_for_status
+
+        select(load_for_status(named), SessionScope(session))
 
 
 class _Out:

@@ -8,6 +8,7 @@ from typing import Any
 
 from executor import console
 from executor.fsutil import quote
+from executor.workflows.tdd.counts import duration, tests_cell
 
 COLUMNS = ("Phase", "Session", "Title", "Status", "Tests", "Time", "Commit", "Cost", "Tokens")
 
@@ -23,7 +24,7 @@ def rows(data: dict[str, Any]) -> list[tuple[str, ...]]:
                     s["title"],
                     _status(s),
                     _tests(s),
-                    _time(s.get("duration_seconds")),
+                    duration(s.get("duration_seconds")),
                     (s.get("commit_hash") or "-")[:10],
                     _cost(s.get("agent_cost_usd")),
                     _tokens(s.get("agent_tokens")),
@@ -58,6 +59,9 @@ def render_status(data: dict[str, Any], *, rich: bool) -> None:
             console.out(
                 "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
             )
+    live = data.get("live")
+    if live:
+        console.out(live_line(live))
     for line in parallel_lines(data.get("parallel")):
         console.out(line)
     latest = latest_transcript(data)
@@ -84,7 +88,7 @@ def parallel_lines(side: dict[str, Any] | None) -> list[str]:
             what += ", waiting for an answer"
         if lane["reason"]:
             what += f": {lane['reason']}"
-        lines.append(f"  session {lane['session']}: {what}, {_time(lane['elapsed_seconds'])} "
+        lines.append(f"  session {lane['session']}: {what}, {duration(lane['elapsed_seconds'])} "
                      f"in {where}{who}")  # fmt: skip
     for wait in side["waiting"]:
         why = []
@@ -106,6 +110,28 @@ def parallel_lines(side: dict[str, Any] | None) -> list[str]:
     return [title, *lines] if lines else []
 
 
+def live_line(live: dict[str, Any]) -> str:
+    """`running now: pid 123 on host, session 2 at green_agent since 19:03:11 (2m10s)`."""
+    who = f"pid {live['pid'] or '?'} on {live['host'] or '?'}"
+    where = f"session {live['session']} at {live['step']}" if live["session"] else "starting"
+    since = ""
+    if live.get("step_since"):
+        at = _local(live["step_since"])
+        since = f" since {at}" if at else ""
+    return f"running now: {who}, {where}{since} (run started {_local(live['started_at'])})"
+
+
+def _local(stamp: str) -> str:
+    """An ISO UTC time as this machine's local clock time (`19:03:11`)."""
+    from datetime import datetime
+
+    try:
+        at = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return stamp
+    return at.astimezone().strftime("%H:%M:%S")
+
+
 def latest_transcript(data: dict[str, Any]) -> str | None:
     """The newest agent transcript of the plan (`.agent-logs/`), if any call left one."""
     logs: list[str] = [
@@ -120,13 +146,23 @@ def next_line(data: dict[str, Any]) -> str:
     plan = quote(data["plan"])
     nxt = data.get("next") or {}
     session = nxt.get("session")
+    go_on = " ".join(nxt.get("words") or ["resume-session", str(session)])
+    if nxt.get("do") == "watch":
+        if nxt.get("asking"):
+            return (
+                f"answer the question it asks at its terminal; meanwhile executor logs "
+                f"--plan {plan} shows the session's latest transcript and test output"
+            )
+        return (
+            f"nothing while it runs: follow it with executor logs -f --plan {plan} (it ends "
+            f"with the run; then executor status --plan {plan} says what comes next)"
+        )
     if nxt.get("do") == "answer":
         who = "the person's answer" if nxt.get("kind") == "human" else "the agent's answer"
         folder = quote(Path(data["plan"]))
         return (
             f"write {who} (executor bridge show --dir {folder}; executor bridge respond "
-            f"--dir {folder} ...), then: executor resume-session {session} --plan {plan} "
-            f"--resume"
+            f"--dir {folder} ...), then: executor {go_on} --plan {plan} --resume"
         )
     if nxt.get("do") == "answer_all":
         return (
@@ -137,8 +173,8 @@ def next_line(data: dict[str, Any]) -> str:
         return f"executor execute-plan --plan {plan}"
     if nxt.get("do") == "resume":
         return (
-            f"executor resume-session {session} --plan {plan}  (with its saved options; "
-            f"--yes, never saved, approves every checkpoint)"
+            f"executor {go_on} --plan {plan}  (with its saved options; --yes, never saved, "
+            f"approves every checkpoint)"
         )
     if nxt.get("do") == "done":
         return "nothing: every session is complete"
@@ -155,16 +191,7 @@ def _status(s: dict[str, Any]) -> str:
 
 
 def _tests(s: dict[str, Any]) -> str:
-    if s.get("tests_written") is None and s.get("tests_passing") is None:
-        return "-"
-    return f"{s['tests_passing'] or 0}/{s['tests_written'] or 0}"
-
-
-def _time(seconds: float | None) -> str:
-    if not seconds:
-        return "-"
-    minutes, secs = divmod(int(seconds), 60)
-    return f"{minutes}m{secs:02d}s" if minutes else f"{seconds:.0f}s"
+    return tests_cell(s.get("tests_written"), s.get("tests_passing"), s.get("tests_counted"))
 
 
 def _cost(usd: float | None) -> str:

@@ -6,7 +6,8 @@ GREEN step, a step that says "run the tests" when no step names a command (unles
 project configures one), file paths that leave the repository. Warnings: gaps in the
 numbering; no exit criteria or files list (formats A and B, where plans carry them);
 once per plan: the sessions whose steps were derived from a bullet summary, and the
-sessions that name no test command while the project configures none.
+sessions that name no test command while the project configures none; a session
+that still holds `executor init`'s placeholder feature.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ def lint(plan: Plan, *, project_test_command: str | None = None) -> list[Diagnos
     found += _numbering(plan)
     for session in plan.sessions():
         found += _session_rules(session, project_test_command, plan.format)
+        found += _starter_placeholder(session)
     found += _plan_rules(plan, project_test_command)
     unique = {(d.severity, str(d.path), d.line, d.message): d for d in found}
     return sorted(unique.values(), key=lambda d: (str(d.path), d.line, d.severity != "error"))
@@ -175,6 +177,28 @@ def _session_rules(
         if not s.files:
             out.append(_diag("warning", path, line, f"Session {s.number} has no files list"))
     return out
+
+
+#: What every session `executor init` writes holds where the person's own first feature
+#: belongs (`executor.starter.plans`): the plan validates, with a warning while it is left.
+STARTER_PLACEHOLDER = "the first behaviour the feature must have"
+
+
+def _starter_placeholder(s: Session) -> list[Diagnostic]:
+    at = s.source_text.find(STARTER_PLACEHOLDER)
+    if at < 0:
+        return []
+    line = s.line_start + s.source_text.count("\n", 0, at)
+    return [
+        _diag(
+            "warning",
+            s.source_file,
+            line,
+            f"Session {s.number} still holds executor init's placeholder feature "
+            f"({STARTER_PLACEHOLDER!r}): replace it with your own first feature before "
+            "running the plan",
+        )
+    ]
 
 
 def _steps(s: Session) -> list[Step]:

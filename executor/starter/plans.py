@@ -1,10 +1,11 @@
 """Starter plans: one session of real TDD work, in each format the executor runs.
 
-Each is what `executor plan validate` accepts with no error and no warning, and reads as
-a template: the person replaces the placeholder objectives and tests with their own
-first feature. The files a session names follow the project's kind (a Python package
-and `tests/test_core.py`, `src/<name>.js` and `test/<name>.test.js`, ...), and its
-commands are the project's test command.
+Each is what `executor plan validate` accepts with no error, and reads as a template:
+the person replaces the placeholder objectives and tests with their own first feature
+(until they do, `plan validate` warns that `FEATURE`, the placeholder, is still there).
+The files a session names follow the project's kind (a Python package and
+`tests/test_core.py`, `src/<name>.js` and `test/<name>.test.js`, ...), and its commands
+are the project's test command.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 from typing import Literal
 
-from executor.starter.detect import Kind
+from executor.plan.rules import STARTER_PLACEHOLDER as FEATURE
+from executor.starter.detect import Kind, counted
 
 #: The formats `init` writes (a PROJECT_PLAN.md overview is written by a planner).
 InitFormat = Literal["phase", "superpowers", "speckit", "kiro", "taskmaster"]
@@ -50,14 +53,31 @@ class StarterPlan:
     plan: str
 
 
-def layout(kind: Kind, name: str, test_command: str) -> Layout:
+def layout(
+    kind: Kind,
+    name: str,
+    test_command: str,
+    *,
+    package: str | None = None,
+    root: Path | None = None,
+) -> Layout:
+    """Where the first feature goes: for Python in the project's own `package` when it
+    has one (in a module of a name not taken yet in `root`), else in a new package."""
     if kind == "python":
-        red = f"{test_command} tests/test_core.py" if "pytest" in test_command else test_command
-        return Layout((f"{name}/__init__.py", f"{name}/core.py"), "tests/test_core.py", red,
+        module = "core"
+        if package is not None and root is not None:
+            taken = (root / package / "core.py").exists() or (root / "tests/test_core.py").exists()
+            module = "first_feature" if taken else "core"
+        test = f"tests/test_{module}.py"
+        red = f"{test_command} {test}" if "pytest" in test_command else test_command
+        if package is not None:
+            dotted = package.rsplit("/", 1)[-1]
+            return Layout((f"{package}/{module}.py",), test, red, f"`{dotted}.{module}`")
+        return Layout((f"{name}/__init__.py", f"{name}/core.py"), test, red,
                       f"`{name}.core`")  # fmt: skip
-    if kind == "node":
+    if kind == "node":  # a runner the executor counts runs the session's file alone
         test = f"test/{name}.test.js"
-        red = f"node --test {test}" if test_command == "node --test" else test_command
+        red = f"{test_command} {test}" if counted(test_command) else test_command
         return Layout((f"src/{name}.js",), test, red, f"`src/{name}.js`")
     if kind == "go":
         return Layout((f"{name}.go",), f"{name}_test.go", test_command, "the code under test")
@@ -65,11 +85,19 @@ def layout(kind: Kind, name: str, test_command: str) -> Layout:
 
 
 def starter_plan(
-    fmt: InitFormat, *, kind: Kind, name: str, folder: str, test_command: str
+    fmt: InitFormat,
+    *,
+    kind: Kind,
+    name: str,
+    folder: str,
+    test_command: str,
+    package: str | None = None,
+    root: Path | None = None,
 ) -> StarterPlan:
     """The starter plan in `fmt`: `folder` names the plan (`project-plans/<folder>/`,
-    `specs/<folder>/`, ...), `name` the code; paths are relative to the project."""
-    where = layout(kind, name, test_command)
+    `specs/<folder>/`, ...), `name` the code (or the project's own `package` in `root`);
+    paths are relative to the project."""
+    where = layout(kind, name, test_command, package=package, root=root)
     title = folder.replace("-", " ").replace("_", " ").title()
     if fmt == "phase":
         path = f"project-plans/{folder}/PHASE_1_FOUNDATION.md"
@@ -109,7 +137,7 @@ Tests run from the repository root with `{test_command}`.
 
 #### Step 1: Write Tests FIRST (RED)
 Create `{where.test}`:
-- Test the first behaviour the feature must have
+- Test {FEATURE}
 - Test what it refuses
 
 **Run tests**: `{where.red}`
@@ -163,7 +191,7 @@ def _superpowers(title: str, where: Layout) -> str:
 
 - [ ] **Step 1: Write the failing test**
 
-Write `{where.test}`: a test of the first behaviour the feature must have, and one of
+Write `{where.test}`: a test of {FEATURE}, and one of
 what it refuses.
 
 - [ ] **Step 2: Run test to verify it fails**
@@ -197,7 +225,7 @@ def _speckit(title: str, where: Layout, test_command: str) -> str:
 
 ### Tests for the first feature
 
-- [ ] T001 Unit tests for the first behaviour and what it refuses in {where.test}
+- [ ] T001 Unit tests for {FEATURE} and what it refuses in {where.test}
 
 ### Implementation for the first feature
 
@@ -209,7 +237,7 @@ def _kiro(where: Layout, test_command: str) -> str:
     return f"""# Implementation Plan
 
 - [ ] 1. First feature
-  - Create {_code(where)} with the first behaviour the project needs
+  - Create {_code(where)} with {FEATURE}
   - Write unit tests in `{where.test}`
   - Run `{test_command}`
 
@@ -221,7 +249,7 @@ def _taskmaster(title: str, where: Layout, test_command: str) -> str:
     task = {
         "id": 1,
         "title": "First feature",
-        "description": f"{title}: replace this with the first thing the project must do.",
+        "description": f"{title}: replace this with {FEATURE}.",
         "details": f"Create {_code(where)} with the least code the tests need.",
         "testStrategy": f"Unit tests in `{where.test}`, then run `{test_command}`.",
         "status": "pending",

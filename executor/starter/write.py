@@ -57,6 +57,8 @@ def prepare(choices: Choices) -> tuple[StarterPlan, ConfigFile]:
         name=choices.project.name,
         folder=choices.name,
         test_command=choices.test_command,
+        package=choices.project.package,
+        root=root,
     )
     there = [root / p for p in plan.files if os.path.lexists(root / p)]
     if not there and choices.fmt == "phase" and is_plan_folder(root / plan.plan):

@@ -76,14 +76,17 @@ class GitReads(GitBase):
         ref = lines[1] if len(lines) > 1 else ""
         return lines[0], ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None
 
-    def exclude_run_folder(self, folder: Path) -> None:
+    def exclude_run_folder(self, folder: Path, *, state_name: str = "") -> None:
         """Hide the executor's files in `folder` via .git/info/exclude (local, never
-        committed), so they never show in `git status` or enter a commit."""
+        committed), so they never show in `git status` or enter a commit. `state_name`:
+        a state file not named `.agent-*` (template-create's), hidden with its `.bak`
+        and lock file."""
         rel = self._rel(folder.resolve())
         if rel is None and folder.resolve() != self.root:
             return  # the folder is outside this repository
         prefix = "" if rel is None else rel + "/"
-        self.exclude([f"/{prefix}.agent-*"])
+        stem = state_name.removesuffix(".json")
+        self.exclude([f"/{prefix}.agent-*", *([f"/{prefix}{stem}.*"] if stem else [])])
 
     def exclude(self, patterns: Sequence[str]) -> None:
         """Add `patterns` to .git/info/exclude (once each; local, never committed)."""

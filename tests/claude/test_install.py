@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -52,9 +53,16 @@ def test_writes_commands_and_agents_at_the_repo_root(git_repo: Path) -> None:
 
 
 def test_outside_a_repo_the_target_is_the_current_folder(tmp_path: Path) -> None:
-    code, _, err = _install(tmp_path)
+    code, out, err = _install(tmp_path)
     assert code == 0, err
     assert (tmp_path / ".claude/agents/backend-builder.md").is_file()
+    # no repository here: the advice makes one first (a bare `git add` would fail)
+    hint = next(line for line in out.splitlines() if line.startswith("next: "))
+    assert f"{tmp_path} is not in one yet: git -C {tmp_path} init && " in hint
+    command = hint.split("yet: ", 1)[1]
+    done = subprocess.run(command, shell=True, cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert git(tmp_path, "status", "--porcelain") == ""  # .claude/ is committed
 
 
 def test_explicit_target_and_missing_target(tmp_path: Path) -> None:
@@ -192,6 +200,28 @@ def test_existing_files_are_skipped_unless_force(git_repo: Path) -> None:
     assert mine.read_text(encoding="utf-8") == (
         data_path("agents", "backend-builder.md").read_text(encoding="utf-8")
     )
+
+
+def test_a_second_install_naming_the_plan_refreshes_the_files_the_first_wrote(
+    ledger_repo: Path,
+) -> None:
+    """`install-claude`, then `install-claude --plan P` as its own note advises: the
+    commands it wrote seconds before (naming no plan) are its own, untouched: refreshed,
+    not skipped as "exists and differs". A command the person edited is still skipped."""
+    assert _install(ledger_repo)[0] == 0
+    edited = ledger_repo / ".claude/commands/show-progress.md"
+    edited.write_text(edited.read_text("utf-8") + "my own line\n", "utf-8")
+
+    code, out, err = _install(ledger_repo, "--plan", PLAN)
+
+    assert code == 0, err
+    skipped = [line for line in out.splitlines() if line.startswith("skipped")]
+    assert skipped == ["skipped    .claude/commands/show-progress.md (exists and differs; "
+                       "--force overwrites)"]  # fmt: skip
+    for name in ("execute-session", "execute-plan", "resume-session"):
+        text = (ledger_repo / f".claude/commands/{name}.md").read_text("utf-8")
+        assert f"--plan {PLAN}" in text, name
+    assert "my own line" in edited.read_text("utf-8")
 
 
 def test_install_leaves_no_temp_files_and_git_sees_only_claude(git_repo: Path) -> None:

@@ -84,3 +84,46 @@ def test_agents_lists_replay_and_bridge() -> None:
     assert "bridge: no agent process" in run_cli("agents").stdout
     help_text = run_cli("execute-plan", "--help").stdout
     assert "bridge: no agent process, the exit-42 bridge" in " ".join(help_text.split())
+
+
+def _on_a_terminal(*args: str, cwd: Path) -> tuple[int, str]:
+    """The real CLI with a pseudo-terminal as stdin, stdout and stderr: its exit code and
+    what the terminal showed."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    leader, follower = pty.openpty()
+    env = {**os.environ, "TERM": "xterm", "COLUMNS": "200"}
+    proc = subprocess.Popen([sys.executable, "-m", "executor", *args], cwd=cwd, env=env,
+                            stdin=follower, stdout=follower, stderr=follower)  # fmt: skip
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal closed: the process ended
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    return proc.wait(timeout=120), shown.decode("utf-8", "replace")
+
+
+def test_a_terminal_run_given_no_agent_says_so_in_one_line(git_repo: Path) -> None:
+    """A person at a terminal who gave no --agent gets, at the first agent step, one line
+    saying so and the command that continues with one, not the host's NEED_AGENT lines."""
+    plan = make_project(git_repo)
+    code, shown = _on_a_terminal("execute-session", "1", "--plan", str(plan), "--checkpoints",
+                                 "none", cwd=git_repo)  # fmt: skip
+    assert code == 42, shown
+    assert "NEED_AGENT" not in shown
+    lines = [line for line in shown.splitlines() if "No agent was given" in line]
+    assert lines == [
+        "No agent was given, so the run stopped where one is needed (state saved; exit 42). "
+        f"Continue with one: executor execute-session 1 --plan {plan} --checkpoints none "
+        "--agent claude (`executor agents` lists them)"
+    ]
+    assert _request(plan)["agent_name"] != "human"  # a host could still answer it

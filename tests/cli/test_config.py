@@ -26,7 +26,9 @@ def test_config_then_saved_run_then_flag(git_repo: Path) -> None:
     before = shown(git_repo, plan)
     assert before["checkpoints"] == {"value": "none", "from": ".executor.toml"}
     assert before["max_retries"] == {"value": 5, "from": ".executor.toml"}
-    assert before["agent_timeout"] == {"value": None, "from": "default"}
+    # the limits a run applies when none is set, not `None`
+    assert before["agent_timeout"] == {"value": 1200, "from": "default"}
+    assert before["test_timeout"] == {"value": 3600, "from": "default"}
 
     first = run_cli("execute-session", "1", "--plan", str(plan), "--max-retries", "1", cwd=git_repo)
     assert first.returncode == 42, first.stderr

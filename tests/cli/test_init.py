@@ -35,9 +35,17 @@ NPM_INIT = {
 
 
 def validate(project: Path, plan: str) -> str:
+    """`plan validate` of an untouched starter plan: valid, with one warning: the
+    placeholder feature is still there (at its line)."""
     proc = run_cli("plan", "validate", plan, cwd=project)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "0 errors, 0 warnings" in proc.stdout
+    assert "0 errors, 1 warning" in proc.stdout
+    [warning] = [line for line in proc.stdout.splitlines() if ": warning: " in line]
+    assert warning.endswith(
+        ": warning: Session 1 still holds executor init's placeholder feature ('the first "
+        "behaviour the feature must have'): replace it with your own first feature before "
+        "running the plan"
+    )
     return proc.stdout
 
 
@@ -88,13 +96,56 @@ def test_an_empty_node_project_gets_node_test_and_an_executor_toml(tmp_path: Pat
     validate(project, "project-plans/shop")
 
 
-def test_a_node_project_with_its_own_test_script_runs_npm_test(tmp_path: Path) -> None:
+def test_a_project_with_its_own_package_gets_the_feature_in_it(tmp_path: Path) -> None:
+    """`roman/` holding `src/roman_numerals/`: the first feature goes in that package, not
+    in a new `roman/` beside it; once the placeholder is replaced, no warning is left."""
+    project = tmp_path / "roman"
+    (project / "src" / "roman_numerals").mkdir(parents=True)
+    (project / "src" / "roman_numerals" / "__init__.py").write_text("", "utf-8")
+    (project / "tests").mkdir()
+    (project / "tests" / "__init__.py").write_text("", "utf-8")
+    (project / "pyproject.toml").write_text('[project]\nname = "roman-numerals"\n', "utf-8")
+
+    proc = run_cli("init", "--yes", cwd=project)
+
+    assert proc.returncode == 0, proc.stderr
+    assert "(pyproject.toml, its package src/roman_numerals/)" in proc.stdout
+    plan = project / "project-plans" / "roman" / "PHASE_1_FOUNDATION.md"
+    text = plan.read_text("utf-8")
+    assert "- `src/roman_numerals/core.py`\n- `tests/test_core.py`\n" in text
+    assert "`roman_numerals.core` does not exist yet" in text and "roman/" not in text
+    validate(project, "project-plans/roman")
+    plan.write_text(text.replace("the first behaviour the feature must have", "to_roman(4)"))
+    mine = run_cli("plan", "validate", "project-plans/roman", cwd=project)
+    assert "0 errors, 0 warnings" in mine.stdout, mine.stdout
+
+
+def test_a_node_project_whose_test_script_is_a_runner_runs_it_directly(tmp_path: Path) -> None:
+    """`npm test` hides the runner: each step would be judged by its exit code alone. A
+    script that is one runner the executor reads is run directly, so its tests count."""
     (tmp_path / "package.json").write_text('{"scripts": {"test": "vitest run"}}', "utf-8")
     proc = run_cli("init", "-y", "--name", "Shop Front", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     text = (tmp_path / "project-plans/shop-front/PHASE_1_FOUNDATION.md").read_text("utf-8")
-    assert "**Run tests**: `npm test`" in text
-    assert load_project_config(tmp_path).test_command == "npm test"
+    assert "**Run tests**: `npx vitest run test/" in text  # RED runs the session's file
+    assert load_project_config(tmp_path).test_command == "npx vitest run"
+    assert "scripts.test runs 'vitest run', run directly to be counted" in proc.stdout
+    assert "not be counted" not in proc.stdout
+
+
+def test_a_node_test_script_no_runner_is_kept_and_said_to_be_uncounted(tmp_path: Path) -> None:
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "package.json").write_text(
+            '{"scripts": {"test": "tsc && mocha"}}', "utf-8"
+        )
+    proc = run_cli("init", "-y", "--json", cwd=tmp_path / "a")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert (data["test_command"], data["tests_counted"]) == ("npm test", False)
+    shown = run_cli("init", "-y", cwd=tmp_path / "b")
+    assert shown.returncode == 0, shown.stderr
+    assert "Its tests will not be counted: `npm test` writes no report" in shown.stdout
 
 
 @pytest.mark.parametrize(

@@ -64,16 +64,17 @@ def test_a_plan_run_interrupted_names_the_command_without_resume(
     git_repo: Path, tmp_path: Path
 ) -> None:
     """SIGTERM while the agent command runs: the state is saved; re-running the command
-    (not `--resume`, which needs a pending request) continues it."""
+    (not `--resume`, which needs a pending request) continues it. A plan the run found
+    itself is named in it, as a pause names it (the command works from anywhere)."""
     plan = make_project(git_repo)
     started = tmp_path / "agent-started"
     agent = f"{shlex.quote(sys.executable)} -c " + shlex.quote(
         f"import pathlib, time; pathlib.Path({str(started)!r}).touch(); time.sleep(30)"
     )
-    args = ["execute-session", "1", "--plan", str(plan), "--yes", "--agent-command", agent]
+    args = ["execute-session", "1", "--yes", "--agent-command", agent]  # the plan: found
     proc = terminate_when(started, *args, cwd=git_repo)
     assert proc.returncode == 130, proc.stderr
     assert proc.stderr.splitlines()[-1] == (
         f"Interrupted: the run so far is saved in {plan / '.agent-state.json'}; continue it "
-        f"with: executor {shlex.join(args)}"
+        f"with: executor {shlex.join([*args, '--plan', str(plan)])}"
     )

@@ -5,6 +5,8 @@ of a finished session, and each test run's output kept in `.agent-logs/` (bounde
 
 from __future__ import annotations
 
+import json
+import os
 import shlex
 import signal
 import subprocess
@@ -66,6 +68,21 @@ def gated_run(repo: Path, tmp: Path) -> tuple[Path, Path, subprocess.Popen[bytes
 def test_logs_follow_a_run_while_its_agent_writes(git_repo: Path, tmp_path: Path) -> None:
     plan, gate, run = gated_run(git_repo, tmp_path)
     wait_for(".agent-logs/s1.red.*.log", plan)
+
+    # status in a second terminal: the run is live, and what to do is to follow it
+    status = run_cli("status", "--plan", str(plan), cwd=git_repo)
+    assert status.returncode == 0, status.stderr
+    live = next(line for line in status.stdout.splitlines() if line.startswith("running now"))
+    assert live.startswith(f"running now: pid {run.pid} on {os.uname().nodename}, session 1 "
+                           f"at red_agent since ")  # fmt: skip
+    assert f"next: nothing while it runs: follow it with executor logs -f --plan {plan}" in (
+        status.stdout
+    )
+    assert "resume-session" not in status.stdout
+    data = json.loads(run_cli("status", "--plan", str(plan), "--json", cwd=git_repo).stdout)
+    assert data["live"]["pid"] == run.pid and data["next"]["do"] == "watch"
+    [row] = [s for p in data["phases"] for s in p["sessions"] if s["number"] == 1]
+    assert row["duration_seconds"] > 0  # its time runs while the run is at it, not "0s"
 
     follow = executor("logs", "-f", "--plan", str(plan), cwd=git_repo)
     lines: list[str] = []
@@ -138,6 +155,18 @@ def test_logs_with_no_run_say_so(git_repo: Path) -> None:
     assert f"No agent transcript or test output for this run in {plan}/.agent-logs." in proc.stderr
     ended = run_cli("logs", "2", "-f", "--plan", str(plan), cwd=git_repo, timeout=LIMIT)
     assert ended.returncode == 0 and ended.stdout == ""  # no run: nothing to wait for
+
+
+def test_logs_of_no_session_or_no_plan_say_so_as_every_command_does(git_repo: Path) -> None:
+    """`logs 9` of a plan of 4 sessions and `logs --plan nope` said "No agent transcript"
+    and exited 0; every other command says "not in the plan" (64) or "plan not found" (2)."""
+    plan = make_project(git_repo)
+    proc = run_cli("logs", "9", "--plan", str(plan), cwd=git_repo)
+    assert proc.returncode == 64, proc.stderr
+    assert proc.stderr.strip() == "error: session 9 is not in the plan (sessions: 1, 2, 3, 4)"
+    gone = run_cli("logs", "--plan", "nope", cwd=git_repo)
+    assert gone.returncode == 2
+    assert gone.stderr.strip() == f"error: plan not found: {git_repo / 'nope'}"
 
 
 def test_a_test_runs_output_is_written_as_it_comes_and_bounded(

@@ -43,5 +43,6 @@ def test_status_speaks_the_seeds_words_and_counts_tests_red_could_not_collect(
     assert shown.returncode == 0, shown.stderr
     row = next(line for line in shown.stdout.splitlines() if "Ledger Models" in line)
     assert "awaiting_approval (after_red)" in row
-    assert "0/12" in row  # RED failed at collection: its 12 tests counted from the file
+    # RED failed at collection: its 12 test functions counted from the file, said so
+    assert "0/12 (not collected)" in row
     assert "red_verify" not in shown.stdout and "_agent" not in row

@@ -250,21 +250,58 @@ def test_9_05_sigterm_while_a_grandchild_holds_stdout_is_interrupted(
 
 def test_9_06_plan_drift_offers_choices_that_work(git_repo: Path) -> None:
     plan = make_project(git_repo)
-    assert run_cli(*session(plan), cwd=git_repo).returncode == 42
+    args = session(plan, "--agent-command", replay_cmd())
+    assert run_cli(*args, cwd=git_repo).returncode == 42  # before_start
+    respond(plan, git_repo, "approve")
+    assert run_cli(*args, "--resume", cwd=git_repo).returncode == 42  # after_red
     phase1 = next(plan.glob("PHASE_1_*.md"))
     original = phase1.read_text("utf-8")
     phase1.write_text(original.replace("Create the `ledger` package", "Create `books`"), "utf-8")
-    asked = run_cli(*session(plan, "--resume"), cwd=git_repo)
+    asked = run_cli(*args, "--resume", cwd=git_repo)
     assert asked.returncode == 42, asked.stderr  # a question, not exit 13
     question = request(plan)["context"]
     assert "changed since the session started" in question["question"]
     assert [o["value"] for o in question["options"]] == ["use_new", "keep_old", "skip", "pause"]
     respond(plan, git_repo, "keep_old")
-    kept = run_cli(*session(plan, "--resume"), cwd=git_repo)
+    kept = run_cli(*args, "--resume", cwd=git_repo)
     assert kept.returncode == 42, kept.stderr
     assert phase1.read_text("utf-8") == original
-    assert request(plan)["context"]["checkpoint"] == "before_start"
+    assert request(plan)["context"]["checkpoint"] == "after_red"
     assert "refs/executor/backup/plan-edit-session-1" in kept.stdout + kept.stderr
+
+
+def test_9_06a_before_anything_was_done_the_new_text_is_taken(git_repo: Path) -> None:
+    plan = make_project(git_repo)
+    args = session(plan, "--agent-command", replay_cmd())
+    assert run_cli(*args, cwd=git_repo).returncode == 42  # before_start
+    phase1 = next(plan.glob("PHASE_1_*.md"))
+    text = phase1.read_text("utf-8")
+    phase1.write_text(text.replace("Test an entry needs", "Test that an entry needs"), "utf-8")
+    respond(plan, git_repo, "approve")
+    taken = run_cli(*args, "--resume", cwd=git_repo)
+    assert taken.returncode == 42, taken.stderr
+    assert request(plan)["context"]["checkpoint"] == "after_red"  # no question about it
+    assert "nothing was done with the old text yet: session 1 goes on with the plan's new " in (
+        taken.stdout
+    )
+
+
+def test_9_06b_under_yes_a_fix_to_the_plans_command_is_taken(git_repo: Path) -> None:
+    """`--yes` (CI) stopped at a wrong command in the plan, the person fixes that line and
+    runs the same command again: the fix is taken, not refused as drift twice."""
+    plan = make_project(git_repo)
+    phase1 = next(plan.glob("PHASE_1_*.md"))
+    right = "`pytest tests/test_models.py`"
+    phase1.write_text(phase1.read_text("utf-8").replace(right, "`pytest tests/test_modelz.py`"))
+    git(git_repo, "commit", "-qam", "a plan with a wrong command")
+    args = session(plan, "--yes", "--agent-command", replay_cmd())
+    stopped = run_cli(*args, cwd=git_repo)
+    assert stopped.returncode == 16, stopped.stderr  # RED ran no tests: not RED
+    phase1.write_text(phase1.read_text("utf-8").replace("`pytest tests/test_modelz.py`", right))
+    done = run_cli(*args, cwd=git_repo)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "nobody to ask (--yes): session 1 goes on with the plan's new text" in done.stdout
+    assert "Tests (measured by the executor): 12 passing of 12" in git(git_repo, "log", "-1")
 
 
 def test_9_07_an_agent_may_not_rewrite_the_plan(git_repo: Path, tmp_path: Path) -> None:
@@ -465,9 +502,17 @@ def test_9_14_a_changed_brief_is_a_new_request_and_re_entry_adds_no_lines(
     assert session_state(plan, 1)["errors"] == errors and len(errors) == 3
 
 
-def test_9_15_the_request_carries_the_steps_attempt(git_repo: Path) -> None:
+def test_9_15_the_request_carries_the_steps_attempt(git_repo: Path, tmp_path: Path) -> None:
+    """...and the checkpoint after "request changes" says what the new attempt changed
+    against what the person saw when they asked (or that it changed nothing)."""
+    sol = solutions_copy(tmp_path)
+    red = sol / "session-1" / "red" / "tests" / "test_models.py"
+    for attempt in (2, 3):  # attempt 2 adds a test; attempt 3 writes the same again
+        again = sol / "session-1" / f"red@{attempt}" / "tests" / "test_models.py"
+        again.parent.mkdir(parents=True)
+        again.write_text(red.read_text("utf-8") + "\n\ndef test_more():\n    assert 0\n")
     plan = make_project(git_repo)
-    args = session(plan, "--agent-command", replay_cmd())
+    args = session(plan, "--agent-command", replay_cmd(sol))
     assert run_cli(*args, cwd=git_repo).returncode == 42
     respond(plan, git_repo, "approve")
     assert run_cli(*args, "--resume", cwd=git_repo).returncode == 42  # after_red
@@ -476,6 +521,16 @@ def test_9_15_the_request_carries_the_steps_attempt(git_repo: Path) -> None:
     brief = sorted((plan / ".agent-briefs").glob("s1.red.a2*.md"))
     assert brief and "more" in brief[0].read_text("utf-8")
     assert session_state(plan, 1)["attempt"] == 2
+    detail = json.loads((plan / ".agent-request.json").read_text("utf-8"))["context"]["detail"]
+    assert detail.startswith(
+        "Attempt 2 changed since you asked for changes: tests/test_models.py\n\nRED verified"
+    )
+    respond(plan, git_repo, json.dumps({"decision": "request_changes", "feedback": "again"}))
+    assert run_cli(*args, "--resume", cwd=git_repo).returncode == 42
+    detail = json.loads((plan / ".agent-request.json").read_text("utf-8"))["context"]["detail"]
+    assert detail.startswith(
+        "Attempt 3 changed nothing since you asked for changes: the files are as you saw them then."
+    )
 
 
 def test_9_16_unusable_agent_commands_are_usage_errors_and_nothing_is_left(
@@ -539,6 +594,18 @@ def test_two_plans_in_one_folder_never_share_a_run(git_repo: Path) -> None:
         assert "holds the run of another plan" in proc.stderr, proc.stderr
     same = run_cli("status", "--plan", str(plan), cwd=git_repo)
     assert same.returncode == 0, same.stderr
+    # a copy of the folder, its run files with it: the advice names what to remove
+    other.unlink()
+    copy = plan.parent / "ledger-copy"
+    shutil.copytree(plan, copy)
+    refused = run_cli("status", "--plan", str(copy), cwd=git_repo)
+    assert refused.returncode == 64, refused.stdout + refused.stderr
+    assert f"{copy} looks like a copy made with its run files" in refused.stderr
+    remove = refused.stderr.split("remove them: ", 1)[1].split(" (the run of", 1)[0]
+    assert remove.startswith("rm -rf ") and str(copy / ".agent-state.json") in remove
+    assert subprocess.run(remove, shell=True, cwd=git_repo).returncode == 0
+    assert run_cli("status", "--plan", str(copy), cwd=git_repo).returncode == 0
+    assert (plan / ".agent-state.json").exists()  # the original's run is left alone
 
 
 def test_no_git_identity_is_said_before_any_work(git_repo: Path, tmp_path: Path) -> None:

@@ -86,7 +86,7 @@ def test_a_session_lasts_from_its_start_to_its_commit() -> None:
         tests_written=3,
     )
     text = detail.session_complete(rec, "feat(x): y", "Session 2: Z")
-    assert "the session took 22.5 min from its start to its commit." in text
+    assert "the session took 22m30s from its start to its commit." in text  # as in status
     assert text.endswith("Next: Session 2: Z")
 
 

@@ -33,6 +33,8 @@ def execute_plan(repo: Path, plan: Path, name: str) -> None:
 
 
 def test_a_superpowers_plan_runs_end_to_end_and_its_boxes_are_ticked(git_repo: Path) -> None:
+    """...and, run again from its ticks alone, its sessions are adopted only while their
+    tests pass (one plan run serves both: it is the costly part)."""
     plan = project(git_repo, "textstats")
     source = next(plan.glob("*.md"))
 
@@ -47,6 +49,7 @@ def test_a_superpowers_plan_runs_end_to_end_and_its_boxes_are_ticked(git_repo: P
     ticked_in = git(git_repo, "show", "--name-only", "--format=", "HEAD~1").split()
     assert source.relative_to(git_repo).as_posix() in ticked_in  # in the session's commit
     assert git(git_repo, "status", "--porcelain") == ""
+    ticked_sessions_are_adopted_only_when_their_tests_pass(git_repo, plan)
 
 
 def test_a_spec_kit_tasks_file_runs_end_to_end(git_repo: Path) -> None:
@@ -59,9 +62,9 @@ def test_a_spec_kit_tasks_file_runs_end_to_end(git_repo: Path) -> None:
     assert len(commits(git_repo)) == 5
 
 
-def test_ticked_sessions_are_adopted_only_when_their_tests_pass(git_repo: Path) -> None:
-    plan = project(git_repo, "textstats")
-    execute_plan(git_repo, plan, "textstats")
+def ticked_sessions_are_adopted_only_when_their_tests_pass(git_repo: Path, plan: Path) -> None:
+    """The textstats plan run to its end in `git_repo`: a new run adopts its ticked
+    sessions when their tests pass, and runs one whose tests fail."""
     done = commits(git_repo)
     (plan / ".agent-state.json").unlink()  # a new run: only the ticks tell what was done
     execute_plan(git_repo, plan, "textstats")

@@ -227,18 +227,34 @@ def test_pause_exits_20_and_resume_session_continues(git_repo: Path) -> None:
 
 def test_a_plan_run_paused_after_a_session_continues_the_plan(git_repo: Path) -> None:
     """Paused at "continue to the next session?", the printed command goes on with the
-    plan (`resume-session 1` would only re-finish the finished session)."""
+    plan (`resume-session 1` would only re-finish the finished session); `status` and its
+    JSON offer the same command, and say the session's time and tests as the checkpoint
+    did: one clock, one unit."""
+    from executor.workflows.tdd.counts import duration
+
     plan = make_project(git_repo)
-    args = ["execute-plan", "--plan", str(plan), "--agent-command", replay_cmd()]
-    proc = run_cli(*args, cwd=git_repo)
-    for answer in ["approve"] * 4 + ["pause"]:
-        assert proc.returncode == 42, proc.stdout + proc.stderr
-        respond(plan, git_repo, answer)
-        proc = run_cli(*args, "--resume", cwd=git_repo)
+    args = ["execute-plan", "--plan", str(plan), "--agent-command", replay_cmd(),
+            "--checkpoints", "session"]  # fmt: skip
+    assert run_cli(*args, cwd=git_repo).returncode == 42  # session 1 ran, then it asks
+    context = json.loads((plan / ".agent-request.json").read_text("utf-8"))["context"]
+    assert context["question"] == "Session 1 complete. Continue to the next session?"
+    respond(plan, git_repo, "pause")
+    proc = run_cli(*args, "--resume", cwd=git_repo)
     assert proc.returncode == 20, proc.stdout + proc.stderr
     printed = proc.stderr.split("Continue with: ")[1].strip()
     assert printed == f"executor execute-plan --plan {plan}"
-    cont = run_cli(*shlex.split(printed)[1:], cwd=git_repo)  # as printed
+
+    shown = run_cli("status", "--plan", str(plan), cwd=git_repo)
+    assert f"next: {printed}  (with its saved options;" in shown.stdout
+    data = json.loads(run_cli("status", "--plan", str(plan), "--json", cwd=git_repo).stdout)
+    assert data["next"]["words"] == ["execute-plan"]
+    first = data["phases"][0]["sessions"][0]
+    took, tests = duration(first["duration_seconds"]), f"{first['tests_passing']}/12"
+    assert f"Tests: 12 passing of 12; the session took {took} from its start" in (context["detail"])
+    row = next(line for line in shown.stdout.splitlines() if "Ledger Models" in line)
+    assert f" {tests} " in row and f" {took} " in row
+
+    cont = run_cli(*shlex.split(printed)[1:], "--checkpoints", "all", cwd=git_repo)
     assert cont.returncode == 42, cont.stdout + cont.stderr  # the question it paused at
     assert asked(plan) == (1, "Session 1 complete. Continue to the next session?")
     respond(plan, git_repo, "approve")

@@ -273,9 +273,12 @@ sys.exit(subprocess.call([sys.executable, "-m", "pytest", *sys.argv[1:]]))
 def test_19_13_a_chatty_test_run_is_not_held_in_memory(git_repo: Path) -> None:
     runner = git_repo / "noisy_runner.py"
     runner.write_text(NOISY_RUNNER.format(count=NOISE_BYTES), encoding="utf-8")
-    mapped = json.dumps(f"{sys.executable} {runner}")
+    # RED's run alone talks (200 MB): one is what this proves; GREEN's and REFACTOR's
+    # runs of the suite (`pytest`) are left quiet
     (git_repo / ".executor.toml").write_text(
-        f'[test_command_map]\n"pytest" = {mapped}\n', encoding="utf-8"
+        f'[test_command_map]\n"pytest tests/test_models.py" = '
+        f"{json.dumps(f'{sys.executable} {runner} tests/test_models.py')}\n",
+        encoding="utf-8",
     )
     git(git_repo, "add", "-A")
     git(git_repo, "commit", "-q", "-m", "a runner that talks a lot")
@@ -285,6 +288,9 @@ def test_19_13_a_chatty_test_run_is_not_held_in_memory(git_repo: Path) -> None:
     assert kib < RSS_BOUND_KIB, f"peak RSS {kib} KiB"
     assert code == 0 and commits(git_repo)[0] == "feat(ledger): Ledger Models"
     assert records(plan)["1"]["red"]["files"] == ["tests/test_models.py"]  # RED was measured
+    [red_log] = (plan / ".agent-logs").glob("s1.red_verify.*.tests.log")
+    total = int(red_log.read_text("utf-8").rsplit("; ", 1)[1].split(" bytes")[0])
+    assert total > RSS_BOUND_KIB * 1024  # through the chatty runner: more than the bound
 
 
 WAITING_AGENT = """\

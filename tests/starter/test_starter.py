@@ -19,7 +19,16 @@ from executor.starter.detect import code_name, detect
         ({"requirements.txt": ""}, "python", "python -m pytest"),
         ({"go.mod": "module x\n"}, "go", "go test ./..."),
         ({"Cargo.toml": "[package]\n"}, "rust", "cargo test"),
-        ({"package.json": '{"scripts": {"test": "jest"}}'}, "node", "npm test"),
+        # a script that is one runner is run directly: its report counts the tests
+        ({"package.json": '{"scripts": {"test": "jest"}}'}, "node", "npx jest"),
+        ({"package.json": '{"scripts": {"test": "vitest"}}'}, "node", "npx vitest run"),
+        ({"package.json": '{"scripts": {"test": "node --test test/"}}'}, "node",
+         "node --test test/"),
+        # anything else stays `npm test` (judged by its exit code alone)
+        ({"package.json": '{"scripts": {"test": "tsc && node --test"}}'}, "node", "npm test"),
+        ({"package.json": '{"scripts": {"test": "mocha"}}'}, "node", "npm test"),
+        ({"package.json": '{"scripts": {"test": "jest", "pretest": "tsc"}}'}, "node",
+         "npm test"),
         ({"package.json": "{}"}, "node", "node --test"),
         ({"package.json": "not json"}, "node", "node --test"),
         # a Python project with a package.json for its front end is a Python project

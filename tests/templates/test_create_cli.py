@@ -17,7 +17,7 @@ import pytest
 from executor.cli import main
 from executor.templates import heuristic_analysis, questions, scan_codebase
 from tests.agents.conftest import STANDINS
-from tests.conftest import run_cli, terminate_when
+from tests.conftest import git, run_cli, terminate_when
 from tests.templates.helpers import create_template, tree_bytes
 from tests.templates.test_agents import RECOMMENDED
 from tests.templates.test_analysis import AGENT_ANSWER
@@ -174,8 +174,14 @@ def test_dry_run_writes_nothing(python_service: Path, tmp_path: Path) -> None:
 
 
 def test_exit_42_names_the_request_and_the_resume_command(python_service: Path) -> None:
+    git(python_service, "init", "-q")
+    git(python_service, "add", "-A")
+    git(python_service, "commit", "-qm", "the codebase")
     proc = run_cli("template-create", "--path", ".", "--skip-qa", cwd=python_service)
     assert proc.returncode == 42, proc.stderr
+    # the waiting run's files (state, .bak, lock, request, brief) are hidden from git
+    assert (python_service / f"{STATE}.bak").exists()
+    assert git(python_service, "status", "--porcelain", "-uall") == ""
     request = json.loads((python_service / ".agent-request.json").read_text("utf-8"))
     assert (request["agent_name"], request["phase"], request["phase_name"]) == (
         "architectural-reviewer", 2, "ai_analysis",

@@ -7,6 +7,7 @@ import unicodedata
 
 from executor.plan.cache import PlanView
 from executor.plan.models import Session
+from executor.workflows.tdd.counts import tests_line
 from executor.workflows.tdd.state import SessionRecord
 from executor.workflows.tdd.verdicts import is_test_file
 
@@ -46,8 +47,9 @@ def commit_message(
     body += [f"- {o.text}" for o in session.objectives]
     body += [
         "",
-        f"Tests (measured by the executor): {rec.tests_passing or 0} passing of "
-        f"{rec.tests_written or 0} in `{test_command or ''}`.",
+        f"Tests (measured by the executor): "
+        f"{tests_line(rec.tests_written, rec.tests_passing, rec.tests_counted)} in "
+        f"`{test_command or ''}`.",
         "",
         f"Session {session.number} complete.",
     ]

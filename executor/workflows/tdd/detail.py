@@ -15,6 +15,7 @@ from typing import Literal
 
 from executor.plan.models import Session
 from executor.words import plural
+from executor.workflows.tdd.counts import NOT_MEASURED, duration, elapsed, tests_line
 from executor.workflows.tdd.state import RunState, SessionRecord
 from executor.workflows.tdd.step import Step
 
@@ -100,8 +101,19 @@ def _why(rec: SessionRecord, file: str, name: str) -> str:
     return "fails"
 
 
+def _unmeasured(rec: SessionRecord) -> list[str]:
+    """What a run measured by its exit code alone could not tell (none: it was counted)."""
+    if rec.tests_counted != "exit_code":
+        return []
+    return [
+        f"Tests: {NOT_MEASURED}: the command writes no report the executor reads (pytest, "
+        f"node --test, vitest and jest do; make the test command run one of them "
+        f"directly to have the tests counted). Check the tests yourself."
+    ]
+
+
 def after_red(root: Path, rec: SessionRecord) -> str:
-    lines = [rec.last_summary]
+    lines = [rec.last_summary, *_unmeasured(rec)]
     names_of = test_names(root, rec.red.files)
     for file in rec.red.files:  # other languages: the failing ids the report named
         if file not in names_of:
@@ -148,7 +160,7 @@ def _clip(text: str, limit: int) -> str:
 
 
 def after_green(rec: SessionRecord, diff_stat: str, *, hint: str | None = None) -> str:
-    lines = [rec.last_summary]
+    lines = [rec.last_summary, *_unmeasured(rec)]
     if rec.coverage is not None:
         lines.append(f"Coverage: {rec.coverage:g}%")
     elif hint:
@@ -169,8 +181,8 @@ def after_refactor(session: Session, rec: SessionRecord, diff_stat: str, message
 def session_complete(rec: SessionRecord, subject: str, following: str | None) -> str:
     lines = [
         f"Committed {rec.commit_hash[:12] if rec.commit_hash else '?'}: {subject}",
-        f"Tests: {rec.tests_passing or 0} passing of {rec.tests_written or 0}; "
-        f"the session took {_elapsed(rec) / 60:.1f} min from its start to its commit.",
+        f"Tests: {tests_line(rec.tests_written, rec.tests_passing, rec.tests_counted)}; "
+        f"the session took {duration(elapsed(rec))} from its start to its commit.",
     ]
     lines.append(f"Next: {following}" if following else "That was the last session of this run.")
     return "\n".join(lines)
@@ -184,19 +196,3 @@ def test_files_text(root: Path, files: Sequence[str], limit: int = 4000) -> str:
         except OSError as e:
             parts.append(f"--- {f}: {e}")
     return "\n".join(parts) or "(no test files recorded)"
-
-
-def _elapsed(rec: SessionRecord) -> float:
-    """Seconds from the session's start to its commit, waits for agents and people
-    included (through the bridge those happen between processes, outside every step's
-    own timing); the steps' own time when a timestamp is missing."""
-    from datetime import datetime  # only at this checkpoint: not on the resume path
-
-    if rec.started_at and rec.completed_at:
-        try:
-            start, end = (datetime.fromisoformat(t.replace("Z", "+00:00")) for t in
-                          (rec.started_at, rec.completed_at))  # fmt: skip
-            return max((end - start).total_seconds(), 0.0)
-        except ValueError:
-            pass
-    return sum(h.seconds for h in rec.history)

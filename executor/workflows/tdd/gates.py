@@ -99,7 +99,7 @@ class Gates(Settling):
                 opt("request_changes", "Request changes to the tests"),
                 opt("show_tests", "Show tests"),
             ],
-            detail.after_red(self.r.repo.root, self.rec),
+            self._since_changes() + detail.after_red(self.r.repo.root, self.rec),
         )
         self._next_attempt(outcome)
         return outcome
@@ -115,7 +115,8 @@ class Gates(Settling):
                 opt("skip_refactor", "Skip refactor"),
                 opt("show_diff", "Show diff"),
             ],
-            detail.after_green(self.rec, self.diff_stat(), hint=self._coverage_hint()),
+            self._since_changes()
+            + detail.after_green(self.rec, self.diff_stat(), hint=self._coverage_hint()),
         )
         self._next_attempt(outcome)
         return outcome
@@ -147,7 +148,8 @@ class Gates(Settling):
             Step.AFTER_REFACTOR,
             question,
             [opt("request_changes", "Request changes"), opt("show_diff", "Show diff")],
-            detail.after_refactor(
+            self._since_changes()
+            + detail.after_refactor(
                 self.s,
                 self.rec,
                 self.diff_stat(),
@@ -161,14 +163,34 @@ class Gates(Settling):
         return outcome
 
     def _next_attempt(self, outcome: Outcome) -> None:
-        """Requested changes are the same agent step again; approval starts the next one."""
+        """Requested changes are the same agent step again (what the person saw is kept,
+        to show the next attempt against it); approval starts the next one."""
         if outcome is O.SKIP:
             self.rec.last_summary += "\nREFACTOR skipped: you chose to skip it."
         if outcome is O.CHANGES:
             self.rec.attempt += 1
+            self.rec.changes_from = self.rec.verified
         elif outcome in {O.APPROVE, O.SKIP}:
             self.rec.attempt = 1
             self.rec.retries = 0
+            self.rec.changes_from = ""
+
+    def _since_changes(self) -> str:
+        """After "request changes": what this attempt changed against what the person saw
+        when they asked (nothing at all is said too), before the rest of the detail."""
+        before, now = self.rec.changes_from, self.rec.verified
+        if not before or not now:
+            return ""
+        files = self.r.repo.tree_diff(before, now)
+        if not files:
+            return (
+                f"Attempt {self.rec.attempt} changed nothing since you asked for changes: "
+                f"the files are as you saw them then.\n\n"
+            )
+        return (
+            f"Attempt {self.rec.attempt} changed since you asked for changes: "
+            f"{verdicts.describe(files)}\n\n"
+        )
 
     def session_complete(self) -> Outcome:
         """Committed: nothing of the session is left to protect, so no settling."""

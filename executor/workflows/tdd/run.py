@@ -42,7 +42,7 @@ from executor.workflows.tdd.state import (
     state_store,
 )
 from executor.workflows.tdd.step import AGENT_STEPS, Step
-from executor.workflows.tdd.stops import stopped
+from executor.workflows.tdd.stops import continue_words, stopped
 from executor.workflows.tdd.table import TDD, TddSession
 from executor.workflows.tdd.workspace import check_plan_owner, check_workspace, reconcile
 
@@ -359,6 +359,7 @@ def open_run(
         state = RunState(project_name=plan.name, plan_version="", run=record)
     state.run.plan = state.run.plan or str(named)
     state.run.options = options
+    state.run.scope = continue_words(req.scope)  # what `status` offers to continue
     reconcile(plan, state, DEFINITION_HASH, plan_digest(req.plan))
     sessions = select(plan, req.scope)
     _clear_stale_requests(state, layout, report)

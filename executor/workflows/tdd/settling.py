@@ -18,9 +18,11 @@ class Settling(Asking):
         waited. Two things can: the session's section of the plan (drift) and files in
         the worktree (a person's edits; the agent is not running then). Neither is ever
         committed or acted on silently: the person chooses through the same question
-        machinery as any checkpoint (a host answers over the bridge; `--yes` without a
-        terminal stops with exit 16). Drift: use the new text / put the old text back /
-        skip the session. Edits: keep them out of the commit / they belong to the
+        machinery as any checkpoint (a host answers over the bridge). Drift: use the new
+        text / put the old text back / skip the session; the new text is taken (and said)
+        without a question before anything was done with the old one, and under `--yes`
+        with nobody to ask (the person edited the plan on purpose: what a gate had
+        verified is verified again). Edits: keep them out of the commit / they belong to the
         session / abort. None when nothing is left to settle; else the outcome."""
         if self.drifted():
             out = self._drift()
@@ -42,11 +44,15 @@ class Settling(Asking):
             opt("skip", "Skip the session (roll back, mark it skipped)"),
             opt("pause", "Pause"),
         ]
+        if not rec.agent_calls:  # nothing was done or checked against the old text yet
+            return self._new_text("nothing was done with the old text yet")
         rec.problem = (
             f"Session {s.number}'s section of the plan ({where}) changed since the session "
             f"started; its steps so far were checked against the old text."
         )
         got = self.question("drift", rec.problem + " What now?", options, self._plan_diff(), None)
+        if got is Outcome.NO_HUMAN:  # --yes, no terminal: the person edited it on purpose
+            return self._new_text("nobody to ask (--yes)", check=True)
         if isinstance(got, Outcome):
             return got
         assert isinstance(got, Decision)
@@ -62,6 +68,21 @@ class Settling(Asking):
         else:
             rec.source_hash = s.source_hash
             self._say("continuing with the plan's new text")
+        return None
+
+    def _new_text(self, why: str, *, check: bool = False) -> Outcome | None:
+        """Go on with the session's new plan text without a question (`why` says why);
+        `check`: what was verified against the old text is verified again first (at a
+        gate after a verification; an escalation's re-run checks again anyway)."""
+        self.rec.source_hash = self.s.source_hash
+        self._say(f"{why}: session {self.s.number} goes on with the plan's new text")
+        plan_file = self.s.source_file.resolve()
+        edits = self.person_edits()
+        if edits and all((self.r.repo.root / f).resolve() == plan_file for f in edits):
+            self.take_snapshot()  # the plan file's new text is the session's, no stray edit
+        if check and self.rec.step in RECHECK_AT:
+            self._say("verifying again with it")
+            return Outcome.RECHECK
         return None
 
     def _plan_diff(self) -> str:

@@ -46,6 +46,14 @@ from executor.workflows.tdd.step import (
 
 SCHEMA_VERSION = 3
 
+#: How `tests_written` / `tests_passing` were counted (`executor.workflows.tdd.counts`).
+TestsCounted = Literal["report", "source", "exit_code"]
+_COUNTED = (
+    "how the test counts were measured: report (test cases in the runner's report), source "
+    "(RED could not collect its tests: test functions read from their files), exit_code "
+    "(not measured: no report, the command's exit code only)"
+)
+
 
 class StepLog(Strict):
     """One transition: the step that ran, what it reported, when and for how long."""
@@ -165,6 +173,11 @@ class SessionRecord(Strict):
     after_rollback: Literal["restart", "skip"] = "restart"
     tree: str = Field(default="", description="the tree id the last work step left")
     verified: str = Field(default="", description="the tree id the last verification tested")
+    changes_from: str = Field(
+        default="",
+        description="the tree a person saw at the gate where they asked for changes (the next "
+        "attempt is shown against it); empty once a gate is approved",
+    )
     base_tests: dict[str, str] = Field(
         default_factory=dict, description="every test's fingerprint when the session started"
     )
@@ -217,6 +230,7 @@ class SessionRecord(Strict):
     )
     tests_written: int | None = None
     tests_passing: int | None = None
+    tests_counted: TestsCounted | None = Field(default=None, description=_COUNTED)
     coverage: float | None = None
     files_modified: list[str] = Field(default_factory=list)
     errors: list[str] = Field(default_factory=list)
@@ -248,6 +262,7 @@ class SessionEntry(Strict):
     commit_hash: str | None = None
     tests_written: int | None = None
     tests_passing: int | None = None
+    tests_counted: TestsCounted | None = Field(default=None, description=_COUNTED)
     coverage: float | None = None
     adopted: bool | None = Field(
         default=None, description="ticked as done in the plan and proven by a test run"
@@ -302,6 +317,11 @@ class RunRecord(Strict):
         ),
     )
     options: RunOptions = Field(default_factory=RunOptions)
+    scope: list[str] = Field(
+        default_factory=list,
+        description="the subcommand that continues this run, as its last command ran it: "
+        "[execute-plan], [execute-phase, N] or [resume-session, S] (what status offers)",
+    )
     hinted: list[str] = Field(default_factory=list, description="hints said once per run")
     spent: Spent = Field(default_factory=Spent)
     sessions: dict[int, SessionRecord] = Field(
@@ -454,6 +474,7 @@ def project(entry: SessionEntry, rec: SessionRecord) -> None:
     entry.commit_hash = rec.commit_hash
     entry.tests_written = rec.tests_written
     entry.tests_passing = rec.tests_passing
+    entry.tests_counted = rec.tests_counted
     entry.coverage = rec.coverage
     entry.adopted = rec.adopted or None
 

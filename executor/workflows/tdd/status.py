@@ -16,6 +16,7 @@ from executor.engine.layout import Layout
 from executor.errors import PlanInvalidError
 from executor.plan.cache import PlanView, load_valid
 from executor.project_config import find_root, load_project_config
+from executor.workflows.tdd.counts import elapsed
 from executor.workflows.tdd.parallel.view import parallel_data
 from executor.workflows.tdd.state import (
     AgentCall,
@@ -25,7 +26,7 @@ from executor.workflows.tdd.state import (
     SessionRecord,
     state_store,
 )
-from executor.workflows.tdd.step import ACTIVE
+from executor.workflows.tdd.step import ACTIVE, checkpoint_of, is_escalation
 from executor.workflows.tdd.workspace import check_plan_owner
 
 
@@ -48,23 +49,29 @@ def load_for_status(named: Path) -> PlanView:
 
 
 def _session(
-    entry: SessionEntry | None, rec: SessionRecord | None, archive: SessionArchive
+    entry: SessionEntry | None,
+    rec: SessionRecord | None,
+    archive: SessionArchive,
+    *,
+    live: bool = False,
 ) -> dict[str, Any]:
+    """One session's row; `live`: a run is at it now (its time runs to this moment)."""
     if entry is None or (rec is None and entry.status == "not_started"):
         return {"status": "not_started", "step": None, "checkpoint": None}
     kept = rec or archive.get(entry.number)
     full = kept or SessionRecord()
-    seconds = sum(h.seconds for h in full.history)
+    seconds = elapsed(full, now=live) if kept else 0.0
     return {
         "status": entry.status,
         "step": kept.step.value if kept else None,
         "checkpoint": entry.checkpoint,
         "tests_written": entry.tests_written,
         "tests_passing": entry.tests_passing,
+        "tests_counted": entry.tests_counted,
         "commit_hash": entry.commit_hash,
         "started_at": entry.started_at,
         "completed_at": entry.completed_at,
-        "duration_seconds": round(seconds, 1),
+        "duration_seconds": seconds,  # as the checkpoints show it: one clock, one rounding
         "attempt": full.attempt,
         "files_modified": full.files_modified,
         "errors": full.errors,
@@ -102,6 +109,8 @@ def status_data(plan: PlanView, named: Path | None = None) -> dict[str, Any]:
     archive = SessionArchive(layout.archive)
     index = state.index() if state else {}
     outline = plan.outline()
+    current = next((n for n, r in sorted(records.items()) if r.step in ACTIVE), None)
+    live = live_run(layout, records.get(current) if current is not None else None, current)
     phases = []
     rows: list[dict[str, Any]] = []
     for number, name in plan.phase_names().items():
@@ -109,11 +118,11 @@ def status_data(plan: PlanView, named: Path | None = None) -> dict[str, Any]:
         for s in (o for o in outline if o.phase == number):
             entry = index.get(s.number)
             row = {"number": s.number, "title": s.title, "dependencies": s.dependencies}
-            row.update(_session(entry, records.get(s.number), archive))
+            at_it = live is not None and s.number == current
+            row.update(_session(entry, records.get(s.number), archive, live=at_it))
             sessions.append(row)
         rows += sessions
         phases.append({"number": number, "name": name, "sessions": sessions})
-    current = next((n for n, r in sorted(records.items()) if r.step in ACTIVE), None)
     pending = next(
         ({"session": n, **dump(r.bridge.pending)} for n, r in sorted(records.items())
          if r.bridge.pending),
@@ -141,22 +150,67 @@ def status_data(plan: PlanView, named: Path | None = None) -> dict[str, Any]:
         "status": state.status if state and state.phases else "not_started",
         "current_session": current,
         "pending_request": pending,
-        "next": _next(state, pending),
+        "live": live,
+        "next": _next(state, pending, live),
         "phases": phases,
         **({"parallel": side} if side is not None else {}),
     }
 
 
-def _next(state: RunState | None, pending: dict[str, Any] | None) -> dict[str, Any]:
-    """What to do next, as data the CLI renders as a command: `answer` the pending
-    request, `resume` a session that stopped, `start` the plan, or `done`."""
+def live_run(
+    layout: Layout, rec: SessionRecord | None, session: int | None
+) -> dict[str, Any] | None:
+    """The run a live process drives now (it holds the run's lock, naming itself
+    `pid@host` in it): who, at which session and step, since when; None when no process
+    runs it (it stopped, or waits at exit 42 for a host)."""
+    from executor.fsutil import lock_held
+
+    if not lock_held(layout.lock):
+        return None
+    try:
+        holder = layout.lock.read_text("utf-8", "replace").split(" ", 1)[0]
+        since = layout.lock.stat().st_mtime
+    except OSError:
+        return None
+    import time
+
+    pid, _, host = holder.partition("@")
+    step_since, asking = None, False
+    if rec is not None:  # the step began when the one before it ended
+        step_since = rec.history[-1].at if rec.history else rec.started_at
+        # at a checkpoint or after a failure: it waits for a person at its terminal
+        asking = checkpoint_of(rec.step) is not None or is_escalation(rec.step)
+    return {
+        "pid": int(pid) if pid.isdigit() else None,
+        "host": host or None,
+        "session": session,
+        "step": rec.step.value if rec is not None else None,
+        "asking": asking,
+        "step_since": step_since,
+        "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(since)),
+    }
+
+
+def _next(
+    state: RunState | None, pending: dict[str, Any] | None, live: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """What to do next, as data the CLI renders as a command: `watch` the run a live
+    process drives, `answer` the pending request, `resume` a session that stopped,
+    `start` the plan, or `done`."""
+    if live is not None:
+        return {"do": "watch", "session": live["session"], "asking": live["asking"]}
+    # what continues the run: the scope its last command ran (a plan run goes on past the
+    # session it stopped at); a run saved before the scope was kept: the session
+    scope = state.run.scope if state else []
     if pending is not None:
         do = "answer_all" if pending.get("parallel") else "answer"
-        return {"do": do, "session": pending["session"], "kind": pending["kind"]}
+        words = scope or ["resume-session", str(pending["session"])]
+        return {"do": do, "session": pending["session"], "kind": pending["kind"], "words": words}
     records = state.run.sessions if state else {}
     for number, rec in sorted(records.items()):
         if rec.step in ACTIVE or rec.paused:
-            return {"do": "resume", "session": number}
+            return {"do": "resume", "session": number,
+                    "words": scope or ["resume-session", str(number)]}  # fmt: skip
     if state is not None and state.status == "completed":
         return {"do": "done", "session": None}
     if state is not None and any(lane.status != "integrated" for lane in state.run.lanes.values()):

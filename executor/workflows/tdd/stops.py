@@ -23,14 +23,15 @@ if TYPE_CHECKING:
     from executor.workflows.tdd.table import TddSession
 
 
-def continue_words(scope: Scope, number: int) -> list[str]:
+def continue_words(scope: Scope, number: int | None = None) -> list[str]:
     """The subcommand that continues a stopped run over the same scope: a plan or phase
-    run goes on past this session; a session run finishes this session."""
+    run goes on past this session; a session run finishes this session (`number`, else
+    the scope's own)."""
     if isinstance(scope, PlanScope):
         return ["execute-plan"]
     if isinstance(scope, PhaseScope):
         return ["execute-phase", str(scope.number)]
-    return ["resume-session", str(number)]
+    return ["resume-session", str(number if number is not None else scope.number)]
 
 
 def stopped(

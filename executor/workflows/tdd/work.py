@@ -35,6 +35,7 @@ from executor.workflows.tdd import budget, tampering, verdicts
 from executor.workflows.tdd.brief import digest, render_brief, usage_line
 from executor.workflows.tdd.commit import commit_message, commit_subject, trailers
 from executor.workflows.tdd.context import LiveCount, SessionRun, agent_for
+from executor.workflows.tdd.counts import counted
 from executor.workflows.tdd.guard import Guard, note_settings
 from executor.workflows.tdd.hooks import find_hooks
 from executor.workflows.tdd.state import AgentCall as AgentCallLog
@@ -379,6 +380,7 @@ class Work(Guard):
             named = [k for k in red.session if not k.endswith("::<file>")]
             self.rec.tests_written = len(cases) or len(named) or None
             self.rec.tests_passing = sum(c.outcome == "passed" for c in cases)
+            self.rec.tests_counted = counted(run, from_source=not cases and bool(named))
             self.rec.last_summary = f"RED verified: {run.summary()}" + _not_run(cases)
             self.rec.last_failure = ""
             return O.OK
@@ -440,6 +442,7 @@ class Work(Guard):
                 self.rec.in_suite = suite_run.command if suite_run and not session_run else None
             self.rec.tests_written = len(verdict.cases)
             self.rec.tests_passing = len(passed)
+            self.rec.tests_counted = counted(session_run or suite_run)
             self.rec.last_summary = verdicts.verified_summary(
                 role, verdict.cases, session_run, suite_run, command
             ) + _not_run(verdict.cases)

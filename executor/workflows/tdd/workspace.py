@@ -4,6 +4,7 @@ session is waiting on the bridge's one request file."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,6 +30,16 @@ def check_plan_owner(state: RunState | None, named: Path, layout: Layout) -> Non
 
     if plan_target(Path(theirs)) == plan_target(named):
         return
+    elsewhere = Path(theirs) if Path(theirs).is_dir() else Path(theirs).parent
+    if elsewhere != layout.folder:  # the run files came with a copy of the plan folder
+        stale = [p for p in layout.owned() if p != layout.lock and os.path.lexists(p)]
+        raise UserError(
+            f"{quote(layout.state)} holds the run of {quote(theirs)}, a plan in another "
+            f"folder: {quote(layout.folder)} looks like a copy made with its run files. To "
+            f"run {quote(named)} here afresh, remove them: rm -rf "
+            f"{' '.join(quote(p) for p in stale)} (the run of {quote(theirs)} stays where "
+            f"it is); or continue that plan with --plan {quote(theirs)}."
+        )
     raise UserError(
         f"{quote(layout.state)} holds the run of another plan, {quote(theirs)}: a folder "
         f"keeps one plan's run. Give {quote(named)} a folder of its own (e.g. "

@@ -125,9 +125,10 @@ def template_agents(
 
 def _hide(root: Path, patterns: Sequence[str], *, run_folder: bool = False) -> None:
     """Files a preset's tool writes in the codebase (aider's .aider*), or (`run_folder`)
-    the bridge's `.agent-*` files, as a plan run hides its own: hidden from git when the
-    codebase is in a repository (that line also names the run folder to the Claude Code
-    hooks); a plain folder has nothing to hide them from."""
+    the bridge's `.agent-*` files and the run's state, `.bak` and lock, as a plan run
+    hides its own: hidden from git when the codebase is in a repository (the `.agent-*`
+    line also names the run folder to the Claude Code hooks); a plain folder has nothing
+    to hide them from."""
     from executor.vcs import GitRepo
 
     try:
@@ -135,7 +136,7 @@ def _hide(root: Path, patterns: Sequence[str], *, run_folder: bool = False) -> N
     except PathNotFoundError:
         return
     if run_folder:
-        repo.exclude_run_folder(root)
+        repo.exclude_run_folder(root, state_name=STATE_NAME)
     if patterns:
         repo.exclude(patterns)
 
