@@ -201,3 +201,20 @@ def test_a_test_renamed_with_the_same_body_is_no_loss() -> None:
     renamed = BASE.replace("def test_add():", "def test_add_numbers():")
     judged = {j.key.split("::", 1)[1]: j for j in _judge(BASE, renamed)}
     assert judged["test_add"].kind == "renamed" and judged["test_add"].weakenings(False) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "test"),
+    [
+        ("tests/test_x.py", True), ("pkg/x_test.py", True), ("test/common.py", True),
+        ("web/src/cart.test.ts", True), ("web/src/cart.spec.jsx", True),
+        ("web/__tests__/cart.js", True), ("a/b/tests/helpers.py", True),
+        ("django/test/client.py", False), ("web/src/cart.ts", False), ("pkg/tester.py", False),
+    ],
+)  # fmt: skip
+def test_test_files_by_the_runners_conventions(path: str, test: bool) -> None:
+    """A JavaScript session's tests are its own too: without them every GREEN ran the
+    session's command beside a suite that collects it."""
+    from executor.workflows.tdd.verdicts import is_test_file
+
+    assert is_test_file(path) is test
