@@ -19,7 +19,7 @@ test run, and at verification.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -52,16 +52,20 @@ class Guard(SessionPart):
     # -- around a test run --------------------------------------------------------------
     def sealed_run(self, run: Callable[[], TestRun]) -> tuple[TestRun, list[str]]:
         """Run the tests; then put back whatever the run changed, and say what it was."""
+        seal = self.seal()
+        result = run()
+        return result, [f"tampering during a test run: {p}" for p in self.break_seal(seal)]
+
+    def seal(self) -> Seal:
+        """What a run of the repository's code must leave as it found it."""
         repo = self.r.repo
-        seal = Seal(
+        return Seal(
             tree=repo.record_tree(exclude=self._ignore()).tree,
             head=repo.head(),
             own=self._own_files().keep(),
             kept=repo.blobs_of(list(self.rec.kept)),
             settings=note_settings(repo),
         )
-        result = run()
-        return result, self._break_seal(seal)
 
     def _own_files(self) -> OwnFiles:
         layout = self.r.layout
@@ -71,40 +75,43 @@ class Guard(SessionPart):
             reclaim=self.r.reclaim,
         )  # fmt: skip
 
-    def _break_seal(self, seal: Seal) -> list[str]:
+    def break_seal(
+        self, seal: Seal, *, given: Collection[str] = (), who: str = "the test run"
+    ) -> list[str]:
+        """Put back what a run (of the tests, or of `who` else) changed besides the
+        files it was `given` to change (a formatter's), after a backup; say what it was."""
         repo, problems = self.r.repo, []
         head = repo.head()
         if head != seal.head:
             repo.fold_commits(seal.head)
-            problems.append(f"the test run made a commit ({head[:12]}); it was undone")
-        changed = repo.tree_diff(seal.tree, repo.record_tree(exclude=self._ignore()).tree)
+            problems.append(f"{who} made a commit ({head[:12]}); it was undone")
+        now = repo.record_tree(exclude=self._ignore()).tree
+        changed = [p for p in repo.tree_diff(seal.tree, now) if p not in given]
         kept = [p for p, blob in repo.blobs_of(list(seal.kept)).items() if seal.kept[p] != blob]
         saved = "it was not saved: it changed while the run was checked"
         if changed or kept:
             # a person may have saved a file meanwhile: nothing is put back unsaved
-            backup = repo.snapshot("test-run-changes", exclude=self.r.layout.owned())
+            backup = repo.snapshot("run-changes", exclude=self.r.layout.owned())
             saved = (f"what the run left is saved under {backup}: `git checkout {backup} -- "
                      f"<file>` brings a file back")  # fmt: skip
         if changed:
             repo.put_back(seal.tree, changed)
+            where = "in the repository" if not given else "they were not given to check"
             problems.append(
-                f"the test run changed files in the repository: {verdicts.describe(changed)}; "
-                f"they were put back (tests must not write into the repository: use a "
-                f"temporary folder, or have git ignore what they write); {saved}"
+                f"{who} changed files {where}: {verdicts.describe(changed)}; they were put "
+                f"back (a run must not write into the repository: use a temporary folder, "
+                f"or have git ignore what it writes); {saved}"
             )
         own = self._own_files().put_back(seal.own)
         if own:
-            problems.append(f"the test run changed the executor's own files: {', '.join(own)}")
+            problems.append(f"{who} changed the executor's own files: {', '.join(own)}")
         touched = self._put_back_kept(seal.kept)
         if touched:
-            problems.append(
-                f"the test run changed files you kept out: {', '.join(touched)}; {saved}"
-            )
+            problems.append(f"{who} changed files you kept out: {', '.join(touched)}; {saved}")
         settings = restore_settings(repo, seal.settings)
         if settings:
-            problems.append(f"the test run changed the executor's settings: {', '.join(settings)}")
-        problems += self._cleared()
-        return [f"tampering during a test run: {p}" for p in problems]
+            problems.append(f"{who} changed the executor's settings: {', '.join(settings)}")
+        return problems + self._cleared()
 
     def _put_back_kept(self, kept: dict[str, str]) -> list[str]:
         repo = self.r.repo
@@ -321,7 +328,9 @@ class Guard(SessionPart):
         rec = self.rec
         if not rec.red.deleted or not rec.base_commit:
             return []
-        still = self._still_passing(rec.red.deleted, rec.base_commit)
+        still, tampered = self._still_passing(rec.red.deleted, rec.base_commit)
+        if tampered:
+            return tampered
         if not still:
             self._say(
                 f"tests RED deleted fail against the new code, so what they described is what "
@@ -339,10 +348,10 @@ class Guard(SessionPart):
         rec.weakened = sorted({*rec.weakened, *kept})
         return _weakened(role, kept)
 
-    def _still_passing(self, keys: list[str], base: str) -> list[str]:
+    def _still_passing(self, keys: list[str], base: str) -> tuple[list[str], list[str]]:
         """Those of the deleted tests `keys` that pass when their files, as `base` held
         them, run against the session's tree: in a copy of it, sealed like any test run
-        (the person's checkout is left as it was)."""
+        (the person's checkout is left as it was), and what that run tampered with."""
         import shlex
         import tempfile
 
@@ -356,14 +365,14 @@ class Guard(SessionPart):
         argv = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", *sorted(keys)]
         with tempfile.TemporaryDirectory(prefix="executor-deleted-") as tmp:
             self.r.repo.export(self.rec.tree, Path(tmp), files=old)
-            run, _ = self.sealed_run(lambda: run_tests(
+            run, tampered = self.sealed_run(lambda: run_tests(
                 shlex.join(argv), cwd=Path(tmp), interpreter=python,
                 timeout_s=self.r.options.test_timeout or DEFAULT_TEST_TIMEOUT,
             ))  # fmt: skip
         if run.collection_error and not run.timed_out:
-            return []  # the old file cannot even be read against the new code
+            return [], tampered  # the old file cannot even be read against the new code
         failing = [c.id for c in run.cases if c.outcome in {"failed", "error"}]
-        return [k for k in keys if not any(map(verdicts.matching([k]), failing))]
+        return [k for k in keys if not any(map(verdicts.matching([k]), failing))], tampered
 
     def _source(self, rev: str, path: str) -> bytes | None:
         """A file as `rev` (a commit or a tree) holds it; None when it holds none."""

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 from executor.engine.machine import Outcome
 from executor.workflows.tdd import tampering, verdicts
-from executor.workflows.tdd.guard import Guard, Seal, note_settings, restore_settings
+from executor.workflows.tdd.guard import Guard
 from executor.workflows.tdd.state import PersonHook
 
 if TYPE_CHECKING:
@@ -137,15 +137,9 @@ class Hooks(Guard):
         if not files:
             return O.OK
         limit = self.r.options.test_timeout or 3600
-        seal = Seal(
-            tree=repo.record_tree(exclude=self._ignore()).tree,
-            head=repo.head(),
-            own=self._own_files().keep(),
-            kept=repo.blobs_of(list(self.rec.kept)),
-            settings=note_settings(repo),
-        )
+        seal = self.seal()
         ran = run_hooks(hook, repo, tree, files, limit, self.r.sandbox)
-        tampered = self._break_hook_seal(seal, files)
+        tampered = self.break_seal(seal, given=set(files), who="they")
         if tampered:
             return self._hooks_tampered(tampered, ran.output)
         changed = repo.tree_diff(tree, repo.record_tree(exclude=self._ignore()).tree)
@@ -161,35 +155,6 @@ class Hooks(Guard):
         why = (f"your commit hooks changed {verdicts.describe(changed)} again"
                if changed else f"your commit hooks failed ({ran.what})")  # fmt: skip
         return self._hooks_failed(why, ran.output)
-
-    def _break_hook_seal(self, seal: Seal, files: list[str]) -> list[str]:
-        """What a hook run did besides checking (and reformatting) `files`, put back."""
-        repo, problems = self.r.repo, []
-        head = repo.head()
-        if head != seal.head:
-            repo.fold_commits(seal.head)
-            problems.append(f"they made a commit ({head[:12]}); it was undone")
-        settings = restore_settings(repo, seal.settings)
-        if settings:
-            problems.append(f"they changed the executor's settings: {', '.join(settings)}")
-        given = set(files)
-        now = repo.record_tree(exclude=self._ignore()).tree
-        strays = [p for p in repo.tree_diff(seal.tree, now) if p not in given]
-        if strays:
-            backup = repo.snapshot("hook-run-changes", exclude=self.r.layout.owned())
-            repo.put_back(seal.tree, strays)
-            problems.append(
-                f"they changed files they were not given to check: "
-                f"{verdicts.describe(strays)}; put back (what they left is saved under "
-                f"{backup}: `git checkout {backup} -- <file>` brings a file back)"
-            )
-        own = self._own_files().put_back(seal.own)
-        if own:
-            problems.append(f"they changed the executor's own files: {', '.join(own)}")
-        touched = self._put_back_kept(seal.kept)
-        if touched:
-            problems.append(f"they changed files you kept out: {', '.join(touched)}")
-        return problems + self._cleared()
 
     def _hooks_tampered(self, problems: list[str], output: str) -> Outcome:
         """A hook run that did more than check: a person decides (what it runs may be
