@@ -163,6 +163,7 @@ class _TaskPlan:
             dependencies_line=deps_line,
             checkpoints=task.checkpoints,
             **located(self.path, self.lines, task.heading.line, task.end, steps.commit_lines()),
+            not_checks=steps.not_checks,
             box_lines=[s.line for s in steps.steps if s.checked is not None],
             claimed_done=bool(boxes) and all(boxes),
         )

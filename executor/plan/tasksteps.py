@@ -22,11 +22,12 @@ import re
 from dataclasses import dataclass, field
 
 from executor.plan import vocabulary as voc
-from executor.plan.commands import block_command, verifies
+from executor.plan.checks import judge
+from executor.plan.commands import block_command
 from executor.plan.files import as_file
 from executor.plan.inline import code_spans, plain, read_label
 from executor.plan.markdown import Block
-from executor.plan.models import FileSpec, Step, StepRole
+from executor.plan.models import FileSpec, PlanCommand, Step, StepRole
 
 _RUN = re.compile(
     r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?:run|command|test command|verify)(?:\s*\([^)]*\))?"
@@ -81,10 +82,14 @@ class TaskSteps:
         first = self.steps[0].line if self.steps else end + 1
         #: commands the task states outside its steps (`**Verify:** `cargo test``)
         self.task_commands: list[tuple[int, str]] = []
-        _read_commands([b for b in blocks if b.line < first or not self.steps], self.task_commands)
+        #: commands it names that are not checks (context only)
+        self.not_checks: list[PlanCommand] = []
+        outside = [b for b in blocks if b.line < first or not self.steps]
+        _read_commands(outside, self.task_commands, self.not_checks)
         for step in self.steps:
             inside = [b for b in blocks if step.line <= b.line <= step.end]
-            step.expected = _read_commands(inside, step.commands, bare=step.verifies)
+            refused = [] if step.meaning == "commit" else self.not_checks
+            step.expected = _read_commands(inside, step.commands, refused, bare=step.verifies)
         self.roles = _roles(self.steps)
         meanings = [s.meaning for s in self.steps]
         failing = [
@@ -143,7 +148,7 @@ class TaskSteps:
         for role, steps in chosen.items():
             if not steps:
                 continue
-            command, expected = self._command(role, steps)
+            command_line, command, expected = self._command(role, steps)
             paths = test_files if role == "red" else work_files
             made[role] = Step(
                 role=role,
@@ -151,30 +156,37 @@ class TaskSteps:
                 tasks=[f"Step {s.number}: {s.title}" for s in steps],
                 files=list(paths),
                 test_command=command,
+                command_line=command_line,
                 expected=expected,
                 line=steps[0].line,
             )
+        last = self.task_commands[-1] if self.task_commands else (None, None)
         if "green" not in made and not self.tdd:
-            command = self.task_commands[-1][1] if self.task_commands else None
-            made["green"] = Step(role="green", heading=title, line=line, test_command=command)
+            made["green"] = Step(
+                role="green", heading=title, line=line, test_command=last[1], command_line=last[0]
+            )
         elif "green" in made and made["green"].test_command is None and self.task_commands:
-            made["green"].test_command = self.task_commands[-1][1]
+            made["green"].test_command, made["green"].command_line = last[1], last[0]
         return made
 
-    def _command(self, role: StepRole, steps: list[_Step]) -> tuple[str | None, str | None]:
+    def _command(
+        self, role: StepRole, steps: list[_Step]
+    ) -> tuple[int | None, str | None, str | None]:
+        """(line, command, expected) of the check that verifies `role`."""
         verifying = [s for s in steps if s.verifies and s.commands]
         if role == "red":
             first = next((s for s in verifying if s.meaning == "verify_fail"), None)
             chosen = first or next(iter(verifying), None)
-            return (chosen.commands[0][1], chosen.expected) if chosen else (None, None)
+            if chosen is None:
+                return None, None, None
+            return chosen.commands[0][0], chosen.commands[0][1], chosen.expected
         found = [(ln, c, s.expected) for s in verifying for ln, c in s.commands]
         found += [(ln, c, None) for ln, c in self.task_commands if role == "green"]
         if not found and role == "green":  # only `Run:` lines inside work steps
             found = [(ln, c, s.expected) for s in steps for ln, c in s.commands]
         if not found:
-            return None, None
-        _, command, expected = max(found, key=lambda f: f[0])
-        return command, expected
+            return None, None, None
+        return max(found, key=lambda f: f[0])
 
 
 def _find(blocks: list[Block]) -> list[_Step]:
@@ -206,17 +218,30 @@ def _find(blocks: list[Block]) -> list[_Step]:
 
 
 def _read_commands(
-    blocks: list[Block], into: list[tuple[int, str]], *, bare: bool = False
+    blocks: list[Block],
+    into: list[tuple[int, str]],
+    refused: list[PlanCommand],
+    *,
+    bare: bool = False,
 ) -> str | None:
-    """Commands of `blocks` (`Run:` spans, the block after `Run:`, with `bare` any shell
-    block) into `into`; returns the first `Expected:` text after a command."""
+    """Checks of `blocks` (`Run:` spans, the block after `Run:`, with `bare` any shell
+    block) into `into`, the commands that are not checks into `refused`; returns the
+    first `Expected:` text after a check."""
     awaiting = bare
     expected: str | None = None
+
+    def take(line: int, command: str) -> None:
+        why = judge(command)
+        if why is None:
+            into.append((line, command))
+        elif command not in {r.command for r in refused}:
+            refused.append(PlanCommand(command=command, line=line, why_not=why))
+
     for block in blocks:
         if block.kind == "code":
             command = block_command(block.text, block.info) if awaiting else None
-            if command and verifies(command):
-                into.append((block.line, command))
+            if command:
+                take(block.line, command)
             awaiting = False
             continue
         if block.kind not in ("item", "paragraph"):
@@ -225,8 +250,8 @@ def _read_commands(
             for part in re.split(r"(?<=\S)\s+(?=(?:Run|Expected)\s*:)", text):
                 if run := _RUN.match(part):
                     spans = code_spans(run.group(1))
-                    if spans and verifies(spans[0]):
-                        into.append((line, spans[0]))
+                    if spans:
+                        take(line, spans[0])
                     awaiting = not spans and not plain(run.group(1))
                 elif (exp := _EXPECTED.match(part)) and into and expected is None:
                     expected = plain(exp.group(1), ticks=False) or None

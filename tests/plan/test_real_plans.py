@@ -64,6 +64,10 @@ KNOWN: dict[tuple[str, int, str], str] = {
     ),
     ("tm-edu-parser", 1, "files"): _TM_FILES,
     ("tm-edu-parser", 10, "files"): _TM_FILES,
+    ("tm-edu-parser", 11, "test_commands"): (
+        "an inline `python -c` is taken for a check; this one exports to Google Sheets, an "
+        "effect only its code shows"
+    ),
     ("tm-prompt-enhancer", 2, "files"): _TM_FILES,
     ("tm-prompt-enhancer", 4, "files"): _TM_FILES,
     ("tm-prompt-enhancer", 9, "files"): _TM_FILES,
