@@ -41,7 +41,9 @@ _RUNNERS: dict[str, tuple[str, ...]] = {
     "npm": ("exec",),
     "dotnet": ("tool", "run"),
 }
-_SHELL_BUILTINS = frozenset({"cd", "pushd", "popd", "export", "source", ".", "set", "unset", "true"})
+_SHELL_BUILTINS = frozenset(
+    {"cd", "pushd", "popd", "export", "source", ".", "set", "unset", "true"}
+)
 _READERS = frozenset(
     {"echo", "printf", "cat", "ls", "pwd", "which", "head", "tail", "wc", "find", "sort",
      "tree", "stat", "du", "file", "less", "more", "type", "sleep", "date", "whoami", "env"}
@@ -135,6 +137,15 @@ _SERVER = re.compile(
 _FORMATTERS = frozenset({"black", "isort", "rustfmt", "autopep8", "yapf", "gofmt", "goimports"})
 
 
+def not_a_check(command: str, why: str) -> str:
+    """How `plan validate` names a command that will not verify a session."""
+    return (
+        f"`{command}` is not run as a check: {why}; the agent and the person see it as "
+        "context, and the session is verified by a check (the step's, or the project's "
+        "test command)"
+    )
+
+
 def judge(command: str | None) -> str | None:
     """Why `command` may not verify a session (None: it is a check)."""
     if command is None or not command.strip():
@@ -221,8 +232,10 @@ def _part(words: list[str]) -> str | None:
     sub = next((a for a in args if not a.startswith("-")), "")
     if name in _SHELL_BUILTINS or name in _READERS:
         return "neutral"
-    if name in ("sed", "awk", "perl") and "-i" not in args and not any(
-        a.startswith("-i") for a in args
+    if (
+        name in ("sed", "awk", "perl")
+        and "-i" not in args
+        and not any(a.startswith("-i") for a in args)
     ):
         return "neutral"
     if (writes := _formats(name, args, sub)) is not None:
@@ -241,10 +254,14 @@ def _part(words: list[str]) -> str | None:
         return f"it opens a program for a person ({name})"
     if name in ("docker", "podman"):
         return _container(args)
+    if name in ("terraform", "tofu") and sub == "init":
+        return "neutral"  # fetches providers; `terraform init && terraform validate` checks
     if sub in ("install", "uninstall") or (name in _INSTALLERS and sub in _INSTALL_VERBS):
         return f"it installs or changes dependencies ({name} {sub})"
     if sub in ("add", "init", "create", "new", "generate", "scaffold") and name not in (
-        "git", "docker", "podman"
+        "git",
+        "docker",
+        "podman",
     ):
         return f"it creates or adds files ({name} {sub})"
     if name in ("pip", "pip3", "pipx", "brew", "apt", "apt-get", "gem", "conda"):
@@ -253,14 +270,13 @@ def _part(words: list[str]) -> str | None:
         if name in ("sed", "perl", "awk"):
             return f"it edits files ({name} -i)"
         return f"it changes files ({name})"
-    if any(_DEPLOY_WORD.search(a) for a in [name, sub] if a):
+    words_named = [name.rsplit(".", 1)[0], sub if re.fullmatch(r"[\w:-]+", sub) else ""]
+    if any(_DEPLOY_WORD.search(a) for a in words_named if a):
         return f"it deploys or publishes ({' '.join(words[:2])})"
     if sub in ("publish", "deploy", "push", "upload"):
         return f"it deploys or publishes ({name} {sub})"
     if name in ("terraform", "tofu", "pulumi") and sub not in ("validate", "plan", "fmt", "init"):
         return f"it changes infrastructure ({name} {sub})"
-    if name in ("terraform", "tofu") and sub == "init":
-        return "neutral"
     if _migrates(name, args):
         return f"it changes a database ({' '.join(words[:3])})"
     target = _script_target(name, args)
@@ -287,8 +303,16 @@ def _formats(name: str, args: list[str], sub: str) -> str | None:
         return None
     if name in _FORMATTERS and (name not in ("gofmt", "goimports") or "-w" in flags):
         return f"it rewrites files ({name})"
-    if (name, sub) in {("ruff", "format"), ("cargo", "fmt"), ("go", "fmt"), ("dotnet", "format"),
-                       ("deno", "fmt"), ("dart", "format"), ("mix", "format"), ("swift", "format")}:
+    if (name, sub) in {
+        ("ruff", "format"),
+        ("cargo", "fmt"),
+        ("go", "fmt"),
+        ("dotnet", "format"),
+        ("deno", "fmt"),
+        ("dart", "format"),
+        ("mix", "format"),
+        ("swift", "format"),
+    }:
         return f"it rewrites files ({name} {sub})"
     return None
 
@@ -358,7 +382,9 @@ def _builder(name: str, args: list[str], target: str | None) -> str | None:
                 "webpack", "vite", "rollup", "esbuild", "parcel", "scons", "lein", "tsx",
                 "ts-node"):  # fmt: skip
         if name in ("go", "cargo", "dotnet", "swift", "deno", "flutter", "dart", "mix") and sub in (
-            "run", "start", "serve"
+            "run",
+            "start",
+            "serve",
         ):
             return f"it runs the program ({name} {sub}), not a check"
         if name in ("tsx", "ts-node") and not _CHECK_WORD.search(" ".join(plain)):
@@ -368,13 +394,35 @@ def _builder(name: str, args: list[str], target: str | None) -> str | None:
                 "Rscript", "R", "julia", "gcc", "g++", "clang", "javac", "kotlinc", "rustc",
                 "clj", "raco", "nim", "crystal"):  # fmt: skip
         if {"-c", "-e", "--eval", "--test", "-m"} & set(args) or name in (
-            "gcc", "g++", "clang", "javac", "kotlinc", "rustc"
+            "gcc",
+            "g++",
+            "clang",
+            "javac",
+            "kotlinc",
+            "rustc",
         ):
             module = args[args.index("-m") + 1] if "-m" in args[:-1] else None
-            if module is not None and module not in _TEST_TOOLS | _LINTERS | {
-                "compileall", "py_compile", "doctest", "unittest", "pytest", "build", "mypy",
-                "json.tool", "tabnanny", "pyflakes", "pycodestyle", "coverage",
-            } and not _CHECK_WORD.search(module):
+            if (
+                module is not None
+                and module
+                not in _TEST_TOOLS
+                | _LINTERS
+                | {
+                    "compileall",
+                    "py_compile",
+                    "doctest",
+                    "unittest",
+                    "pytest",
+                    "build",
+                    "mypy",
+                    "json.tool",
+                    "tabnanny",
+                    "pyflakes",
+                    "pycodestyle",
+                    "coverage",
+                }
+                and not _CHECK_WORD.search(module)
+            ):
                 return f"it runs a module ({module}), not a check"
             return None
         script = sub

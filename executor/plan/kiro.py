@@ -18,11 +18,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from executor.plan.commands import text_command, verifies
+from executor.plan.checks import judge
+from executor.plan.commands import text_command
 from executor.plan.files import prose_paths
 from executor.plan.inline import plain
 from executor.plan.markdown import Block, parse
-from executor.plan.models import FileSpec, Phase, Plan, PlanFormat, Session, Step
+from executor.plan.models import FileSpec, Phase, Plan, PlanCommand, PlanFormat, Session, Step
 from executor.plan.sessiontext import located, split_source, trimmed_end
 from executor.plan.source import file_plan
 
@@ -116,9 +117,20 @@ class _SpecTasks:
     def session(self, task: _Task, number: int, before: int, group: _Task | None) -> Session:
         item = task.item
         end = trimmed_end(self.lines, item.end, item.line)
-        details = [ln for b in task.details for _, ln in b.lines() if not _REQUIREMENTS.match(ln)]
+        lines = [
+            (n, ln) for b in task.details for n, ln in b.lines() if not _REQUIREMENTS.match(ln)
+        ]
+        details = [ln for _, ln in lines]
         text = "\n".join([task.title, *details])
-        commands = [c for ln in details if (c := text_command(ln)) and verifies(c)]
+        commands: list[tuple[int, str]] = []
+        refused: list[PlanCommand] = []
+        for n, ln in lines:
+            if (named := text_command(ln)) is None:
+                continue
+            if (why := judge(named)) is None:
+                commands.append((n, named))
+            else:
+                refused.append(PlanCommand(command=named, line=n, why_not=why))
         files = [FileSpec(path=p, line=item.line) for p in prose_paths(text, bare=True)
                  if not p.startswith("/")]  # fmt: skip
         boxes = [item.line] + ([group.item.line] if group is not None else [])
@@ -133,9 +145,11 @@ class _SpecTasks:
                 heading=plain(task.title),
                 tasks=[plain(d) for d in details],
                 files=[f.path for f in files],
-                test_command=commands[-1] if commands else None,
+                test_command=commands[-1][1] if commands else None,
+                command_line=commands[-1][0] if commands else None,
                 line=item.line,
             ),
+            not_checks=refused,
             files=files,
             dependencies=[before] if before else [],
             optional=item.star,

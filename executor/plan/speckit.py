@@ -25,7 +25,8 @@ import re
 from pathlib import Path
 
 from executor.plan import vocabulary as voc
-from executor.plan.commands import join, text_command, verifies
+from executor.plan.checks import judge
+from executor.plan.commands import join, text_command
 from executor.plan.files import as_file, is_source_name, prose_paths
 from executor.plan.inline import code_spans, plain, read_label
 from executor.plan.markdown import Block, Section, parse
@@ -34,6 +35,7 @@ from executor.plan.models import (
     FileSpec,
     Phase,
     Plan,
+    PlanCommand,
     PlanFormat,
     PlanTask,
     Session,
@@ -70,7 +72,10 @@ class _TaskFile:
         self.plan = plan
         self.lines = split_source(text)
         self.doc = parse(text)
-        self.command: str | None = None
+        #: (line, check) of a test command stated before the first phase.
+        self.command: tuple[int, str] | None = None
+        #: Commands named before the first phase that are not checks.
+        self.not_checks: list[PlanCommand] = []
 
     def run(self) -> None:
         phases: list[tuple[Section, str, str]] = []
@@ -85,8 +90,10 @@ class _TaskFile:
         first = phases[0][0].line if phases else self.doc.count + 1
         for block in self.doc.blocks:
             if block.line < first and block.kind in ("paragraph", "item"):
-                for _, text in block.lines():
-                    self.command = self.command or _label_command(text)
+                for line, text in block.lines():
+                    found = _label_command(text)
+                    if found is not None and self.command is None:
+                        self.command = _checked(found, line, self.not_checks)
         labels = [n for _, n, _ in phases]
         for number, (section, written, name) in enumerate(phases, start=1):
             session = self.session(number, name, section)
@@ -148,7 +155,8 @@ class _TaskFile:
         checkpoints: list[str] = []
         deps: list[int] | None = None
         deps_line: int | None = None
-        command: str | None = None
+        command: tuple[int, str] | None = None
+        not_checks: list[PlanCommand] = []
         role: StepRole = "red" if _TESTS_FIRST.search(name) else "green"
         details: dict[int, list[str]] = {}
         items: list[tuple[Block, StepRole]] = []
@@ -176,7 +184,7 @@ class _TaskFile:
                     refs = voc.parse_session_refs(plain(label.rest, ticks=False), word="phase")
                     deps, deps_line = [r for r in (refs or []) if 0 < r < number], line
                 elif _COMMAND_LABEL.match(label.label) and code_spans(label.rest):
-                    command = code_spans(label.rest)[0]
+                    command = _checked(code_spans(label.rest)[0], line, not_checks) or command
         first_work = next(
             (i for i, (b, r) in enumerate(items) if r == "green" and not _writes_tests(b.text)),
             len(items),
@@ -184,7 +192,7 @@ class _TaskFile:
         for i, (block, task_role) in enumerate(items):
             if task_role == "green" and i < first_work:
                 task_role = "red"  # "Write unit tests for X" before X is written
-            task = _task(block, task_role, details[block.line])
+            task = _task(block, task_role, details[block.line], not_checks)
             tasks.append(task)
             if task.manual:
                 checkpoints.append(f"{task.label}: {plain(task.text, ticks=False)}")
@@ -208,7 +216,9 @@ class _TaskFile:
             files=files,
             dependencies=deps if deps is not None else ([number - 1] if number > 1 else []),
             dependencies_line=deps_line,
-            default_test_command=command or self.command,
+            default_test_command=(command or self.command or (None, None))[1],
+            default_command_line=(command or self.command or (None, None))[0],
+            not_checks=[*(self.not_checks if number == 1 else []), *not_checks],
             checkpoints=checkpoints,
             **located(self.path, self.lines, section.line, end),
             box_lines=[t.line for t in tasks],
@@ -243,11 +253,22 @@ def _writes_tests(text: str) -> bool:
     return bool(_WRITES_TESTS.match(_words(text)))
 
 
-def _task(block: Block, role: StepRole, details: list[str]) -> PlanTask:
+def _checked(command: str, line: int, refused: list[PlanCommand]) -> tuple[int, str] | None:
+    """(line, command) when it is a check; else None, and it is kept with why."""
+    why = judge(command)
+    if why is None:
+        return line, command
+    if command not in {c.command for c in refused}:
+        refused.append(PlanCommand(command=command, line=line, why_not=why))
+    return None
+
+
+def _task(block: Block, role: StepRole, details: list[str], refused: list[PlanCommand]) -> PlanTask:
     m = voc.SPECKIT_TASK.match(block.text)
     assert m is not None
     text = block.text.replace("\n", " ")
-    command = text_command(text)
+    named = text_command(text)
+    command = _checked(named, block.line, refused) if named else None
     return PlanTask(
         label=m.group(1),
         text=text[m.start(2) :].strip(),
@@ -258,7 +279,7 @@ def _task(block: Block, role: StepRole, details: list[str]) -> PlanTask:
             "\n".join([text, *details]),
             checking=voc.step_meaning(_words(text)).startswith("verify"),
         ),
-        command=command if verifies(command) else None,
+        command=command[1] if command else None,
         manual=bool(_MANUAL.search(text)),
         depends_on=_depends_on(text),
     )
@@ -301,6 +322,7 @@ def _step(role: StepRole, tasks: list[PlanTask], line: int, *, always: bool = Fa
         tasks=[plain(f"{t.label} {t.text}") for t in tasks],
         files=files,
         test_command=join([t.command for t in tasks if t.command]),
+        command_line=next((t.line for t in tasks if t.command), None),
         line=tasks[0].line if tasks else line,
     )
 

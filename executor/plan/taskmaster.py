@@ -18,7 +18,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from executor.plan.commands import text_command, verifies
+from executor.plan.checks import judge
+from executor.plan.commands import text_command
 from executor.plan.files import prose_paths
 from executor.plan.jsonspans import Span, items, line_of, members
 from executor.plan.models import (
@@ -26,6 +27,7 @@ from executor.plan.models import (
     FileSpec,
     Phase,
     Plan,
+    PlanCommand,
     PlanFormat,
     PlanTask,
     Session,
@@ -121,7 +123,13 @@ class _TasksFile:
             if not p.startswith(("/", "~"))
         ]
         strategy = str(task.get("testStrategy") or "")
-        commands = [c for ln in strategy.split("\n") if (c := text_command(ln)) and verifies(c)]
+        named = [c for ln in strategy.split("\n") if (c := text_command(ln))]
+        commands = [c for c in named if judge(c) is None]
+        refused = [
+            PlanCommand(command=c, line=start, why_not=why)
+            for c in named
+            if (why := judge(c)) is not None
+        ]
         title = str(task.get("title") or f"Task {written}")
         own_box = [line_of(self.text, spans["status"][0])] if "status" in spans else []
         source = self.text[span[0] : span[1]]
@@ -137,8 +145,10 @@ class _TasksFile:
                 tasks=[s.text for s in subtasks] or [str(task.get("description") or title)],
                 files=[f.path for f in files],
                 test_command=commands[-1] if commands else None,
+                command_line=start if commands else None,
                 line=start,
             ),
+            not_checks=refused,
             files=files,
             dependencies=[int(d) for d in _list(task, "dependencies") if str(d).isdigit()],
             is_checkpoint=bool(_CHECKPOINT.search(title)),
