@@ -46,9 +46,10 @@ _SHELL_BUILTINS = frozenset(
 )
 _READERS = frozenset(
     {"echo", "printf", "cat", "ls", "pwd", "which", "head", "tail", "wc", "find", "sort",
-     "tree", "stat", "du", "file", "less", "more", "type", "sleep", "date", "whoami", "env"}
+     "tree", "stat", "du", "file", "less", "more", "type", "sleep", "date", "whoami", "env",
+     "grep", "egrep", "rg", "ag", "jq", "yq", "uname", "id", "hostname", "ps", "history"}
 )  # fmt: skip
-_READ_CHECKS = frozenset({"test", "[", "[[", "diff", "cmp", "grep", "rg", "jq"})
+_READ_CHECKS = frozenset({"test", "[", "[[", "diff", "cmp"})
 _TEST_TOOLS = frozenset(
     {"pytest", "py.test", "tox", "nox", "jest", "vitest", "mocha", "ava", "tap", "karma",
      "jasmine", "cypress", "playwright", "rspec", "phpunit", "pest", "ctest", "bats",
@@ -393,6 +394,8 @@ def _builder(name: str, args: list[str], target: str | None) -> str | None:
     if name in ("node", "python", "python3", "php", "ruby", "perl", "bash", "sh", "zsh", "pwsh",
                 "Rscript", "R", "julia", "gcc", "g++", "clang", "javac", "kotlinc", "rustc",
                 "clj", "raco", "nim", "crystal"):  # fmt: skip
+        if name in ("bash", "sh", "zsh") and "-n" in args:
+            return None  # a syntax check: `sh -n bin/harness`
         if {"-c", "-e", "--eval", "--test", "-m"} & set(args) or name in (
             "gcc",
             "g++",

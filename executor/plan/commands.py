@@ -33,6 +33,13 @@ _RUN_VERB = re.compile(
 
 
 _SPAN = re.compile(r"`[^`]*`")
+#: `git add ...` / `git commit ...` lines of a block: one commit per session is ours.
+_OURS = re.compile(r"^(?:git\s+(?:-C\s+\S+\s+)?(?:add|commit)\b)")
+
+
+def _open_quote(line: str) -> bool:
+    """The line leaves a double-quoted string open (a commit message going on)."""
+    return line.replace('\\"', "").count('"') % 2 == 1
 
 
 def block_command(code: str, info: str = "") -> str | None:
@@ -43,9 +50,13 @@ def block_command(code: str, info: str = "") -> str | None:
         return None
     parts: list[str] = []
     pending = ""
+    in_commit = False
     for raw in code.split("\n"):
         line = pending + _PROMPT.sub("", raw).strip()
         pending = ""
+        if in_commit or _OURS.match(line):  # staging and committing are the executor's
+            in_commit = _open_quote(line) != in_commit
+            continue
         if not line or line.startswith("#"):
             if "another terminal" in line.lower():
                 return None

@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import re
 
+from executor.plan import words
 from executor.plan.inline import code_spans, plain
 from executor.plan.models import FileSpec
 
 _FILE_PREFIX = re.compile(r"^(?:create|modify|update|test|add|edit|new)\s*:\s*", re.I)
 _FILE_ITEM = re.compile(
-    r"^(create|creates|modify|modifies|update|test|tests|delete|remove|read|add|edit|new)"
-    r"(?:\s*/\s*\w+)?\s*:\s*(.*)$",
-    re.I,
+    rf"^({words.FILE_CHANGES}|{words.FILE_READS})(?:\s*/\s*\w+)?\s*[:：]\s*(.*)$", re.I
 )
+_FILE_READ = re.compile(rf"^(?:{words.FILE_READS})$", re.I)
 _LINE_SUFFIX = re.compile(r":\d[\d,\-– ]*$")
+_DOTFILE = re.compile(r"^\.[A-Za-z][\w-]*(?:\.[\w-]+)*$")
+_BARE_NAME = re.compile(r"^[A-Za-z][\w-]*$")
 _PATH_CHARS = re.compile(r"^[\w.@~+\-/\\*\[\]]+$")
 _NAME = re.compile(r"^\.?[\w\-@+]+(?:\.[\w\-@+]+)*\.[A-Za-z][A-Za-z0-9]{0,9}$")
 _WELL_KNOWN = frozenset(
@@ -119,8 +121,10 @@ _HEADER_COMMENT = re.compile(
 _IN_FOLDER = re.compile(r"`([^`]+)`\s+in\s+`([^`]+/)`")
 
 
-def as_file(text: str) -> str | None:
-    """`text` as a file or folder path (a glob as its folder), or None."""
+def as_file(text: str, *, listed: bool = False) -> str | None:
+    """`text` as a file or folder path (a glob as its folder), or None. A dotfile
+    (`.env.local`, `.gitkeep`) is a file; in a files list (`listed`) so is a path with a
+    folder and no extension (`scripts/pre-commit`, `bin/harness`)."""
     raw = text.strip()
     if "://" in raw or raw.lower() in _NOT_FILES:
         return None
@@ -133,7 +137,9 @@ def as_file(text: str) -> str | None:
     if path.endswith("/"):
         return path if path.strip("./") else None
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
-    return path if name in _WELL_KNOWN or _NAME.match(name) else None
+    if name in _WELL_KNOWN or _NAME.match(name) or _DOTFILE.match(name):
+        return path
+    return path if listed and "/" in path and _BARE_NAME.match(name) else None
 
 
 def is_source_name(path: str) -> bool:
@@ -157,7 +163,7 @@ def list_item_files(item: str, line: int) -> list[FileSpec]:
     else:
         body = _FILE_PREFIX.sub("", text)
         path, _, note = body.partition(" ")
-    path = as_file(_FILE_PREFIX.sub("", path).strip().strip("*")) or ""
+    path = as_file(_FILE_PREFIX.sub("", path).strip().strip("*"), listed=bool(spans)) or ""
     note = note.strip().strip("-–—:").strip()
     if note.startswith("(") and note.endswith(")"):
         note = note[1:-1].strip()
@@ -172,11 +178,11 @@ def task_file_spec(item: str, line: int) -> FileSpec | None:
     if m is None:
         return None
     kind, rest = m.group(1).lower(), m.group(2).strip()
-    if kind == "read":
+    if _FILE_READ.match(kind):  # Read / Verify / Commit items change nothing
         return None
     spans = code_spans(rest)
     raw = spans[0] if spans else rest.split(" ")[0]
-    path = as_file(_LINE_SUFFIX.sub("", raw.strip()))
+    path = as_file(_LINE_SUFFIX.sub("", raw.strip()), listed=True)
     if path is None:
         return None
     note = rest.split(f"`{raw}`", 1)[1] if spans else rest[len(raw) :]

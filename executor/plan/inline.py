@@ -60,7 +60,7 @@ def plain(text: str, *, ticks: bool = True) -> str:
     return "".join(parts).strip()
 
 
-_LABEL = re.compile(r"^(\*\*|__)(.+?)\1\s*(:?)\s*(.*)$")
+_LABEL = re.compile(r"^(\*\*|__)(.+?)\1\s*([:：]?)\s*(.*)$", re.S)
 
 
 @dataclass(slots=True)
@@ -79,7 +79,7 @@ def read_label(text: str) -> Labelled | None:
     if m is None:
         return None
     label, colon, rest = m.group(2).strip(), m.group(3), m.group(4)
-    if label.endswith(":"):
+    if label.endswith((":", "：")):  # `**Label:**`, `**文件：**` (a full-width colon)
         return Labelled(
             plain(label[:-1], ticks=False).strip(), (colon + " " + rest).strip() if colon else rest
         )

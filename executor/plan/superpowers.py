@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from executor.plan import vocabulary as voc
+from executor.plan import words
 from executor.plan.files import task_file_spec
 from executor.plan.inline import plain, read_label
 from executor.plan.markdown import Block, Section, parse
@@ -27,7 +28,8 @@ from executor.plan.source import file_plan
 from executor.plan.tasksteps import TaskSteps
 
 _DEPENDS = re.compile(r"^(?:depends on|dependencies|requires|prerequisites?|blocked by)$", re.I)
-_GATE = re.compile(r"\bgate\b|\bcheckpoint\b", re.I)
+_GATE = re.compile(rf"\bgate\b|{words.CHECKPOINT}|{words.MANUAL}|abnahme|acceptance", re.I)
+_FILES = re.compile(words.FILES_LABEL, re.I)
 
 
 @dataclass
@@ -183,7 +185,7 @@ class _TaskPlan:
                 continue
             if block.kind == "paragraph" and not block.item:
                 label = read_label(block.first)
-                in_files = label is not None and bool(re.fullmatch(r"files?", label.label, re.I))
+                in_files = label is not None and bool(_FILES.fullmatch(words.normal(label.label)))
                 if label is not None and _DEPENDS.match(label.label):
                     deps, deps_line = self.dependencies(task, label.rest, block.line, numbers)
             elif block.kind != "item":
