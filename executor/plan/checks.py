@@ -113,7 +113,8 @@ _GIT_READS = frozenset(
 _DEPLOY_WORD = re.compile(r"deploy|release|publish|upload|push|ship|rollout|provision", re.I)
 _MUTATE_WORD = re.compile(
     r"^(?:install|setup|bootstrap|init|migrate|seed|clean|reset|format|fmt|fix|generate|gen"
-    r"|codegen|dev|start|serve|watch|up|down|destroy|apply|prune|db:.*|prisma:.*)$",
+    r"|codegen|dev|start|serve|watch|up|down|destroy|apply|prune|db:.*|prisma:.*"
+    r"|run|server|backend|frontend|app)$",
     re.I,
 )
 _CHECK_WORD = re.compile(
@@ -359,7 +360,7 @@ def _migrates(name: str, args: list[str]) -> bool:
 
 def _script_target(name: str, args: list[str]) -> str | None:
     """The script or target a runner runs: `npm run dev` -> dev, `make deploy` -> deploy."""
-    plain = [a for a in args if not a.startswith("-")]
+    plain = _operands(args)
     if name in ("npm", "pnpm", "yarn", "bun") and plain:
         if plain[0] in ("run", "run-script") and len(plain) > 1:
             return plain[1]
@@ -369,6 +370,27 @@ def _script_target(name: str, args: list[str]) -> str | None:
     if name in ("python", "python3") and plain[:1] == ["manage.py"] and len(plain) > 1:
         return plain[1]
     return None
+
+
+#: Options whose value is the next word (`npm --prefix frontend run test`).
+_VALUED = frozenset(
+    {"--prefix", "-C", "--dir", "--cwd", "--filter", "-F", "-w", "--workspace", "-f", "--file",
+     "-p", "--project", "--config", "-c", "--manifest-path", "--directory"}
+)  # fmt: skip
+
+
+def _operands(args: list[str]) -> list[str]:
+    """The words that are not options or option values."""
+    out: list[str] = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+        elif a in _VALUED:
+            skip = True
+        elif not a.startswith("-"):
+            out.append(a)
+    return out
 
 
 def _builder(name: str, args: list[str], target: str | None) -> str | None:

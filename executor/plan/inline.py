@@ -31,6 +31,16 @@ def code_spans(text: str) -> list[str]:
     ]
 
 
+def code_spans_at(text: str) -> list[tuple[int, str]]:
+    """The code spans of `text` with where each starts."""
+    if "`" not in text:
+        return []
+    return [
+        (m.start(), m.group(2).strip() if m.group(1) != "`" else m.group(2))
+        for m in _CODE_SPAN.finditer(text)
+    ]
+
+
 def _plain_part(text: str) -> str:
     if "[" in text:
         text = _LINK.sub(r"\1", text)

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from markdown_it import MarkdownIt
 
-_BOX = re.compile(r"^\[([ xX-])\](\*)?(?:[ \t]+|$)")
+_BOX = re.compile(r"^\[([ xX-])\](\\?\*)?(?:[ \t]+|$)")  # `[ ]\*`: an escaped optional mark
 _LINE_BREAK = re.compile(r"\r\n?|\n")
 _FENCE_LINE = re.compile(r"^( {0,3})(`{3,}|~{3,})[ \t]*([^`\s]*)[^`]*$")
 _FRONT_KEY = re.compile(r"^[\w-]+\s*:")

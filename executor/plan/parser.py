@@ -105,12 +105,11 @@ class _FileParser:
             if m := voc.PHASE_HEADING.match(text):
                 self.open_phase(m.group(1), voc.phase_name(m.group(2) or ""), heading.line)
                 ids.append((section, m.group(1), m.group(2) or ""))
-            elif m := voc.PHASE_ID_HEADING.match(text):
-                ids.append((section, m.group(1).upper(), m.group(2) or ""))
+            elif found_id := voc.PHASE_ID_HEADING.match(text):
+                ident, rest = found_id.group(1).upper(), found_id.group(2) or ""
+                ids.append((section, ident, rest))
                 if self.overview:
-                    self.open_phase(
-                        m.group(1).upper(), voc.phase_name(m.group(2) or ""), heading.line
-                    )
+                    self.open_phase(ident, voc.phase_name(rest), heading.line)
             elif m := voc.SESSION_HEADING.match(text):
                 number = int(m.group(1))
                 if any(n == number for _, n in open_numbers):
@@ -200,12 +199,16 @@ class _FileParser:
         assert section.heading is not None
         text = plain(section.heading.text, ticks=False)
         label = None
-        if (m := voc.SESSION_HEADING.match(text)) or (m := voc.PART_HEADING.match(text)):
+        if (m := voc.SESSION_HEADING.match(text) or voc.PART_HEADING.match(text)) is not None:
             number, title = int(m.group(1)), m.group(2)
         else:
-            m = voc.PHASE_ID_HEADING.match(text)
-            assert m is not None
-            number, title, label = len(self.result_sessions()) + 1, m.group(2) or "", m.group(1)
+            found = voc.PHASE_ID_HEADING.match(text)
+            assert found is not None
+            number, title, label = (
+                len(self.result_sessions()) + 1,
+                found.group(2) or "",
+                found.group(1),
+            )
         draft = self.new_draft(number, title, section.line, label)
         nested = [c.line for c in section.walk() if c is not section and c.line in self.unit_lines]
         reader = SessionReader(draft, self.warn, skip=set(nested))

@@ -25,6 +25,7 @@ import re
 from pathlib import Path
 
 from executor.plan import vocabulary as voc
+from executor.plan import words
 from executor.plan.checks import judge
 from executor.plan.commands import join, text_command
 from executor.plan.files import as_file, is_source_name, prose_paths
@@ -49,10 +50,19 @@ _TITLE_PREFIX = re.compile(r"^(?:implementation\s+)?tasks?\s*:\s*", re.I)
 _ARROW = re.compile(r"\s*(?:→|->|⟶|=>)\s*")
 _COMMAND_LABEL = re.compile(r"^(?:test command|run tests?|tests? run with|verify with)$", re.I)
 _MANUAL = re.compile(r"\bmanual(?:ly)?\s+(?:verification|test|check)|\bby hand\b", re.I)
-_DEPENDS = re.compile(r"\(depends on ([^)]*)\)", re.I)
+_DEPENDS = re.compile(r"\(depends on ([^)]*)\)|\bdepends(?:\s+on)?\s*:\s*([^\n]*)", re.I)
 _TESTS_FIRST = re.compile(r"\btests?\s+first\b|\btdd\b", re.I)
 _MARKERS = re.compile(r"^(?:\[[^\]]*\]\s*)+")
-_WRITES_TESTS = re.compile(r"^(?:write|add|create)\b[^.]*\b(?:tests?|failing)\b", re.I)
+#: A task that writes tests (not test fixtures, helpers or configuration).
+_WRITES_TESTS = re.compile(
+    r"^(?:write|add|create)\b[^.]*\b(?:tests?|failing)\b(?!\s+(?:fixtures?|helpers?|utils?"
+    r"|utilities|data|scaffold\w*|infrastructure|setup|config\w*|harness|doubles?))",
+    re.I,
+)
+_MANUAL_WORD = re.compile(words.MANUAL, re.I)
+#: A check a person walks through (`following them end-to-end`).
+_WALK = re.compile(r"\bend-to-end\b|\bfollowing\s+them\b|\bwalk\s+through\b", re.I)
+_META = re.compile(r"^\s*(?:depends(?:\s+on)?|dependencies|deps|files?|blocked\s+by)\s*:", re.I)
 _TASK_REF = re.compile(r"\bT(\d{2,})([a-z]?)(?:\s*[-–—]\s*T(\d{2,}))?")
 
 
@@ -76,6 +86,8 @@ class _TaskFile:
         self.command: tuple[int, str] | None = None
         #: Commands named before the first phase that are not checks.
         self.not_checks: list[PlanCommand] = []
+        #: The file says its verification is manual (`**Tests**: ... Verification is manual`).
+        self.manual_checks = False
 
     def run(self) -> None:
         phases: list[tuple[Section, str, str]] = []
@@ -94,6 +106,15 @@ class _TaskFile:
                     found = _label_command(text)
                     if found is not None and self.command is None:
                         self.command = _checked(found, line, self.not_checks)
+                    label = read_label(text)
+                    if label is not None and label.label.lower() in (
+                        "tests",
+                        "testing",
+                        "verification",
+                    ):
+                        self.manual_checks = self.manual_checks or bool(
+                            _MANUAL_WORD.search(label.rest)
+                        )
         labels = [n for _, n, _ in phases]
         for number, (section, written, name) in enumerate(phases, start=1):
             session = self.session(number, name, section)
@@ -192,7 +213,9 @@ class _TaskFile:
         for i, (block, task_role) in enumerate(items):
             if task_role == "green" and i < first_work:
                 task_role = "red"  # "Write unit tests for X" before X is written
-            task = _task(block, task_role, details[block.line], not_checks)
+            task = _task(
+                block, task_role, details[block.line], not_checks, manual_checks=self.manual_checks
+            )
             tasks.append(task)
             if task.manual:
                 checkpoints.append(f"{task.label}: {plain(task.text, ticks=False)}")
@@ -263,25 +286,34 @@ def _checked(command: str, line: int, refused: list[PlanCommand]) -> tuple[int, 
     return None
 
 
-def _task(block: Block, role: StepRole, details: list[str], refused: list[PlanCommand]) -> PlanTask:
+def _task(
+    block: Block,
+    role: StepRole,
+    details: list[str],
+    refused: list[PlanCommand],
+    *,
+    manual_checks: bool = False,
+) -> PlanTask:
+    """One task line; `manual_checks`: the file says its verification is manual."""
     m = voc.SPECKIT_TASK.match(block.text)
     assert m is not None
-    text = block.text.replace("\n", " ")
+    lines = block.text.split("\n")
+    meta = next((i for i, ln in enumerate(lines) if i and _META.match(ln)), len(lines))
+    text = " ".join(lines[:meta])  # `Depends: T001` / `Files: ...` lines are not the title
     named = text_command(text)
     command = _checked(named, block.line, refused) if named else None
+    checking = voc.step_meaning(_words(text)).startswith("verify")
+    walked = (named is not None and command is None) or _WALK.search(text) is not None
     return PlanTask(
         label=m.group(1),
         text=text[m.start(2) :].strip(),
         line=block.line,
         done=bool(block.checked),
         role=role,
-        files=task_paths(
-            "\n".join([text, *details]),
-            checking=voc.step_meaning(_words(text)).startswith("verify"),
-        ),
+        files=task_paths("\n".join([block.text.replace("\n", " "), *details]), checking=checking),
         command=command[1] if command else None,
-        manual=bool(_MANUAL.search(text)),
-        depends_on=_depends_on(text),
+        manual=bool(_MANUAL.search(text)) or (manual_checks and checking and walked),
+        depends_on=_depends_on(block.text),
     )
 
 
@@ -302,7 +334,7 @@ def task_paths(text: str, *, checking: bool = False) -> list[str]:
 
 def _depends_on(text: str) -> list[str]:
     refs: list[str] = []
-    for group in _DEPENDS.findall(text):
+    for group in (a or b for a, b in _DEPENDS.findall(text)):
         for m in _TASK_REF.finditer(group):
             width = len(m.group(1))
             if m.group(3):

@@ -108,8 +108,11 @@ class TaskSteps:
             if s.meaning == "verify_fail"
             or (s.meaning == "write_test" and _FAILS.search(words.normal(s.title)))
         ]
-        if failing and not any(  # a failing run with no test written first checks an error path
-            s.meaning == "write_test" or s.code for s in self.steps[: failing[0] + 1]
+        if (
+            failing
+            and not any(  # a failing run with no test written first checks an error path
+                s.meaning == "write_test" or s.code for s in self.steps[: failing[0] + 1]
+            )
         ):
             failing = []
         implemented = [

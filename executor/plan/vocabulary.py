@@ -39,7 +39,7 @@ _PHASE_META = re.compile(r"session|week|hour|day|tdd|\bh\b", re.IGNORECASE)
 _STATUS_SUFFIX = re.compile(
     r"\s*(?:[✅✔☑🚧⏳❌]\uFE0F?\s*)+(?:\**(?:mostly\s+)?(?:completed?|done|in progress|"
     r"not started|pending)\**)?\s*$|\s+(?:completed?|done)\s*$|\s*\(\d{4}-\d\d-\d\d\)\s*$"
-    r"|\s*[-–—:]\s*implementation plan\s*$",
+    r"|\s*[-–—:]\s*implementation (?:plan|summary)\s*$",
     re.IGNORECASE,
 )
 _DONE_SUFFIX = re.compile(r"✅|\b(?:completed?|done)\b\**\s*$", re.IGNORECASE)
@@ -329,7 +329,7 @@ _STEP_MEANINGS: list[tuple[StepMeaning, re.Pattern[str]]] = [
         re.compile(
             r"^(?:green\b|regression\b|smoke\b|full\s+(?:test|suite|verification|check)"
             r"|(?:run|re-?run|execute|verify|confirm|check|validate|test|watch|see|ensure"
-            rf"|make\s+sure|{words.BUILD})\b)"
+            rf"|compare|make\s+sure|{words.BUILD})\b)"
             r"|\bgreen\b|\bpass(?:es|ing)?\b|\b(?:checks?|verification|type-?check)$"
             rf"|(?:{words.RUNS}).*(?:{words.PASSES})|(?:{words.PASSES}).*(?:{words.RUNS})"
             rf"|{words.FULL_SUITE}|^(?:{words.RUNS}|{words.BUILD})|(?:{words.RUNS})$",

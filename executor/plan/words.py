@@ -25,9 +25,7 @@ TASK = (
 #: A phase (a group of sessions or tasks): `Phase 2`, `阶段 2`, `フェーズ 2`, `Fase 2`.
 PHASE = r"phase|fase|阶段|階段|フェーズ|段階|페이즈|단계|giai\s+đo[aạ]n"
 #: A step inside a task: `Step 1`, `步骤 1`, `ステップ 1`, `Schritt 1`, `Paso 1`.
-STEP = (
-    r"step|paso|passo|etapa|[eé]tape|schritt|步骤|步驟|ステップ|手順|단계|스텝|b[uư][oớ]c"
-)
+STEP = r"step|paso|passo|etapa|[eé]tape|schritt|步骤|步驟|ステップ|手順|단계|스텝|b[uư][oớ]c"
 #: A user story: `Story 2`, `User Story 2`, `用户故事 2`, `ユーザーストーリー 2`.
 STORY = (
     r"(?:user\s+)?story|historia(?:\s+de\s+usuario)?|hist[oó]ria|r[eé]cit|geschichte"
@@ -99,7 +97,9 @@ IMPLEMENT = (
     r"|最少实现|最小(?:限の)?実装"
 )
 COMMIT = r"提交|コミット|커밋|commit"
-REFACTOR = r"重构|重構|リファクタ|리팩터|리팩토링|refaktor|refactori|refatora|t[aá]i\s+c[aấ]u\s+tr[uú]c"
+REFACTOR = (
+    r"重构|重構|リファクタ|리팩터|리팩토링|refaktor|refactori|refatora|t[aá]i\s+c[aấ]u\s+tr[uú]c"
+)
 BUILD = r"bauen|build|编译|構建|构建|ビルド|빌드|compiler|compilar|compilation|bi[eê]n\s+d[iị]ch"
 #: The words of a RED / GREEN / REFACTOR heading (`### 1.2 GREEN - Implement`, `红灯`).
 RED_WORD = r"\bred\b|红灯|红色阶段|\b红\b|レッド|레드|\brot\b|\brouge\b|\brojo\b|vermelho|đ[oỏ]\b"
@@ -130,13 +130,14 @@ def normal(text: str) -> str:
 
 
 def _cjk(m: re.Match[str]) -> str:
-    s = m.group(0).strip()
-    tens, ten, ones = s.partition("十")
-    if not ten:
-        value = sum(_CJK_DIGITS.get(c, 0) for c in s[-1:])
-    else:
+    digits = m.group(0).strip()
+    tens, ten, ones = digits.partition("十")
+    if ten:
         value = _CJK_DIGITS.get(tens, 1) * 10 + _CJK_DIGITS.get(ones, 0)
-    return f" {value}" if m.group(0)[:1].isspace() or not m.string[m.start() - 1 : m.start()] == "第" else str(value)
+    else:
+        value = _CJK_DIGITS[digits[-1]]
+    after_di = m.string[m.start() - 1 : m.start()] == "第"
+    return str(value) if after_di else f" {value}"
 
 
 class Unit:

@@ -63,6 +63,7 @@ KNOWN: dict[tuple[str, int, str], str] = {
         "'Final code review ... (validated in plan.md)': read as work, so plan.md counts"
     ),
     ("tm-edu-parser", 1, "files"): _TM_FILES,
+    ("tm-edu-parser", 8, "files"): _TM_FILES,
     ("tm-edu-parser", 10, "files"): _TM_FILES,
     ("tm-edu-parser", 11, "test_commands"): (
         "an inline `python -c` is taken for a check; this one exports to Google Sheets, an "
