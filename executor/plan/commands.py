@@ -26,8 +26,17 @@ SHELL = frozenset(
 _PROMPT = re.compile(r"^\s*(?:\$|>|%|PS>)\s+")
 _TRAILING_NOTE = re.compile(r"""^([^'"#]*?\S)\s+#\s.*$""")
 _RUN_VERB = re.compile(
-    r"(?:^|[\s:;,(*])(?:run|execute|re-?run|verify with|check with)\b[^`\n]{0,60}?`"
-    r"|^[^`\n]*\b(?:verify|check|confirm|validate)\b[^\n]*\busing\s+`",
+    r"(?:^|[\s:;,(*])(?:run(?:ning)?|execut(?:e|ing)|re-?run|verify with|check with)\b"
+    r"[^`\n]{0,60}?`"
+    r"|^[^`\n]*\b(?:verify|check|confirm|validate)\b[^\n]*\busing\s+`"
+    r"|(?:运行|執行|执行|実行|실행|ausf[uü]hren|ejecutar|executar|ex[eé]cuter|ch[aạ]y)\s*[:：]?\s*`",
+    re.I,
+)
+#: A command named before its verb (Japanese, Korean, German word order):
+#: `` `cargo test` で全テストが成功することを確認 ``, `` `npm test` 실행 ``.
+_SPAN_THEN_VERB = re.compile(
+    r"`([^`]+)`\s*(?:を|で|が|로|으로|를|을)?[^`\n]{0,30}?"
+    r"(?:実行|確認|検証|실행|확인|검증|ausf[uü]hren|pr[uü]fen)",
     re.I,
 )
 
@@ -84,7 +93,10 @@ def text_command(text: str) -> str | None:
     masked = _SPAN.sub(lambda m: "`" + "x" * (len(m.group(0)) - 2) + "`", text)
     m = _RUN_VERB.search(masked)  # a verb outside code spans
     if m is None:
-        return None
+        after = _SPAN_THEN_VERB.search(text)
+        if after is None or looks_like_path(after.group(1)):
+            return None
+        return after.group(1).strip() if " " in after.group(1).strip() else None
     spans = code_spans(text[m.end() - 1 :])
     if not spans or looks_like_path(spans[0]) or spans[0].endswith("/"):
         return None

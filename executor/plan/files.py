@@ -262,6 +262,8 @@ def prose_paths(text: str, *, bare: bool = False) -> list[str]:
             if _SOURCE_OF.search(flat[max(0, m.start() - 60) : m.start()]):
                 continue
             folder = name.endswith("/") and "/" in name[:-1] and name.isascii()  # not `venv/`
+            if name.endswith("/") and not name.isascii():
+                continue  # `로그인/로그아웃` (log in / log out): words with a slash, no folder
             if (is_source_name(name) or folder) and as_file(name) and not name[0].isdigit():
                 found.append(name)
         found += re.findall(rf"(?<![\w/.])(?:{_KNOWN_NAMES})(?:\.[a-z]+)?(?![\w/.])", flat)
