@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -130,8 +131,11 @@ class Document:
     count: int
 
 
+@lru_cache(maxsize=4)
 def parse(text: str) -> Document:
-    """The blocks and heading sections of `text` (CRLF and CR line ends read like LF)."""
+    """The blocks and heading sections of `text` (CRLF and CR line ends read like LF).
+    The same text is parsed once: the reader and the check that every work-shaped line
+    was read (`executor.plan.account`) share it; nothing changes a Document."""
     lines = source_lines(text)
     blocks = _blocks(_parser().parse(_readable(text)))
     for block in blocks:  # a list item's map runs over the blank line after it
