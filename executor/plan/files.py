@@ -28,7 +28,8 @@ _DOTFILE = re.compile(
     r"|(?:python|node|ruby|java)-version|clang-format|[a-z]+rc)$"
 )
 _BARE_NAME = re.compile(r"^[A-Za-z][\w-]*$")
-_PATH_CHARS = re.compile(r"^[\w.@~+\-/\\*\[\]]+$")
+#: Path characters, Next.js route folders included (`app/(auth)/login/[id]/page.tsx`).
+_PATH_CHARS = re.compile(r"^[\w.@~+\-/\\*\[\]()]+$")
 _NAME = re.compile(r"^\.?[\w\-@+]+(?:\.[\w\-@+]+)*\.[A-Za-z][A-Za-z0-9]{0,9}$")
 _WELL_KNOWN = frozenset(
     {"Makefile", "Dockerfile", "LICENSE", "README", "Procfile", "Gemfile", "Rakefile",
@@ -93,6 +94,38 @@ _SOURCE_EXT = frozenset(
         "lock",
         "env",
         "example",
+        "tscn",
+        "tres",
+        "gd",
+        "gdshader",
+        "sln",
+        "csproj",
+        "fsproj",
+        "vbproj",
+        "xaml",
+        "axaml",
+        "razor",
+        "cshtml",
+        "resx",
+        "props",
+        "targets",
+        "gradle",
+        "plist",
+        "storyboard",
+        "xib",
+        "dart",
+        "ex",
+        "exs",
+        "erl",
+        "hs",
+        "ml",
+        "lua",
+        "r",
+        "jl",
+        "zig",
+        "nim",
+        "prisma",
+        "dockerfile",
     ]
 )
 #: Names of tools and libraries that look like files.

@@ -43,6 +43,7 @@ from executor.plan.models import (
     Step,
     StepRole,
 )
+from executor.plan.phasedeps import phase_dependencies
 from executor.plan.sessiontext import located, split_source, trimmed_end
 from executor.plan.source import file_plan
 
@@ -131,6 +132,10 @@ class _TaskFile:
                 )
             )
         after = phases[-1][0].end if phases else self.doc.count
+        stated = phase_dependencies(self.doc.blocks, self.plan.sessions())
+        for session in self.plan.sessions():  # a `Phase Dependencies` section says more
+            if session.phase in stated and session.dependencies_line is None:
+                session.dependencies = stated[session.phase]
         self.apply_order([b for b in self.doc.blocks if b.line > after])
 
     def apply_order(self, blocks: list[Block]) -> None:
@@ -245,7 +250,7 @@ class _TaskFile:
             checkpoints=checkpoints,
             **located(self.path, self.lines, section.line, end),
             box_lines=[t.line for t in tasks],
-            claimed_done=bool(tasks) and all(t.done for t in tasks),
+            claimed_done=bool(tasks) and all(t.done for t in tasks if not _commits(t.text)),
             tasks=tasks,
         )
 
@@ -269,6 +274,11 @@ def _words(text: str) -> str:
     """A task's words: no id, markers or code spans (`T001 [P] Create `specs/x/`` ->
     `Create`)."""
     return re.sub(r"`[^`]*`", "", _MARKERS.sub("", voc.SPECKIT_TASK.sub(r"\2", text))).strip()
+
+
+def _commits(text: str) -> bool:
+    """A task that only commits (`Commit all changes`): the executor's own, never left to do."""
+    return voc.step_meaning(_words(text)) == "commit"
 
 
 def _writes_tests(text: str) -> bool:

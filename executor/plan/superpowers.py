@@ -150,7 +150,9 @@ class _TaskPlan:
         for path, line in steps.changed_files(files):
             files.append(FileSpec(path=path, note="named in a step", line=line))
         made = steps.session_steps(task.title, task.heading.line, files)
-        boxes = [s.checked for s in steps.steps if s.checked is not None]
+        # the commit step is the executor's own: never work left to do
+        boxes = [s.checked for s in steps.steps if s.checked is not None and s.meaning != "commit"]
+        by_hand = [f"Step {s.number}: {s.title}" for s in steps.steps if voc.is_manual(s.title)]
         return Session(
             number=number,
             title=task.title,
@@ -163,7 +165,7 @@ class _TaskPlan:
             files=files,
             dependencies=deps if deps is not None else ([number - 1] if number > 1 else []),
             dependencies_line=deps_line,
-            checkpoints=task.checkpoints,
+            checkpoints=[*task.checkpoints, *by_hand],
             **located(self.path, self.lines, task.heading.line, task.end, steps.commit_lines()),
             not_checks=steps.not_checks,
             box_lines=[s.line for s in steps.steps if s.checked is not None],

@@ -36,6 +36,7 @@ from executor.plan.models import (
 from executor.plan.sessiontext import source_hash
 from executor.plan.source import file_plan
 
+DONE = frozenset({"done", "completed", "complete"})
 STATUS = re.compile(r'("status"\s*:\s*)"(?:[^"\\]|\\.)*"')
 _CHECKPOINT = re.compile(r"\buser acceptance\b|\bUAT\b", re.I)
 
@@ -94,7 +95,7 @@ class _TasksFile:
         tags = [
             k
             for k, v in (data.items() if isinstance(data, dict) else [])
-            if isinstance(v, dict) and isinstance(v.get("tasks"), list)
+            if (isinstance(v, dict) and isinstance(v.get("tasks"), list)) or _task_list(v)
         ]
         if not tags:
             self.error(1, 'no task list: expected {"tasks": [...]} or {"<tag>": {"tasks": [...]}}')
@@ -104,6 +105,8 @@ class _TasksFile:
             chosen = f"no tag {self.tag!r}" if self.tag else f"{len(tags)} tags"
             self.error(1, f"{chosen} in this tasks.json; pick one of {', '.join(tags)} with --tag")
             return None
+        if _task_list(data[tag]):  # `{"master": [{"id": 1, ...}]}`: the tag maps to its list
+            return data[tag], members(self.text, root)[tag], tag
         start = members(self.text, root)[tag][0]
         return data[tag]["tasks"], members(self.text, start)["tasks"], tag
 
@@ -162,7 +165,7 @@ class _TasksFile:
             source_text=source,
             brief_text=_brief(task, written),
             box_lines=list(dict.fromkeys([*own_box, *sub_boxes])),
-            claimed_done=status == "done",
+            claimed_done=is_done(status),
         )
 
     def subtasks(
@@ -185,14 +188,33 @@ class _TasksFile:
             ]
             found.append(
                 PlanTask(
-                    label=f"{parent}.{sub.get('id')}",
+                    label=_sub_label(parent, sub.get("id")),  # `1` or already `29.1`
                     text=str(sub.get("title") or ""),
                     line=line_of(self.text, own.get("status", (start, 0))[0]),
-                    done=sub.get("status") == "done",
+                    done=is_done(sub.get("status")),
                     depends_on=deps,
                 )
             )
         return found, boxes
+
+
+def _sub_label(parent: str, own: Any) -> str:
+    own_id = str(own)
+    return own_id if own_id.startswith(f"{parent}.") else f"{parent}.{own_id}"
+
+
+def _task_list(value: Any) -> bool:
+    """A list of tasks (objects with an id), as a tag maps to it in some files."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(t, dict) and "id" in t for t in value)
+    )
+
+
+def is_done(status: Any) -> bool:
+    """`done`, or `completed` as some versions and hand edits write it."""
+    return str(status or "").strip().lower() in DONE
 
 
 def _list(item: dict[str, Any], key: str) -> list[Any]:
@@ -214,7 +236,7 @@ def _brief(task: dict[str, Any], written: str) -> str:
     subs = [s for s in _list(task, "subtasks") if isinstance(s, dict)]
     if subs:
         lines = [
-            f"- [{'x' if s.get('status') == 'done' else ' '}] {written}.{s.get('id')} "
+            f"- [{'x' if is_done(s.get('status')) else ' '}] {_sub_label(written, s.get('id'))} "
             f"{s.get('title', '')}: {s.get('description', '')}".rstrip(": ")
             for s in subs
         ]

@@ -249,7 +249,7 @@ def parse_session_refs(text: str, word: str = "session") -> list[int] | None:
     return None
 
 
-_PATHISH = re.compile(r"^[\w.@~+\-/\\]+$")
+_PATHISH = re.compile(r"^[\w.@~+\-/\\()\[\]]+$")
 _FILE_NAME = re.compile(r"^[\w\-@+.]*[A-Za-z_][\w\-@+]*\.[A-Za-z][A-Za-z0-9]{0,5}$")
 
 
@@ -302,7 +302,13 @@ _LEADING_CONDITION = re.compile(r"^if\b[^.]*\.\s*(?:(?:then\s+)?proceed\.\s*)?",
 #: Ordered: the first match names the step. Each row is grown from a real plan's wording
 #: (tests/plan/test_vocabulary.py has one case per phrasing).
 _STEP_MEANINGS: list[tuple[StepMeaning, re.Pattern[str]]] = [
-    ("commit", re.compile(rf"^(?:final\s+)?commit\b|^(?:{words.COMMIT})", re.I)),
+    (
+        "commit",
+        re.compile(
+            rf"^(?:final\s+)?commit\b|^(?:{words.COMMIT})|をコミット|提交(?:代码|更改|变更|所有)",
+            re.I,
+        ),
+    ),
     (
         "refactor",
         re.compile(rf"{words.REFACTOR_WORD}|^(?:clean\s*up|tidy|simplify|polish)\b", re.I),
