@@ -98,7 +98,8 @@ def _named(path: Path, doc: Document, covered: list[range], plan: Plan) -> list[
         if looks is None:
             continue
         if _inside(block.line, covered):
-            if looks.typo and looks.kind == "step":  # a step the reader could not read
+            starts = any(block.line == r.start for r in covered)
+            if looks.typo and not starts:  # a step or task the reader could not read
                 found.append(looks)
             continue
         if block.kind == "heading":
@@ -190,26 +191,26 @@ def _looks_like(block: Block) -> _Found | None:
         for unit, kind in _UNITS:
             if unit.match(text) is not None:
                 return _Found(block.line, kind, text)
-        typo = _typo(text)
+        typo = typo_of(text)
         return _Found(block.line, typo[0], text, typo[1]) if typo else None
     if block.kind not in ("item", "paragraph"):
         return None
     first = plain(block.first, ticks=False)
     if block.kind == "paragraph" or block.checked is None:
-        typo = _typo(first)
+        typo = typo_of(first)
         if typo and typo[0] == "step":
             return _Found(block.line, "step", first, typo[1])
         return None
     done = bool(block.checked)
     if _TASK_ID.match(block.first) or _KIRO_NUMBER.match(first):
         return _Found(block.line, "task", first, done=done)
-    typo = _typo(first)
+    typo = typo_of(first)
     if typo and typo[0] == "step":
         return _Found(block.line, "step", first, typo[1])
     return _Found(block.line, "checkbox", first, done=done)
 
 
-def _typo(text: str) -> tuple[str, str] | None:
+def typo_of(text: str) -> tuple[str, str] | None:
     """(unit, the word written) when `text` opens with a unit word misspelt by one
     letter and a number (`Sesion 3`, `Tsak 3:`, `**Setp 2:**`)."""
     m = _WORD_NUMBER.match(words.normal(text).strip())

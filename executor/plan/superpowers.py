@@ -19,6 +19,7 @@ from pathlib import Path
 
 from executor.plan import vocabulary as voc
 from executor.plan import words
+from executor.plan.account import typo_of
 from executor.plan.files import task_file_spec
 from executor.plan.inline import plain, read_label
 from executor.plan.markdown import Block, Section, parse
@@ -136,6 +137,8 @@ class _TaskPlan:
         own = TaskSteps.numbers(task.sections[0].all_blocks())
         last = 0
         for i, section in enumerate(task.sections[1:], start=1):
+            if typo_of(plain(section.title, ticks=False)) is not None:
+                break  # `### Tsak 3:` starts a task the reader cannot read: lint names it
             if any(n > max(own, default=0) for n in TaskSteps.numbers(section.all_blocks())):
                 last = i
         task.sections = task.sections[: last + 1]
