@@ -62,9 +62,10 @@ def _strays(draw: st.DrawFn) -> list[str]:
 def phase_file(draw: st.DrawFn) -> tuple[str, str]:
     lines = ["# Phase 1: Core", ""]
     for i in range(1, draw(st.integers(1, 4)) + 1):
+        box = draw(st.sampled_from(" x"))
         lines += [f"## Session {i}: Part {i} (TDD)", "", "### Step 1: Write tests (RED)",
                   f"- [ ] test {i} in `tests/test_{i}.py`", "**Run tests**: `pytest -q`", "",
-                  "### Step 2: Implement (GREEN)", f"- [{draw(st.sampled_from(' x'))}] code {i}", ""]  # fmt: skip
+                  "### Step 2: Implement (GREEN)", f"- [{box}] code {i}", ""]  # fmt: skip
     return "PHASE_1_CORE.md", "\n".join(lines + _strays(draw)) + "\n"
 
 
@@ -104,7 +105,8 @@ def kiro_file(draw: st.DrawFn) -> tuple[str, str]:
     for i in range(1, draw(st.integers(1, 4)) + 1):
         lines.append(f"- [ ] {i}. Group {i}")
         for j in range(1, draw(st.integers(1, 3)) + 1):
-            line = f"  - [{draw(st.sampled_from(' x'))}]{draw(st.sampled_from(['', '*']))} {i}.{j} Sub {j}"
+            box, star = draw(st.sampled_from(" x")), draw(st.sampled_from(["", "*"]))
+            line = f"  - [{box}]{star} {i}.{j} Sub {j}"
             lines.append(line)
             if draw(st.integers(0, 5)) == 0:
                 lines.append(line)  # an editor's duplicate
@@ -170,7 +172,8 @@ def test_the_issues_cases_are_read_or_named(tmp_path: Path) -> None:
         ),
         "open fence": (
             "plan.md",
-            "# P\n\n### Task 1: A\n\n- [ ] **Step 1: Write the failing test**\n\n```python\nx = 1\n\n- [ ] **Step 2: Refactor**\n",
+            "# P\n\n### Task 1: A\n\n- [ ] **Step 1: Write the failing test**\n\n"
+            "```python\nx = 1\n\n- [ ] **Step 2: Refactor**\n",
         ),
     }
     path = write(tmp_path, *cases["open fence"])
