@@ -18,6 +18,7 @@ error when the code it runs on to holds such lines.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,8 +39,14 @@ _UNITS: list[tuple[words.Unit, str]] = [
 ]
 _ENGLISH = ("session", "task", "phase", "story", "step")
 _WORD_NUMBER = re.compile(r"^(?:\*\*|__)?([A-Za-z]{3,10})\s*#?(\d+(?:\.\d+)*)\b")
+_ANY_UNIT = re.compile(
+    rf"{words.SESSION}|{words.TASK}|{words.PHASE}|{words.STORY}|{words.STEP}", re.I
+)
+#: A line that may open with a word and a number (worth the typo check).
+_MAYBE_UNIT = re.compile(r"^(?:\*\*|__)?[A-Za-z]{3,10}\s*#?\d")
+_KNOWN_WORD = re.compile(rf"(?:{words.SESSION}|{words.TASK}|{words.PHASE}|{words.STEP})", re.I)
 _TASK_ID = re.compile(r"^(?:\*\*|__)?T\d{2,}[a-z]?\b")
-_KIRO_NUMBER = re.compile(r"^(?:\d+\.|\d+(?:\.\d+)+\.?)\s+\S")
+_KIRO_NUMBER = re.compile(r"^(?:\d+\.|\d+(?:\.\d+)+\.?)(?:\*\*|__)?\s+\S")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _WORK_LINE = re.compile(
     r"^\s*(?:#{1,6}\s+\S|[-*+]\s+\[[ xX]\]\s+|(?:[-*+]\s+)?\*\*(?:step|task)\s+\d)", re.I
@@ -58,8 +65,8 @@ class _Found:
 
 def unread(plan: Plan) -> list[Diagnostic]:
     """The diagnostics for lines that look like work and were not read as work."""
-    if plan.format == "taskmaster":
-        return []
+    if plan.format == "taskmaster" or not plan.sessions():
+        return []  # a file that gave no session already says so, once
     out: list[Diagnostic] = []
     for path in _files(plan):
         text, problems = read_source(path)
@@ -84,11 +91,13 @@ def _covered(plan: Plan, path: Path) -> list[range]:
     spans = [range(s.line_start, s.line_end + 1) for s in plan.sessions() if s.source_file == path]
     spans += [range(p.line, p.line + 1) for p in plan.phases
               if p.source_file == path and p.line is not None]  # fmt: skip
-    return spans
+    return sorted(spans, key=lambda r: (r.start, r.stop))
 
 
 def _inside(line: int, covered: list[range]) -> bool:
-    return any(line in r for r in covered)
+    """`line` in one of `covered` (sorted by start)."""
+    i = bisect_right(covered, line, key=lambda r: r.start) - 1
+    return any(line in covered[k] for k in range(max(0, i - 1), i + 1))
 
 
 def _named(path: Path, doc: Document, covered: list[range], plan: Plan) -> list[Diagnostic]:
@@ -98,10 +107,11 @@ def _named(path: Path, doc: Document, covered: list[range], plan: Plan) -> list[
         if looks is None:
             continue
         if _inside(block.line, covered):
-            starts = any(block.line == r.start for r in covered)
-            if looks.typo and not starts:  # a step or task the reader could not read
-                found.append(looks)
+            if looks.typo and not any(block.line == r.start for r in covered):
+                found.append(looks)  # a step or task the reader could not read
             continue
+        if block.kind == "heading" and _known(looks, plan):
+            continue  # `#### Session 2` of an overview whose PHASE file holds Session 2
         if block.kind == "heading":
             end = _section_end(doc, block)
             if any(r.start in range(block.line, end + 1) for r in covered):
@@ -147,6 +157,17 @@ def _named(path: Path, doc: Document, covered: list[range], plan: Plan) -> list[
     return out
 
 
+def _known(looks: _Found, plan: Plan) -> bool:
+    """A session or phase heading whose unit the plan has, read from another file."""
+    m = re.search(r"\d+", words.normal(looks.text))
+    if looks.typo or m is None:
+        return False
+    number = int(m.group())
+    if looks.kind == "session":
+        return plan.session(number) is not None
+    return looks.kind == "phase" and any(p.number == number for p in plan.phases)
+
+
 def _section_end(doc: Document, heading: Block) -> int:
     """The last line of a heading's section."""
     for block in doc.blocks:
@@ -188,6 +209,8 @@ def _looks_like(block: Block) -> _Found | None:
     """What a block looks like, when it looks like work."""
     if block.kind == "heading":
         text = plain(block.text, ticks=False)
+        if not _ANY_UNIT.search(words.normal(text)[:40]) and not _MAYBE_UNIT.match(text):
+            return None
         for unit, kind in _UNITS:
             if unit.match(text) is not None:
                 return _Found(block.line, kind, text)
@@ -195,19 +218,18 @@ def _looks_like(block: Block) -> _Found | None:
         return _Found(block.line, typo[0], text, typo[1]) if typo else None
     if block.kind not in ("item", "paragraph"):
         return None
-    first = plain(block.first, ticks=False)
+    raw = block.first
+    typo = typo_of(raw) if _MAYBE_UNIT.match(raw) else None  # most lines are prose: cheap first
     if block.kind == "paragraph" or block.checked is None:
-        typo = typo_of(first)
         if typo and typo[0] == "step":
-            return _Found(block.line, "step", first, typo[1])
+            return _Found(block.line, "step", plain(raw, ticks=False), typo[1])
         return None
     done = bool(block.checked)
-    if _TASK_ID.match(block.first) or _KIRO_NUMBER.match(first):
-        return _Found(block.line, "task", first, done=done)
-    typo = typo_of(first)
+    if _TASK_ID.match(raw) or _KIRO_NUMBER.match(raw.lstrip("*_")):
+        return _Found(block.line, "task", plain(raw, ticks=False), done=done)
     if typo and typo[0] == "step":
-        return _Found(block.line, "step", first, typo[1])
-    return _Found(block.line, "checkbox", first, done=done)
+        return _Found(block.line, "step", plain(raw, ticks=False), typo[1])
+    return _Found(block.line, "checkbox", raw, done=done)
 
 
 def typo_of(text: str) -> tuple[str, str] | None:
@@ -217,8 +239,7 @@ def typo_of(text: str) -> tuple[str, str] | None:
     if m is None:
         return None
     word = m.group(1).lower()
-    if word in _ENGLISH or re.fullmatch(rf"(?:{words.SESSION}|{words.TASK}|{words.PHASE}"
-                                         rf"|{words.STEP})", word, re.I):  # fmt: skip
+    if word in _ENGLISH or _KNOWN_WORD.fullmatch(word):
         return None
     for unit in _ENGLISH:
         if word in (unit + "s", unit + "es", "stories"):

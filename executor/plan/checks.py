@@ -25,6 +25,9 @@ import shlex
 _PLACEHOLDER = re.compile(r"<[A-Za-z_][^<>\n]*>|\{\{[^}]*\}\}|\bYOUR_[A-Z_]+\b")
 _VARIABLE = re.compile(r"^\$?\{?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\}?$|^\$\{?\w+\}?$")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+#: A command with no quotes, escapes, expansions or comments (most plans' commands).
+_SIMPLE = re.compile(r"^[^'\"\\`$#(){}]*$")
+_OPERATOR = re.compile(r"(&&|\|\||;;|\|&|&>>|&>|>>|>&|[;|&<>])")
 _OPERATORS = frozenset({"&&", "||", ";", "|", "&", ";;", "|&"})
 #: Programs and sub-commands named by what they are.
 _WRAPPERS = frozenset({"sudo", "time", "env", "nice", "exec", "command", "xvfb-run", "timeout"})
@@ -157,14 +160,16 @@ def judge(command: str | None) -> str | None:
         return f"it holds a placeholder ({m.group(0)}) to fill in"
     if _VARIABLE.match(text):
         return "it is a variable's name, not a command"
-    try:
-        words = shlex.split(text, comments=False, posix=True)
-        lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
-        lexer.whitespace_split = True
-        tokens = list(lexer)
-    except ValueError as e:
-        return f"it does not parse as a shell command ({e})"
-    if not words:
+    if _SIMPLE.match(text):  # no quotes, escapes or expansions: words are what spaces part
+        tokens = _OPERATOR.sub(r" \1 ", text).split()
+    else:
+        try:
+            lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
+            lexer.whitespace_split = True
+            tokens = list(lexer)
+        except ValueError as e:
+            return f"it does not parse as a shell command ({e})"
+    if not tokens:
         return "it is empty"
     if (server := _SERVER.search(text)) is not None:
         return f"it starts something that does not end ({server.group(0).strip()})"

@@ -158,6 +158,7 @@ _BARE_WORD = re.compile(
 _SOURCE_OF = re.compile(r"\bread(?:s|ing)?\b[^.\n]{0,40}?\bfrom\s+$|\breads?\s+$", re.I)
 #: Well-known files a bare word or an example's header names (`# Dockerfile`).
 _KNOWN_NAMES = r"LICENSE|Makefile|Dockerfile|Procfile|Containerfile|Justfile|Gemfile|Rakefile"
+_KNOWN_WORD = re.compile(rf"(?<![\w/.])(?:{_KNOWN_NAMES})(?:\.[a-z]+)?(?![\w/.])")
 _FENCED = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
 _HEADER_COMMENT = re.compile(
     r"^[ \t]*(?://|#|<!--)[ \t]*(?:file:[ \t]*)?([\w./-]+\.\w+|(?:[\w./-]+/)?(?:Dockerfile|Makefile"
@@ -299,7 +300,7 @@ def prose_paths(text: str, *, bare: bool = False) -> list[str]:
                 continue  # `로그인/로그아웃` (log in / log out): words with a slash, no folder
             if (is_source_name(name) or folder) and as_file(name) and not name[0].isdigit():
                 found.append(name)
-        found += re.findall(rf"(?<![\w/.])(?:{_KNOWN_NAMES})(?:\.[a-z]+)?(?![\w/.])", flat)
+        found += _KNOWN_WORD.findall(flat)
         found += [m.group(1) for m in _BARE_DOTFILE.finditer(flat) if _DOTFILE.match(m.group(1))]
     unique = list(dict.fromkeys(found))
     return [p for p in unique if "/" in p or not any(q.endswith("/" + p) for q in unique)]

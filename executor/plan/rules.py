@@ -17,7 +17,6 @@ from __future__ import annotations
 from itertools import pairwise
 from pathlib import Path
 
-from executor.plan.account import unread
 from executor.plan.checks import not_a_check
 from executor.plan.graph import find_cycles, graph_of
 from executor.plan.models import Diagnostic, Plan, PlanFormat, Session, Severity, Step
@@ -27,7 +26,6 @@ from executor.plan.vocabulary import path_problem
 def lint(plan: Plan, *, project_test_command: str | None = None) -> list[Diagnostic]:
     """All diagnostics for `plan`, sorted by file and line (errors and warnings)."""
     found = list(plan.diagnostics)
-    found += unread(plan)
     duplicates = _duplicates(plan)
     found += duplicates
     # with two sessions of one number the graph is ambiguous: no cycle it shows is real

@@ -114,6 +114,7 @@ FULL_SUITE = (
 _CJK_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 
 
+_CJK_UNIT = re.compile(r"[第阶段階任务務步骤驟]")
 _CJK_NUMBER = re.compile(
     r"(?<=第)[一二三四五六七八九十]+|(?<=阶段|階段|任务|任務|步骤|步驟)\s*[一二三四五六七八九十]+"
 )
@@ -123,8 +124,10 @@ def normal(text: str) -> str:
     """`text` as the patterns read it: NFKC (full-width `：`, `１` become `:`, `1`), and a
     CJK numeral that numbers a unit as digits (`第三阶段` -> `第3阶段`, `任务二` -> `任务 2`).
     For matching only: titles keep the author's characters."""
+    if text.isascii():
+        return text
     text = unicodedata.normalize("NFKC", text)
-    if "第" in text or any(c in text for c in "阶段階段任务任務步骤步驟"):
+    if _CJK_UNIT.search(text):
         text = _CJK_NUMBER.sub(_cjk, text)
     return text
 
