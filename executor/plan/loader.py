@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Protocol
 
 from executor.errors import PathNotFoundError
+from executor.plan.account import unread
 from executor.plan.formats import (
     KINDS,
     describe,
@@ -27,7 +28,6 @@ from executor.plan.formats import (
     others_beside,
     plan_file,
 )
-from executor.plan.account import unread
 from executor.plan.markdown import kept
 from executor.plan.models import NO_PLAN_FILES, Diagnostic, Plan, PlanFormat
 from executor.plan.paths import relativize
