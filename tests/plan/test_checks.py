@@ -4,6 +4,7 @@ command that is not a check."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -11,8 +12,11 @@ import pytest
 from executor.plan import lint, load_plan
 from executor.plan.checks import judge
 from executor.plan.models import StepRole
+from executor.workflows.tdd.detail import before_start
+from executor.workflows.tdd.state import RunRecord, RunState
+from tests.conftest import run_cli
 from tests.plan.corpus import corpus
-from tests.plan.helpers import load
+from tests.plan.helpers import load, write
 
 ROLES: tuple[StepRole, ...] = ("red", "green", "refactor")
 
@@ -133,3 +137,55 @@ def test_no_plan_we_hold_is_verified_by_a_command_that_is_not_a_check(path: Path
             assert command is None or judge(command) is None, (session.number, role, command)
         for c in session.not_checks:
             assert judge(c.command) == c.why_not and c.line >= 1
+
+
+def test_plan_show_and_the_checkpoint_say_what_verifies_each_step(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "repo",
+        "plan.md",
+        """
+        ### Task 1: Release notes
+
+        - [ ] **Step 1: Write the failing test**
+
+        ```python
+        def test_notes(): assert notes() == "v1"
+        ```
+
+        - [ ] **Step 2: Run it to verify it fails**
+
+        Run: `pytest tests/test_notes.py -q`
+
+        - [ ] **Step 3: Write the notes, then push them**
+
+        Run: `git push origin main`
+        """,
+    )
+    r = run_cli("plan", "show", str(path), "--json", cwd=tmp_path)
+    session = json.loads(r.stdout)["phases"][0]["sessions"][0]
+    assert session["verified_by"]["red"] == {
+        "command": "pytest tests/test_notes.py -q",
+        "source": "step",
+        "line": 11,
+        "origin": "the RED step's command (plan.md:11)",
+    }
+    assert session["verified_by"]["green"]["origin"] == (
+        "the RED step's command, run again for GREEN (plan.md:11)"
+    )
+    assert session["not_checks"] == [
+        {
+            "command": "git push origin main",
+            "line": 15,
+            "why_not": "it is a network call (git push)",
+        }
+    ]
+    r = run_cli("plan", "show", str(path), cwd=tmp_path)
+    assert "1  RED: `pytest tests/test_notes.py -q` <- the RED step's command" in r.stdout
+    assert "not run (line 15): `git push origin main`: it is a network call" in r.stdout
+    plan = load_plan(path)
+    record = RunRecord(tool_version="t", definition_hash="d", run_id="r", repo=str(tmp_path))
+    state = RunState(project_name="p", plan_version="v", run=record)
+    first = plan.sessions()[0]
+    text = before_start(first, lambda role: first.test_command(role, "pytest"), None, state)
+    assert "- RED: pytest tests/test_notes.py -q (the RED step's command (plan.md:11))" in text
+    assert "- line 15: git push origin main (it is a network call (git push))" in text
