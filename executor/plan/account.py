@@ -68,11 +68,12 @@ def unread(plan: Plan) -> list[Diagnostic]:
     if plan.format == "taskmaster" or not plan.sessions():
         return []  # a file that gave no session already says so, once
     out: list[Diagnostic] = []
+    spans = _covered(plan)
     for path in _files(plan):
         text, problems = read_source(path)
         if text is None or problems:
             continue
-        covered = _covered(plan, path)
+        covered = sorted(spans.get(path, []), key=lambda r: (r.start, r.stop))
         doc = parse(text)
         out += _named(path, doc, covered, plan)
         out += _unclosed(path, text, doc)
@@ -87,11 +88,16 @@ def _files(plan: Plan) -> list[Path]:
     return [p for p in dict.fromkeys(found) if p.suffix != ".json" and p.is_file()]
 
 
-def _covered(plan: Plan, path: Path) -> list[range]:
-    spans = [range(s.line_start, s.line_end + 1) for s in plan.sessions() if s.source_file == path]
-    spans += [range(p.line, p.line + 1) for p in plan.phases
-              if p.source_file == path and p.line is not None]  # fmt: skip
-    return sorted(spans, key=lambda r: (r.start, r.stop))
+def _covered(plan: Plan) -> dict[Path, list[range]]:
+    """The lines each file's sessions and phase headings cover (one pass over the plan:
+    per file it would be files x sessions)."""
+    spans: dict[Path, list[range]] = {}
+    for s in plan.sessions():
+        spans.setdefault(s.source_file, []).append(range(s.line_start, s.line_end + 1))
+    for p in plan.phases:
+        if p.source_file is not None and p.line is not None:
+            spans.setdefault(p.source_file, []).append(range(p.line, p.line + 1))
+    return spans
 
 
 def _inside(line: int, covered: list[range]) -> bool:
@@ -103,12 +109,17 @@ def _inside(line: int, covered: list[range]) -> bool:
 def _named(path: Path, doc: Document, covered: list[range], plan: Plan) -> list[Diagnostic]:
     found: list[_Found] = []
     for block in doc.blocks:
+        if block.kind not in ("heading", "item", "paragraph"):
+            continue
+        if _inside(block.line, covered):  # read as a session's: only a misspelt unit is news
+            if not _may_be_typo(block):
+                continue
+            looks = _looks_like(block)
+            if looks and looks.typo and not any(block.line == r.start for r in covered):
+                found.append(looks)  # a step or task the reader could not read
+            continue
         looks = _looks_like(block)
         if looks is None:
-            continue
-        if _inside(block.line, covered):
-            if looks.typo and not any(block.line == r.start for r in covered):
-                found.append(looks)  # a step or task the reader could not read
             continue
         if block.kind == "heading" and _known(looks, plan):
             continue  # `#### Session 2` of an overview whose PHASE file holds Session 2
@@ -203,6 +214,12 @@ def _section_of(doc: Document, line: int) -> str:
         if block.kind == "heading" and not block.nested:
             title = plain(block.text, ticks=False)
     return title
+
+
+def _may_be_typo(block: Block) -> bool:
+    """Cheap first look: could `typo_of` find a misspelt unit word in this block?"""
+    text = block.text if block.kind == "heading" else block.first
+    return not text.isascii() or _MAYBE_UNIT.match(text.lstrip("*_ ")) is not None
 
 
 def _looks_like(block: Block) -> _Found | None:
