@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 import shlex
 
+from executor.plan import programs
+
 _PLACEHOLDER = re.compile(r"<[A-Za-z_][^<>\n]*>|\{\{[^}]*\}\}|\bYOUR_[A-Z_]+\b")
 _VARIABLE = re.compile(r"^\$?\{?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\}?$|^\$\{?\w+\}?$")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -29,117 +31,6 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SIMPLE = re.compile(r"^[^'\"\\`$#(){}]*$")
 _OPERATOR = re.compile(r"(&&|\|\||;;|\|&|&>>|&>|>>|>&|[;|&<>])")
 _OPERATORS = frozenset({"&&", "||", ";", "|", "&", ";;", "|&"})
-#: Programs and sub-commands named by what they are.
-_WRAPPERS = frozenset({"sudo", "time", "env", "nice", "exec", "command", "xvfb-run", "timeout"})
-_RUNNERS: dict[str, tuple[str, ...]] = {
-    "uv": ("run",),
-    "poetry": ("run",),
-    "pipenv": ("run",),
-    "pdm": ("run",),
-    "hatch": ("run",),
-    "rye": ("run",),
-    "bundle": ("exec",),
-    "pnpm": ("exec", "dlx"),
-    "yarn": ("dlx", "exec"),
-    "npm": ("exec",),
-    "dotnet": ("tool", "run"),
-}
-_SHELL_BUILTINS = frozenset(
-    {"cd", "pushd", "popd", "export", "source", ".", "set", "unset", "true"}
-)
-_READERS = frozenset(
-    {"echo", "printf", "cat", "ls", "pwd", "which", "head", "tail", "wc", "find", "sort",
-     "tree", "stat", "du", "file", "less", "more", "type", "sleep", "date", "whoami", "env",
-     "grep", "egrep", "rg", "ag", "jq", "yq", "uname", "id", "hostname", "ps", "history"}
-)  # fmt: skip
-_READ_CHECKS = frozenset({"test", "[", "[[", "diff", "cmp"})
-_TEST_TOOLS = frozenset(
-    {"pytest", "py.test", "tox", "nox", "jest", "vitest", "mocha", "ava", "tap", "karma",
-     "jasmine", "cypress", "playwright", "rspec", "phpunit", "pest", "ctest", "bats",
-     "busted", "prove", "nextest", "unittest", "behave", "robot", "testthat", "gotestsum"}
-)  # fmt: skip
-_LINTERS = frozenset(
-    {"ruff", "flake8", "pylint", "mypy", "pyright", "black", "isort", "bandit", "eslint",
-     "tsc", "vue-tsc", "svelte-check", "stylelint", "prettier", "biome", "golangci-lint",
-     "staticcheck", "gofmt", "go-vet", "rustfmt", "clippy", "ktlint", "detekt", "shellcheck",
-     "hadolint", "tflint", "yamllint", "markdownlint", "rubocop", "phpstan", "psalm",
-     "swiftlint", "swiftformat", "dartanalyzer", "lint", "typecheck", "pydocstyle", "vulture",
-     "pre-commit", "actionlint", "xmllint", "cppcheck", "clang-tidy", "checkov", "semgrep",
-     "gosec", "govulncheck", "lychee", "markdown-link-check", "codespell", "cspell", "knip",
-     "depcheck", "madge", "htmlhint", "sqlfluff", "ansible-lint", "kubeconform", "kubeval"}
-)  # fmt: skip
-_BUILDERS = frozenset(
-    {"make", "just", "task", "cmake", "ninja", "meson", "bazel", "gradle", "gradlew",
-     "mvn", "mvnw", "ant", "sbt", "msbuild", "xcodebuild", "swift", "cargo", "go", "dotnet",
-     "deno", "bun", "flutter", "dart", "mix", "rebar3", "stack", "cabal", "dune", "zig",
-     "gcc", "g++", "clang", "javac", "kotlinc", "rustc", "scons", "godot", "elm", "gleam",
-     "nim", "crystal", "lein", "clj", "raco", "Rscript", "R", "julia", "terraform", "tofu",
-     "packer", "helm", "docker", "podman", "npm", "pnpm", "yarn", "node", "python", "python3",
-     "php", "ruby", "perl", "bash", "sh", "zsh", "pwsh", "composer", "rake", "artisan", "tsx",
-     "ts-node", "webpack", "vite", "rollup", "esbuild", "parcel", "turbo", "nx", "lerna"}
-)  # fmt: skip
-_INSTALL_VERBS = frozenset(
-    {"install", "i", "add", "ci", "remove", "rm", "uninstall", "update", "upgrade", "link",
-     "sync", "lock", "get", "restore", "require", "dlx-install", "init", "create", "new"}
-)  # fmt: skip
-_INSTALLERS = frozenset(
-    {"npm", "pnpm", "yarn", "bun", "pip", "pip3", "uv", "poetry", "pipenv", "pdm", "cargo",
-     "go", "gem", "bundle", "brew", "apt", "apt-get", "yum", "dnf", "apk", "pacman", "choco",
-     "winget", "scoop", "composer", "dotnet", "conda", "mamba", "pipx", "deno", "flutter",
-     "dart", "mix", "nuget", "vcpkg", "conan", "rustup", "sdk", "asdf", "nvm", "volta"}
-)  # fmt: skip
-_NETWORK = frozenset(
-    {"curl", "wget", "http", "https", "httpie", "xh", "nc", "ncat", "netcat", "telnet",
-     "ssh", "scp", "sftp", "rsync", "ping", "ftp", "gh", "glab", "aws", "gcloud", "az",
-     "doctl", "heroku", "grpcurl", "websocat", "wscat", "nslookup", "dig", "open", "xdg-open",
-     "start"}
-)  # fmt: skip
-_DEPLOYERS = frozenset(
-    {"kubectl", "fly", "flyctl", "vercel", "netlify", "firebase", "serverless", "sls",
-     "ansible-playbook", "ansible", "pulumi", "wrangler", "railway", "eas", "fastlane",
-     "twine", "cdk", "sam", "copilot", "skaffold", "tilt", "argocd", "supabase", "render"}
-)  # fmt: skip
-_DATABASES = frozenset(
-    {"psql", "mysql", "mongosh", "mongo", "redis-cli", "sqlite3", "sqlcmd", "cqlsh", "alembic",
-     "flyway", "liquibase", "knex", "sequelize", "typeorm", "migrate", "goose", "dbmate",
-     "atlas", "diesel", "sqlx"}
-)  # fmt: skip
-_WRITERS = frozenset(
-    {"mkdir", "touch", "cp", "mv", "rm", "ln", "chmod", "chown", "tee", "dd", "truncate",
-     "rmdir", "install", "patch", "unzip", "tar", "wget", "git-lfs", "sed", "perl", "awk"}
-)  # fmt: skip
-_EDITORS = frozenset({"code", "vim", "vi", "nano", "emacs", "idea", "subl", "nvim"})
-_GIT_READS = frozenset(
-    {"status", "diff", "log", "show", "rev-parse", "ls-files", "grep", "describe", "blame",
-     "shortlog", "cat-file", "ls-tree", "check-ignore", "whatchanged", "reflog", "config"}
-)  # fmt: skip
-_DEPLOY_WORD = re.compile(r"deploy|release|publish|upload|push|ship|rollout|provision", re.I)
-_MUTATE_WORD = re.compile(
-    r"^(?:install|setup|bootstrap|init|migrate|seed|clean|reset|format|fmt|fix|generate|gen"
-    r"|codegen|dev|start|serve|watch|up|down|destroy|apply|prune|db:.*|prisma:.*"
-    r"|run|server|backend|frontend|app)$",
-    re.I,
-)
-_CHECK_WORD = re.compile(
-    r"test|spec|check|lint|verify|validate|vet|build|compile|type|tsc|ci\b|smoke|audit|e2e",
-    re.I,
-)
-_SETUP_SCRIPT = re.compile(
-    r"init|seed|migrat|setup|install|bootstrap|reset|clean|deploy|release|publish", re.I
-)
-_CHECK_SUB = re.compile(
-    r"^(?:test|tests|check|lint|build|validate|verify|typecheck|type-check|vet|spec|compile"
-    r"|audit|doctor)(?:[:_-]\w+)?$",
-    re.I,
-)
-_SERVER = re.compile(
-    r"\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:dev|start|serve|preview)\b|\buvicorn\b"
-    r"|--reload\b|\brunserver\b|\bflask\s+run\b|\bnodemon\b|\bnext\s+(?:dev|start)\b"
-    r"|\bvite(?:\s*$|\s+(?:dev|serve|preview|--))|\bng\s+serve\b|\bhugo\s+server\b"
-    r"|\bjekyll\s+serve\b|\bhttp\.server\b|\bgunicorn\b|\bwatch\b|--watch\b",
-    re.I,
-)
-_FORMATTERS = frozenset({"black", "isort", "rustfmt", "autopep8", "yapf", "gofmt", "goimports"})
 
 
 def not_a_check(command: str, why: str) -> str:
@@ -171,7 +62,7 @@ def judge(command: str | None) -> str | None:
             return f"it does not parse as a shell command ({e})"
     if not tokens:
         return "it is empty"
-    if (server := _SERVER.search(text)) is not None:
+    if (server := programs.SERVER.search(text)) is not None:
         return f"it starts something that does not end ({server.group(0).strip()})"
     if "<<" in text:
         return "it writes a file (a here-document)"
@@ -206,7 +97,7 @@ def _unwrap(words: list[str]) -> list[str]:
     """The command a wrapper runs: `sudo x`, `VAR=1 x`, `uv run x`, `npx x`."""
     while words:
         head = words[0]
-        if _ASSIGNMENT.match(head) or head in _WRAPPERS:
+        if _ASSIGNMENT.match(head) or head in programs.WRAPPERS:
             words = words[1:]
             while words and words[0].startswith("-") and head in {"timeout", "nice", "env"}:
                 words = words[1:]
@@ -217,7 +108,7 @@ def _unwrap(words: list[str]) -> list[str]:
         if name in ("npx", "bunx", "pnpx") and len(words) > 1:
             words = [w for w in words[1:] if not w.startswith("-")][:1] + words[2:]
             continue
-        runs = _RUNNERS.get(name)
+        runs = programs.RUNNERS.get(name)
         if runs is not None and len(words) > 2 and words[1] in runs:
             words = words[2:]
             continue
@@ -237,7 +128,7 @@ def _part(words: list[str]) -> str | None:
     name = _program(words[0])
     args = words[1:]
     sub = next((a for a in args if not a.startswith("-")), "")
-    if name in _SHELL_BUILTINS or name in _READERS:
+    if name in programs.SHELL_BUILTINS or name in programs.READERS:
         return "neutral"
     if (
         name in ("sed", "awk", "perl")
@@ -247,23 +138,25 @@ def _part(words: list[str]) -> str | None:
         return "neutral"
     if (writes := _formats(name, args, sub)) is not None:
         return writes
-    if name in _READ_CHECKS:
+    if name in programs.READ_CHECKS:
         return None
     if name == "git":
         return _git(args)
-    if name in _NETWORK:
+    if name in programs.NETWORK:
         return f"it is a network call ({name})"
-    if name in _DEPLOYERS:
+    if name in programs.DEPLOYERS:
         return f"it deploys or publishes ({name})"
-    if name in _DATABASES:
+    if name in programs.DATABASES:
         return f"it changes a database ({name})"
-    if name in _EDITORS:
+    if name in programs.EDITORS:
         return f"it opens a program for a person ({name})"
     if name in ("docker", "podman"):
         return _container(args)
     if name in ("terraform", "tofu") and sub == "init":
         return "neutral"  # fetches providers; `terraform init && terraform validate` checks
-    if sub in ("install", "uninstall") or (name in _INSTALLERS and sub in _INSTALL_VERBS):
+    if sub in ("install", "uninstall") or (
+        name in programs.INSTALLERS and sub in programs.INSTALL_VERBS
+    ):
         return f"it installs or changes dependencies ({name} {sub})"
     if sub in ("add", "init", "create", "new", "generate", "scaffold") and name not in (
         "git",
@@ -273,12 +166,12 @@ def _part(words: list[str]) -> str | None:
         return f"it creates or adds files ({name} {sub})"
     if name in ("pip", "pip3", "pipx", "brew", "apt", "apt-get", "gem", "conda"):
         return f"it installs or changes dependencies ({name})"
-    if name in _WRITERS and not (name in ("sed", "perl", "awk") and "-i" not in args):
+    if name in programs.WRITERS and not (name in ("sed", "perl", "awk") and "-i" not in args):
         if name in ("sed", "perl", "awk"):
             return f"it edits files ({name} -i)"
         return f"it changes files ({name})"
     words_named = [name.rsplit(".", 1)[0], sub if re.fullmatch(r"[\w:-]+", sub) else ""]
-    if any(_DEPLOY_WORD.search(a) for a in words_named if a):
+    if any(programs.DEPLOY_WORD.search(a) for a in words_named if a):
         return f"it deploys or publishes ({' '.join(words[:2])})"
     if sub in ("publish", "deploy", "push", "upload"):
         return f"it deploys or publishes ({name} {sub})"
@@ -287,15 +180,15 @@ def _part(words: list[str]) -> str | None:
     if _migrates(name, args):
         return f"it changes a database ({' '.join(words[:3])})"
     target = _script_target(name, args)
-    if target is not None and _MUTATE_WORD.match(target):
+    if target is not None and programs.MUTATE_WORD.match(target):
         return f"it runs `{target}`, which changes things rather than checking them"
-    if name in _TEST_TOOLS or name in _LINTERS:
+    if name in programs.TEST_TOOLS or name in programs.LINTERS:
         return None
-    if name in _BUILDERS or _CHECK_WORD.search(name):
+    if name in programs.BUILDERS or programs.CHECK_WORD.search(name):
         return _builder(name, args, target)
-    if _CHECK_SUB.match(sub):  # `mkdocs build --strict`, `hugo check`, `sam validate`
+    if programs.CHECK_SUB.match(sub):  # `mkdocs build --strict`, `hugo check`, `sam validate`
         return None
-    if _SETUP_SCRIPT.search(name):
+    if programs.SETUP_SCRIPT.search(name):
         return f"it runs a setup script ({name}), not a check"
     return "neutral"  # the project's own program or script: it checks nothing by itself
 
@@ -308,7 +201,7 @@ def _formats(name: str, args: list[str], sub: str) -> str | None:
     checking = {"--check", "--diff", "-l", "--list", "--dry-run", "--verify-no-changes"} & flags
     if checking:
         return None
-    if name in _FORMATTERS and (name not in ("gofmt", "goimports") or "-w" in flags):
+    if name in programs.FORMATTERS and (name not in ("gofmt", "goimports") or "-w" in flags):
         return f"it rewrites files ({name})"
     if (name, sub) in {
         ("ruff", "format"),
@@ -328,7 +221,7 @@ def _git(args: list[str]) -> str | None:
     sub = next((a for a in args if not a.startswith("-")), "")
     if sub == "diff" and {"--exit-code", "--check", "--quiet"} & set(args):
         return None
-    if sub in _GIT_READS or sub == "":
+    if sub in programs.GIT_READS or sub == "":
         return "neutral"
     if sub in ("push", "pull", "fetch", "clone", "ls-remote"):
         return f"it is a network call (git {sub})"
@@ -377,13 +270,6 @@ def _script_target(name: str, args: list[str]) -> str | None:
     return None
 
 
-#: Options whose value is the next word (`npm --prefix frontend run test`).
-_VALUED = frozenset(
-    {"--prefix", "-C", "--dir", "--cwd", "--filter", "-F", "-w", "--workspace", "-f", "--file",
-     "-p", "--project", "--config", "-c", "--manifest-path", "--directory"}
-)  # fmt: skip
-
-
 def _operands(args: list[str]) -> list[str]:
     """The words that are not options or option values."""
     out: list[str] = []
@@ -391,7 +277,7 @@ def _operands(args: list[str]) -> list[str]:
     for a in args:
         if skip:
             skip = False
-        elif a in _VALUED:
+        elif a in programs.VALUED:
             skip = True
         elif not a.startswith("-"):
             out.append(a)
@@ -415,7 +301,7 @@ def _builder(name: str, args: list[str], target: str | None) -> str | None:
             "serve",
         ):
             return f"it runs the program ({name} {sub}), not a check"
-        if name in ("tsx", "ts-node") and not _CHECK_WORD.search(" ".join(plain)):
+        if name in ("tsx", "ts-node") and not programs.CHECK_WORD.search(" ".join(plain)):
             return f"it runs the program ({name}), not a check"
         return None
     if name in ("node", "python", "python3", "php", "ruby", "perl", "bash", "sh", "zsh", "pwsh",
@@ -435,8 +321,8 @@ def _builder(name: str, args: list[str], target: str | None) -> str | None:
             if (
                 module is not None
                 and module
-                not in _TEST_TOOLS
-                | _LINTERS
+                not in programs.TEST_TOOLS
+                | programs.LINTERS
                 | {
                     "compileall",
                     "py_compile",
@@ -451,14 +337,14 @@ def _builder(name: str, args: list[str], target: str | None) -> str | None:
                     "pycodestyle",
                     "coverage",
                 }
-                and not _CHECK_WORD.search(module)
+                and not programs.CHECK_WORD.search(module)
             ):
                 return f"it runs a module ({module}), not a check"
             return None
         script = sub
-        if target is not None or _CHECK_WORD.search(script):
+        if target is not None or programs.CHECK_WORD.search(script):
             return None
-        if _SETUP_SCRIPT.search(script.rsplit("/", 1)[-1]):
+        if programs.SETUP_SCRIPT.search(script.rsplit("/", 1)[-1]):
             return f"it runs a setup script ({script}), not a check"
         return "neutral"  # running the program itself checks nothing
     return None
