@@ -37,11 +37,11 @@ def before_start(
         if v.command is None and (default := command(r)):
             origin = session.verification(r, default).origin(session.source_file, r)
         lines.append(f"- {r.upper()}: {command(r) or '(none)'} ({origin})")
+    if suite_command:
+        lines.append(f"- the whole suite after GREEN and REFACTOR: {suite_command}")
     if session.not_checks:
         lines += ["", "Commands in the plan that are not checks (context for the agent, not run):"]
         lines += [f"- line {c.line}: {c.command} ({c.why_not})" for c in session.not_checks]
-    if suite_command:
-        lines.append(f"- the whole suite after GREEN and REFACTOR: {suite_command}")
     estimates = []
     if session.estimated_hours is not None:
         estimates.append(f"about {session.estimated_hours:g} h")
