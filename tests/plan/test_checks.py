@@ -186,8 +186,8 @@ def test_plan_show_and_the_checkpoint_say_what_verifies_each_step(tmp_path: Path
     record = RunRecord(tool_version="t", definition_hash="d", run_id="r", repo=str(tmp_path))
     state = RunState(project_name="p", plan_version="v", run=record)
     first = plan.sessions()[0]
-    by_role = {r: first.test_command(r, "pytest") for r in ROLES}
-    text = before_start(first, by_role.get, "pytest", state)
+    by_role: dict[str, str | None] = {r: first.test_command(r, "pytest") for r in ROLES}
+    text = before_start(first, lambda role: by_role[role], "pytest", state)
     assert "- RED: pytest tests/test_notes.py -q (the RED step's command (plan.md:11))" in text
     assert "- line 15: git push origin main (it is a network call (git push))" in text
     assert text.index("- the whole suite after GREEN and REFACTOR: pytest") < text.index(
