@@ -107,7 +107,7 @@ def show(
             }
         )
         return int(ExitCode.PLAN_INVALID if errors else ExitCode.SUCCESS)
-    console.show(overview(plan, phase=phase))
+    console.show(overview(plan, phase=phase, project_command=config.test_command))
     for d in errors:
         console.err(format_diagnostic(d))
     return int(ExitCode.PLAN_INVALID if errors else ExitCode.SUCCESS)

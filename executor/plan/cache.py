@@ -23,7 +23,7 @@ from executor.plan.models import Outline, Plan, Session
 from executor.words import plural
 
 CACHE_NAME = ".agent-plan-cache.json"
-_VERSION = 4
+_VERSION = 5
 
 
 class CacheIndex(Strict):

@@ -4,9 +4,9 @@ A plan's command is what a person would type to verify the step, exactly as writ
 - the lines of one shell block are one command (`cd tests/x` then `node a.test.js` is
   `cd tests/x && node a.test.js`); comment lines, blank lines, `$ ` prompts and trailing
   `# notes` are dropped, backslash continuations joined;
-- a block that starts something long-running (a dev server, `uvicorn --reload`, a second
-  terminal) is a manual check, not a command the executor can run;
-- setup (`npm install`, `chmod +x`, `mkdir`) is not verification;
+- a block for a second terminal is a manual check, not a command the executor can run;
+- setup (`npm install`, `chmod +x`, `mkdir`) is not verification, nor is anything else
+  that is not a check (`executor.plan.checks`);
 - in prose, a command follows a verb that runs it: "Run `npm run typecheck`", "run tests
   with `uv run pytest x -v`", "run `terraform validate` in `deploy/`".
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from executor.plan.checks import judge
 from executor.plan.inline import code_spans
 from executor.plan.vocabulary import looks_like_path
 
@@ -24,39 +25,47 @@ SHELL = frozenset(
 )
 _PROMPT = re.compile(r"^\s*(?:\$|>|%|PS>)\s+")
 _TRAILING_NOTE = re.compile(r"""^([^'"#]*?\S)\s+#\s.*$""")
-_SERVER = re.compile(
-    r"\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:dev|start|serve)\b|\buvicorn\b|--reload\b"
-    r"|\brunserver\b|\bflask\s+run\b|\bnodemon\b|\bdocker[\s-]+compose\s+up\b(?!.*\s-d\b)"
-    r"|\bvite(?:\s*$|\s+--)|\bnext\s+dev\b|another terminal",
-    re.I,
-)
-_SETUP = re.compile(
-    r"^(?:sudo\s+)?(?:(?:npm|pnpm|yarn|bun)\s+(?:install|i|add|ci)\b|pip3?\s+install\b"
-    r"|uv\s+(?:add|sync|pip\s+install)\b|poetry\s+(?:add|install)\b|cargo\s+(?:add|install)\b"
-    r"|go\s+get\b|chmod\b|mkdir\b|touch\b|cp\b|mv\b|rm\b|ln\b|git\s+(?:add|commit|checkout|"
-    r"switch|branch|init|clone)\b|npx\s+(?:\S+\s+)?(?:create|init|add)\b|\S+\s+init\b|cat\s*<<|export\b)",
-    re.I,
-)
 _RUN_VERB = re.compile(
-    r"(?:^|[\s:;,(*])(?:run|execute|re-?run|verify with|check with)\b[^`\n]{0,60}?`"
-    r"|^[^`\n]*\b(?:verify|check|confirm|validate)\b[^\n]*\busing\s+`",
+    r"(?:^|[\s:;,(*])(?:run(?:ning)?|execut(?:e|ing)|re-?run|verify with|check with)\b"
+    r"[^`\n]{0,60}?`"
+    r"|^[^`\n]*\b(?:verify|check|confirm|validate)\b[^\n]*\busing\s+`"
+    r"|(?:运行|執行|执行|実行|실행|ausf[uü]hren|ejecutar|executar|ex[eé]cuter|ch[aạ]y)\s*[:：]?\s*`",
+    re.I,
+)
+#: A command named before its verb (Japanese, Korean, German word order):
+#: `` `cargo test` で全テストが成功することを確認 ``, `` `npm test` 실행 ``.
+_SPAN_THEN_VERB = re.compile(
+    r"`([^`]+)`\s*(?:を|で|が|로|으로|를|을)?[^`\n]{0,30}?"
+    r"(?:実行|確認|検証|실행|확인|검증|ausf[uü]hren|pr[uü]fen)",
     re.I,
 )
 
 
 _SPAN = re.compile(r"`[^`]*`")
+#: `git add ...` / `git commit ...` lines of a block: one commit per session is ours.
+_OURS = re.compile(r"^(?:git\s+(?:-C\s+\S+\s+)?(?:add|commit)\b)")
+
+
+def _open_quote(line: str) -> bool:
+    """The line leaves a double-quoted string open (a commit message going on)."""
+    return line.replace('\\"', "").count('"') % 2 == 1
 
 
 def block_command(code: str, info: str = "") -> str | None:
     """The one command a shell code block holds (its lines joined with ` && `), or None
-    (not shell, empty, or something a person runs by hand)."""
+    (not shell, empty, or something a person runs by hand). Whether it is a check is
+    `executor.plan.checks.judge`'s to say."""
     if info.split(" ", 1)[0].lower() not in SHELL:
         return None
     parts: list[str] = []
     pending = ""
+    in_commit = False
     for raw in code.split("\n"):
         line = pending + _PROMPT.sub("", raw).strip()
         pending = ""
+        if in_commit or _OURS.match(line):  # staging and committing are the executor's
+            in_commit = _open_quote(line) != in_commit
+            continue
         if not line or line.startswith("#"):
             if "another terminal" in line.lower():
                 return None
@@ -69,17 +78,12 @@ def block_command(code: str, info: str = "") -> str | None:
     if pending.strip():
         parts.append(pending.strip())
     command = " && ".join(parts)
-    if not command or _SERVER.search(command) or "<<" in command:
-        return None
-    return command
+    return command or None
 
 
 def verifies(command: str | None) -> bool:
-    """A command that checks something (not setup, not a server to start)."""
-    if not command:
-        return False
-    first = command.split(" && ")[-1]
-    return not (_SETUP.match(first) or _SERVER.search(command))
+    """A command that may verify a session: a check (`executor.plan.checks.judge`)."""
+    return bool(command) and judge(command) is None
 
 
 def text_command(text: str) -> str | None:
@@ -89,7 +93,10 @@ def text_command(text: str) -> str | None:
     masked = _SPAN.sub(lambda m: "`" + "x" * (len(m.group(0)) - 2) + "`", text)
     m = _RUN_VERB.search(masked)  # a verb outside code spans
     if m is None:
-        return None
+        after = _SPAN_THEN_VERB.search(text)
+        if after is None or looks_like_path(after.group(1)):
+            return None
+        return after.group(1).strip() if " " in after.group(1).strip() else None
     spans = code_spans(text[m.end() - 1 :])
     if not spans or looks_like_path(spans[0]) or spans[0].endswith("/"):
         return None

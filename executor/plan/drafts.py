@@ -9,7 +9,15 @@ from pathlib import Path
 
 from executor.plan import vocabulary as voc
 from executor.plan.mermaid import Edge
-from executor.plan.models import ChecklistItem, Diagnostic, FileSpec, Phase, Session, Step
+from executor.plan.models import (
+    ChecklistItem,
+    Diagnostic,
+    FileSpec,
+    Phase,
+    PlanCommand,
+    Session,
+    Step,
+)
 from executor.plan.sessiontext import located
 
 
@@ -52,13 +60,16 @@ class SessionDraft:
     context_tokens: int | None = None
     next_session: int | None = None
     default_command: str | None = None
+    default_line: int | None = None
+    #: Commands the session names that are not checks (kept as context, with why).
+    not_checks: list[PlanCommand] = field(default_factory=list)
     #: (line, ticked) of every checkbox item in the session
     boxes: list[tuple[int, bool]] = field(default_factory=list)
     #: `**Status**: ✅ Completed`, or a heading that says COMPLETE.
     said_done: bool = False
     subheadings: int = 0
-    #: Commands of the session's verification sections and steps, in order.
-    verify: list[str] = field(default_factory=list)
+    #: (line, check) of the session's verification sections and steps, in order.
+    verify: list[tuple[int, str]] = field(default_factory=list)
     #: Paths its commit block stages (`git add PATH`).
     staged: list[tuple[str, int]] = field(default_factory=list)
     #: dependency lines naming no session: (line, text)
@@ -108,7 +119,7 @@ def to_session(d: SessionDraft, path: Path, lines: list[str], end: int) -> Sessi
         steps = {"green": _one_step(d, steps)}
     green = steps.get("green")
     if green is not None and green.test_command is None and d.verify:
-        green.test_command = d.verify[-1]
+        green.command_line, green.test_command = d.verify[-1]
     files = list(d.files)
     for staged, line in d.staged:
         if staged not in {f.path for f in files}:
@@ -134,6 +145,8 @@ def to_session(d: SessionDraft, path: Path, lines: list[str], end: int) -> Sessi
         next_session=d.next_session,
         test_cases=d.test_cases,
         default_test_command=d.default_command,
+        default_command_line=d.default_line,
+        not_checks=d.not_checks,
         dependencies_line=d.dependencies_line,
         **located(path, lines, d.line, end),
         box_lines=[line for line, _ in d.boxes],
@@ -151,7 +164,8 @@ def _one_step(d: SessionDraft, steps: dict[str, Step]) -> Step:
             role="green", heading=d.title, line=d.line, tasks=[o.text for o in d.objectives]
         )
     first = found[0]
-    command = next((s.test_command for s in reversed(found) if s.test_command), None)
+    chosen = next((s for s in reversed(found) if s.test_command), None)
+    command = chosen.test_command if chosen is not None else None
     return Step(
         role="green",
         heading=first.heading,
@@ -159,6 +173,7 @@ def _one_step(d: SessionDraft, steps: dict[str, Step]) -> Step:
         tasks=[t for s in found for t in s.tasks],
         files=list(dict.fromkeys(f for s in found for f in s.files)),
         test_command=command,
+        command_line=chosen.command_line if chosen is not None else None,
         inherits=any(s.inherits for s in found) and command is None,
         expected=next((s.expected for s in found if s.expected), None),
     )

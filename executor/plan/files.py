@@ -11,17 +11,25 @@ from __future__ import annotations
 
 import re
 
-from executor.plan.inline import code_spans, plain
+from executor.plan import words
+from executor.plan.inline import code_spans, code_spans_at, plain
 from executor.plan.models import FileSpec
 
 _FILE_PREFIX = re.compile(r"^(?:create|modify|update|test|add|edit|new)\s*:\s*", re.I)
 _FILE_ITEM = re.compile(
-    r"^(create|creates|modify|modifies|update|test|tests|delete|remove|read|add|edit|new)"
-    r"(?:\s*/\s*\w+)?\s*:\s*(.*)$",
-    re.I,
+    rf"^({words.FILE_CHANGES}|{words.FILE_READS})(?:\s*/\s*\w+)?\s*[:：]\s*(.*)$", re.I
 )
+_FILE_READ = re.compile(rf"^(?:{words.FILE_READS})$", re.I)
 _LINE_SUFFIX = re.compile(r":\d[\d,\-– ]*$")
-_PATH_CHARS = re.compile(r"^[\w.@~+\-/\\*\[\]]+$")
+#: Dotfiles by name (`.env.local`, `.gitkeep`, `.eslintrc`), not an extension (`.map`).
+_DOTFILE = re.compile(
+    r"^\.(?:env(?:\.[\w-]+)*|git(?:ignore|keep|attributes|modules)|dockerignore|editorconfig"
+    r"|npmrc|nvmrc|yarnrc|envrc|htaccess|mailmap|flake8|pylintrc|coveragerc|tool-versions"
+    r"|(?:python|node|ruby|java)-version|clang-format|[a-z]+rc)$"
+)
+_BARE_NAME = re.compile(r"^[A-Za-z][\w-]*$")
+#: Path characters, Next.js route folders included (`app/(auth)/login/[id]/page.tsx`).
+_PATH_CHARS = re.compile(r"^[\w.@~+\-/\\*\[\]()]+$")
 _NAME = re.compile(r"^\.?[\w\-@+]+(?:\.[\w\-@+]+)*\.[A-Za-z][A-Za-z0-9]{0,9}$")
 _WELL_KNOWN = frozenset(
     {"Makefile", "Dockerfile", "LICENSE", "README", "Procfile", "Gemfile", "Rakefile",
@@ -86,6 +94,38 @@ _SOURCE_EXT = frozenset(
         "lock",
         "env",
         "example",
+        "tscn",
+        "tres",
+        "gd",
+        "gdshader",
+        "sln",
+        "csproj",
+        "fsproj",
+        "vbproj",
+        "xaml",
+        "axaml",
+        "razor",
+        "cshtml",
+        "resx",
+        "props",
+        "targets",
+        "gradle",
+        "plist",
+        "storyboard",
+        "xib",
+        "dart",
+        "ex",
+        "exs",
+        "erl",
+        "hs",
+        "ml",
+        "lua",
+        "r",
+        "jl",
+        "zig",
+        "nim",
+        "prisma",
+        "dockerfile",
     ]
 )
 #: Names of tools and libraries that look like files.
@@ -109,18 +149,43 @@ _NOT_FILES = frozenset(
         "whisper.cpp",
     ]
 )
+#: A file name in prose; letters of other scripts may touch it (`requirements.txt에`).
 _BARE_WORD = re.compile(
-    r"(?<![\w/.`@:~-])(\.?[\w-]+(?:[/.][\w-]+)*(?:\.([A-Za-z]{1,10})|/))(?![\w/`(-])"
+    r"(?<![A-Za-z0-9_/.`@:~-])(\.?[\w-]+(?:[/.][\w-]+)*(?:\.([A-Za-z]{1,10})|/))"
+    r"(?![A-Za-z0-9_/`(-])"
 )
+#: `Read mode from pipeline.yaml`: a file the work reads, not one it changes.
+_SOURCE_OF = re.compile(r"\bread(?:s|ing)?\b[^.\n]{0,40}?\bfrom\s+$|\breads?\s+$", re.I)
+#: Well-known files a bare word or an example's header names (`# Dockerfile`).
+_KNOWN_NAMES = r"LICENSE|Makefile|Dockerfile|Procfile|Containerfile|Justfile|Gemfile|Rakefile"
+_KNOWN_WORD = re.compile(rf"(?<![\w/.])(?:{_KNOWN_NAMES})(?:\.[a-z]+)?(?![\w/.])")
 _FENCED = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
 _HEADER_COMMENT = re.compile(
-    r"^[ \t]*(?://|#|<!--)[ \t]*(?:file:[ \t]*)?([\w./-]+\.\w+)[ \t]*(?:-->)?[ \t]*$", re.M
+    r"^[ \t]*(?://|#|<!--)[ \t]*(?:file:[ \t]*)?([\w./-]+\.\w+|(?:[\w./-]+/)?(?:Dockerfile|Makefile"
+    r"|Procfile|Containerfile|Justfile))[ \t]*(?:-->)?[ \t]*$",
+    re.M,
 )
 _IN_FOLDER = re.compile(r"`([^`]+)`\s+in\s+`([^`]+/)`")
+#: `` `infra/x/main.tf`, `outputs.tf`, `variables.tf` ``: the names after a path share its folder.
+_SIBLINGS = re.compile(r"`([^`\s]+/)[^`/\s]+`((?:\s*(?:,|and|&|、|和|及|및)\s*`[^`/\s]+`)+)")
+#: A path the task compares against or follows, not one it changes.
+_REFERENCE = re.compile(
+    r"\b(?:matching|per|see|mirroring|following|based\s+on|compared?\s+(?:to|with)"
+    r"|refer(?:ring)?\s+to|as\s+in)\s+(?:the\s+)?$",
+    re.I,
+)
+#: `.env`, `.gitignore` in prose (a dotfile by name, as `_DOTFILE` knows them).
+_BARE_DOTFILE = re.compile(r"(?<![A-Za-z0-9_/.`-])(\.[A-Za-z][\w.-]*)(?![A-Za-z0-9_/`-])")
+#: The same in Chinese, Japanese and Korean: `在 `dir/` 下创建 `x``, `` `dir/` に `x` を ``.
+_FOLDER_THEN_FILE = re.compile(
+    r"`([^`\s]+/)`\s*(?:下|中|里|内|配下)?\s*(?:创建|新建|新增|添加|に|の|에|아래에|안에)\s*`([^`/\s]+)`"
+)
 
 
-def as_file(text: str) -> str | None:
-    """`text` as a file or folder path (a glob as its folder), or None."""
+def as_file(text: str, *, listed: bool = False) -> str | None:
+    """`text` as a file or folder path (a glob as its folder), or None. A dotfile
+    (`.env.local`, `.gitkeep`) is a file; in a files list (`listed`) so is a path with a
+    folder and no extension (`scripts/pre-commit`, `bin/harness`)."""
     raw = text.strip()
     if "://" in raw or raw.lower() in _NOT_FILES:
         return None
@@ -133,7 +198,9 @@ def as_file(text: str) -> str | None:
     if path.endswith("/"):
         return path if path.strip("./") else None
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
-    return path if name in _WELL_KNOWN or _NAME.match(name) else None
+    if name in _WELL_KNOWN or _NAME.match(name) or _DOTFILE.match(name):
+        return path
+    return path if listed and "/" in path and _BARE_NAME.match(name) else None
 
 
 def is_source_name(path: str) -> bool:
@@ -157,7 +224,7 @@ def list_item_files(item: str, line: int) -> list[FileSpec]:
     else:
         body = _FILE_PREFIX.sub("", text)
         path, _, note = body.partition(" ")
-    path = as_file(_FILE_PREFIX.sub("", path).strip().strip("*")) or ""
+    path = as_file(_FILE_PREFIX.sub("", path).strip().strip("*"), listed=bool(spans)) or ""
     note = note.strip().strip("-–—:").strip()
     if note.startswith("(") and note.endswith(")"):
         note = note[1:-1].strip()
@@ -172,11 +239,11 @@ def task_file_spec(item: str, line: int) -> FileSpec | None:
     if m is None:
         return None
     kind, rest = m.group(1).lower(), m.group(2).strip()
-    if kind == "read":
+    if _FILE_READ.match(kind):  # Read / Verify / Commit items change nothing
         return None
     spans = code_spans(rest)
     raw = spans[0] if spans else rest.split(" ")[0]
-    path = as_file(_LINE_SUFFIX.sub("", raw.strip()))
+    path = as_file(_LINE_SUFFIX.sub("", raw.strip()), listed=True)
     if path is None:
         return None
     note = rest.split(f"`{raw}`", 1)[1] if spans else rest[len(raw) :]
@@ -198,7 +265,16 @@ def prose_paths(text: str, *, bare: bool = False) -> list[str]:
             joined[m.group(1)] = m.group(2) + m.group(1)
         elif " " in m.group(1):
             where.add(m.group(2))
-    spans = code_spans(text)
+    for m in _FOLDER_THEN_FILE.finditer(text):
+        if as_file(m.group(2)) is not None:
+            joined[m.group(2)] = m.group(1) + m.group(2)
+    for m in _SIBLINGS.finditer(text):
+        for name in code_spans(m.group(2)):
+            if as_file(name) is not None:
+                joined.setdefault(name, m.group(1) + name)
+    spans = [
+        s for at, s in code_spans_at(text) if not _REFERENCE.search(text[max(0, at - 30) : at])
+    ]
     for span in spans:
         if span in joined:
             span = joined[span]
@@ -217,10 +293,15 @@ def prose_paths(text: str, *, bare: bool = False) -> list[str]:
         flat = re.sub(r"`[^`\n]*`|https?://\S+", " ", _FENCED.sub(" ", text))
         for m in _BARE_WORD.finditer(flat):
             name = m.group(1)
-            folder = name.endswith("/") and "/" in name[:-1]  # `crates/core/`, not `venv/`
+            if _SOURCE_OF.search(flat[max(0, m.start() - 60) : m.start()]):
+                continue
+            folder = name.endswith("/") and "/" in name[:-1] and name.isascii()  # not `venv/`
+            if name.endswith("/") and not name.isascii():
+                continue  # `로그인/로그아웃` (log in / log out): words with a slash, no folder
             if (is_source_name(name) or folder) and as_file(name) and not name[0].isdigit():
                 found.append(name)
-        found += re.findall(r"(?<![\w/.])(?:LICENSE|Makefile|Dockerfile|Procfile)(?![\w/.])", flat)
+        found += _KNOWN_WORD.findall(flat)
+        found += [m.group(1) for m in _BARE_DOTFILE.finditer(flat) if _DOTFILE.match(m.group(1))]
     unique = list(dict.fromkeys(found))
     return [p for p in unique if "/" in p or not any(q.endswith("/" + p) for q in unique)]
 

@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 
 from executor.errors import UserError
+from executor.plan import words
 from executor.plan.models import PlanFormat
 from executor.plan.vocabulary import PHASE_FILE
 
@@ -64,12 +65,14 @@ def plan_target(path: Path) -> Path:
         return path.resolve()
 
 
-_SESSION = re.compile(r"^ {0,3}#{1,6}[ \t]+session[ \t]+#?\d", re.I | re.M)
-_TASK = re.compile(r"^ {0,3}#{2,4}[ \t]+task[ \t]+#?\d", re.I | re.M)
-_SPECKIT_TASK = re.compile(r"^[ \t]*[-*][ \t]+\[[ xX]\][ \t]+T\d{2,}\b", re.M)
+_SESSION = re.compile(rf"^ {{0,3}}#{{1,6}}[ \t]+(?:{words.SESSION})[ \t]*#?\d", re.I | re.M)
+_TASK = re.compile(rf"^ {{0,3}}#{{2,4}}[ \t]+(?:{words.TASK})[ \t]*#?\d", re.I | re.M)
+_SPECKIT_TASK = re.compile(r"^[ \t]*[-*][ \t]+\[[ xX]\][ \t]+(?:\*\*|__)?T\d{2,}\b", re.M)
 _KIRO_TASK = re.compile(
     r"^[ \t]*[-*][ \t]+\[[ xX-]\]\*?[ \t]+(?:\d+\.|\d+(?:\.\d+)+)[ \t]+\S", re.M
 )
+#: A Task Master file whose tag maps straight to its list (`{"master": [{"id": 1 ...`).
+_TAG_LIST = re.compile(r'^\s*\{\s*"[^"]+"\s*:\s*\[\s*\{', re.S)
 _PHASE_UNIT = re.compile(r"^ {0,3}#{1,6}[ \t]+phase[ \t]+[a-z]\b", re.I | re.M)
 _STEP_HEADING = re.compile(
     r"^ {0,3}#{2,6}[ \t]+.*(?:\b(?:red|green|refactor)\b|tdd workflow)", re.I | re.M
@@ -94,7 +97,8 @@ def describe(fmt: PlanFormat) -> str:
 def detect_text(text: str, name: str = "") -> PlanFormat | None:
     """The format `text` is written in, or None when it reads as no plan at all."""
     if name.endswith(".json"):
-        return "taskmaster" if '"tasks"' in text else None
+        return "taskmaster" if '"tasks"' in text or _TAG_LIST.search(text) else None
+    text = words.normal(text)  # full-width `：`, `１` as ASCII
     sessions = len(_SESSION.findall(text))
     tasks = len(_TASK.findall(text))
     checklist = len(_SPECKIT_TASK.findall(text))

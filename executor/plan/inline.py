@@ -31,6 +31,16 @@ def code_spans(text: str) -> list[str]:
     ]
 
 
+def code_spans_at(text: str) -> list[tuple[int, str]]:
+    """The code spans of `text` with where each starts."""
+    if "`" not in text:
+        return []
+    return [
+        (m.start(), m.group(2).strip() if m.group(1) != "`" else m.group(2))
+        for m in _CODE_SPAN.finditer(text)
+    ]
+
+
 def _plain_part(text: str) -> str:
     if "[" in text:
         text = _LINK.sub(r"\1", text)
@@ -60,7 +70,7 @@ def plain(text: str, *, ticks: bool = True) -> str:
     return "".join(parts).strip()
 
 
-_LABEL = re.compile(r"^(\*\*|__)(.+?)\1\s*(:?)\s*(.*)$")
+_LABEL = re.compile(r"^(\*\*|__)(.+?)\1\s*([:：]?)\s*(.*)$", re.S)
 
 
 @dataclass(slots=True)
@@ -79,7 +89,7 @@ def read_label(text: str) -> Labelled | None:
     if m is None:
         return None
     label, colon, rest = m.group(2).strip(), m.group(3), m.group(4)
-    if label.endswith(":"):
+    if label.endswith((":", "：")):  # `**Label:**`, `**文件：**` (a full-width colon)
         return Labelled(
             plain(label[:-1], ticks=False).strip(), (colon + " " + rest).strip() if colon else rest
         )

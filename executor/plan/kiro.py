@@ -18,17 +18,38 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from executor.plan.commands import text_command, verifies
+from executor.plan import words
+from executor.plan.checks import judge
+from executor.plan.commands import text_command
 from executor.plan.files import prose_paths
 from executor.plan.inline import plain
 from executor.plan.markdown import Block, parse
-from executor.plan.models import FileSpec, Phase, Plan, PlanFormat, Session, Step
+from executor.plan.models import (
+    Diagnostic,
+    FileSpec,
+    Phase,
+    Plan,
+    PlanCommand,
+    PlanFormat,
+    Session,
+    Step,
+)
 from executor.plan.sessiontext import located, split_source, trimmed_end
 from executor.plan.source import file_plan
+from executor.plan.waves import wave_dependencies
+from executor.plan.words import Unit
 
-TASK = re.compile(r"^(\d+(?:\.\d+)+|\d+(?=\.))\.?\s+(.+)$")
-_CHECKPOINT = re.compile(r"^(?:final\s+)?checkpoint\b", re.I)
-_REQUIREMENTS = re.compile(r"^[_*]*(?:requirements|validates)\b", re.I)
+TASK = re.compile(r"^(\d+(?:\.\d+)+|\d+(?=\.))\.?\s+(.+)$", re.S)
+_CHECKPOINT = re.compile(rf"^(?:final\s+|最终|最終|最后|最後)?\s*(?:{words.CHECKPOINT})", re.I)
+#: A heading that names a group of tasks: `## 1. Set up`, `## Phase 2: Name`.
+_GROUP = re.compile(r"^(\d+)\.\s+(.+)$")
+_PHASE = Unit(words.PHASE)
+#: Traceability lines: `_Requirements: 1.2_`, `_需求: 2.5_`, `_요구사항: 6.1_`, `_要件: 3.1_`.
+_REQUIREMENTS = re.compile(
+    r"^[_*]*(?:requirements|validates|需求|要件|要求|요구\s*사항|anforderungen|exigences"
+    r"|requisitos|y[eê]u\s+c[aầ]u)\b[^:：]{0,20}[:：]",
+    re.I,
+)
 CONTEXT = ("requirements.md", "design.md")
 
 
@@ -76,18 +97,49 @@ class _SpecTasks:
                 units += [(sub, task) for sub in task.subtasks]
             else:
                 units.append((task, None))
+        headings = self.group_headings(units)
         required = 0
         for number, (task, group) in enumerate(units, start=1):
             found = self.plan.phase(task.top)
-            if found is None:  # `- [ ] 3.1` with no task 3 before it
-                found = Phase(number=task.top, name=plain(task.title), source_file=self.path)
+            if found is None:  # `- [ ] 3.1` with no task 3 before it: its heading names it
+                name, line = headings.get(task.top, (plain(task.title), None))
+                found = Phase(number=task.top, name=name, source_file=self.path, line=line)
                 self.plan.phases.append(found)
             last = group is not None and task is _last_required(group)
             session = self.session(task, number, required, group if last else None)
+            if group is not None and group.item.star:
+                session.optional = True  # `- [ ]* 11. Unit tests`: the whole group is optional
             if not session.optional:
                 required = number
             found.sessions.append(session)
         self.plan.phases.sort(key=lambda p: p.number)
+        by_label = {s.label: s for s in self.plan.sessions() if s.label}
+        waves = wave_dependencies(self.blocks, by_label)
+        for label, needed in waves.items():
+            by_label[label].dependencies = needed
+
+    def group_headings(self, units: list[tuple[_Task, _Task | None]]) -> dict[int, tuple[str, int]]:
+        """Groups written as headings above flat `- [ ] 1.1` tasks (`## 1. Set up`,
+        `## Phase 2: Name`; a heading at their level with no number, such as `##
+        Documentation` above `8.1`, names the group of the tasks below it)."""
+        headings = [b for b in self.blocks if b.kind == "heading" and not b.nested]
+        numbered: dict[int, tuple[str, int]] = {}
+        levels: set[int] = set()
+        for h in headings:
+            text = plain(h.text, ticks=False)
+            m = _GROUP.match(text) or _PHASE.match(text)
+            if m is not None and m.group(1).isdigit():
+                numbered.setdefault(int(m.group(1)), (m.group(2).strip() or text, h.line))
+                levels.add(h.level)
+        if not numbered:
+            return {}
+        for task, _ in units:
+            if task.top in numbered:
+                continue
+            above = [h for h in headings if h.level in levels and h.line < task.item.line]
+            if above:
+                numbered[task.top] = (plain(above[-1].text, ticks=False), above[-1].line)
+        return numbered
 
     def tasks(self) -> list[_Task]:
         """The numbered checkbox items, nested sub-tasks under their task, with the
@@ -97,6 +149,8 @@ class _SpecTasks:
         for block in self.blocks:
             if block.kind == "item" and block.checked is not None:
                 m = TASK.match(block.first)
+                if m is not None and self.repeats(block, found, by_line):
+                    continue
                 if m is not None:
                     task = _Task(block, m.group(1), m.group(2).strip())
                     parent = by_line.get(block.item)
@@ -113,12 +167,42 @@ class _SpecTasks:
                 owner.details.append(block)
         return found
 
+    def repeats(self, block: Block, found: list[_Task], by_line: dict[int, _Task]) -> bool:
+        """A task line repeated word for word (an editor's duplicate) is read once; the
+        repeat is named at its line."""
+        seen = [t for t in [*found, *(s for t in found for s in t.subtasks)]
+                if t.item.first == block.first and t.item.line != block.line]  # fmt: skip
+        if not seen:
+            return False
+        self.plan.diagnostics.append(
+            Diagnostic(
+                severity="warning",
+                path=self.path,
+                line=block.line,
+                message=f"this task line repeats line {seen[0].item.line} word for word: "
+                "read once (the repeat adds no session)",
+            )
+        )
+        by_line[block.line] = seen[0]
+        return True
+
     def session(self, task: _Task, number: int, before: int, group: _Task | None) -> Session:
         item = task.item
         end = trimmed_end(self.lines, item.end, item.line)
-        details = [ln for b in task.details for _, ln in b.lines() if not _REQUIREMENTS.match(ln)]
+        lines = [
+            (n, ln) for b in task.details for n, ln in b.lines() if not _REQUIREMENTS.match(ln)
+        ]
+        details = [ln for _, ln in lines]
         text = "\n".join([task.title, *details])
-        commands = [c for ln in details if (c := text_command(ln)) and verifies(c)]
+        commands: list[tuple[int, str]] = []
+        refused: list[PlanCommand] = []
+        for n, ln in lines:
+            if (named := text_command(ln)) is None:
+                continue
+            if (why := judge(named)) is None:
+                commands.append((n, named))
+            else:
+                refused.append(PlanCommand(command=named, line=n, why_not=why))
         files = [FileSpec(path=p, line=item.line) for p in prose_paths(text, bare=True)
                  if not p.startswith("/")]  # fmt: skip
         boxes = [item.line] + ([group.item.line] if group is not None else [])
@@ -133,9 +217,11 @@ class _SpecTasks:
                 heading=plain(task.title),
                 tasks=[plain(d) for d in details],
                 files=[f.path for f in files],
-                test_command=commands[-1] if commands else None,
+                test_command=commands[-1][1] if commands else None,
+                command_line=commands[-1][0] if commands else None,
                 line=item.line,
             ),
+            not_checks=refused,
             files=files,
             dependencies=[before] if before else [],
             optional=item.star,

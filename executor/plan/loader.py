@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Protocol
 
 from executor.errors import PathNotFoundError
+from executor.plan.account import unread
 from executor.plan.formats import (
     KINDS,
     describe,
@@ -27,6 +28,7 @@ from executor.plan.formats import (
     others_beside,
     plan_file,
 )
+from executor.plan.markdown import kept
 from executor.plan.models import NO_PLAN_FILES, Diagnostic, Plan, PlanFormat
 from executor.plan.paths import relativize
 
@@ -78,9 +80,10 @@ def load_plan(path: Path, format: str | None = None, tag: str | None = None) -> 
         target = (
             plan_file(path, fmt) if path.is_dir() and fmt not in ("phase", "overview") else path
         )
-    with _collector_paused():
+    with _collector_paused(), kept():
         plan = reader_for(fmt, tag).read(target)
-    plan.format = fmt
+        plan.format = fmt
+        plan.diagnostics += unread(plan)  # every work-shaped line read, or named
     if target.is_dir():
         for other in others_beside(target, fmt):
             plan.diagnostics.append(

@@ -23,6 +23,7 @@ plan and never pays for it.
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 
     from markdown_it import MarkdownIt
 
-_BOX = re.compile(r"^\[([ xX-])\](\*)?(?:[ \t]+|$)")
+_BOX = re.compile(r"^\[([ xX-])\](\\?\*)?(?:[ \t]+|$)")  # `[ ]\*`: an escaped optional mark
 _LINE_BREAK = re.compile(r"\r\n?|\n")
 _FENCE_LINE = re.compile(r"^( {0,3})(`{3,}|~{3,})[ \t]*([^`\s]*)[^`]*$")
 _FRONT_KEY = re.compile(r"^[\w-]+\s*:")
@@ -130,8 +131,33 @@ class Document:
     count: int
 
 
+_KEPT: dict[str, Document] | None = None
+
+
+@contextmanager
+def kept() -> Iterator[dict[str, Document]]:
+    """While a plan is loaded, each text is parsed once: the readers and the check that
+    every work-shaped line was read (`executor.plan.account`) share the Document
+    (nothing changes a Document); the documents go when the load ends."""
+    global _KEPT
+    outer, _KEPT = _KEPT, {} if _KEPT is None else _KEPT
+    try:
+        yield _KEPT
+    finally:
+        _KEPT = outer
+
+
 def parse(text: str) -> Document:
     """The blocks and heading sections of `text` (CRLF and CR line ends read like LF)."""
+    if _KEPT is not None and (known := _KEPT.get(text)) is not None:
+        return known
+    document = _parse(text)
+    if _KEPT is not None:
+        _KEPT[text] = document
+    return document
+
+
+def _parse(text: str) -> Document:
     lines = source_lines(text)
     blocks = _blocks(_parser().parse(_readable(text)))
     for block in blocks:  # a list item's map runs over the blank line after it

@@ -5,6 +5,7 @@ These field names are a contract used by the engine and by `plan validate --json
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -55,6 +56,17 @@ class PlanTask(Strict):
     depends_on: list[str] = Field(default_factory=list)
 
 
+class PlanCommand(Strict):
+    """A command the plan names that is not a check, where, and why: it goes to the
+    agent and the person as context and never verifies a session
+    (`executor.plan.checks.judge`)."""
+
+    command: str
+    #: Source line (in the session's file) of the command.
+    line: int
+    why_not: str
+
+
 class Step(Strict):
     """One TDD step (RED, GREEN or REFACTOR) of a session."""
 
@@ -62,8 +74,10 @@ class Step(Strict):
     heading: str
     tasks: list[str] = Field(default_factory=list)
     files: list[str] = Field(default_factory=list)
-    #: The command the step names in a code span, or None.
+    #: The check the step names, or None (never a command that is not a check).
     test_command: str | None = None
+    #: Source line of `test_command` (None: not from a line of its own).
+    command_line: int | None = None
     #: True when the step says "Should now PASS" & co: the same command as before.
     inherits: bool = False
     expected: str | None = None
@@ -102,8 +116,12 @@ class Session(Strict):
     next_session: int | None = None
     #: `**Test Cases to Write**` items written outside any step.
     test_cases: list[str] = Field(default_factory=list)
-    #: A `**Run tests**:` command given at session level, outside any step.
+    #: A `**Run tests**:` command given at session level, outside any step (or the file's).
     default_test_command: str | None = None
+    #: Source line of `default_test_command`.
+    default_command_line: int | None = None
+    #: Commands the session names that are not checks (context only), with why.
+    not_checks: list[PlanCommand] = Field(default_factory=list)
     #: Line of the dependencies statement (None: not stated, or from a Mermaid graph).
     dependencies_line: int | None = None
     source_file: Path
@@ -156,21 +174,59 @@ class Session(Strict):
         return {"red": self.red, "green": self.green, "refactor": self.refactor}[role]
 
     def test_command(self, role: StepRole, default: str | None = None) -> str | None:
-        """The effective command for `role`: its own, else the nearest earlier step's,
-        else the session-level command, else the session's first named command,
-        else `default` (project-level)."""
+        """The check that verifies `role` (see `verification`); only ever a check."""
+        return self.verification(role, default).command
+
+    def verification(self, role: StepRole, default: str | None = None) -> Verification:
+        """Which command verifies `role` and where it comes from: its own, else the
+        nearest earlier step's, else the session-level command, else the session's
+        first named command, else `default` (the project's test command)."""
         order: list[StepRole] = ["red", "green", "refactor"]
         for r in reversed(order[: order.index(role) + 1]):
             step = self.step(r)
             if step is not None and step.test_command:
-                return step.test_command
+                return Verification(step.test_command, "step", step.command_line, r)
         if self.default_test_command:
-            return self.default_test_command
+            return Verification(self.default_test_command, "session", self.default_command_line)
         for r in order:
             step = self.step(r)
             if step is not None and step.test_command:
-                return step.test_command
-        return default
+                return Verification(step.test_command, "step", step.command_line, r)
+        if default:
+            return Verification(default, "project", narrowed=self.red is not None)
+        return Verification(None, "none")
+
+
+@dataclass(frozen=True)
+class Verification:
+    """The command that verifies a step and its provenance (never leaves the process)."""
+
+    command: str | None
+    #: `step` (a step's own line), `session` (the session's or the file's test
+    #: command), `project` (the project's test command), `none` (no command at all).
+    source: Literal["step", "session", "project", "none"]
+    line: int | None = None
+    #: The step whose command it is (source `step`).
+    role: StepRole | None = None
+    #: The project's command is narrowed at run time to the test files RED wrote.
+    narrowed: bool = False
+
+    def origin(self, path: Path | None = None, asked: StepRole | None = None) -> str:
+        """Where the command comes from, in words (`plan show`, the checkpoint)."""
+        where = f"{path.name}:{self.line}" if path is not None and self.line else ""
+        at = f"line {self.line}" if self.line else ""
+        place = where or at
+        if self.source == "step":
+            whose = f"the {self.role.upper()} step's command" if self.role else "the plan"
+            again = f", run again for {asked.upper()}" if asked and asked != self.role else ""
+            return f"{whose}{again}" + (f" ({place})" if place else "")
+        if self.source == "session":
+            return "the plan's test command for the session" + (f" ({place})" if place else "")
+        if self.source == "project":
+            if self.narrowed:
+                return "the project's test command, narrowed to the tests RED writes"
+            return "the project's test command"
+        return "none: the plan names no check and the project sets no test command"
 
 
 class Phase(Strict):

@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 
 from executor.plan import vocabulary as voc
+from executor.plan.checks import judge, not_a_check
 from executor.plan.drafts import FileResult, SessionDraft, to_session
 from executor.plan.files import as_file
 from executor.plan.inline import code_spans, plain
@@ -58,7 +59,7 @@ class _FileParser:
         self.h1: str | None = None
         #: Test command a line outside every session names ("Run tests after every
         #: change - `npm run test:run`"): sessions that name none use it.
-        self.file_command: str | None = None
+        self.file_command: tuple[int, str] | None = None
 
     def error(self, line: int, message: str) -> None:
         self.result.diagnostics.append(
@@ -104,12 +105,11 @@ class _FileParser:
             if m := voc.PHASE_HEADING.match(text):
                 self.open_phase(m.group(1), voc.phase_name(m.group(2) or ""), heading.line)
                 ids.append((section, m.group(1), m.group(2) or ""))
-            elif m := voc.PHASE_ID_HEADING.match(text):
-                ids.append((section, m.group(1).upper(), m.group(2) or ""))
+            elif found_id := voc.PHASE_ID_HEADING.match(text):
+                ident, rest = found_id.group(1).upper(), found_id.group(2) or ""
+                ids.append((section, ident, rest))
                 if self.overview:
-                    self.open_phase(
-                        m.group(1).upper(), voc.phase_name(m.group(2) or ""), heading.line
-                    )
+                    self.open_phase(ident, voc.phase_name(rest), heading.line)
             elif m := voc.SESSION_HEADING.match(text):
                 number = int(m.group(1))
                 if any(n == number for _, n in open_numbers):
@@ -199,12 +199,16 @@ class _FileParser:
         assert section.heading is not None
         text = plain(section.heading.text, ticks=False)
         label = None
-        if (m := voc.SESSION_HEADING.match(text)) or (m := voc.PART_HEADING.match(text)):
+        if (m := voc.SESSION_HEADING.match(text) or voc.PART_HEADING.match(text)) is not None:
             number, title = int(m.group(1)), m.group(2)
         else:
-            m = voc.PHASE_ID_HEADING.match(text)
-            assert m is not None
-            number, title, label = len(self.result_sessions()) + 1, m.group(2) or "", m.group(1)
+            found = voc.PHASE_ID_HEADING.match(text)
+            assert found is not None
+            number, title, label = (
+                len(self.result_sessions()) + 1,
+                found.group(2) or "",
+                found.group(1),
+            )
         draft = self.new_draft(number, title, section.line, label)
         nested = [c.line for c in section.walk() if c is not section and c.line in self.unit_lines]
         reader = SessionReader(draft, self.warn, skip=set(nested))
@@ -248,25 +252,28 @@ class _FileParser:
         self.judge_dependency_prose(draft)
         if draft.dependencies is not None:
             self.result.stated_dependencies.add(draft.number)
-        draft.default_command = draft.default_command or self.file_command
+        if draft.default_command is None and self.file_command is not None:
+            draft.default_line, draft.default_command = self.file_command
         session = to_session(draft, self.path, self.lines, end)
         self.phases[draft.phase].sessions.append(session)
 
     def result_sessions(self) -> list[int]:
         return [s.number for p in self.phases.values() for s in p.sessions]
 
-    def command_outside(self, session: Section, parts: list[Section]) -> str | None:
-        """A test command the session's own text (outside its parts) names in prose
+    def command_outside(self, session: Section, parts: list[Section]) -> tuple[int, str] | None:
+        """(line, check) the session's own text (outside its parts) names in prose
         ("Run tests after EVERY change - `npm run test:run`")."""
         inside = {id(b) for p in parts for b in p.all_blocks()}
         for block in session.all_blocks():
             if id(block) in inside or block.kind not in ("item", "paragraph"):
                 continue
-            for _, text in block.lines():
+            for line, text in block.lines():
                 if _RUN_TESTS.search(text):
                     spans = [s for s in code_spans(text) if " " in s and as_file(s) is None]
-                    if spans:
-                        return spans[0]
+                    if spans and (why := judge(spans[0])) is not None:
+                        self.warn(line, not_a_check(spans[0], why))
+                    elif spans:
+                        return line, spans[0]
         return None
 
     def judge_dependency_prose(self, d: SessionDraft) -> None:

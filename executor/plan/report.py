@@ -11,7 +11,7 @@ from typing import Any
 
 from executor.plan.formats import describe
 from executor.plan.graph import critical_path, find_cycles, graph_of, parallel_groups
-from executor.plan.models import Diagnostic, Plan, Session
+from executor.plan.models import Diagnostic, Plan, Session, StepRole
 from executor.project_config import ProjectConfig, map_test_command
 from executor.words import plural
 
@@ -91,7 +91,21 @@ def _session_json(s: Session, config: ProjectConfig) -> dict[str, Any]:
         "tag": s.tag,
         "context_files": [str(p) for p in s.context_files],
         "tasks": [t.model_dump() for t in s.tasks],
+        "verified_by": {
+            role: _verified_by(s, role, config) for role in ("red", "green", "refactor")
+        },
+        "not_checks": [c.model_dump() for c in s.not_checks],
     }
+
+
+def _verified_by(s: Session, role: StepRole, config: ProjectConfig) -> dict[str, Any] | None:
+    """The check that verifies `role` (mapped as it will run) and where it comes from."""
+    if s.step(role) is None:
+        return None
+    v = s.verification(role, config.test_command)
+    command = None if v.command is None else map_test_command(v.command, config)
+    return {"command": command, "source": v.source, "line": v.line,
+            "origin": v.origin(s.source_file, role)}  # fmt: skip
 
 
 def _diag_json(d: Diagnostic) -> dict[str, Any]:
@@ -141,9 +155,24 @@ def _hours(plan: Plan, number: int) -> float | None:
     return session.estimated_hours if session is not None else None
 
 
-def overview(plan: Plan, *, phase: int | None = None) -> Any:
-    """A rich renderable: phases and sessions, dependencies, estimates, schedule (the
-    plan's own words shown through `console.shown`: a plan is a file anyone may write)."""
+def checks_text(s: Session, project_command: str | None) -> list[str]:
+    """Which command verifies each step of `s` and where it comes from, then the commands
+    the plan names that are not checks (`plan show`, the before_start checkpoint)."""
+    roles: list[StepRole] = [r for r in ("red", "green", "refactor") if s.step(r) is not None]
+    out = []
+    for role in roles:
+        v = s.verification(role, project_command)
+        shown = f"`{v.command}`" if v.command else "(no command)"
+        out.append(f"{role.upper()}: {shown} <- {v.origin(s.source_file, role)}")
+    for c in s.not_checks:
+        out.append(f"not run (line {c.line}): `{c.command}`: {c.why_not}")
+    return out
+
+
+def overview(plan: Plan, *, phase: int | None = None, project_command: str | None = None) -> Any:
+    """A rich renderable: phases and sessions, dependencies, estimates, schedule, and the
+    check that verifies each step (the plan's own words shown through `console.shown`: a
+    plan is a file anyone may write)."""
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
@@ -174,6 +203,13 @@ def overview(plan: Plan, *, phase: int | None = None) -> Any:
                 f"{s.line_start}-{s.line_end}",
             )
         parts.append(table)
+        checks = Text()
+        for s in p.sessions:
+            for line in checks_text(s, project_command):
+                checks.append(shown(f"  {s.number}  {line}") + "\n")
+        if checks.plain:
+            parts.append(Text("Verified by:", style="bold"))
+            parts.append(checks)
     if path:
         total = sum(hours for n in path if (hours := _hours(plan, n)) is not None)
         unit = f"{total:g} hours" if weighed else f"{len(path)} sessions"

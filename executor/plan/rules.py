@@ -1,5 +1,8 @@
 """`lint(plan)`: the parse diagnostics plus the plan-level rules, each with file:line.
 
+A command the plan names that is not a check (`executor.plan.checks`) is a warning at its
+line: it stays context and never verifies a session.
+
 Errors (the plan cannot be executed as written): duplicate session numbers, a
 dependency on a missing session, dependency cycles, a TDD session without a RED or
 GREEN step, a step that says "run the tests" when no step names a command (unless the
@@ -15,6 +18,7 @@ from __future__ import annotations
 from itertools import pairwise
 from pathlib import Path
 
+from executor.plan.checks import not_a_check
 from executor.plan.graph import find_cycles, graph_of
 from executor.plan.models import Diagnostic, Plan, PlanFormat, Session, Severity, Step
 from executor.plan.vocabulary import path_problem
@@ -159,6 +163,10 @@ def _session_rules(
                     "configured (--test-command)",
                 )
             )
+    for command in s.not_checks:
+        out.append(
+            _diag("warning", path, command.line, not_a_check(command.command, command.why_not))
+        )
     named = {f.path: f.line or line for f in reversed(s.files)}  # each path once, first line
     for file_path, file_line in sorted(named.items(), key=lambda item: item[1]):
         problem = path_problem(file_path)

@@ -14,12 +14,13 @@ import re
 from collections.abc import Callable
 
 from executor.plan import vocabulary as voc
-from executor.plan.commands import block_command, text_command, verifies
+from executor.plan.checks import judge
+from executor.plan.commands import block_command, text_command
 from executor.plan.drafts import SessionDraft, StepDraft
 from executor.plan.files import as_file, is_tree, list_item_files, tree_paths
 from executor.plan.inline import code_spans, plain, read_label
 from executor.plan.markdown import Block, Section
-from executor.plan.models import ChecklistItem, FileSpec, Step, StepRole
+from executor.plan.models import ChecklistItem, FileSpec, PlanCommand, Step, StepRole
 
 _VALUE_KINDS = ("time", "tests_count", "context", "next", "dependencies", "status")
 #: Sections a step heading's sub-sections may be without leaving the step.
@@ -141,13 +142,14 @@ class SessionReader:
         command = block_command(block.text, block.info)
         if self.awaiting and self.step is not None:
             self.awaiting = False
-            if command:
-                self.step.step.test_command, self.step.step.inherits = command, False
+            if command and self.check(command, block.line):
+                self.set_command(command, block.line)
             return
-        if command and verifies(command) and self.verifying:
-            self.d.verify.append(command)
+        if command and self.verifying and self.check(command, block.line):
+            self.d.verify.append((block.line, command))
             if self.step is not None and self.step.step.test_command is None:
                 self.step.step.test_command = command
+                self.step.step.command_line = block.line
 
     def on_item(self, item: Block) -> None:
         if item.checked is not None:
@@ -188,7 +190,8 @@ class SessionReader:
                 return
         if self.step is not None and _RUN_TESTS.search(text):
             if (command := text_command(text)) is not None:
-                self.step.step.test_command, self.step.step.inherits = command, False
+                if self.check(command, line):
+                    self.set_command(command, line)
             elif self.step.step.test_command is None:
                 self.step.step.inherits = True
         self.on_text(text, line, checked=None)
@@ -227,7 +230,7 @@ class SessionReader:
         self.awaiting = False
         value = plain(rest)
         if kind == "run":
-            self.read_command(rest)
+            self.read_command(rest, line)
             return
         if kind == "expected":
             if self.step is not None:
@@ -254,15 +257,28 @@ class SessionReader:
         if value:
             self.on_text(rest, line, checked=None, in_item=True)
 
-    def read_command(self, rest: str) -> None:
+    def check(self, command: str, line: int) -> bool:
+        """A check may verify; any other command is kept, with why, as context."""
+        why = judge(command)
+        if why is not None and command not in {c.command for c in self.d.not_checks}:
+            self.d.not_checks.append(PlanCommand(command=command, line=line, why_not=why))
+        return why is None
+
+    def set_command(self, command: str, line: int) -> None:
+        assert self.step is not None
+        step = self.step.step
+        step.test_command, step.command_line, step.inherits = command, line, False
+
+    def read_command(self, rest: str, line: int) -> None:
         spans = code_spans(rest)
         if self.step is None:
-            if spans:
-                self.d.default_command = spans[0]
+            if spans and self.check(spans[0], line):
+                self.d.default_command, self.d.default_line = spans[0], line
             return
         step = self.step.step
         if spans:
-            step.test_command, step.inherits = spans[0], False
+            if self.check(spans[0], line):
+                self.set_command(spans[0], line)
         elif plain(rest, ticks=False):
             step.inherits = step.test_command is None
         else:

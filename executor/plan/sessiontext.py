@@ -20,8 +20,8 @@ from typing import Any
 
 _LINE_END = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 #: A list item's checkbox: the marker, then `[ ]`, `[x]`/`[X]` (ticked) or Kiro's `[-]`
-#: (in progress), followed by whitespace or Kiro's optional mark `*`.
-BOX = re.compile(r"^([ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+)\[([ xX-])\](?=[ \t*]|$)", re.MULTILINE)
+#: (in progress), followed by whitespace or Kiro's optional mark `*` (written `\*` too).
+BOX = re.compile(r"^([ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+)\[([ xX-])\](?=[ \t*\\]|$)", re.MULTILINE)
 _COMMIT_LINE = re.compile(
     r"^\s*(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d{1,9}[.)]\s+)?[*_]*\s*"
     r"(?:(?:do\s+not|don't|never)\s+commit\b|git\s+commit\b|commit\b(?!\s*(?:message|hash|id)\b)"

@@ -25,7 +25,9 @@ import re
 from pathlib import Path
 
 from executor.plan import vocabulary as voc
-from executor.plan.commands import join, text_command, verifies
+from executor.plan import words
+from executor.plan.checks import judge
+from executor.plan.commands import join, text_command
 from executor.plan.files import as_file, is_source_name, prose_paths
 from executor.plan.inline import code_spans, plain, read_label
 from executor.plan.markdown import Block, Section, parse
@@ -34,12 +36,14 @@ from executor.plan.models import (
     FileSpec,
     Phase,
     Plan,
+    PlanCommand,
     PlanFormat,
     PlanTask,
     Session,
     Step,
     StepRole,
 )
+from executor.plan.phasedeps import phase_dependencies
 from executor.plan.sessiontext import located, split_source, trimmed_end
 from executor.plan.source import file_plan
 
@@ -47,10 +51,19 @@ _TITLE_PREFIX = re.compile(r"^(?:implementation\s+)?tasks?\s*:\s*", re.I)
 _ARROW = re.compile(r"\s*(?:→|->|⟶|=>)\s*")
 _COMMAND_LABEL = re.compile(r"^(?:test command|run tests?|tests? run with|verify with)$", re.I)
 _MANUAL = re.compile(r"\bmanual(?:ly)?\s+(?:verification|test|check)|\bby hand\b", re.I)
-_DEPENDS = re.compile(r"\(depends on ([^)]*)\)", re.I)
+_DEPENDS = re.compile(r"\(depends on ([^)]*)\)|\bdepends(?:\s+on)?\s*:\s*([^\n]*)", re.I)
 _TESTS_FIRST = re.compile(r"\btests?\s+first\b|\btdd\b", re.I)
 _MARKERS = re.compile(r"^(?:\[[^\]]*\]\s*)+")
-_WRITES_TESTS = re.compile(r"^(?:write|add|create)\b[^.]*\b(?:tests?|failing)\b", re.I)
+#: A task that writes tests (not test fixtures, helpers or configuration).
+_WRITES_TESTS = re.compile(
+    r"^(?:write|add|create)\b[^.]*\b(?:tests?|failing)\b(?!\s+(?:fixtures?|helpers?|utils?"
+    r"|utilities|data|scaffold\w*|infrastructure|setup|config\w*|harness|doubles?))",
+    re.I,
+)
+_MANUAL_WORD = re.compile(words.MANUAL, re.I)
+#: A check a person walks through (`following them end-to-end`).
+_WALK = re.compile(r"\bend-to-end\b|\bfollowing\s+them\b|\bwalk\s+through\b", re.I)
+_META = re.compile(r"^\s*(?:depends(?:\s+on)?|dependencies|deps|files?|blocked\s+by)\s*:", re.I)
 _TASK_REF = re.compile(r"\bT(\d{2,})([a-z]?)(?:\s*[-–—]\s*T(\d{2,}))?")
 
 
@@ -70,7 +83,12 @@ class _TaskFile:
         self.plan = plan
         self.lines = split_source(text)
         self.doc = parse(text)
-        self.command: str | None = None
+        #: (line, check) of a test command stated before the first phase.
+        self.command: tuple[int, str] | None = None
+        #: Commands named before the first phase that are not checks.
+        self.not_checks: list[PlanCommand] = []
+        #: The file says its verification is manual (`**Tests**: ... Verification is manual`).
+        self.manual_checks = False
 
     def run(self) -> None:
         phases: list[tuple[Section, str, str]] = []
@@ -85,8 +103,19 @@ class _TaskFile:
         first = phases[0][0].line if phases else self.doc.count + 1
         for block in self.doc.blocks:
             if block.line < first and block.kind in ("paragraph", "item"):
-                for _, text in block.lines():
-                    self.command = self.command or _label_command(text)
+                for line, text in block.lines():
+                    found = _label_command(text)
+                    if found is not None and self.command is None:
+                        self.command = _checked(found, line, self.not_checks)
+                    label = read_label(text)
+                    if label is not None and label.label.lower() in (
+                        "tests",
+                        "testing",
+                        "verification",
+                    ):
+                        self.manual_checks = self.manual_checks or bool(
+                            _MANUAL_WORD.search(label.rest)
+                        )
         labels = [n for _, n, _ in phases]
         for number, (section, written, name) in enumerate(phases, start=1):
             session = self.session(number, name, section)
@@ -103,6 +132,10 @@ class _TaskFile:
                 )
             )
         after = phases[-1][0].end if phases else self.doc.count
+        stated = phase_dependencies(self.doc.blocks, self.plan.sessions())
+        for session in self.plan.sessions():  # a `Phase Dependencies` section says more
+            if session.phase in stated and session.dependencies_line is None:
+                session.dependencies = stated[session.phase]
         self.apply_order([b for b in self.doc.blocks if b.line > after])
 
     def apply_order(self, blocks: list[Block]) -> None:
@@ -148,7 +181,8 @@ class _TaskFile:
         checkpoints: list[str] = []
         deps: list[int] | None = None
         deps_line: int | None = None
-        command: str | None = None
+        command: tuple[int, str] | None = None
+        not_checks: list[PlanCommand] = []
         role: StepRole = "red" if _TESTS_FIRST.search(name) else "green"
         details: dict[int, list[str]] = {}
         items: list[tuple[Block, StepRole]] = []
@@ -176,7 +210,7 @@ class _TaskFile:
                     refs = voc.parse_session_refs(plain(label.rest, ticks=False), word="phase")
                     deps, deps_line = [r for r in (refs or []) if 0 < r < number], line
                 elif _COMMAND_LABEL.match(label.label) and code_spans(label.rest):
-                    command = code_spans(label.rest)[0]
+                    command = _checked(code_spans(label.rest)[0], line, not_checks) or command
         first_work = next(
             (i for i, (b, r) in enumerate(items) if r == "green" and not _writes_tests(b.text)),
             len(items),
@@ -184,7 +218,9 @@ class _TaskFile:
         for i, (block, task_role) in enumerate(items):
             if task_role == "green" and i < first_work:
                 task_role = "red"  # "Write unit tests for X" before X is written
-            task = _task(block, task_role, details[block.line])
+            task = _task(
+                block, task_role, details[block.line], not_checks, manual_checks=self.manual_checks
+            )
             tasks.append(task)
             if task.manual:
                 checkpoints.append(f"{task.label}: {plain(task.text, ticks=False)}")
@@ -208,11 +244,13 @@ class _TaskFile:
             files=files,
             dependencies=deps if deps is not None else ([number - 1] if number > 1 else []),
             dependencies_line=deps_line,
-            default_test_command=command or self.command,
+            default_test_command=(command or self.command or (None, None))[1],
+            default_command_line=(command or self.command or (None, None))[0],
+            not_checks=[*(self.not_checks if number == 1 else []), *not_checks],
             checkpoints=checkpoints,
             **located(self.path, self.lines, section.line, end),
             box_lines=[t.line for t in tasks],
-            claimed_done=bool(tasks) and all(t.done for t in tasks),
+            claimed_done=bool(tasks) and all(t.done for t in tasks if not _commits(t.text)),
             tasks=tasks,
         )
 
@@ -238,29 +276,54 @@ def _words(text: str) -> str:
     return re.sub(r"`[^`]*`", "", _MARKERS.sub("", voc.SPECKIT_TASK.sub(r"\2", text))).strip()
 
 
+def _commits(text: str) -> bool:
+    """A task that only commits (`Commit all changes`): the executor's own, never left to do."""
+    return voc.step_meaning(_words(text)) == "commit"
+
+
 def _writes_tests(text: str) -> bool:
     """A task that writes tests (`[P] [US1] Write unit tests for X in ...`)."""
     return bool(_WRITES_TESTS.match(_words(text)))
 
 
-def _task(block: Block, role: StepRole, details: list[str]) -> PlanTask:
+def _checked(command: str, line: int, refused: list[PlanCommand]) -> tuple[int, str] | None:
+    """(line, command) when it is a check; else None, and it is kept with why."""
+    why = judge(command)
+    if why is None:
+        return line, command
+    if command not in {c.command for c in refused}:
+        refused.append(PlanCommand(command=command, line=line, why_not=why))
+    return None
+
+
+def _task(
+    block: Block,
+    role: StepRole,
+    details: list[str],
+    refused: list[PlanCommand],
+    *,
+    manual_checks: bool = False,
+) -> PlanTask:
+    """One task line; `manual_checks`: the file says its verification is manual."""
     m = voc.SPECKIT_TASK.match(block.text)
     assert m is not None
-    text = block.text.replace("\n", " ")
-    command = text_command(text)
+    lines = block.text.split("\n")
+    meta = next((i for i, ln in enumerate(lines) if i and _META.match(ln)), len(lines))
+    text = " ".join(lines[:meta])  # `Depends: T001` / `Files: ...` lines are not the title
+    named = text_command(text)
+    command = _checked(named, block.line, refused) if named else None
+    checking = voc.step_meaning(_words(text)).startswith("verify")
+    walked = (named is not None and command is None) or _WALK.search(text) is not None
     return PlanTask(
         label=m.group(1),
         text=text[m.start(2) :].strip(),
         line=block.line,
         done=bool(block.checked),
         role=role,
-        files=task_paths(
-            "\n".join([text, *details]),
-            checking=voc.step_meaning(_words(text)).startswith("verify"),
-        ),
-        command=command if verifies(command) else None,
-        manual=bool(_MANUAL.search(text)),
-        depends_on=_depends_on(text),
+        files=task_paths("\n".join([block.text.replace("\n", " "), *details]), checking=checking),
+        command=command[1] if command else None,
+        manual=bool(_MANUAL.search(text)) or (manual_checks and checking and walked),
+        depends_on=_depends_on(block.text),
     )
 
 
@@ -281,7 +344,7 @@ def task_paths(text: str, *, checking: bool = False) -> list[str]:
 
 def _depends_on(text: str) -> list[str]:
     refs: list[str] = []
-    for group in _DEPENDS.findall(text):
+    for group in (a or b for a, b in _DEPENDS.findall(text)):
         for m in _TASK_REF.finditer(group):
             width = len(m.group(1))
             if m.group(3):
@@ -301,6 +364,7 @@ def _step(role: StepRole, tasks: list[PlanTask], line: int, *, always: bool = Fa
         tasks=[plain(f"{t.label} {t.text}") for t in tasks],
         files=files,
         test_command=join([t.command for t in tasks if t.command]),
+        command_line=next((t.line for t in tasks if t.command), None),
         line=tasks[0].line if tasks else line,
     )
 

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from executor.plan import vocabulary as voc
+from executor.plan import words
+from executor.plan.account import typo_of
 from executor.plan.files import task_file_spec
 from executor.plan.inline import plain, read_label
 from executor.plan.markdown import Block, Section, parse
@@ -27,7 +29,8 @@ from executor.plan.source import file_plan
 from executor.plan.tasksteps import TaskSteps
 
 _DEPENDS = re.compile(r"^(?:depends on|dependencies|requires|prerequisites?|blocked by)$", re.I)
-_GATE = re.compile(r"\bgate\b|\bcheckpoint\b", re.I)
+_GATE = re.compile(rf"\bgate\b|{words.CHECKPOINT}|{words.MANUAL}|abnahme|acceptance", re.I)
+_FILES = re.compile(words.FILES_LABEL, re.I)
 
 
 @dataclass
@@ -134,6 +137,8 @@ class _TaskPlan:
         own = TaskSteps.numbers(task.sections[0].all_blocks())
         last = 0
         for i, section in enumerate(task.sections[1:], start=1):
+            if typo_of(plain(section.title, ticks=False)) is not None:
+                break  # `### Tsak 3:` starts a task the reader cannot read: lint names it
             if any(n > max(own, default=0) for n in TaskSteps.numbers(section.all_blocks())):
                 last = i
         task.sections = task.sections[: last + 1]
@@ -148,7 +153,9 @@ class _TaskPlan:
         for path, line in steps.changed_files(files):
             files.append(FileSpec(path=path, note="named in a step", line=line))
         made = steps.session_steps(task.title, task.heading.line, files)
-        boxes = [s.checked for s in steps.steps if s.checked is not None]
+        # the commit step is the executor's own: never work left to do
+        boxes = [s.checked for s in steps.steps if s.checked is not None and s.meaning != "commit"]
+        by_hand = [f"Step {s.number}: {s.title}" for s in steps.steps if voc.is_manual(s.title)]
         return Session(
             number=number,
             title=task.title,
@@ -161,8 +168,9 @@ class _TaskPlan:
             files=files,
             dependencies=deps if deps is not None else ([number - 1] if number > 1 else []),
             dependencies_line=deps_line,
-            checkpoints=task.checkpoints,
+            checkpoints=[*task.checkpoints, *by_hand],
             **located(self.path, self.lines, task.heading.line, task.end, steps.commit_lines()),
+            not_checks=steps.not_checks,
             box_lines=[s.line for s in steps.steps if s.checked is not None],
             claimed_done=bool(boxes) and all(boxes),
         )
@@ -182,7 +190,7 @@ class _TaskPlan:
                 continue
             if block.kind == "paragraph" and not block.item:
                 label = read_label(block.first)
-                in_files = label is not None and bool(re.fullmatch(r"files?", label.label, re.I))
+                in_files = label is not None and bool(_FILES.fullmatch(words.normal(label.label)))
                 if label is not None and _DEPENDS.match(label.label):
                     deps, deps_line = self.dependencies(task, label.rest, block.line, numbers)
             elif block.kind != "item":

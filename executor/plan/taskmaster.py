@@ -18,7 +18,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from executor.plan.commands import text_command, verifies
+from executor.plan.checks import judge
+from executor.plan.commands import text_command
 from executor.plan.files import prose_paths
 from executor.plan.jsonspans import Span, items, line_of, members
 from executor.plan.models import (
@@ -26,6 +27,7 @@ from executor.plan.models import (
     FileSpec,
     Phase,
     Plan,
+    PlanCommand,
     PlanFormat,
     PlanTask,
     Session,
@@ -34,6 +36,7 @@ from executor.plan.models import (
 from executor.plan.sessiontext import source_hash
 from executor.plan.source import file_plan
 
+DONE = frozenset({"done", "completed", "complete"})
 STATUS = re.compile(r'("status"\s*:\s*)"(?:[^"\\]|\\.)*"')
 _CHECKPOINT = re.compile(r"\buser acceptance\b|\bUAT\b", re.I)
 
@@ -92,7 +95,7 @@ class _TasksFile:
         tags = [
             k
             for k, v in (data.items() if isinstance(data, dict) else [])
-            if isinstance(v, dict) and isinstance(v.get("tasks"), list)
+            if (isinstance(v, dict) and isinstance(v.get("tasks"), list)) or _task_list(v)
         ]
         if not tags:
             self.error(1, 'no task list: expected {"tasks": [...]} or {"<tag>": {"tasks": [...]}}')
@@ -102,6 +105,8 @@ class _TasksFile:
             chosen = f"no tag {self.tag!r}" if self.tag else f"{len(tags)} tags"
             self.error(1, f"{chosen} in this tasks.json; pick one of {', '.join(tags)} with --tag")
             return None
+        if _task_list(data[tag]):  # `{"master": [{"id": 1, ...}]}`: the tag maps to its list
+            return data[tag], members(self.text, root)[tag], tag
         start = members(self.text, root)[tag][0]
         return data[tag]["tasks"], members(self.text, start)["tasks"], tag
 
@@ -121,7 +126,13 @@ class _TasksFile:
             if not p.startswith(("/", "~"))
         ]
         strategy = str(task.get("testStrategy") or "")
-        commands = [c for ln in strategy.split("\n") if (c := text_command(ln)) and verifies(c)]
+        named = [c for ln in strategy.split("\n") if (c := text_command(ln))]
+        commands = [c for c in named if judge(c) is None]
+        refused = [
+            PlanCommand(command=c, line=start, why_not=why)
+            for c in named
+            if (why := judge(c)) is not None
+        ]
         title = str(task.get("title") or f"Task {written}")
         own_box = [line_of(self.text, spans["status"][0])] if "status" in spans else []
         source = self.text[span[0] : span[1]]
@@ -137,8 +148,10 @@ class _TasksFile:
                 tasks=[s.text for s in subtasks] or [str(task.get("description") or title)],
                 files=[f.path for f in files],
                 test_command=commands[-1] if commands else None,
+                command_line=start if commands else None,
                 line=start,
             ),
+            not_checks=refused,
             files=files,
             dependencies=[int(d) for d in _list(task, "dependencies") if str(d).isdigit()],
             is_checkpoint=bool(_CHECKPOINT.search(title)),
@@ -152,7 +165,7 @@ class _TasksFile:
             source_text=source,
             brief_text=_brief(task, written),
             box_lines=list(dict.fromkeys([*own_box, *sub_boxes])),
-            claimed_done=status == "done",
+            claimed_done=is_done(status),
         )
 
     def subtasks(
@@ -175,14 +188,33 @@ class _TasksFile:
             ]
             found.append(
                 PlanTask(
-                    label=f"{parent}.{sub.get('id')}",
+                    label=_sub_label(parent, sub.get("id")),  # `1` or already `29.1`
                     text=str(sub.get("title") or ""),
                     line=line_of(self.text, own.get("status", (start, 0))[0]),
-                    done=sub.get("status") == "done",
+                    done=is_done(sub.get("status")),
                     depends_on=deps,
                 )
             )
         return found, boxes
+
+
+def _sub_label(parent: str, own: Any) -> str:
+    own_id = str(own)
+    return own_id if own_id.startswith(f"{parent}.") else f"{parent}.{own_id}"
+
+
+def _task_list(value: Any) -> bool:
+    """A list of tasks (objects with an id), as a tag maps to it in some files."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(t, dict) and "id" in t for t in value)
+    )
+
+
+def is_done(status: Any) -> bool:
+    """`done`, or `completed` as some versions and hand edits write it."""
+    return str(status or "").strip().lower() in DONE
 
 
 def _list(item: dict[str, Any], key: str) -> list[Any]:
@@ -204,7 +236,7 @@ def _brief(task: dict[str, Any], written: str) -> str:
     subs = [s for s in _list(task, "subtasks") if isinstance(s, dict)]
     if subs:
         lines = [
-            f"- [{'x' if s.get('status') == 'done' else ' '}] {written}.{s.get('id')} "
+            f"- [{'x' if is_done(s.get('status')) else ' '}] {_sub_label(written, s.get('id'))} "
             f"{s.get('title', '')}: {s.get('description', '')}".rstrip(": ")
             for s in subs
         ]

@@ -22,29 +22,33 @@ import re
 from dataclasses import dataclass, field
 
 from executor.plan import vocabulary as voc
-from executor.plan.commands import block_command, verifies
+from executor.plan import words
+from executor.plan.checks import judge
+from executor.plan.commands import SHELL, block_command
 from executor.plan.files import as_file
 from executor.plan.inline import code_spans, plain, read_label
 from executor.plan.markdown import Block
-from executor.plan.models import FileSpec, Step, StepRole
+from executor.plan.models import FileSpec, PlanCommand, Step, StepRole
 
 _RUN = re.compile(
-    r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?:run|command|test command|verify)(?:\s*\([^)]*\))?"
+    rf"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?:{words.RUN_LABEL})(?:\s*\([^)]*\))?"
     r"(?:\*\*|__)?\s*:(?:\*\*|__)?\s*(.*)$",
     re.I,
 )
 _EXPECTED = re.compile(
-    r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?expected(?:\s+(?:output|result))?(?:\*\*|__)?\s*:"
+    rf"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?:{words.EXPECTED_LABEL})(?:\*\*|__)?\s*:"
     r"(?:\*\*|__)?\s*(.*)$",
     re.I,
 )
-_STEP_PREFIX = re.compile(r"^\s*(?:\*\*|__)?step\s+\d+[a-z]?\s*[:.)\-–—]\s*", re.I)
+_IMPLEMENTS = re.compile(rf"^(?:implement|{words.IMPLEMENT})", re.I)
+_FAILS = re.compile(words.FAILS, re.I)
+_PASSES = re.compile(words.PASSES, re.I)
 _CHANGE = re.compile(
     r"^(?:create|modify|update|edit|rewrite|in|at (?:the )?(?:top|end|bottom) of|add (?:\w+ )?to)"
     r"\s+`([^`]+)`",
     re.I,
 )
-_TEST_KINDS = {"test", "tests"}
+_TEST_KINDS = re.compile(r"tests?|测试|測試|テスト|테스트|prueba|teste|ki[eể]m", re.I)
 _RED_KINDS = ("write_test", "verify_fail")
 
 
@@ -58,10 +62,14 @@ class _Step:
     end: int = 0
     commands: list[tuple[int, str]] = field(default_factory=list)
     expected: str | None = None
+    #: The step shows code that is not a shell command (a test or an implementation).
+    code: bool = False
+    #: What the task's shape says the step does, when its words say nothing.
+    shape: voc.StepMeaning | None = None
 
     @property
     def meaning(self) -> voc.StepMeaning:
-        return voc.step_meaning(self.title)
+        return self.shape or voc.step_meaning(self.title)
 
     @property
     def verifies(self) -> bool:
@@ -81,22 +89,36 @@ class TaskSteps:
         first = self.steps[0].line if self.steps else end + 1
         #: commands the task states outside its steps (`**Verify:** `cargo test``)
         self.task_commands: list[tuple[int, str]] = []
-        _read_commands([b for b in blocks if b.line < first or not self.steps], self.task_commands)
+        #: commands it names that are not checks (context only)
+        self.not_checks: list[PlanCommand] = []
+        outside = [b for b in blocks if b.line < first or not self.steps]
+        _read_commands(outside, self.task_commands, self.not_checks)
         for step in self.steps:
             inside = [b for b in blocks if step.line <= b.line <= step.end]
-            step.expected = _read_commands(inside, step.commands, bare=step.verifies)
+            refused = [] if step.meaning == "commit" else self.not_checks
+            step.expected = _read_commands(inside, step.commands, refused, bare=step.verifies)
+            step.code = any(b.kind == "code" and b.info.split(" ")[0].lower() not in SHELL
+                            for b in inside)  # fmt: skip
+        _shape(self.steps)
         self.roles = _roles(self.steps)
         meanings = [s.meaning for s in self.steps]
         failing = [
             i
             for i, s in enumerate(self.steps)
             if s.meaning == "verify_fail"
-            or (s.meaning == "write_test" and "fail" in s.title.lower())
+            or (s.meaning == "write_test" and _FAILS.search(words.normal(s.title)))
         ]
+        if (
+            failing
+            and not any(  # a failing run with no test written first checks an error path
+                s.meaning == "write_test" or s.code for s in self.steps[: failing[0] + 1]
+            )
+        ):
+            failing = []
         implemented = [
             i
             for i, m in enumerate(meanings)
-            if m == "implement" and self.steps[i].title.lower().startswith("implement")
+            if m == "implement" and _IMPLEMENTS.match(words.normal(self.steps[i].title))
         ]
         self.tdd = bool(failing) and not (implemented and implemented[0] < failing[0])
         if not self.tdd:
@@ -133,7 +155,7 @@ class TaskSteps:
 
     def session_steps(self, title: str, line: int, files: list[FileSpec]) -> dict[StepRole, Step]:
         """RED / GREEN / REFACTOR of the session (a task without steps: one GREEN)."""
-        test_files = [f.path for f in files if f.note.split(" ")[0] in _TEST_KINDS]
+        test_files = [f.path for f in files if _TEST_KINDS.fullmatch(f.note.split(" ")[0])]
         work_files = [f.path for f in files if f.path not in test_files]
         chosen: dict[StepRole, list[_Step]] = {"red": [], "green": [], "refactor": []}
         for step, role in zip(self.steps, self.roles, strict=True):
@@ -143,7 +165,7 @@ class TaskSteps:
         for role, steps in chosen.items():
             if not steps:
                 continue
-            command, expected = self._command(role, steps)
+            command_line, command, expected = self._command(role, steps)
             paths = test_files if role == "red" else work_files
             made[role] = Step(
                 role=role,
@@ -151,30 +173,37 @@ class TaskSteps:
                 tasks=[f"Step {s.number}: {s.title}" for s in steps],
                 files=list(paths),
                 test_command=command,
+                command_line=command_line,
                 expected=expected,
                 line=steps[0].line,
             )
+        last = self.task_commands[-1] if self.task_commands else (None, None)
         if "green" not in made and not self.tdd:
-            command = self.task_commands[-1][1] if self.task_commands else None
-            made["green"] = Step(role="green", heading=title, line=line, test_command=command)
+            made["green"] = Step(
+                role="green", heading=title, line=line, test_command=last[1], command_line=last[0]
+            )
         elif "green" in made and made["green"].test_command is None and self.task_commands:
-            made["green"].test_command = self.task_commands[-1][1]
+            made["green"].test_command, made["green"].command_line = last[1], last[0]
         return made
 
-    def _command(self, role: StepRole, steps: list[_Step]) -> tuple[str | None, str | None]:
+    def _command(
+        self, role: StepRole, steps: list[_Step]
+    ) -> tuple[int | None, str | None, str | None]:
+        """(line, command, expected) of the check that verifies `role`."""
         verifying = [s for s in steps if s.verifies and s.commands]
         if role == "red":
             first = next((s for s in verifying if s.meaning == "verify_fail"), None)
             chosen = first or next(iter(verifying), None)
-            return (chosen.commands[0][1], chosen.expected) if chosen else (None, None)
+            if chosen is None:
+                return None, None, None
+            return chosen.commands[0][0], chosen.commands[0][1], chosen.expected
         found = [(ln, c, s.expected) for s in verifying for ln, c in s.commands]
         found += [(ln, c, None) for ln, c in self.task_commands if role == "green"]
         if not found and role == "green":  # only `Run:` lines inside work steps
             found = [(ln, c, s.expected) for s in steps for ln, c in s.commands]
         if not found:
-            return None, None
-        _, command, expected = max(found, key=lambda f: f[0])
-        return command, expected
+            return None, None, None
+        return max(found, key=lambda f: f[0])
 
 
 def _find(blocks: list[Block]) -> list[_Step]:
@@ -186,10 +215,11 @@ def _find(blocks: list[Block]) -> list[_Step]:
             continue
         raw = block.first
         m = voc.STEP_LINE.match(plain(raw, ticks=False))
+        written = voc.STEP_LINE.match(raw.strip())
         if m is None:
             continue
         title = m.group(2).strip().strip("*_").strip()
-        raw_title = _STEP_PREFIX.sub("", raw).strip().rstrip("*_").strip()
+        raw_title = (written.group(2) if written else raw).strip().rstrip("*_").strip()
         checked = block.checked if block.kind == "item" else None
         found.append(_Step(m.group(1), title, raw_title, block.line, checked))
     if found:
@@ -206,31 +236,68 @@ def _find(blocks: list[Block]) -> list[_Step]:
 
 
 def _read_commands(
-    blocks: list[Block], into: list[tuple[int, str]], *, bare: bool = False
+    blocks: list[Block],
+    into: list[tuple[int, str]],
+    refused: list[PlanCommand],
+    *,
+    bare: bool = False,
 ) -> str | None:
-    """Commands of `blocks` (`Run:` spans, the block after `Run:`, with `bare` any shell
-    block) into `into`; returns the first `Expected:` text after a command."""
+    """Checks of `blocks` (`Run:` spans, the block after `Run:`, with `bare` any shell
+    block) into `into`, the commands that are not checks into `refused`; returns the
+    first `Expected:` text after a check."""
     awaiting = bare
     expected: str | None = None
+
+    def take(line: int, command: str) -> None:
+        why = judge(command)
+        if why is None:
+            into.append((line, command))
+        elif command not in {r.command for r in refused}:
+            refused.append(PlanCommand(command=command, line=line, why_not=why))
+
     for block in blocks:
         if block.kind == "code":
             command = block_command(block.text, block.info) if awaiting else None
-            if command and verifies(command):
-                into.append((block.line, command))
+            if command:
+                take(block.line, command)
             awaiting = False
             continue
         if block.kind not in ("item", "paragraph"):
             continue
         for line, text in block.lines():
             for part in re.split(r"(?<=\S)\s+(?=(?:Run|Expected)\s*:)", text):
-                if run := _RUN.match(part):
-                    spans = code_spans(run.group(1))
-                    if spans and verifies(spans[0]):
-                        into.append((line, spans[0]))
+                if run := _RUN.match(words.normal(part)):
+                    spans = code_spans(re.split(r"[:：]", part, maxsplit=1)[-1])
+                    if spans:
+                        take(line, spans[0])
                     awaiting = not spans and not plain(run.group(1))
-                elif (exp := _EXPECTED.match(part)) and into and expected is None:
+                elif (exp := _EXPECTED.match(words.normal(part))) and into and expected is None:
                     expected = plain(exp.group(1), ticks=False) or None
     return expected
+
+
+def _shape(steps: list[_Step]) -> None:
+    """Structure before vocabulary: when the words name no failing run, a task shaped
+    code, run, code, the same run again (the first not expected to pass) is a RED run
+    and a GREEN run in any language: the first run is `verify_fail`, the code before it
+    `write_test`, the code between `implement`, the second run `verify_pass`."""
+    if any(s.meaning in ("verify_fail", "write_test") for s in steps):
+        return
+    runs = [(i, s.commands[0][1]) for i, s in enumerate(steps) if s.commands]
+    for a, (i, command) in enumerate(runs):
+        again = next((j for j, c in runs[a + 1 :] if c == command), None)
+        if again is None or _PASSES.search(words.normal(steps[i].expected or "")):
+            continue
+        before = [k for k in range(i) if steps[k].code]
+        between = [k for k in range(i + 1, again) if steps[k].code]
+        if before and between:
+            for k in before:
+                steps[k].shape = "write_test"
+            steps[i].shape = "verify_fail"
+            for k in between:
+                steps[k].shape = "implement"
+            steps[again].shape = "verify_pass"
+            return
 
 
 def _roles(steps: list[_Step]) -> list[StepRole | None]:

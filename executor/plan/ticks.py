@@ -64,7 +64,7 @@ def _status_edits(session: Session, text: str) -> list[FileEdit]:
     spans = _task_status_spans(session, text)
     by_line: dict[int, list[tuple[int, int]]] = {}
     for start, end in spans:
-        if json.loads(text[start:end]) != "done":
+        if str(json.loads(text[start:end])).lower() not in ("done", "completed", "complete"):
             by_line.setdefault(line_of(text, start), []).append((start, end))
     lines = split_source(text)
     offsets = [0]
@@ -88,6 +88,8 @@ def _task_status_spans(session: Session, text: str) -> list[tuple[int, int]]:
     top = members(text, text.index("{"))
     if session.tag is not None and session.tag in top and text[top[session.tag][0]] == "{":
         top = members(text, top[session.tag][0])
+    elif session.tag is not None and session.tag in top and text[top[session.tag][0]] == "[":
+        top = {"tasks": top[session.tag]}  # the tag maps straight to its list
     if "tasks" not in top or text[top["tasks"][0]] != "[":
         raise _changed(path, 1, "expected a task list here")
     wanted = session.label or str(session.number)

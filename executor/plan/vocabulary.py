@@ -11,12 +11,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from executor.plan import words
 from executor.plan.models import StepRole
+from executor.plan.words import Unit
 
-SESSION_HEADING = re.compile(r"^session\s+#?(\d+)(?![\w.])\s*(?:[:\-–—.]\s*)?(.*)$", re.IGNORECASE)
+SESSION_HEADING = Unit(words.SESSION)
 #: Starts like a session heading but is not one we can read ("Session: X", "Session 3a").
 LOOKS_LIKE_SESSION = re.compile(r"^sessions?\s*(?:#|:|\d|[-–—]\s*\w)", re.IGNORECASE)
-PHASE_HEADING = re.compile(r"^phase\s+(\d+)(?![\w.])\s*(?:[:\-–—.]\s*(.*))?$", re.IGNORECASE)
+PHASE_HEADING = Unit(words.PHASE)
 #: A phase named by a letter or a number and a letter (`Phase A: ...`, `Phase 1B: ...`).
 PHASE_ID_HEADING = re.compile(
     r"^phase\s+(\d+[a-z]|[a-z])(?![\w.])\s*(?:[:\-–—.]\s*(.*))?$", re.IGNORECASE
@@ -37,7 +39,7 @@ _PHASE_META = re.compile(r"session|week|hour|day|tdd|\bh\b", re.IGNORECASE)
 _STATUS_SUFFIX = re.compile(
     r"\s*(?:[✅✔☑🚧⏳❌]\uFE0F?\s*)+(?:\**(?:mostly\s+)?(?:completed?|done|in progress|"
     r"not started|pending)\**)?\s*$|\s+(?:completed?|done)\s*$|\s*\(\d{4}-\d\d-\d\d\)\s*$"
-    r"|\s*[-–—:]\s*implementation plan\s*$",
+    r"|\s*[-–—:]\s*implementation (?:plan|summary)\s*$",
     re.IGNORECASE,
 )
 _DONE_SUFFIX = re.compile(r"✅|\b(?:completed?|done)\b\**\s*$", re.IGNORECASE)
@@ -85,16 +87,15 @@ def section_kind(text: str) -> SectionKind | None:
 
 
 _ROLE_WORDS: list[tuple[StepRole, re.Pattern[str]]] = [
-    ("red", re.compile(r"\bred\b", re.I)),
-    ("green", re.compile(r"\bgreen\b", re.I)),
-    ("refactor", re.compile(r"\brefactor\w*", re.I)),
+    ("red", re.compile(words.RED_WORD, re.I)),
+    ("green", re.compile(words.GREEN_WORD, re.I)),
+    ("refactor", re.compile(words.REFACTOR_WORD, re.I)),
 ]
 _ROLE_FALLBACK: list[tuple[StepRole, re.Pattern[str]]] = [
     ("red", re.compile(r"fail|write (?:the )?tests?|tests? first", re.I)),
     ("green", re.compile(r"implement|make (?:the )?tests? pass|pass", re.I)),
     ("refactor", re.compile(r"clean ?up|polish|tidy", re.I)),
 ]
-_STEP_PREFIX = re.compile(r"^step\s+\d+", re.I)
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,7 @@ def step_role(text: str) -> HeadingRole:
         return HeadingRole(found[0])
     if len(found) > 1:
         return HeadingRole(None, container=True)
-    if _STEP_PREFIX.match(text):
+    if STEP_LINE.match(text) is not None:
         for role, pat in _ROLE_FALLBACK:
             if pat.search(text):
                 return HeadingRole(role)
@@ -248,7 +249,7 @@ def parse_session_refs(text: str, word: str = "session") -> list[int] | None:
     return None
 
 
-_PATHISH = re.compile(r"^[\w.@~+\-/\\]+$")
+_PATHISH = re.compile(r"^[\w.@~+\-/\\()\[\]]+$")
 _FILE_NAME = re.compile(r"^[\w\-@+.]*[A-Za-z_][\w\-@+]*\.[A-Za-z][A-Za-z0-9]{0,5}$")
 
 
@@ -274,18 +275,17 @@ def path_problem(path: str) -> str | None:
 
 # --- task plans (format C) and checklist task files (format D) ------------------------
 
-TASK_HEADING = re.compile(
-    r"^task\s+#?(\d+(?:\.\d+)*)(?![\w.])\s*(?:[:\-–—.]\s*)?(.*)$", re.IGNORECASE
-)
+TASK_HEADING = Unit(words.TASK, r"\d+(?:\.\d+)*")
 #: Headings that group tasks into phases in a task plan (`## Phase 2`, `## Chunk 1: X`).
-GROUP_HEADING = re.compile(
-    r"^(?:phase|chunk|part|milestone|stage|slice)\s+(\d+)(?![\w])\s*(?:[:\-–—.]\s*(.*))?$", re.I
-)
+GROUP_HEADING = Unit(rf"{words.PHASE}|chunk|part|milestone|stage|slice|sprint")
 #: A step: `**Step 3: Write minimal implementation**` (bold optional, `Step 3.` too).
-STEP_LINE = re.compile(r"^(?:\*\*|__)?step\s+(\d+[a-z]?)\s*[:.)\-–—]\s*(.*)$", re.IGNORECASE)
+STEP_LINE = Unit(words.STEP, r"\d+[a-z]?", rest=False, bold=True)
 #: A spec-kit task: `T012 [P] [US1] Contract test for ... in tests/contract/x.py`.
-SPECKIT_TASK = re.compile(r"^(T\d{2,}[a-z]?)\b\s*(.*)$")
-SPECKIT_PHASE = re.compile(r"^phase\s+(\d+(?:\.\d+)*)\s*(?:[:\-–—.]\s*(.*))?$", re.IGNORECASE)
+#: `T012 [P] ...`, `**T012** ...` (bold ids), the text running over several lines.
+SPECKIT_TASK = re.compile(r"^(?:\*\*|__)?(T\d{2,}[a-z]?)\b(?:\*\*|__)?:?\s*(.*)$", re.S)
+#: `Phase 3.2: ...`, `フェーズ 1: ...`; `Phase N: Polish ...` is the template's own
+#: placeholder, kept by authors: the next phase in plan order.
+SPECKIT_PHASE = Unit(words.PHASE, r"\d+(?:\.\d+)*|N")
 
 StepMeaning = Literal["commit", "refactor", "write_test", "verify_fail", "verify_pass", "implement"]
 
@@ -302,12 +302,22 @@ _LEADING_CONDITION = re.compile(r"^if\b[^.]*\.\s*(?:(?:then\s+)?proceed\.\s*)?",
 #: Ordered: the first match names the step. Each row is grown from a real plan's wording
 #: (tests/plan/test_vocabulary.py has one case per phrasing).
 _STEP_MEANINGS: list[tuple[StepMeaning, re.Pattern[str]]] = [
-    ("commit", re.compile(r"^(?:final\s+)?commit\b", re.I)),
-    ("refactor", re.compile(r"\brefactor\w*|^(?:clean\s*up|tidy|simplify|polish)\b", re.I)),
+    (
+        "commit",
+        re.compile(
+            rf"^(?:final\s+)?commit\b|^(?:{words.COMMIT})|をコミット|提交(?:代码|更改|变更|所有)",
+            re.I,
+        ),
+    ),
+    (
+        "refactor",
+        re.compile(rf"{words.REFACTOR_WORD}|^(?:clean\s*up|tidy|simplify|polish)\b", re.I),
+    ),
     (
         "write_test",
         re.compile(
-            r"\b(?:write|add|create|author)\b[^.]*\b(?:failing|tests?|specs?)\b|^tests?\s+first\b",
+            r"\b(?:write|add|create|author)\b[^.]*\b(?:failing|tests?|specs?)\b|^tests?\s+first\b"
+            rf"|{words.WRITE_TEST}",
             re.I,
         ),
     ),
@@ -315,7 +325,8 @@ _STEP_MEANINGS: list[tuple[StepMeaning, re.Pattern[str]]] = [
         "verify_fail",
         re.compile(
             r"^(?:red\b|(?:run|re-?run|verify|confirm|check|watch|see|observe|expect)\b"
-            r".*\b(?:fail\w*|red)\b)",
+            r".*\b(?:fail\w*|red)\b)"
+            rf"|(?:{words.RUNS}).*(?:{words.FAILS})|(?:{words.FAILS}).*(?:{words.RUNS})",
             re.I,
         ),
     ),
@@ -324,14 +335,16 @@ _STEP_MEANINGS: list[tuple[StepMeaning, re.Pattern[str]]] = [
         re.compile(
             r"^(?:green\b|regression\b|smoke\b|full\s+(?:test|suite|verification|check)"
             r"|(?:run|re-?run|execute|verify|confirm|check|validate|test|watch|see|ensure"
-            r"|make\s+sure)\b)"
-            r"|\bgreen\b|\bpass(?:es|ing)?\b|\b(?:checks?|verification|type-?check)$",
+            rf"|compare|make\s+sure|{words.BUILD})\b)"
+            r"|\bgreen\b|\bpass(?:es|ing)?\b|\b(?:checks?|verification|type-?check)$"
+            rf"|(?:{words.RUNS}).*(?:{words.PASSES})|(?:{words.PASSES}).*(?:{words.RUNS})"
+            rf"|{words.FULL_SUITE}|^(?:{words.RUNS}|{words.BUILD})|(?:{words.RUNS})$",
             re.I,
         ),
     ),
 ]
 #: A step a person does by hand: its commands are not the executor's to run.
-_MANUAL = re.compile(r"\bmanual(?:ly)?\b|\bbrowser\b|\bby hand\b", re.I)
+_MANUAL = re.compile(words.MANUAL, re.I)
 
 
 def is_manual(title: str) -> bool:
@@ -343,15 +356,19 @@ def is_manual(title: str) -> bool:
 def step_meaning(title: str) -> StepMeaning:
     """What a step of a task plan does, from its title (`Write the failing test`,
     `Run tests and verify GREEN`, `Commit`); anything else is implementation work."""
-    text = _LEADING_CONDITION.sub("", title.strip().strip("*_ ").strip())
+    text = _LEADING_CONDITION.sub("", words.normal(title).strip().strip("*_ ").strip())
     for meaning, pattern in _STEP_MEANINGS:
         if pattern.search(text):
             return meaning
     return "implement"
 
 
-_TEST_SECTION = re.compile(r"\btests?\b|\btdd\b", re.I)
-_IMPL_SECTION = re.compile(r"\bimplement", re.I)
+_TEST_SECTION = re.compile(
+    r"\btests?\b|\btdd\b|テスト|测试|測試|테스트|\bpruebas?\b|\btestes?\b|ki[eể]m\s+th[uử]", re.I
+)
+_IMPL_SECTION = re.compile(
+    rf"\bimplement|{words.IMPLEMENT}|検証|验证|驗證|검증|verification|verif|validat", re.I
+)
 
 
 def is_test_section(heading: str) -> bool:

@@ -29,12 +29,20 @@ def before_start(
     lines = [f"Session {session.number}: {session.title}", "", "What will be built:"]
     lines += [f"- {o.text}" for o in session.objectives] or ["- (no objectives listed)"]
     lines += ["", "Files:"] + ([f"- {f.path}" for f in session.files] or ["- (none listed)"])
-    lines += ["", "Test commands the executor will run itself:"]
+    lines += ["", "Test commands the executor will run itself (and where each comes from):"]
     every: tuple[Literal["red", "green", "refactor"], ...] = ("red", "green", "refactor")
     roles = [r for r in every if session.step(r) is not None]
-    lines += [f"- {r.upper()}: {command(r) or '(none)'}" for r in roles or ["green"]]
+    for r in roles or ["green"]:
+        v = session.verification(r, None)
+        origin = v.origin(session.source_file, r)
+        if v.command is None and (default := command(r)):
+            origin = session.verification(r, default).origin(session.source_file, r)
+        lines.append(f"- {r.upper()}: {command(r) or '(none)'} ({origin})")
     if suite_command:
         lines.append(f"- the whole suite after GREEN and REFACTOR: {suite_command}")
+    if session.not_checks:
+        lines += ["", "Commands in the plan that are not checks (context for the agent, not run):"]
+        lines += [f"- line {c.line}: {c.command} ({c.why_not})" for c in session.not_checks]
     estimates = []
     if session.estimated_hours is not None:
         estimates.append(f"about {session.estimated_hours:g} h")
