@@ -106,11 +106,11 @@ def cosmic_ray(venv: Path, work: Path, parent: str, modules: list[str], test_cmd
         ):
             took, _ = timed([str(venv / "bin" / step[0]), *step[1:]], work)
             setup += took
-        took, done = _exec_for(venv, config, db, work, EXEC_SECONDS)
+        took, _ = _exec_for(venv, config, db, work, EXEC_SECONDS)
         executed += took
         _, dump = timed([str(venv / "bin" / "cosmic-ray"), "dump", str(db)], work)
         for line in dump.splitlines():
-            item, result = json.loads(line)
+            _, result = json.loads(line)
             if result is not None and result.get("worker_outcome") == "skipped":
                 continue
             counts["mutants"] += 1

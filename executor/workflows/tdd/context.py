@@ -21,8 +21,10 @@ from executor.workflows.tdd.options import CHECKPOINT_SETS
 from executor.workflows.tdd.state import RunState, SessionArchive, SessionRecord, Spent
 
 if TYPE_CHECKING:
+    from executor.strength.runner import Measured
     from executor.testrun import TestRun
     from executor.vcs import GitRepo
+    from executor.workflows.tdd.strength import Job
 
 
 def agent_for(phase_name: str) -> str:
@@ -80,6 +82,9 @@ class SessionRun:
     reclaim: Callable[[], None] = lambda: None
     #: What agents spent, as budgets count it (a session's lane: every lane of the run).
     spent: Callable[[], Spent] | None = None
+    #: Run a mutation job (`executor.workflows.tdd.strength`) in a copy of the tested
+    #: tree, sandboxed as the test runs are; None: no mutation runner (a fake test runner)
+    measure: Callable[[Job], Measured] | None = None
 
     def spent_now(self) -> Spent:
         return self.spent() if self.spent is not None else self.state.run.spent
