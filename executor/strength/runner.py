@@ -183,7 +183,7 @@ def _read(made: Measured, mutants: Sequence[Mutant], lines: Sequence[str]) -> No
             made.by_suite += bool(record.get("suite"))
         elif status == "survived":
             reached = int(record.get("tests") or 0)
-            why = mutant.hint or f"the {_tests(reached)} that run it pass with it"
+            why = mutant.hint or _pass_with_it(reached)
             why = why if reached else "no test runs this line"
             made.survivors.append(Survivor(mutant, why))
         else:
@@ -192,5 +192,6 @@ def _read(made: Measured, mutants: Sequence[Mutant], lines: Sequence[str]) -> No
         made.partial = True
 
 
-def _tests(n: int) -> str:
-    return "test" if n == 1 else f"{n} tests"
+def _pass_with_it(n: int) -> str:
+    return "the one test that runs it passes with it" if n == 1 else (
+        f"the {n} tests that run it pass with it")  # fmt: skip
