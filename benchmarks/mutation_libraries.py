@@ -31,7 +31,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 RANGES = Path(__file__).resolve().parents[1].parent / "shared" / "replay" / "ranges.json"
 #: cosmic-ray runs one test process per mutant: its `exec` is timed for this long per
@@ -69,7 +71,7 @@ def functions_at(source: str, lines: set[int]) -> list[tuple[str | None, str]]:
     """(class, function) of every top-level function or method holding a changed line."""
     found: list[tuple[str | None, str]] = []
     for node in ast.parse(source).body:
-        members = [(None, node)]
+        members: list[tuple[str | None, ast.stmt]] = [(None, node)]
         if isinstance(node, ast.ClassDef):
             members = [(node.name, m) for m in node.body]
         for owner, fn in members:
@@ -86,7 +88,9 @@ def timed(argv: list[str], cwd: Path, timeout: float = 1800) -> tuple[float, str
     return time.monotonic() - start, proc.stdout + proc.stderr
 
 
-def cosmic_ray(venv: Path, work: Path, parent: str, modules: list[str], test_cmd: str) -> dict:
+def cosmic_ray(
+    venv: Path, work: Path, parent: str, modules: list[str], test_cmd: str
+) -> dict[str, Any]:
     config = work.parent / "cr.toml"
     db = work.parent / "cr.sqlite"
     setup = executed = 0.0
@@ -145,7 +149,9 @@ def _exec_for(venv: Path, config: Path, db: Path, work: Path, limit: float) -> t
         return time.monotonic() - start, False
 
 
-def mutmut(venv: Path, work: Path, sources: list[str], tests: list[str], names: list[str]) -> dict:
+def mutmut(
+    venv: Path, work: Path, sources: list[str], tests: list[str], names: list[str]
+) -> dict[str, Any]:
     if not names:
         return {"seconds": 0.0, "mutants": 0, "killed": 0, "survived": 0, "generation": 0.0}
     cfg = work / "setup.cfg"
@@ -169,7 +175,7 @@ def mutmut(venv: Path, work: Path, sources: list[str], tests: list[str], names: 
     }
 
 
-def measure(lib: dict, mirrors: Path, venv: Path, scratch: Path) -> list[dict]:
+def measure(lib: dict[str, Any], mirrors: Path, venv: Path, scratch: Path) -> list[dict[str, Any]]:
     mirror = mirrors / lib["repo"].replace("/", "+") / "repo"
     base, tip = lib["range"].split("..")
     commits = git(mirror, "rev-list", "--first-parent", "--reverse", f"{base}..{tip}").split()
@@ -222,22 +228,41 @@ def measure(lib: dict, mirrors: Path, venv: Path, scratch: Path) -> list[dict]:
     return out
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--venv", type=Path, required=True)
+def parse(description: str, tool: str, kind: type = str) -> argparse.Namespace:
+    """The replay benchmarks' options: `tool` (what runs the tests), the snapshots, the
+    ranges, `--only NAME` and `--json FILE`."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument(tool, type=kind, required=True)
     ap.add_argument("--mirrors", type=Path, required=True)
     ap.add_argument("--ranges", type=Path, default=RANGES)
     ap.add_argument("--only", default="")
     ap.add_argument("--json", type=Path)
-    args = ap.parse_args()
-    rows: list[dict] = []
-    with tempfile.TemporaryDirectory(prefix="mutation-libs-") as tmp:
+    return ap.parse_args()
+
+
+def over_ranges(
+    args: argparse.Namespace,
+    prefix: str,
+    each: Callable[[dict[str, Any], Path], list[dict[str, Any]]],
+) -> list[dict[str, Any]]:
+    """`each(library, scratch folder)` for every library of the ranges; the rows."""
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         for lib in json.loads(args.ranges.read_text())["libraries"]:
-            if args.only and lib["name"] != args.only:
-                continue
-            rows += measure(lib, args.mirrors, args.venv, Path(tmp))
+            if not args.only or lib["name"] == args.only:
+                rows += each(lib, Path(tmp))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
+    return rows
+
+
+def main() -> int:
+    args = parse(__doc__.split("\n")[0], "--venv", Path)
+
+    def each(lib: dict[str, Any], tmp: Path) -> list[dict[str, Any]]:
+        return measure(lib, args.mirrors, args.venv, tmp)
+
+    rows = over_ranges(args, "mutation-libs-", each)
     own = sum(r["own_tests_s"] for r in rows)
     for name in ("cosmic_ray", "mutmut"):
         spent = sum(r[name]["seconds"] for r in rows)

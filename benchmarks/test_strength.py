@@ -16,26 +16,27 @@ test runs; exit 1 when the total misses it.
 
 from __future__ import annotations
 
-import argparse
-import json
+import functools
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-from mutation_libraries import RANGES, git, is_test, timed
+from mutation_libraries import git, is_test, over_ranges, parse, timed
 
 from executor.strength.mutants import mutants_of
-from executor.strength.runner import measure
+from executor.strength.runner import Measured, measure
 from executor.testrun import TestRun, run_tests
 from executor.vcs import GitRepo
 
 GOAL = 2.0
 
 
-def sessions(lib: dict, mirrors: Path, python: str, scratch: Path) -> list[dict]:
+def sessions(
+    lib: dict[str, Any], mirrors: Path, python: str, scratch: Path
+) -> list[dict[str, Any]]:
     mirror = mirrors / lib["repo"].replace("/", "+") / "repo"
     base, tip = lib["range"].split("..")
     rows = []
@@ -60,12 +61,14 @@ def sessions(lib: dict, mirrors: Path, python: str, scratch: Path) -> list[dict]
             if blob:
                 mutants += mutants_of(path, repo.blob(blob), changed)
 
-        def run(command: str, cwd: Path, limit: float, env: dict, log: Path | None) -> TestRun:
+        def run(
+            command: str, cwd: Path, limit: float, env: dict[str, str], log: Path | None
+        ) -> TestRun:
             return run_tests(command, cwd=cwd, timeout_s=limit, env=env, log=log)
 
         started = time.monotonic()
-        got = measure(
-            mutants, export=lambda dest, t=tree, r=repo: r.export_tree(t, dest), run=run,
+        got = Measured(made=0) if not mutants else measure(
+            mutants, export=functools.partial(repo.export_tree, tree), run=run,
             prefix=[python, "-m", "pytest"], test_files=tests, test_ids=None, collect=["-q"],
             budget=300,
         )  # fmt: skip
@@ -85,20 +88,12 @@ def sessions(lib: dict, mirrors: Path, python: str, scratch: Path) -> list[dict]
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--python", required=True)
-    ap.add_argument("--mirrors", type=Path, required=True)
-    ap.add_argument("--ranges", type=Path, default=RANGES)
-    ap.add_argument("--only", default="")
-    ap.add_argument("--json", type=Path)
-    args = ap.parse_args()
-    rows: list[dict] = []
-    with tempfile.TemporaryDirectory(prefix="test-strength-") as tmp:
-        for lib in json.loads(args.ranges.read_text())["libraries"]:
-            if not args.only or lib["name"] == args.only:
-                rows += sessions(lib, args.mirrors, args.python, Path(tmp))
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=1))
+    args = parse(__doc__.split("\n")[0], "--python")
+
+    def each(lib: dict[str, Any], tmp: Path) -> list[dict[str, Any]]:
+        return sessions(lib, args.mirrors, args.python, tmp)
+
+    rows = over_ranges(args, "test-strength-", each)
     spent = sum(r["mutation_s"] for r in rows)
     own = sum(r["own_tests_s"] for r in rows)
     print(f"mutation step: {spent:.1f} s for {len(rows)} sessions, {spent / own:.2f}x their own "

@@ -21,13 +21,12 @@ from executor.bridge.models import Ledger
 from executor.choices import Decision
 from executor.engine.agents import AgentCall, AgentResult
 from executor.prompts import ScriptedPrompter
-from executor.strength.runner import Measured
+from executor.strength.runner import Job, Measured
 from executor.testrun import TestCase, TestRun
 from executor.workflows.tdd.options import Overrides
 from executor.workflows.tdd.run import Runner, RunRequest, RunResult
 from executor.workflows.tdd.scope import Scope, SessionScope
 from executor.workflows.tdd.state import SessionRecord
-from executor.workflows.tdd.strength import Job
 from tests.conftest import git
 
 PLAN = """# Phase 1: Core

@@ -24,10 +24,9 @@ from executor.errors import (
     UserError,
     VerificationFailedError,
 )
-from executor.strength.runner import Measured, Survivor
+from executor.strength.runner import Job, Measured, Survivor
 from executor.workflows.tdd.scope import PlanScope, SessionScope
 from executor.workflows.tdd.step import Step
-from executor.workflows.tdd.strength import Job
 from executor.workflows.tdd.table import TDD, drawn
 from tests.conftest import git
 from tests.engine.conftest import CALL_PASSED
@@ -353,8 +352,11 @@ def test_weak_tests_are_retried_with_the_survivors_then_a_person_accepts(world: 
     assert "test strength 1/4 (25%) is below the minimum 80%" in brief
     assert "pkg/s1.py:" in brief and "survived: no test runs this line" in brief
     assert jobs[0].tests.files == ["tests/test_s1.py"] and jobs[0].mutants
-    asked = [q for q, _, _ in world.prompter.asked] if world.prompter else []
-    assert any("below the minimum 80%" in q for q in asked)
+    asked = world.prompter.asked if world.prompter else []
+    assert any("below the minimum 80%" in q for q, _, _ in asked)
+    shown = next(d for q, _, d in asked if q == "All tests pass. Refactor?")
+    assert "Test strength: 1/4 mutants of the changed lines killed (25%" in shown
+    assert "- pkg/s1.py:2: `return n * 2` -> " in shown and "survived: no test runs" in shown
     assert rec["step"] == "done" and rec["strength"]["accepted"]
     assert "Mutation-Score: 1/4" in git(world.repo, "log", "-1", "--format=%B")
 

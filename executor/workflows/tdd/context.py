@@ -21,10 +21,9 @@ from executor.workflows.tdd.options import CHECKPOINT_SETS
 from executor.workflows.tdd.state import RunState, SessionArchive, SessionRecord, Spent
 
 if TYPE_CHECKING:
-    from executor.strength.runner import Measured
+    from executor.strength.runner import Job, Measured
     from executor.testrun import TestRun
     from executor.vcs import GitRepo
-    from executor.workflows.tdd.strength import Job
 
 
 def agent_for(phase_name: str) -> str:

@@ -42,7 +42,6 @@ from executor.workflows.tdd.state import (
 )
 from executor.workflows.tdd.step import AGENT_STEPS, Step
 from executor.workflows.tdd.stops import stopped
-from executor.workflows.tdd.strength import Job
 from executor.workflows.tdd.table import TDD, TddSession
 from executor.workflows.tdd.workspace import check_plan_owner, check_workspace, reconcile
 
@@ -50,7 +49,7 @@ if TYPE_CHECKING:
     from executor.choices import Question
     from executor.project_config import RunOptions
     from executor.prompts import Prompter
-    from executor.strength.runner import Measured
+    from executor.strength.runner import Job, Measured
     from executor.testrun import TestRun
     from executor.vcs import GitRepo
 

@@ -15,14 +15,12 @@ to ask (`--yes`) the run stops there (exit 16) with the survivors.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from executor import fsutil
 from executor.engine.machine import Outcome
 from executor.strength.facts import SURVIVORS_KEPT, StrengthFacts, SurvivorFact
+from executor.strength.runner import Job, SessionTests
 from executor.workflows.tdd import verdicts
 from executor.workflows.tdd.context import SessionPart
 from executor.workflows.tdd.state import SessionRecord
@@ -37,31 +35,10 @@ O = Outcome  # noqa: E741 - the handlers read better with one letter
 DEFAULT_BUDGET = 300
 
 
-@dataclass(frozen=True)
-class SessionTests:
-    """The tests that must pin the session's code: files, and (None: all of them) ids."""
-
-    files: list[str]
-    ids: list[str] | None = None
-
-
 def session_tests(rec: SessionRecord) -> SessionTests:
     """The session's tests, from what RED measured: every case of the test files RED
     wrote or changed (one place to narrow it to the cases RED added or changed)."""
     return SessionTests(files=list(rec.red.files))
-
-
-@dataclass
-class Job:
-    """One mutation run, as `SessionRun.measure` takes it."""
-
-    mutants: list[Mutant]
-    export: Callable[[Path], object]
-    prefix: list[str]
-    tests: SessionTests
-    collect: list[str]
-    budget: float
-    log: Path | None
 
 
 class Strength(SessionPart):
