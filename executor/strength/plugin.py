@@ -12,7 +12,7 @@ standard library and pytest only). It replaces pytest's test loop when
    functions of the mutant's top-level statement for the mutated code (every function
    object whose code came from it, found once after the baseline), runs only the tests
    that reached the mutant's line, and exits 1 at the first failure. A child that runs
-   past ten times its tests' baseline (plus 5 s) is killed: the mutant hangs them
+   past ten times its tests' baseline (plus 3 s) is killed: the mutant hangs them
    (`timeout`, counted as killed). A mutant the session's tests let through is tried on
    the rest of the collected tests (the suite) the same way, traced once, lazily.
 3. **Results** go to the spec's `results` file as JSON lines while the run goes: the
@@ -116,7 +116,12 @@ class _Run:
             if time.monotonic() > self.deadline:
                 _put(self.out, {"stopped": "budget"})
                 return
-            _put(self.out, {"key": mutant["key"], **self._judge(mutant, good)})
+            started = time.monotonic()
+            judged = self._judge(mutant, good)
+            _put(
+                self.out,
+                {"key": mutant["key"], **judged, "seconds": round(time.monotonic() - started, 3)},
+            )
 
     def _judge(self, mutant: dict[str, Any], good: list[Any]) -> dict[str, Any]:
         codes = self._codes(mutant)
@@ -280,7 +285,7 @@ class _Run:
         failed)."""
         if not items:
             return "survived", None
-        limit = 5.0 + 10.0 * sum(self.seconds.get(i, 0.0) for i in items)
+        limit = 3.0 + 10.0 * sum(self.seconds.get(i, 0.0) for i in items)
         read, write = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: never returns
@@ -331,6 +336,8 @@ class _Run:
             if not swapped:
                 os.write(write, b"no live function holds it")
                 os._exit(3)
+            option = items[0].config.option
+            option.tbstyle, option.showlocals = "native", False  # a failure is not shown
             for item in items:
                 reports = self.protocol(item, nextitem=None, log=False)
                 if any(r.failed for r in reports):
