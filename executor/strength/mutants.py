@@ -193,7 +193,7 @@ class _Maker:
         if breaks < 0:
             return
         row = self.source[self.starts[line - 1] : self.starts[line]].decode("utf-8", "replace")
-        before = row.rstrip("\r\n")
+        before = _code_of(row.rstrip("\r\n"))
         col = len(self.source[self.starts[line - 1] : start].decode("utf-8", "replace"))
         tail = "" if end_line != line else before[col + len(self.text(node)) :]
         after = (before[:col] + shown + tail).strip()
@@ -212,6 +212,20 @@ class _Maker:
             hint=hint,
             scope=scope,
         )
+
+
+def _code_of(line: str) -> str:
+    """A source line without its trailing comment (what a one-line diff shows)."""
+    import io
+    import tokenize
+
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(line).readline):
+            if tok.type == tokenize.COMMENT:
+                return line[: tok.start[1]].rstrip()
+    except (tokenize.TokenError, SyntaxError):  # a line that continues a statement
+        pass
+    return line
 
 
 def _runtime_nodes(node: ast.AST) -> Iterator[ast.AST]:

@@ -70,3 +70,9 @@ def test_a_splice_keeps_every_line_where_it_was() -> None:
         assert mutated.count(b"\n") == source.count(b"\n")
         compile(mutated, "m.py", "exec")
     assert {m.scope for m in mutants_of("m.py", source, {2, 7})} == {(1, 3), (6, 7)}
+
+
+def test_a_trailing_comment_is_not_part_of_the_diff() -> None:
+    source = b"def f(x):\n    if x > 1:  # more than one\n        return x\n"
+    found = [m.diff() for m in mutants_of("m.py", source, {2}) if m.operator == "boundary"]
+    assert found == ["m.py:2: `if x > 1:` -> `if x >= 1:`"]
