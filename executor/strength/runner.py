@@ -43,29 +43,6 @@ GRACE = 30.0
 RunIn = Callable[[str, Path, float, dict[str, str], Path | None], "TestRun"]
 
 
-@dataclass(frozen=True)
-class SessionTests:
-    """The tests that must pin the session's code: files, and (None: all of them) ids."""
-
-    files: list[str]
-    ids: list[str] | None = None
-
-
-@dataclass
-class Job:
-    """One mutation run of a session (`SessionRun.measure` runs it): its mutants, how to
-    write the tested tree to a folder, the pytest command's first words, the session's
-    tests, what else to collect (the suite's arguments), the budget and the log."""
-
-    mutants: list[Mutant]
-    export: Callable[[Path], object]
-    prefix: list[str]
-    tests: SessionTests
-    collect: list[str]
-    budget: float
-    log: Path | None
-
-
 @dataclass
 class Survivor:
     mutant: Mutant

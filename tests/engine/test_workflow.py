@@ -24,7 +24,8 @@ from executor.errors import (
     UserError,
     VerificationFailedError,
 )
-from executor.strength.runner import Job, Measured, Survivor
+from executor.strength.job import Job
+from executor.strength.runner import Measured, Survivor
 from executor.workflows.tdd.scope import PlanScope, SessionScope
 from executor.workflows.tdd.step import Step
 from executor.workflows.tdd.table import TDD, drawn

@@ -21,7 +21,8 @@ from executor.workflows.tdd.options import CHECKPOINT_SETS
 from executor.workflows.tdd.state import RunState, SessionArchive, SessionRecord, Spent
 
 if TYPE_CHECKING:
-    from executor.strength.runner import Job, Measured
+    from executor.strength.job import Job
+    from executor.strength.runner import Measured
     from executor.testrun import TestRun
     from executor.vcs import GitRepo
 

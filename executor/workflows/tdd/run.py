@@ -49,7 +49,8 @@ if TYPE_CHECKING:
     from executor.choices import Question
     from executor.project_config import RunOptions
     from executor.prompts import Prompter
-    from executor.strength.runner import Job, Measured
+    from executor.strength.job import Job
+    from executor.strength.runner import Measured
     from executor.testrun import TestRun
     from executor.vcs import GitRepo
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from executor import fsutil
 from executor.engine.machine import Outcome
 from executor.strength.facts import SURVIVORS_KEPT, StrengthFacts, SurvivorFact
-from executor.strength.runner import Job, SessionTests
+from executor.strength.job import Job, SessionTests
 from executor.workflows.tdd import verdicts
 from executor.workflows.tdd.context import SessionPart
 from executor.workflows.tdd.state import SessionRecord
