@@ -79,9 +79,9 @@ class _Run:
         for m in self.mutants:
             key = os.path.realpath(os.path.join(self.root, m["path"]))
             self.wanted.setdefault(key, set()).add(int(m["line"]))
-        mine = self._session_items(session.items)
-        self.mine = mine
-        self.others = [i for i in session.items if i not in set(mine)]
+        self.mine = self._session_items(session.items)
+        picked = set(self.mine)
+        self.others = [i for i in session.items if i not in picked]
         self.reached: dict[Any, set[tuple[str, int]]] = {}
         self.seconds: dict[Any, float] = {}
         self.failing: set[Any] = set()
@@ -93,10 +93,11 @@ class _Run:
     def _session_items(self, items: list[Any]) -> list[Any]:
         files = {os.path.normpath(f) for f in self.spec["session"]["files"]}
         ids = self.spec["session"].get("ids")
+        wanted = None if ids is None else set(ids)
         picked = []
         for item in items:
             rel = os.path.normpath(os.path.relpath(str(_item_path(item)), self.root))
-            if rel in files and (ids is None or _junit_id(item, rel) in set(ids)):
+            if rel in files and (wanted is None or _junit_id(item, rel) in wanted):
                 picked.append(item)
         return picked
 
