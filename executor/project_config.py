@@ -86,6 +86,20 @@ class RunOptions(Strict):
             "JSON POST to it"
         ),
     )
+    min_mutation_score: int | None = Field(
+        default=None,
+        ge=0,
+        le=100,
+        description=(
+            "stop (a person decides) when fewer than this percent of the mutants of a "
+            "session's changed lines are killed by its tests; null: no minimum"
+        ),
+    )
+    mutation_budget: int | None = Field(
+        default=None,
+        ge=0,
+        description="seconds one mutation step may take (null: 300; 0: no mutation step)",
+    )
     parallel: int | None = Field(
         default=None,
         ge=0,
@@ -97,11 +111,12 @@ class RunOptions(Strict):
 
     @model_serializer(mode="wrap")
     def _compact(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Unset, `parallel` is left out: a run that never asked for it saves the same
-        options as before it existed."""
+        """Unset, `parallel` and the mutation settings are left out: a run that never
+        asked for them saves the same options as before they existed."""
         out: dict[str, Any] = handler(self)
-        if self.parallel is None:
-            out.pop("parallel", None)
+        for name in ("parallel", "min_mutation_score", "mutation_budget"):
+            if getattr(self, name) is None:
+                out.pop(name, None)
         return out
 
 

@@ -136,6 +136,8 @@ def _execute(
             tag=values.get("tag"),
             notify=values.get("notify"),
             parallel=values.get("parallel"),
+            min_mutation_score=values.get("min_mutation_score"),
+            mutation_budget=values.get("mutation_budget"),
         ),
     )
     json_output = bool(values.get("json_output"))

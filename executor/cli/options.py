@@ -166,6 +166,25 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         metavar="N",
     ),
     RunOpt(
+        "min_mutation_score",
+        ("--min-mutation-score",),
+        int,
+        "Stop for a person (exit 16 with --yes) when fewer than this percent of the mutants "
+        "of a session's changed lines are killed by its tests; with an agent, first retry "
+        "GREEN/REFACTOR with the survivors (docs/test-strength.md). Off by default. Saved.",
+        minimum=0,
+        metavar="PERCENT",
+    ),
+    RunOpt(
+        "mutation_budget",
+        ("--mutation-budget",),
+        int,
+        "Seconds one mutation step may take (default 300); past it the score is partial. "
+        "0: no mutation step. Saved with the run.",
+        minimum=0,
+        metavar="SECONDS",
+    ),
+    RunOpt(
         "tag",
         ("--tag",),
         str,

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from executor import errors
+from executor.vcs.copies import GitCopies
 from executor.vcs.lanes import GitLanes
 from executor.vcs.plumbing import _git_subprocess
 from executor.vcs.rollback import GitRollback
@@ -27,7 +28,7 @@ def with_trailers(message: str, trailers: dict[str, str]) -> str:
     return body + "\n"
 
 
-class GitRepo(GitRollback, GitLanes):
+class GitRepo(GitRollback, GitLanes, GitCopies):
     """One git working tree, addressed by its top-level folder."""
 
     @classmethod

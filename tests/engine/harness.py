@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict, deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,8 @@ from executor.bridge.models import Ledger
 from executor.choices import Decision
 from executor.engine.agents import AgentCall, AgentResult
 from executor.prompts import ScriptedPrompter
+from executor.strength.job import Job
+from executor.strength.runner import Measured
 from executor.testrun import TestCase, TestRun
 from executor.workflows.tdd.options import Overrides
 from executor.workflows.tdd.run import Runner, RunRequest, RunResult
@@ -209,6 +211,8 @@ class World:
         self.agent = FakeAgent(self.repo)
         self.lines: list[str] = []
         self.prompter: Confirming | None = None
+        #: the mutation step's seam: a job -> what it measured (None: not measured)
+        self.measure: Callable[[Job], Measured] | None = None
 
     def runner(
         self,
@@ -231,6 +235,7 @@ class World:
             backoff=0,
             agents=None if bridge else self.agent,
             run_tests=fake_pytest,
+            measure=self.measure,
         )
         return Runner(req, report=self.lines.append)
 

@@ -24,6 +24,8 @@ from executor.errors import (
     UserError,
     VerificationFailedError,
 )
+from executor.strength.job import Job
+from executor.strength.runner import Measured, Survivor
 from executor.workflows.tdd.scope import PlanScope, SessionScope
 from executor.workflows.tdd.step import Step
 from executor.workflows.tdd.table import TDD, drawn
@@ -71,9 +73,11 @@ HAPPY = [
     ("after_red", "approve"),
     ("green_agent", "ok"),
     ("green_verify", "ok"),
+    ("green_strength", "ok"),
     ("after_green", "approve"),
     ("refactor_agent", "ok"),
     ("refactor_verify", "ok"),
+    ("refactor_strength", "ok"),
     ("hooks", "ok"),
     ("after_refactor", "approve"),
     ("evidence", "ok"),
@@ -317,6 +321,45 @@ def test_failing_green_is_retried_with_the_output_then_a_person_decides(world: W
     brief = (world.plan / ".agent-briefs" / "s1.green.a2.f0.md").read_text("utf-8")
     assert "Why the previous attempt was rejected" in brief
     assert world.record(1)["step"] == "done"
+
+
+@covers(
+    ("green_strength", "retry"),
+    ("green_strength", "failed"),
+    ("refactor_strength", "retry"),
+    ("refactor_strength", "failed"),
+)
+def test_weak_tests_are_retried_with_the_survivors_then_a_person_accepts(world: World) -> None:
+    jobs: list[Job] = []
+
+    def weak(job: Job) -> Measured:  # one mutant of four killed, whatever the tree
+        jobs.append(job)
+        return Measured(made=4, killed=1, survivors=[Survivor(m, "no test runs this line")
+                                                     for m in job.mutants[:3]])  # fmt: skip
+
+    def implement(repo: Path) -> None:
+        write(repo / "pkg/__init__.py", "")
+        write(repo / "pkg/s1.py", "def double(n):\n    return n * 2\n")
+
+    world.measure = weak
+    world.agent.plan(1, "green", implement, implement)
+    answers = ["approve", "approve", "accept_strength", "approve", "accept_strength", "approve"]
+    world.run(answers=answers, max_retries=1, min_mutation_score=80)
+    rec = world.record(1)
+    steps = [(h["step"], h["outcome"]) for h in rec["history"]]
+    assert steps.count(("green_strength", "retry")) == 1  # then the same tree: not measured again
+    assert steps.count(("refactor_strength", "retry")) == 1
+    brief = (world.plan / ".agent-briefs" / "s1.green.a2.f0.md").read_text("utf-8")
+    assert "test strength 1/4 (25%) is below the minimum 80%" in brief
+    assert "pkg/s1.py:" in brief and "survived: no test runs this line" in brief
+    assert jobs[0].tests.files == ["tests/test_s1.py"] and jobs[0].mutants
+    asked = world.prompter.asked if world.prompter else []
+    assert any("below the minimum 80%" in q for q, _, _ in asked)
+    shown = next(d for q, _, d in asked if q == "All tests pass. Refactor?")
+    assert "Test strength: 1/4 mutants of the changed lines killed (25%" in shown
+    assert "- pkg/s1.py:2: `return n * 2` -> " in shown and "survived: no test runs" in shown
+    assert rec["step"] == "done" and rec["strength"]["accepted"]
+    assert "Mutation-Score: 1/4" in git(world.repo, "log", "-1", "--format=%B")
 
 
 @pytest.mark.parametrize("role", ["green", "refactor"])

@@ -23,6 +23,8 @@ from executor.workflows.tdd.state import RunState, SessionArchive, SessionRecord
 if TYPE_CHECKING:
     from executor.projectenv import Interpreter
     from executor.sandbox import Sandbox
+    from executor.strength.job import Job
+    from executor.strength.runner import Measured
     from executor.testrun import TestRun
     from executor.vcs import GitRepo
 
@@ -88,6 +90,9 @@ class SessionRun:
     #: Where a test run (and a run of the person's hooks) may not write, when bubblewrap
     #: works here and `--sandbox auto` (`executor.sandbox`); None: no sandbox.
     sandbox: Sandbox | None = None
+    #: Run a mutation job (`executor.workflows.tdd.strength`) in a copy of the tested
+    #: tree, sandboxed as the test runs are; None: no mutation runner (a fake test runner)
+    measure: Callable[[Job], Measured] | None = None
 
     def spent_now(self) -> Spent:
         return self.spent() if self.spent is not None else self.state.run.spent

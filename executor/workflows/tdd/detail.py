@@ -168,11 +168,14 @@ def _clip(text: str, limit: int) -> str:
 
 
 def after_green(rec: SessionRecord, diff_stat: str, *, hint: str | None = None) -> str:
+    from executor.workflows.tdd.strength import strength_lines
+
     lines = [rec.last_summary, *_unmeasured(rec)]
     if rec.coverage is not None:
         lines.append(f"Coverage: {rec.coverage:g}%")
     elif hint:
         lines.append(hint)
+    lines += strength_lines(rec)
     lines += ["", "Changed files:", diff_stat or "(none)"]
     return "\n".join(lines + agent_said(rec, Step.GREEN_AGENT))
 

@@ -19,11 +19,12 @@ from executor.workflows.tdd.commit import commit_message, commit_subject, traile
 from executor.workflows.tdd.context import opt
 from executor.workflows.tdd.settling import Settling
 from executor.workflows.tdd.step import Step, checkpoint_of
+from executor.workflows.tdd.strength import Strength, strength_trailer
 
 O = Outcome  # noqa: E741 - the handlers read better with one letter
 
 
-class Gates(Settling):
+class Gates(Settling, Strength):
     def _ask(
         self, step: Step, text: str, options: Sequence[Option], info: str, *, asking: bool = True
     ) -> Outcome | str:
@@ -155,7 +156,10 @@ class Gates(Settling):
                 self.diff_stat(),
                 with_trailers(
                     commit_message(self.r.plan, self.s, self.rec, self._cmd("green")),
-                    trailers(self.r.plan, self.s, self.r.state.run.run_id),
+                    {
+                        **trailers(self.r.plan, self.s, self.r.state.run.run_id),
+                        **strength_trailer(self.rec),
+                    },
                 ),
             ),
         )
@@ -258,6 +262,8 @@ class Gates(Settling):
         ]
         if self.rec.weakened:  # tests only grow stronger without a person: this one decides
             options.insert(1, opt("accept_tests", "Accept the changed tests (see the diff)"))
+        if self.rec.strength is not None and self.rec.strength.below:
+            options.insert(1, opt("accept_strength", "Accept the test strength as it is"))
         while True:
             got = self._ask(
                 self.rec.step,
@@ -272,6 +278,9 @@ class Gates(Settling):
             if got == "accept_tests":
                 self._accept_tests()
                 return O.OK  # verified again, with these tests
+            if got == "accept_strength":
+                self.accept_strength()
+                return O.OK  # verified again; the same tree's score then passes
             refused = self.refused(got) if got in {"rollback", "skip"} else None
             if refused is None:
                 break

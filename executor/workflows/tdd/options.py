@@ -44,6 +44,8 @@ class Overrides:
     tag: str | None = None
     notify: str | None = None
     parallel: int | None = None
+    min_mutation_score: int | None = None
+    mutation_budget: int | None = None
 
     def given(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}

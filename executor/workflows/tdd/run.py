@@ -51,6 +51,8 @@ if TYPE_CHECKING:
     from executor.project_config import RunOptions
     from executor.projectenv import Interpreter
     from executor.prompts import Prompter
+    from executor.strength.job import Job
+    from executor.strength.runner import Measured
     from executor.testrun import TestRun
     from executor.vcs import GitRepo
 
@@ -82,6 +84,9 @@ class RunRequest:
     #: of the bridge/command and real test runs.
     agents: Agents | None = None
     run_tests: Callable[[str, Path], TestRun] | None = None
+    #: The seam for the mutation step (`executor.workflows.tdd.strength`): None runs
+    #: `executor.strength.runner` for real, unless `run_tests` is a fake.
+    measure: Callable[[Job], Measured] | None = None
     #: A live progress line for agent calls and test runs (None: plain report lines).
     activity: Callable[[str], Progress] | None = None
     #: Called before a person is asked at the terminal (`Decider.on_ask`).
@@ -238,6 +243,23 @@ class Runner:
                 sandbox=sandbox, log=log, interpreter=interpreter,
             )  # fmt: skip
 
+        def measure(job: Job) -> Measured:
+            from executor.strength.runner import measure as run_mutants
+            from executor.testrun import run_tests as _run_tests
+
+            def run_in(
+                command: str, cwd: Path, limit: float, env: dict[str, str], log: Path | None
+            ) -> TestRun:
+                return _run_tests(map_test_command(command, config), cwd=cwd, timeout_s=limit,
+                                  env=env, sandbox=sandbox, log=log)  # fmt: skip
+
+            return run_mutants(
+                job.mutants, export=job.export, run=run_in, prefix=job.prefix,
+                test_files=job.tests.files, test_ids=job.tests.ids, collect=job.collect,
+                budget=job.budget, log=job.log,
+            )  # fmt: skip
+
+        measuring = req.measure or (measure if req.run_tests is None else None)
         archive = SessionArchive(layout.archive)
         ran: list[int] = []
         index = state.index()
@@ -282,6 +304,7 @@ class Runner:
                     reclaim=store.reclaim,
                     spent=spent,
                     sandbox=sandbox,
+                    measure=measuring,
                 )
             )
             ended = drive(

@@ -34,6 +34,7 @@ from executor.engine.machine import Outcome
 from executor.project_config import RunOptions
 from executor.stamps import utc_now as now
 from executor.store import StateStore
+from executor.strength.facts import StrengthFacts
 from executor.workflows.tdd.parallel.models import Lane, LaneLink
 from executor.workflows.tdd.step import (
     ACTIVE,
@@ -232,6 +233,9 @@ class SessionRecord(Strict):
     tests_passing: int | None = None
     tests_counted: TestsCounted | None = Field(default=None, description=_COUNTED)
     coverage: float | None = None
+    strength: StrengthFacts | None = Field(
+        default=None, description="test strength: mutants of the changed lines, killed or not"
+    )
     files_modified: list[str] = Field(default_factory=list)
     errors: list[str] = Field(default_factory=list)
     history: list[StepLog] = Field(default_factory=list)

@@ -23,10 +23,12 @@ class Step(str, enum.Enum):
     AFTER_RED = "after_red"
     GREEN_AGENT = "green_agent"
     GREEN_VERIFY = "green_verify"
+    GREEN_STRENGTH = "green_strength"
     GREEN_ESCALATED = "green_escalated"
     AFTER_GREEN = "after_green"
     REFACTOR_AGENT = "refactor_agent"
     REFACTOR_VERIFY = "refactor_verify"
+    REFACTOR_STRENGTH = "refactor_strength"
     REFACTOR_ESCALATED = "refactor_escalated"
     HOOKS = "hooks"
     AFTER_REFACTOR = "after_refactor"
@@ -81,8 +83,10 @@ _STATUS: dict[Step, SessionStatus] = {
     S.RED_VERIFY: "red_phase",
     S.GREEN_AGENT: "green_phase",
     S.GREEN_VERIFY: "green_phase",
+    S.GREEN_STRENGTH: "green_phase",
     S.REFACTOR_AGENT: "refactor_phase",
     S.REFACTOR_VERIFY: "refactor_phase",
+    S.REFACTOR_STRENGTH: "refactor_phase",
     S.HOOKS: "in_progress",
     S.EVIDENCE: "in_progress",
     S.COMMIT: "in_progress",

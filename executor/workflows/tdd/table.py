@@ -6,8 +6,10 @@ drawn from this table (`TDD.mermaid()`); a test keeps the two equal.
 
 In words: before_start asks to begin; RED's agent writes tests that the executor runs and
 that must fail; after_red asks to implement; GREEN's agent implements and the tests and
-the suite must pass (retried automatically with the failure output); after_green asks to
-refactor; REFACTOR must still pass; the repository's own commit hooks run (`hooks`: a
+the suite must pass (retried automatically with the failure output); the session's tests
+must kill the mutants of its changed lines (`green_strength`: a figure, and a gate with
+--min-mutation-score); after_green asks to refactor; REFACTOR must still pass (and is
+measured again, `refactor_strength`); the repository's own commit hooks run (`hooks`: a
 failure goes back to the agent, files they reformat are tested again); after_refactor
 asks "Commit?"; the evidence check, the commit, and session_complete. A step that fails
 after its retries goes to its escalation, where a person chooses: retry, roll back,
@@ -27,6 +29,7 @@ from executor.engine.machine import Node, Outcome, Workflow
 from executor.workflows.tdd.gates import Gates
 from executor.workflows.tdd.hooks import Hooks
 from executor.workflows.tdd.step import RECHECK_AT, Step
+from executor.workflows.tdd.strength import Strength
 from executor.workflows.tdd.work import Work
 
 O = Outcome  # noqa: E741 - the table reads better with one letter
@@ -34,7 +37,8 @@ S = Step
 
 
 class TddSession(Work, Hooks, Gates):
-    """The handlers of one session: its work steps, the person's hooks, its human gates."""
+    """The handlers of one session: its work steps, the person's hooks, its human gates
+    (with the test-strength step, `Strength`, whose escalation they ask about)."""
 
 
 Handler = Callable[[TddSession], Outcome]
@@ -109,6 +113,12 @@ TDD: Workflow[Step, TddSession] = Workflow(
         Node(
             S.GREEN_VERIFY,
             snapshot(Work.green_verify),
+            {O.OK: S.GREEN_STRENGTH, O.RETRY: S.GREEN_AGENT, O.FAILED: S.GREEN_ESCALATED},
+        ),
+        # mutants of the changed lines against the session's tests (docs/test-strength.md)
+        Node(
+            S.GREEN_STRENGTH,
+            Strength.green_strength,
             {O.OK: S.AFTER_GREEN, O.RETRY: S.GREEN_AGENT, O.FAILED: S.GREEN_ESCALATED},
         ),
         escalation(S.GREEN_ESCALATED, retry=S.GREEN_AGENT, recheck=S.GREEN_VERIFY),
@@ -125,6 +135,11 @@ TDD: Workflow[Step, TddSession] = Workflow(
         Node(
             S.REFACTOR_VERIFY,
             snapshot(Work.refactor_verify),
+            {O.OK: S.REFACTOR_STRENGTH, O.RETRY: S.REFACTOR_AGENT, O.FAILED: S.REFACTOR_ESCALATED},
+        ),
+        Node(
+            S.REFACTOR_STRENGTH,
+            Strength.refactor_strength,
             {O.OK: S.HOOKS, O.RETRY: S.REFACTOR_AGENT, O.FAILED: S.REFACTOR_ESCALATED},
         ),
         escalation(S.REFACTOR_ESCALATED, retry=S.REFACTOR_AGENT, recheck=S.REFACTOR_VERIFY),

@@ -41,6 +41,7 @@ from executor.workflows.tdd.hooks import find_hooks
 from executor.workflows.tdd.state import AgentCall as AgentCallLog
 from executor.workflows.tdd.state import TestEnvironment
 from executor.workflows.tdd.step import Step
+from executor.workflows.tdd.strength import strength_trailer
 
 if TYPE_CHECKING:
     from executor.testrun import TestCase, TestRun
@@ -522,6 +523,7 @@ class Work(Guard):
             self._say("checkpoint confirmed; the plan has no box to tick: nothing to commit")
             return repo.head()
         message = commit_message(self.r.plan, self.s, self.rec, self._cmd("green"))
+        marks = {**marks, **strength_trailer(self.rec)}
         sha = repo.commit_session(recorded.tree, message, trailers=marks, flags=self.rec.flags)
         faults.hit("git.committed")
         if ticked:

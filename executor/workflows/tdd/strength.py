@@ -1,0 +1,184 @@
+"""The test-strength step of a TDD session (docs/test-strength.md).
+
+After GREEN's verification (`green_strength`) and again at REFACTOR's end
+(`refactor_strength`), mutants of the Python lines the session changed run against the
+session's tests, in a temporary copy of the tree that verification tested
+(`executor.strength`). The figure goes to the session's record (`rec.strength`), the
+after_green checkpoint and the commit's `Mutation-Score` trailer. A tree already
+measured is not measured again (a REFACTOR that changed nothing costs nothing).
+
+With `--min-mutation-score`, a score below it is first retried automatically (GREEN's or
+REFACTOR's agent gets the survivors as its brief, within `--max-retries` and the
+budgets), then goes to the step's escalation, where a person may accept it; with nobody
+to ask (`--yes`) the run stops there (exit 16) with the survivors.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from executor import fsutil
+from executor.engine.machine import Outcome
+from executor.strength.facts import SURVIVORS_KEPT, StrengthFacts, SurvivorFact
+from executor.strength.job import Job, SessionTests
+from executor.workflows.tdd import verdicts
+from executor.workflows.tdd.context import SessionPart
+from executor.workflows.tdd.state import SessionRecord
+
+if TYPE_CHECKING:
+    from executor.strength.mutants import Mutant
+    from executor.strength.runner import Measured
+
+O = Outcome  # noqa: E741 - the handlers read better with one letter
+
+#: Seconds a mutation step may take when `--mutation-budget` is not given.
+DEFAULT_BUDGET = 300
+
+
+def session_tests(rec: SessionRecord) -> SessionTests:
+    """The session's tests, from what RED measured: every case of the test files RED
+    wrote or changed (one place to narrow it to the cases RED added or changed)."""
+    return SessionTests(files=list(rec.red.files))
+
+
+class Strength(SessionPart):
+    def green_strength(self) -> Outcome:
+        return self.strength_step("green")
+
+    def refactor_strength(self) -> Outcome:
+        return self.strength_step("refactor")
+
+    def strength_step(self, role: str) -> Outcome:
+        rec, options = self.rec, self.r.options
+        budget = DEFAULT_BUDGET if options.mutation_budget is None else options.mutation_budget
+        if budget == 0 or (role == "refactor" and self.s.green is None and self.s.red):
+            return O.OK  # turned off; or a session whose tests fail by design
+        before = rec.strength
+        if before is not None and before.tree == rec.verified:
+            facts = before
+            self._say(f"{role.upper()}: tested tree unchanged since measured: {facts.headline()}")
+        else:
+            facts = self._measure(role, rec.verified, budget)
+            facts.retries = before.retries if before and before.step == role else 0
+            rec.strength = facts
+            self._say(facts.headline())
+        return self._judge(role, facts)
+
+    def _judge(self, role: str, facts: StrengthFacts) -> Outcome:
+        rec, minimum = self.rec, self.r.options.min_mutation_score
+        facts.below = bool(minimum is not None and facts.total and facts.percent < minimum)
+        if not facts.below or facts.accepted:
+            return O.OK
+        why = (f"test strength {facts.score} ({facts.percent:.0f}%) is below the minimum "
+               f"{minimum}% (--min-mutation-score)")  # fmt: skip
+        survivors = "\n".join(s.text() for s in facts.survivors) or "(none kept)"
+        brief = (
+            f"Session {self.s.number}: {why}. These mutants of the session's code survive "
+            f"its tests; add tests (new test functions: leave the existing ones as they "
+            f"are) that fail on each of them, without changing what the code does:\n"
+            f"{survivors}"
+        )
+        if facts.retries < self.r.options.max_retries:
+            facts.retries += 1
+            rec.attempt += 1
+            rec.last_failure = brief
+            self._say(f"{role.upper()}: {why}; automatic retry {facts.retries}/"
+                      f"{self.r.options.max_retries}: the agent strengthens the tests")  # fmt: skip
+            return O.RETRY
+        rec.problem = f"Session {self.s.number} {role.upper()}: {why}"
+        rec.last_failure = f"Surviving mutants (each a one-line diff):\n{survivors}"
+        return O.FAILED
+
+    def accept_strength(self) -> None:
+        """A person accepted the score as it is (at the escalation)."""
+        if self.rec.strength is not None:
+            self.rec.strength.accepted = True
+            self._say(f"test strength accepted as it is: {self.rec.strength.score}")
+
+    # -- measuring -----------------------------------------------------------------------
+    def _measure(self, role: str, tree: str, budget: int) -> StrengthFacts:
+        from executor.strength.mutants import mutants_of
+        from executor.strength.runner import pytest_prefix
+
+        facts = StrengthFacts.model_validate({"step": role, "tree": tree})
+        repo, rec = self.r.repo, self.rec
+        base = repo.tree_of(rec.base_commit or "HEAD")
+        code = [p for p in repo.tree_diff(base, tree)
+                if p.endswith(".py") and not verdicts.is_test_file(p)]  # fmt: skip
+        tests = session_tests(rec)
+        command = self._cmd("green") or self._cmd("red") or self.r.suite_command or ""
+        prefix = pytest_prefix(command)
+        if not code:
+            facts.note = "the session changed no Python code"
+        elif not tests.files:
+            facts.note = "the session has no tests of its own (no RED)"
+        elif prefix is None:
+            facts.note = f"measured for pytest sessions only (`{command}`)"
+        elif self.r.measure is None:
+            facts.note = "no mutation runner here"
+        if facts.note:
+            return facts
+        assert prefix is not None and self.r.measure is not None
+        changed = repo.changed_lines(base, tree, code)
+        mutants: list[Mutant] = []
+        for path, lines in sorted(changed.items()):
+            blob = repo.blob_at(tree, path)
+            if blob is not None:
+                mutants += mutants_of(path, repo.blob(blob), lines)
+        facts.made = len(mutants)
+        if not mutants:
+            facts.note = "no mutant can be made from the changed lines"
+            return facts
+        suite = pytest_prefix(self.r.suite_command or "")
+        collect = _args(self.r.suite_command, suite) if suite == prefix else []
+        logs = fsutil.ensure_private_dir(self.r.layout.logs, inside=self.r.layout.folder)
+        log = logs / f"s{self.s.number}.{rec.step.value}.a{rec.attempt}.mutants.tests.log"
+        self._say(f"{role.upper()}: {len(mutants)} mutants of the changed lines, against the "
+                  f"session's tests (budget {budget} s)")  # fmt: skip
+        job = Job(mutants, lambda dest: repo.export_tree(tree, dest), prefix, tests, collect,
+                  float(budget), log)  # fmt: skip
+        return _facts(facts, self.r.measure(job))
+
+
+def _args(command: str | None, prefix: list[str] | None) -> list[str]:
+    """The arguments a pytest command gives after its `pytest` word (the suite's paths
+    and options, collected with the session's test files)."""
+    import shlex
+
+    if not command or prefix is None:
+        return []
+    return shlex.split(command)[len(prefix) :]
+
+
+def _facts(facts: StrengthFacts, measured: Measured) -> StrengthFacts:
+    facts.killed, facts.total = measured.killed, measured.judged
+    facts.by_suite, facts.timeouts = measured.by_suite, measured.timeouts
+    facts.partial, facts.seconds = measured.partial, measured.seconds
+    facts.note = measured.problem
+    facts.survivors = [
+        SurvivorFact(file=s.mutant.path, line=s.mutant.line, operator=s.mutant.operator,
+                     diff=f"`{s.mutant.before}` -> `{s.mutant.after}`", why=s.why)
+        for s in measured.survivors[:SURVIVORS_KEPT]
+    ]  # fmt: skip
+    return facts
+
+
+def strength_lines(rec: SessionRecord) -> list[str]:
+    """What a checkpoint shows of the session's test strength: the figure, then each
+    survivor as a one-line diff with its file:line."""
+    facts = rec.strength
+    if facts is None:
+        return []
+    lines = [facts.headline()]
+    lines += [f"- {s.text()}" for s in facts.survivors[:20]]
+    if len(facts.survivors) > 20 or facts.total - facts.killed > len(facts.survivors):
+        lines.append(f"- ... {facts.total - facts.killed} survived in all")
+    return lines
+
+
+def strength_trailer(rec: SessionRecord) -> dict[str, str]:
+    """`Mutation-Score: 14/17` (`14/17 (partial)`) for the session's commit."""
+    facts = rec.strength
+    if facts is None or not facts.total:
+        return {}
+    return {"Mutation-Score": facts.score + (" (partial)" if facts.partial else "")}
