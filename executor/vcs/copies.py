@@ -21,9 +21,12 @@ _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 
 
 class GitCopies(GitTrees):
-    def export_tree(self, tree: str, dest: Path) -> int:
+    def export_tree(self, tree: str, dest: Path, *, files: dict[str, bytes] | None = None) -> int:
         """Write every file of `tree` under `dest` (links as links, executables as
-        such; submodules are left out); the number of files written."""
+        such; submodules are left out); the number of files written. `files`: paths
+        whose content is written instead (or added: a test file as an older tree held
+        it, run against this one)."""
+        extra = dict(files or {})
         entries = []
         for entry in self._out("ls-tree", "-r", "-z", "--full-tree", tree).split("\0"):
             if entry:
@@ -42,7 +45,7 @@ class GitCopies(GitTrees):
         for mode, _, rel in entries:
             header_end = out.index(b"\n", at)
             size = int(out[at:header_end].split()[2])
-            data = out[header_end + 1 : header_end + 1 + size]
+            data = extra.pop(rel, out[header_end + 1 : header_end + 1 + size])
             at = header_end + 1 + size + 1
             path = dest / rel
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -51,7 +54,10 @@ class GitCopies(GitTrees):
             else:
                 path.write_bytes(data)
                 os.chmod(path, 0o755 if mode == "100755" else 0o644)
-        return len(entries)
+        for rel, data in extra.items():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            (dest / rel).write_bytes(data)
+        return len(entries) + len(extra)
 
     def changed_lines(self, a: str, b: str, paths: Sequence[str]) -> dict[str, set[int]]:
         """For each of `paths` that differs between trees `a` and `b`: the line numbers

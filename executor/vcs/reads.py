@@ -5,8 +5,6 @@ covers everything under it."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -240,34 +238,6 @@ class GitReads(GitBase):
             found.setdefault(path, set()).add(word)
         return found
 
-    def export(self, tree: str, dest: Path, *, files: dict[str, bytes] | None = None) -> None:
-        """Write the files a tree holds into the empty folder `dest` (modes and links kept,
-        submodules left out), with no attribute, filter or hook applied: the bytes git
-        stores. `files`: paths whose content is written instead (or added)."""
-        extra = dict(files or {})
-        listed = self._out("ls-tree", "-r", "-z", "--full-tree", tree).split("\0")
-        entries = []
-        for entry in filter(None, listed):
-            meta, rel = entry.split("\t", 1)
-            mode, kind, sha = meta.split()
-            if kind == "blob":
-                entries.append((mode, sha, rel))
-        done = subprocess.run(
-            ["git", "cat-file", "--batch"], cwd=self.root, capture_output=True, check=False,
-            input="".join(f"{sha}\n" for _, sha, _ in entries).encode(),
-        )  # fmt: skip
-        if done.returncode != 0:
-            raise errors.GitCommandError(["cat-file", "--batch"], done.returncode,
-                                         done.stderr.decode("utf-8", "replace"))  # fmt: skip
-        out, at = done.stdout, 0
-        for mode, _, rel in entries:
-            end = out.index(b"\n", at)
-            size = int(out[at:end].split()[2])
-            data, at = out[end + 1 : end + 1 + size], end + 2 + size
-            _write_entry(dest / rel, mode, extra.pop(rel, data))
-        for rel, data in extra.items():
-            _write_entry(dest / rel, "100644", data)
-
     def _visible(self, rels: Sequence[str]) -> list[str]:
         """The paths git does not ignore: naming an ignored path in `git add`, even to
         exclude it, makes the command fail ("paths are ignored by one of your .gitignore
@@ -283,13 +253,3 @@ class GitReads(GitBase):
             _raise_for(["check-ignore"], proc.returncode, proc.stderr, self._git_dir)
         ignored = set(_split_z(proc.stdout))
         return [r for r in rels if r not in ignored]
-
-
-def _write_entry(path: Path, mode: str, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if mode == "120000":
-        path.symlink_to(os.fsdecode(data))
-        return
-    path.write_bytes(data)
-    if mode == "100755":
-        path.chmod(0o755)

@@ -364,7 +364,7 @@ class Guard(SessionPart):
         old = {f: data for f in files if (data := self._source(base, f)) is not None}
         argv = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", *sorted(keys)]
         with tempfile.TemporaryDirectory(prefix="executor-deleted-") as tmp:
-            self.r.repo.export(self.rec.tree, Path(tmp), files=old)
+            self.r.repo.export_tree(self.rec.tree, Path(tmp), files=old)
             run, tampered = self.sealed_run(lambda: run_tests(
                 shlex.join(argv), cwd=Path(tmp), interpreter=python,
                 timeout_s=self.r.options.test_timeout or DEFAULT_TEST_TIMEOUT,

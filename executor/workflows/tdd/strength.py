@@ -36,8 +36,11 @@ DEFAULT_BUDGET = 300
 
 
 def session_tests(rec: SessionRecord) -> SessionTests:
-    """The session's tests, from what RED measured: every case of the test files RED
-    wrote or changed (one place to narrow it to the cases RED added or changed)."""
+    """The session's tests: the cases of the definitions RED added or changed (and made
+    fail), as GREEN measured them passing (`verdicts.session_cases`); for a RED recorded
+    without them, every case of the test files RED wrote or changed."""
+    if rec.red.session and rec.green_passed:
+        return SessionTests(files=list(rec.red.files), ids=list(rec.green_passed))
     return SessionTests(files=list(rec.red.files))
 
 
