@@ -62,9 +62,17 @@ class ClaudeSettings(Tolerant):
     hooks: dict[str, list[HookGroup]] = Field(default_factory=dict)
 
 
+class RunScopeView(Tolerant):
+    """What continues a run, as `.agent-state.json`'s `run.scope` holds it."""
+
+    scope: list[str] = Field(default_factory=list)
+
+
 class SeedView(Tolerant):
-    """The top of a plan run's `.agent-state.json` (seed 004's fields)."""
+    """The top of a plan run's `.agent-state.json` (seed 004's fields), and what
+    continues the run."""
 
     status: str = ""
     current_session: int | None = None
     notes: str = ""
+    run: RunScopeView = Field(default_factory=RunScopeView)

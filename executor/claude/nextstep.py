@@ -147,12 +147,13 @@ def option_words(p: Pending) -> list[str]:
 def describe_paused(run: PausedRun) -> str:
     what = f"session {run.session}" if run.session is not None else "a session"
     note = f" ({run.notes})" if run.notes else ""
+    go_on = run.scope or (["resume-session", str(run.session)] if run.session is not None else [])
     command = (
-        f"executor resume-session {run.session} --plan {q(run.folder)}"
-        if run.session is not None
+        f"executor {' '.join(go_on)} --plan {q(run.folder)}"
+        if go_on
         else f"executor status --plan {q(run.folder)}"
     )
-    slash = f"/resume-session {run.session}" if run.session is not None else "/show-progress"
+    slash = f"/{' '.join(go_on)}" if go_on else "/show-progress"
     return (
         f"plan-executor: the plan run in {run.folder} is paused at {what}{note}; its state "
         f"is saved. It continues where it stopped with `{command}` (or the person types "

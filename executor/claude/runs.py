@@ -86,6 +86,8 @@ class PausedRun:
     folder: Path
     session: int | None
     notes: str
+    #: the subcommand that continues the run as its last command ran it (none: older)
+    scope: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -251,7 +253,9 @@ def _paused(folder: Path, problems: list[str]) -> PausedRun | None:
     seed = validate_json(SeedView, data)
     if seed.status != "paused":
         return None
-    return PausedRun(folder=folder, session=seed.current_session, notes=seed.notes)
+    return PausedRun(
+        folder=folder, session=seed.current_session, notes=seed.notes, scope=seed.run.scope
+    )
 
 
 def _one_line(e: BaseException) -> str:

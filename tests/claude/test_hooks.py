@@ -512,3 +512,15 @@ def test_29_16_what_a_hook_says_shows_no_control_characters(git_repo: Path) -> N
     assert "Proceed?\\x1b[2J\\x1b]52;c;cHduZWQ=\\x07\\x0dfake line\\x9b2J" in said
     for text in (said, out["systemMessage"]):
         assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", text), text
+
+
+def test_a_paused_plan_run_is_continued_as_the_plan_it_was(tmp_path: Path) -> None:
+    """The one continue command (issue 30, item 8) in the hooks' words too: a plan run
+    paused after session 2 goes on with the plan, not with session 2 alone."""
+    from executor.claude.nextstep import describe_paused
+    from executor.claude.runs import PausedRun
+
+    said = describe_paused(PausedRun(tmp_path, 2, "", scope=["execute-plan"]))
+    assert f"`executor execute-plan --plan {tmp_path}`" in said and "/execute-plan" in said
+    older = describe_paused(PausedRun(tmp_path, 2, ""))  # a state from before the scope
+    assert f"`executor resume-session 2 --plan {tmp_path}`" in older
