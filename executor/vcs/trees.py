@@ -78,6 +78,8 @@ class GitTrees(GitAttributes):
         self._last_tree: tuple[str, str, list[str]] | None = None
         #: commit id -> its tree (`tree_of`)
         self._trees: dict[str, str] = {}
+        #: a CRLF file's blob -> the blob of its content with LF line ends (`_line_ends`)
+        self._lf: dict[str, str] = {}
 
     # -- recording --------------------------------------------------------------------------
     def record_tree(self, *, exclude: Sequence[Path] = ()) -> Recorded:
@@ -155,7 +157,7 @@ class GitTrees(GitAttributes):
                 f"hold (git ignores it, or it is kept out): the tests read it, a clone "
                 f"gets a broken link"
             )
-        blobs = self._blobs(files, modes)
+        blobs = self._line_ends(self._blobs(files, modes), tracked)
         entries = (
             kept + blobs + [f"120000 {self._hash(data)}\t{rel}" for rel, data in links.items()]
         )
@@ -177,6 +179,50 @@ class GitTrees(GitAttributes):
             ]
         self._last_tree = (listing, tree, attributed)
         return Recorded(tree, problems + attributed)
+
+    def _line_ends(self, blobs: list[str], tracked: dict[str, str]) -> list[str]:
+        """Blobs as `git add` stores them where git's own line-end conversion applies
+        (`text`, `eol`, `core.autocrlf`: CRLF in the worktree, LF in the repository; no
+        program runs for it): a file an `eol=crlf` checkout wrote is not a change, and a
+        changed one is stored as a clone's checkout gives it back."""
+        suspects = {}
+        for entry in blobs:
+            rel = entry.split("\t", 1)[1]
+            if tracked.get(rel) == entry:
+                continue
+            data = fsutil.read_regular(self.root / rel)
+            if data and b"\r\n" in data and b"\0" not in data[:8000]:
+                suspects[rel] = data
+        if not suspects:
+            return blobs
+        converted = self._converted(list(suspects))
+        out = []
+        for entry in blobs:
+            meta, rel = entry.split("\t", 1)
+            mode, raw = meta.split()
+            if rel in converted:
+                if raw not in self._lf:
+                    self._lf[raw] = self._hash(suspects[rel].replace(b"\r\n", b"\n"))
+                entry = f"{mode} {self._lf[raw]}\t{rel}"
+            out.append(entry)
+        return out
+
+    def _converted(self, rels: list[str]) -> set[str]:
+        """Those of `rels` (text files with CRLF) that `git add` would store with LF."""
+        out = self._out("check-attr", "-z", "--stdin", "text", "eol",
+                        input_text="".join(r + "\0" for r in rels)).split("\0")  # fmt: skip
+        attrs: dict[str, dict[str, str]] = {}
+        for i in range(0, len(out) - 2, 3):
+            attrs.setdefault(out[i], {})[out[i + 1]] = out[i + 2]
+        autocrlf = self._run("config", "--get", "core.autocrlf", check=False).stdout.strip()
+        found = set()
+        for rel in rels:
+            text, eol = attrs.get(rel, {}).get("text", ""), attrs.get(rel, {}).get("eol", "")
+            if text == "unset":
+                continue
+            if text in ("set", "auto") or eol in ("crlf", "lf") or autocrlf in ("true", "input"):
+                found.add(rel)
+        return found
 
     def _config_stamp(self) -> str:
         """When and how big git's config files are (a linked worktree's and the main

@@ -463,3 +463,22 @@ def test_files_that_shadow_or_configure_the_runner_are_test_infrastructure() -> 
         assert is_infra(path), path
     for path in ("pkg/models.py", "tests/test_pytest_usage.py", "docs/pytest.md"):
         assert not is_infra(path), path
+
+
+def test_a_file_an_eol_crlf_checkout_wrote_is_no_change(git_repo: Path) -> None:
+    """`eol=crlf` (git's own conversion, no program): HEAD stores LF, the checkout holds
+    CRLF. Recording the worktree must give HEAD's tree back, and a changed file must be
+    stored with LF as `git add` would, or every session commits CRLF bytes."""
+    (git_repo / ".gitattributes").write_text("*.bat text eol=crlf\n", encoding="utf-8")
+    (git_repo / "run.bat").write_bytes(b"echo one\r\necho two\r\n")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-qm", "windows script")
+    repo = GitRepo(git_repo)
+    head_tree = repo.tree_of("HEAD")
+    assert repo.record_tree().tree == head_tree
+    (git_repo / "run.bat").write_bytes(b"echo one\r\necho three\r\n")
+    recorded = repo.record_tree().tree
+    assert repo.tree_diff(head_tree, recorded) == ["run.bat"]
+    stored = subprocess.run(["git", "cat-file", "-p", f"{recorded}:run.bat"], cwd=git_repo,
+                            capture_output=True, check=True).stdout  # fmt: skip
+    assert stored == b"echo one\necho three\n"
