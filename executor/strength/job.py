@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from executor.projectenv import Interpreter
     from executor.strength.mutants import Mutant
 
 
@@ -34,3 +35,5 @@ class Job:
     collect: list[str]
     budget: float
     log: Path | None
+    #: the project's environment the session's tests ran in (None: found from the copy)
+    interpreter: Interpreter | None = None

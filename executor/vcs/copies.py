@@ -21,11 +21,19 @@ _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 
 
 class GitCopies(GitTrees):
-    def export_tree(self, tree: str, dest: Path, *, files: dict[str, bytes] | None = None) -> int:
+    def export_tree(
+        self,
+        tree: str,
+        dest: Path,
+        *,
+        files: dict[str, bytes] | None = None,
+        repository: bool = False,
+    ) -> int:
         """Write every file of `tree` under `dest` (links as links, executables as
         such; submodules are left out); the number of files written. `files`: paths
         whose content is written instead (or added: a test file as an older tree held
-        it, run against this one)."""
+        it, run against this one). `repository`: the copy is a git repository of its own
+        (empty, no hooks), as tests that look for the checkout's root expect."""
         extra = dict(files or {})
         entries = []
         for entry in self._out("ls-tree", "-r", "-z", "--full-tree", tree).split("\0"):
@@ -57,6 +65,8 @@ class GitCopies(GitTrees):
         for rel, data in extra.items():
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             (dest / rel).write_bytes(data)
+        if repository:  # tests that look for the checkout's root find this copy's
+            self._run("init", "-q", "--template=", str(dest))
         return len(entries) + len(extra)
 
     def changed_lines(self, a: str, b: str, paths: Sequence[str]) -> dict[str, set[int]]:

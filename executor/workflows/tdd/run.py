@@ -251,7 +251,8 @@ class Runner:
                 command: str, cwd: Path, limit: float, env: dict[str, str], log: Path | None
             ) -> TestRun:
                 return _run_tests(map_test_command(command, config), cwd=cwd, timeout_s=limit,
-                                  env=env, sandbox=sandbox, log=log)  # fmt: skip
+                                  env=env, sandbox=sandbox, log=log,
+                                  interpreter=job.interpreter)  # fmt: skip
 
             return run_mutants(
                 job.mutants, export=job.export, run=run_in, prefix=job.prefix,

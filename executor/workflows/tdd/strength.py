@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from executor import fsutil
 from executor.engine.machine import Outcome
+from executor.projectenv import Interpreter
 from executor.strength.facts import SURVIVORS_KEPT, StrengthFacts, SurvivorFact
 from executor.strength.job import Job, SessionTests
 from executor.workflows.tdd import verdicts
@@ -31,8 +32,10 @@ if TYPE_CHECKING:
 
 O = Outcome  # noqa: E741 - the handlers read better with one letter
 
-#: Seconds a mutation step may take when `--mutation-budget` is not given.
+#: The most seconds a mutation step may take when `--mutation-budget` is not given, and
+#: the least (`Strength._budget`: twice the session's verification in between).
 DEFAULT_BUDGET = 300
+MIN_BUDGET = 30
 
 
 def session_tests(rec: SessionRecord) -> SessionTests:
@@ -53,7 +56,7 @@ class Strength(SessionPart):
 
     def strength_step(self, role: str) -> Outcome:
         rec, options = self.rec, self.r.options
-        budget = DEFAULT_BUDGET if options.mutation_budget is None else options.mutation_budget
+        budget = self._budget() if options.mutation_budget is None else options.mutation_budget
         if budget == 0 or (role == "refactor" and self.s.green is None and self.s.red):
             return O.OK  # turned off; or a session whose tests fail by design
         before = rec.strength
@@ -99,6 +102,16 @@ class Strength(SessionPart):
             self._say(f"test strength accepted as it is: {self.rec.strength.score}")
 
     # -- measuring -----------------------------------------------------------------------
+    def _budget(self) -> int:
+        """Seconds the step may take when `--mutation-budget` is not given: twice what
+        verifying the session took (its test runs: the goal is no more than 2x them), at
+        least 30, at most `DEFAULT_BUDGET`. A session whose tests behave otherwise in a
+        copy of the tree (one that loops looking for the checkout) costs no more."""
+        verified = [h.seconds for h in self.rec.history
+                    if h.step.value.endswith("_verify") and h.outcome == "ok"]  # fmt: skip
+        spent = verified[-1] if verified else DEFAULT_BUDGET
+        return int(min(DEFAULT_BUDGET, max(MIN_BUDGET, 2 * spent)))
+
     def _measure(self, role: str, tree: str, budget: int) -> StrengthFacts:
         from executor.strength.mutants import mutants_of
         from executor.strength.runner import pytest_prefix
@@ -138,8 +151,10 @@ class Strength(SessionPart):
         log = logs / f"s{self.s.number}.{rec.step.value}.a{rec.attempt}.mutants.tests.log"
         self._say(f"{role.upper()}: {len(mutants)} mutants of the changed lines, against the "
                   f"session's tests (budget {budget} s)")  # fmt: skip
-        job = Job(mutants, lambda dest: repo.export_tree(tree, dest), prefix, tests, collect,
-                  float(budget), log)  # fmt: skip
+        env = rec.environment
+        job = Job(mutants, lambda dest: repo.export_tree(tree, dest, repository=True), prefix,
+                  tests, collect, float(budget), log,
+                  Interpreter(env.python, env.source, env.prefix) if env else None)  # fmt: skip
         return _facts(facts, self.r.measure(job))
 
 
