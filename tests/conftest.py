@@ -60,6 +60,9 @@ def isolated_env(
     # The projects these tests build are tested in the project's environment as the
     # person's shell would find it (executor.projectenv): this one, as if activated.
     monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
+    # No mutation step (a pytest process per session, ~40% of a small session's CPU)
+    # where a test is not about it: tests/engine/test_strength.py turns it on again.
+    monkeypatch.setenv("EXECUTOR_MUTATION_BUDGET", "0")
     (home / ".gitconfig").write_text(
         "[user]\n\tname = Test User\n\temail = test@example.com\n"
         "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n",

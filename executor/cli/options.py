@@ -24,6 +24,8 @@ class RunOpt:
     minimum: int | None = None
     #: what `--help` shows for the value ("" for a flag)
     metavar: str = ""
+    #: an environment variable that gives the option when the command line does not
+    envvar: str | None = None
 
 
 RUN_OPTIONS: tuple[RunOpt, ...] = (
@@ -179,10 +181,11 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         "mutation_budget",
         ("--mutation-budget",),
         int,
-        "Seconds one mutation step may take (default 300); past it the score is partial. "
-        "0: no mutation step. Saved with the run.",
+        "Seconds one mutation step may take (default: twice the session's verification, 30 "
+        "to 300); past it the score is partial. 0: no mutation step. Saved with the run.",
         minimum=0,
         metavar="SECONDS",
+        envvar="EXECUTOR_MUTATION_BUDGET",
     ),
     RunOpt(
         "tag",

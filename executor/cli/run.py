@@ -29,6 +29,8 @@ def _typer_annotation(opt: RunOpt) -> Any:
     extra: dict[str, Any] = {"metavar": opt.metavar}
     if opt.minimum is not None:
         extra["min"] = opt.minimum
+    if opt.envvar is not None:
+        extra["envvar"] = opt.envvar
     return Annotated[kind, typer.Option(*opt.flags, help=opt.help, show_default=False, **extra)]
 
 

@@ -35,6 +35,8 @@ def test_config_then_saved_run_then_flag(git_repo: Path) -> None:
     request = json.loads((plan / ".agent-request.json").read_text("utf-8"))
     assert request["agent_name"] != "human"  # checkpoints none, from the config: no question
     assert state(plan)["run"]["options"]["max_retries"] == 1  # the flag beat the config
+    # EXECUTOR_MUTATION_BUDGET gives the option as a flag would (tests/conftest.py sets it)
+    assert state(plan)["run"]["options"]["mutation_budget"] == 0
     after = shown(git_repo, plan)
     assert after["max_retries"] == {"value": 1, "from": "saved run"}
     assert after["checkpoints"] == {"value": "none", "from": "saved run"}

@@ -29,6 +29,12 @@ from tests.engine.helpers import (
 pytestmark = pytest.mark.slow
 
 
+@pytest.fixture(autouse=True)
+def mutation_step_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suite turns the step off where it is not the subject (tests/conftest.py)."""
+    monkeypatch.delenv("EXECUTOR_MUTATION_BUDGET", raising=False)
+
+
 class _Loosen(ast.NodeTransformer):
     """`assert a == b` -> `assert a is not None`; `pytest.raises(E)` -> `suppress(Exception)`
     (the test still runs the code, and checks almost nothing)."""
