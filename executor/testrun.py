@@ -220,7 +220,9 @@ def run_tests(
         cov_file = Path(tmp) / "coverage.json"
         run_argv = runner.argv if runner else argv
         if coverage and runner is not None and runner.name == "pytest":
-            run_argv = [*run_argv, "--cov", f"--cov-report=json:{cov_file}"]
+            # named, so it loads where plugins do not load themselves
+            # (PYTEST_DISABLE_PLUGIN_AUTOLOAD)
+            run_argv = [*run_argv, "-p", "pytest_cov", "--cov", f"--cov-report=json:{cov_file}"]
             # coverage's own data file too: in the project it would be committed with
             # the session (or show as the person's edit)
             full_env["COVERAGE_FILE"] = str(Path(tmp) / ".coverage")

@@ -417,7 +417,9 @@ class Work(Guard):
         tree = self.r.repo.record_tree(exclude=self._ignore()).tree
         if self._unchanged_since_green(role, tree):
             return O.OK
-        suite_run, tampered = self._run(suite, coverage=True)
+        # coverage once, on GREEN's suite run (what after_green shows): measuring it costs
+        # the run a third of its time or more again
+        suite_run, tampered = self._run(suite, coverage=role == "green")
         session_run = None
         if suite_run is None or not verdicts.collects(suite_run, self.rec.red):
             if suite_run is not None:
@@ -448,7 +450,8 @@ class Work(Guard):
                 role, verdict.cases, session_run, suite_run, command
             ) + _not_run(verdict.cases)
             run = suite_run or session_run
-            self.rec.coverage = run.coverage if run is not None else None
+            if role == "green":
+                self.rec.coverage = run.coverage if run is not None else None
             self.rec.last_failure = ""
             self.rec.retries = 0
             return O.OK
