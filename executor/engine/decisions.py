@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from executor.prompts import Prompter
 
 #: Detail longer than this goes to a file the request names; the request stays small.
-INLINE_DETAIL = 400
+INLINE_DETAIL = 320
 
 
 class NoHuman:
