@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import forkserver
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -92,6 +94,12 @@ def git_repo(tmp_path: Path) -> Path:
     return repo
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _fork_server() -> Iterator[None]:
+    yield
+    forkserver.SERVER.close()
+
+
 def run_cli(
     *args: str,
     cwd: Path | None = None,
@@ -99,17 +107,12 @@ def run_cli(
     input: str | None = None,
     timeout: float = 120,
 ) -> subprocess.CompletedProcess[str]:
-    """Run the real CLI (`python -m executor`) as a subprocess."""
-    full_env = {**os.environ, **(env or {})}
-    return subprocess.run(
-        [sys.executable, "-m", "executor", *args],
-        cwd=cwd,
-        env=full_env,
-        capture_output=True,
-        text=True,
-        input=input,
-        timeout=timeout,
-    )
+    """Run the real CLI (`python -m executor`) as a process of its own (forked from a
+    server that has imported it: tests/forkserver.py)."""
+    return forkserver.run_process(
+        [sys.executable, "-m", "executor", *args], cwd=cwd, env={**os.environ, **(env or {})},
+        input=input, timeout=timeout, capture_output=True, text=True,
+    )  # fmt: skip
 
 
 def terminate_when(
@@ -117,7 +120,7 @@ def terminate_when(
 ) -> subprocess.CompletedProcess[str]:
     """Run the real CLI; once `started` exists (the agent or the state is there), and
     `wait` seconds later, send it SIGTERM as a service manager would; its result."""
-    proc = subprocess.Popen(
+    proc = forkserver.popen(
         [sys.executable, "-m", "executor", *args],
         cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip

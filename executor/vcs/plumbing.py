@@ -194,6 +194,8 @@ class GitBase:
         #: What `record_tree` removed because git would wait on it for ever (a FIFO named
         #: `.gitignore`), each a line for a person; whoever reports it empties the list.
         self.cleared: list[str] = []
+        #: full SHAs known to name commits here (`resolve`)
+        self._commits: set[str] = set()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({str(self.root)!r})"

@@ -5,6 +5,8 @@ covers everything under it."""
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +22,8 @@ from executor.vcs.plumbing import (
     _trailers_of,
     _under,
 )
+
+_HEX = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 
 
 @dataclass(frozen=True)
@@ -50,11 +54,54 @@ class GitReads(GitBase):
         return sha
 
     def resolve(self, rev: str) -> str | None:
-        """Full SHA of the commit `rev` names, or None when there is no such commit."""
+        """Full SHA of the commit `rev` names, or None when there is no such commit. A
+        full SHA found once is not asked of git again (an object does not change; a
+        session asks for the same few commits dozens of times)."""
+        if rev == "HEAD":
+            read = self._head_from_files()
+            if read is not None and read in self._commits:
+                return read
+        if rev in self._commits:
+            return rev
         proc = self._run("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False)
-        if proc.returncode != 0:
+        sha = proc.stdout.strip() if proc.returncode == 0 else ""
+        if not sha:
             return None
-        return proc.stdout.strip() or None
+        self._commits.add(sha)
+        return sha
+
+    def _head_from_files(self) -> str | None:
+        """The SHA HEAD names, read as git reads it (HEAD, a loose ref, packed-refs) where
+        that is the plain case: a branch under refs/heads or a detached HEAD, files refs.
+        None wherever anything is less plain (reftable, GIT_DIR, a symbolic ref, no such
+        ref yet): git is asked then. A SHA read here is trusted only once git has said it
+        names a commit (`resolve`)."""
+        if "GIT_DIR" in os.environ or "GIT_COMMON_DIR" in os.environ:
+            return None
+        try:
+            gd = self.git_dir
+            head = (gd / "HEAD").read_text(encoding="utf-8").strip()
+            common = gd
+            if (gd / "commondir").is_file():  # a linked worktree: its branches live there
+                common = gd / (gd / "commondir").read_text(encoding="utf-8").strip()
+            if (common / "reftable").exists():
+                return None
+            if _HEX.fullmatch(head):
+                return head
+            name = head.removeprefix("ref: ")
+            if name == head or not name.startswith("refs/heads/"):
+                return None
+            loose = common / name
+            if loose.is_file():
+                sha = loose.read_text(encoding="utf-8").strip()
+                return sha if _HEX.fullmatch(sha) else None
+            for line in (common / "packed-refs").read_text(encoding="utf-8").splitlines():
+                sha, _, ref = line.partition(" ")
+                if ref == name and _HEX.fullmatch(sha):
+                    return sha
+        except (OSError, UnicodeDecodeError):
+            return None
+        return None
 
     def _require_commit(self, rev: str) -> str:
         sha = self.resolve(rev)

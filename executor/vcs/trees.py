@@ -78,6 +78,8 @@ class GitTrees(GitAttributes):
         self._last_tree: tuple[str, str, list[str]] | None = None
         #: commit id -> its tree (`tree_of`)
         self._trees: dict[str, str] = {}
+        #: the files the last commit listed holds (`_held_by`)
+        self._listings: dict[str, dict[str, str]] = {}
         #: a CRLF file's blob -> the blob of its content with LF line ends (`_line_ends`)
         self._lf: dict[str, str] = {}
 
@@ -92,13 +94,7 @@ class GitTrees(GitAttributes):
             f"for ever); it was removed"
             for rel, kind in _clear_rule_files(self.root)
         ]
-        tracked = {}  # what HEAD holds (nothing on an unborn branch)
-        head = self._run("ls-tree", "-r", "-z", "--full-tree", "HEAD", check=False)
-        for entry in head.stdout.split("\0") if head.returncode == 0 else ():
-            if entry:
-                meta, rel = entry.split("\t", 1)
-                mode, _, sha = meta.split()
-                tracked[rel] = f"{mode} {sha}\t{rel}"
+        tracked = self._held_by(self.resolve("HEAD"))
         with self._private_index(None) as env:  # empty: every file git does not ignore
             listed = [*tracked, *self._out(
                 "ls-files", "-z", "--others", "--exclude-standard", "--full-name", ":/", env=env,
@@ -179,6 +175,22 @@ class GitTrees(GitAttributes):
             ]
         self._last_tree = (listing, tree, attributed)
         return Recorded(tree, problems + attributed)
+
+    def _held_by(self, commit: str | None) -> dict[str, str]:
+        """path -> its index entry, for every file `commit` holds (none: an unborn
+        branch). Listed once per commit: a session records its tree dozens of times on
+        the same HEAD, and listing it is the cost that grows with the repository."""
+        if commit is None:
+            return {}
+        if commit not in self._listings:
+            held = {}
+            for entry in self._out("ls-tree", "-r", "-z", "--full-tree", commit).split("\0"):
+                if entry:
+                    meta, rel = entry.split("\t", 1)
+                    mode, _, sha = meta.split()
+                    held[rel] = f"{mode} {sha}\t{rel}"
+            self._listings = {commit: held}  # the last HEAD only: it is what is asked again
+        return dict(self._listings[commit])
 
     def _line_ends(self, blobs: list[str], tracked: dict[str, str]) -> list[str]:
         """Blobs as `git add` stores them where git's own line-end conversion applies

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
+import subprocess
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ import pytest
 
 from executor.claude import AGENT_NAMES
 from executor.resources import data_path
+from tests.claude import host_sim
 from tests.claude.host_sim import AgentAnswer, choose, request_dir, run_host
 from tests.conftest import git, run_cli
 from tests.templates.projects import PYTHON_SERVICE, write_project
@@ -42,6 +44,19 @@ def _sessions(node: Any) -> Iterator[dict[str, Any]]:
     elif isinstance(node, list):
         for value in node:
             yield from _sessions(value)
+
+
+@pytest.fixture(autouse=True)
+def _forked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host's executor calls as the suite's others: each a process of its own,
+    forked from the server that has imported the CLI (tests/forkserver.py)."""
+
+    def executor(
+        args: Sequence[str], *, cwd: Path, env: dict[str, str], stdin: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        return run_cli(*args, cwd=cwd, env=env, input=stdin, timeout=600)
+
+    monkeypatch.setattr(host_sim, "_executor", executor)
 
 
 @pytest.fixture

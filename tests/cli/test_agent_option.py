@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests import forkserver
 from tests.conftest import run_cli
 from tests.engine.helpers import make_project, respond, state
 
@@ -91,12 +92,11 @@ def _on_a_terminal(*args: str, cwd: Path) -> tuple[int, str]:
     what the terminal showed."""
     import os
     import pty
-    import subprocess
     import sys
 
     leader, follower = pty.openpty()
     env = {**os.environ, "TERM": "xterm", "COLUMNS": "200"}
-    proc = subprocess.Popen([sys.executable, "-m", "executor", *args], cwd=cwd, env=env,
+    proc = forkserver.popen([sys.executable, "-m", "executor", *args], cwd=cwd, env=env,
                             stdin=follower, stdout=follower, stderr=follower)  # fmt: skip
     os.close(follower)
     shown = b""

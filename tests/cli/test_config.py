@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests import forkserver
 from tests.conftest import git, run_cli
 from tests.engine.helpers import make_project, state
 
@@ -89,8 +90,10 @@ def test_which_python_runs_the_tests_and_how_counts_are_measured_are_shown(
                    check=True)  # fmt: skip
     (git_repo / ".executor.toml").write_text('test_command = "make check"\n', "utf-8")
     env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
-    proc = subprocess.run([sys.executable, "-m", "executor", "config", "--json"], cwd=git_repo,
-                          env=env, capture_output=True, text=True, timeout=60)  # fmt: skip
+    proc = forkserver.run_process(
+        [sys.executable, "-m", "executor", "config", "--json"], cwd=git_repo, env=env,
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     python = json.loads(proc.stdout)["python"]
     assert python["path"] == str(git_repo / ".venv" / "bin" / "python")

@@ -19,6 +19,7 @@ import pytest
 
 from executor import testrun
 from executor.testrun import run_tests
+from tests import forkserver
 from tests.conftest import run_cli
 from tests.engine.helpers import make_project, replay_cmd
 
@@ -41,7 +42,7 @@ os.execvp(sys.argv[2], sys.argv[2:])  # then the replay agent does the step's wo
 
 
 def executor(*args: str, cwd: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "executor", *args], cwd=cwd,
+    return forkserver.popen([sys.executable, "-m", "executor", *args], cwd=cwd,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
 
 

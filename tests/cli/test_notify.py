@@ -28,6 +28,7 @@ from executor.engine.agents import BridgeAgents, Durable
 from executor.engine.decisions import Decider
 from executor.notify import TIMEOUT
 from executor.prompts import ScriptedPrompter
+from tests import forkserver
 from tests.conftest import run_cli
 from tests.engine.helpers import make_project, replay_cmd, state
 
@@ -224,7 +225,7 @@ def test_a_desktop_notification_where_a_display_is(git_repo: Path, tmp_path: Pat
 def test_the_bell_rings_on_a_terminal_only(git_repo: Path) -> None:
     plan = make_project(git_repo)
     main, secondary = pty.openpty()
-    proc = subprocess.Popen(
+    proc = forkserver.popen(
         [sys.executable, "-m", "executor", "execute-session", "1", "--plan", str(plan)],
         cwd=git_repo, stdout=subprocess.PIPE, stderr=secondary, stdin=subprocess.DEVNULL,
     )  # fmt: skip

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import forkserver
 from tests.conftest import run_cli
 from tests.engine.helpers import commits, make_project, replay_cmd
 
@@ -61,7 +62,7 @@ def _start(
     plan: Path, repo: Path, marks: Path, agent: Path
 ) -> tuple[subprocess.Popen[str], list[int]]:
     """The CLI running session 1 with AGENT; once both agent processes write."""
-    cli = subprocess.Popen(
+    cli = forkserver.popen(
         [sys.executable, "-m", "executor", "execute-session", "1", "--plan", str(plan), "--yes",
          "--agent-command", shlex.join([sys.executable, str(agent)])],
         cwd=repo, env={**os.environ, "MARKS": str(marks)}, stdout=subprocess.PIPE,

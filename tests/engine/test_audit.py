@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from tests import forkserver
 from tests.conftest import git, run_cli, terminate_when
 from tests.engine.helpers import (
     commits,
@@ -617,13 +618,13 @@ def test_no_git_identity_is_said_before_any_work(git_repo: Path, tmp_path: Path)
     env.update(HOME=str(home), XDG_CONFIG_HOME=str(home), GIT_CONFIG_NOSYSTEM="1")
     argv = [sys.executable, "-m", "executor", *session(plan, "--yes", "--agent-command",
                                                        replay_cmd())]  # fmt: skip
-    proc = subprocess.run(argv, cwd=git_repo, env=env, capture_output=True, text=True)
+    proc = forkserver.run_process(argv, cwd=git_repo, env=env, capture_output=True, text=True)
     assert proc.returncode == 64, proc.stdout + proc.stderr
     assert "git does not know who is committing" in proc.stderr
     assert "asking" not in proc.stdout  # no agent was called
     git(git_repo, "config", "user.name", "T")
     git(git_repo, "config", "user.email", "t@example.invalid")
-    proc = subprocess.run(argv, cwd=git_repo, env=env, capture_output=True, text=True)
+    proc = forkserver.run_process(argv, cwd=git_repo, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

@@ -12,12 +12,12 @@ history takes (each seen in ../shared/replay; docs/performance.md has the figure
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests import forkserver
 from tests.conftest import git
 from tests.engine.helpers import commits, replay_cmd
 
@@ -73,7 +73,7 @@ def _project(repo: Path, tmp: Path, red: str, green: str) -> tuple[Path, str]:
 
 
 def _run(plan: Path, repo: Path, agent: str) -> str:
-    proc = subprocess.run(
+    proc = forkserver.run_process(
         [sys.executable, "-m", "executor", "execute-session", "1", "--plan", str(plan),
          "--yes", "--max-retries", "0", "--agent-command", agent],
         cwd=repo, capture_output=True, text=True, timeout=300,

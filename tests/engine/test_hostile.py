@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import forkserver
 from tests.conftest import git, run_cli
 from tests.engine.helpers import SOLUTIONS, commits, make_project, replay_cmd, respond
 from tests.engine.test_sealed import UNSANDBOXED, hostile, run
@@ -220,7 +221,7 @@ def test_19_hostile_a_persons_edit_during_a_test_run_is_backed_up_before_it_is_p
         f"    '    pathlib.Path(\"{started}\").touch()\\n    time.sleep(4)\\n')\n"
     )
     agent = hostile(tmp_path, "green", slow, once=True)
-    cli = subprocess.Popen(
+    cli = forkserver.popen(
         [sys.executable, "-m", "executor", "execute-session", "1", "--plan", str(plan),
          "--yes", "--max-retries", "0", "--agent-command", agent],
         cwd=git_repo, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

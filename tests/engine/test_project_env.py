@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import forkserver
 from tests.conftest import git
 from tests.engine.helpers import commits, replay_cmd
 
@@ -86,7 +87,7 @@ def _venv(where: Path) -> Path:
 
 def _run(plan: Path, repo: Path, agent: str, env: dict[str, str]) -> str:
     """The real CLI from this suite's venv (the executor's own), in exactly `env`."""
-    proc = subprocess.run(
+    proc = forkserver.run_process(
         [sys.executable, "-m", "executor", "execute-session", "1", "--plan", str(plan),
          "--yes", "--max-retries", "0", "--agent-command", agent],
         cwd=repo, env=env, capture_output=True, text=True, timeout=300,

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests import forkserver
 from tests.conftest import git
 
 STANDIN = Path(__file__).with_name("standin.py")
@@ -151,7 +152,7 @@ def start(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subproces
     """The real CLI, started (not waited for)."""
     import os
 
-    return subprocess.Popen(
+    return forkserver.popen(
         [sys.executable, "-m", "executor", *args], cwd=cwd, text=True,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, **(env or {})},
     )  # fmt: skip

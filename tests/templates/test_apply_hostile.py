@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests import forkserver
 from tests.conftest import git, run_cli
 from tests.templates.helpers import create_template
 
@@ -179,12 +180,11 @@ def _on_a_terminal(args: list[str], answer: str, cwd: Path) -> tuple[int, str]:
     """Run the CLI on a real pseudo-terminal, answer its question with `answer`."""
     import pty
     import select
-    import subprocess
     import sys
     import time
 
     leader, follower = pty.openpty()
-    proc = subprocess.Popen(
+    proc = forkserver.popen(
         [sys.executable, "-m", "executor", *args], cwd=cwd, stdin=follower, stdout=follower,
         stderr=follower, env={**os.environ, "TERM": "xterm", "COLUMNS": "120", "LINES": "40"},
         close_fds=True,
