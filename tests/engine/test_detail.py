@@ -3,6 +3,7 @@ the engine and terminal tests show the same text reaching a person)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -130,19 +131,25 @@ def test_a_commit_subject_leaves_out_the_plans_priority_and_emoji_tags(tmp_path:
 def test_a_missing_pytest_cov_is_said_once_at_after_green(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import importlib.util
+    """Named where the tests run (the project's environment), with the command that
+    installs it there: not where the executor runs."""
+    import dataclasses
 
+    from executor import projectenv
     from tests.engine.harness import World
 
-    real = importlib.util.find_spec
-    monkeypatch.setattr(
-        importlib.util,
-        "find_spec",
-        lambda name, *a: None if name == "pytest_cov" else real(name, *a),
-    )
+    real = projectenv.probe
+    monkeypatch.setattr(  # the real probe, of an environment without pytest-cov
+        projectenv, "probe",
+        lambda *a, **k: dataclasses.replace(real(*a, **k), has_pytest_cov=False),
+    )  # fmt: skip
     world = World(tmp_path)
     world.run(answers=["approve"] * 5)
     assert world.prompter is not None
     shown = [detail for _, _, detail in world.prompter.asked if "Coverage" in detail]
-    assert len(shown) == 1 and "pip install pytest-cov" in shown[0]
+    assert len(shown) == 1, shown
+    assert "pytest-cov is not installed in the active virtual environment" in shown[0], shown
+    assert f"{sys.executable} -m pip install pytest-cov" in shown[0] or (
+        f"{sys.prefix}/bin/python -m pip install pytest-cov" in shown[0]
+    ), shown
     assert world.state()["run"]["hinted"] == ["coverage"]

@@ -9,6 +9,8 @@ checkpoint out) and returns the table's outcome for the answer. "Show tests" and
 
 from __future__ import annotations
 
+import shlex
+
 from collections.abc import Sequence
 
 from executor.choices import Option
@@ -123,19 +125,19 @@ class Gates(Settling, Strength):
         return outcome
 
     def _coverage_hint(self) -> str | None:
-        """Once a run: why a pytest suite shows no coverage (pytest-cov is missing)."""
-        import importlib.util
-
+        """Once a run: why a pytest suite shows no coverage (pytest-cov is missing from
+        the project's environment, where the tests run: `executor.projectenv`)."""
         hinted = self.r.state.run.hinted
         command = self.r.suite_command or self._cmd("green") or ""
+        env = self.rec.environment
         if self.rec.coverage is not None or "coverage" in hinted or "pytest" not in command:
             return None
-        if importlib.util.find_spec("pytest_cov") is not None:
+        if env is None or env.coverage:
             return None
         hinted.append("coverage")
         return (
-            "Coverage: not measured: pytest-cov is not installed where the executor runs "
-            "(pip install pytest-cov to see it here)"
+            f"Coverage: not measured: pytest-cov is not installed in {env.source}, where the "
+            f"tests run ({shlex.quote(env.python)} -m pip install pytest-cov to see it here)"
         )
 
     def after_refactor(self) -> Outcome:
