@@ -10,7 +10,6 @@ checkpoint out) and returns the table's outcome for the answer. "Show tests" and
 from __future__ import annotations
 
 import shlex
-
 from collections.abc import Sequence
 
 from executor.choices import Option
