@@ -78,8 +78,8 @@ class GitTrees(GitAttributes):
         self._last_tree: tuple[str, str, list[str]] | None = None
         #: commit id -> its tree (`tree_of`)
         self._trees: dict[str, str] = {}
-        #: the files the last commit listed holds (`_held_by`)
-        self._listings: dict[str, dict[str, str]] = {}
+        #: the last commit listed, and the files it holds (`_held_by`)
+        self._listing: tuple[str, dict[str, str]] | None = None
         #: a CRLF file's blob -> the blob of its content with LF line ends (`_line_ends`)
         self._lf: dict[str, str] = {}
 
@@ -182,15 +182,15 @@ class GitTrees(GitAttributes):
         the same HEAD, and listing it is the cost that grows with the repository."""
         if commit is None:
             return {}
-        if commit not in self._listings:
+        if self._listing is None or self._listing[0] != commit:
             held = {}
             for entry in self._out("ls-tree", "-r", "-z", "--full-tree", commit).split("\0"):
                 if entry:
                     meta, rel = entry.split("\t", 1)
                     mode, _, sha = meta.split()
                     held[rel] = f"{mode} {sha}\t{rel}"
-            self._listings = {commit: held}  # the last HEAD only: it is what is asked again
-        return dict(self._listings[commit])
+            self._listing = (commit, held)  # the last HEAD only: it is what is asked again
+        return dict(self._listing[1])
 
     def _line_ends(self, blobs: list[str], tracked: dict[str, str]) -> list[str]:
         """Blobs as `git add` stores them where git's own line-end conversion applies

@@ -64,6 +64,43 @@ def test_head_branch_and_detached(git_repo: Path) -> None:
     assert repo.branch() is None
 
 
+def test_head_follows_every_way_git_moves_it(git_repo: Path, tmp_path: Path) -> None:
+    """HEAD is read from git's files once git has named the commit: a commit, a packed
+    ref, a detached HEAD, a branch switch, a linked worktree, a reset by another process
+    and a ref pointing at no commit are each seen as `git rev-parse` sees them."""
+    repo = GitRepo(git_repo)
+
+    def agrees() -> None:
+        proc = subprocess.run(["git", "rev-parse", "--verify", "-q", "HEAD^{commit}"],
+                              cwd=git_repo, capture_output=True, text=True)  # fmt: skip
+        assert repo.resolve("HEAD") == (proc.stdout.strip() or None)
+
+    first = repo.head()
+    agrees()
+    git(git_repo, "commit", "-q", "--allow-empty", "-m", "two")
+    agrees()
+    git(git_repo, "pack-refs", "--all")  # the branch now lives in packed-refs only
+    assert not (git_repo / ".git" / "refs" / "heads" / "main").exists()
+    agrees()
+    git(git_repo, "checkout", "-q", "--detach", first)
+    agrees()
+    git(git_repo, "checkout", "-q", "-b", "other")
+    agrees()
+    git(git_repo, "commit", "-q", "--allow-empty", "-m", "three")
+    agrees()
+    git(git_repo, "reset", "-q", "--hard", first)
+    agrees()
+    (git_repo / ".git" / "refs" / "heads" / "other").write_text("0" * 40 + "\n")
+    agrees()  # names no commit: git says so, not the file
+    git(git_repo, "update-ref", "refs/heads/other", first)
+    git(git_repo, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "lane")
+    lane = GitRepo(tmp_path / "wt")
+    assert lane.resolve("HEAD") == first
+    git(tmp_path / "wt", "commit", "-q", "--allow-empty", "-m", "in the lane")
+    assert lane.resolve("HEAD") == git(tmp_path / "wt", "rev-parse", "HEAD").strip() != first
+    agrees()
+
+
 def test_head_of_repo_without_commits(tmp_path: Path) -> None:
     git(tmp_path, "init", "-q")
     repo = GitRepo(tmp_path)
