@@ -37,3 +37,7 @@ class Job:
     log: Path | None
     #: the project's environment the session's tests ran in (None: found from the copy)
     interpreter: Interpreter | None = None
+    #: a JavaScript/TypeScript session (`executor.strength.stryker`): the changed lines
+    #: of each code file, and the test command Stryker runs against each mutant
+    stryker: dict[str, set[int]] | None = None
+    command: str = ""

@@ -254,6 +254,14 @@ class Runner:
                                   env=env, sandbox=sandbox, log=log,
                                   interpreter=job.interpreter)  # fmt: skip
 
+            if job.stryker is not None:
+                from executor.strength import stryker
+
+                return stryker.measure(
+                    job.stryker, root=repo.root, export=job.export, run=run_in,
+                    test_command=map_test_command(job.command, config), budget=job.budget,
+                    log=job.log,
+                )  # fmt: skip
             return run_mutants(
                 job.mutants, export=job.export, run=run_in, prefix=job.prefix,
                 test_files=job.tests.files, test_ids=job.tests.ids, collect=job.collect,

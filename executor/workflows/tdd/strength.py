@@ -3,7 +3,8 @@
 After GREEN's verification (`green_strength`) and again at REFACTOR's end
 (`refactor_strength`), mutants of the Python lines the session changed run against the
 session's tests, in a temporary copy of the tree that verification tested
-(`executor.strength`). The figure goes to the session's record (`rec.strength`), the
+(`executor.strength`); a JavaScript/TypeScript session's, made by Stryker where the
+project has it (`executor.strength.stryker`). The figure goes to the session's record (`rec.strength`), the
 after_green checkpoint and the commit's `Mutation-Score` trailer. A tree already
 measured is not measured again (a REFACTOR that changed nothing costs nothing).
 
@@ -15,6 +16,7 @@ to ask (`--yes`) the run stops there (exit 16) with the survivors.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from executor import fsutil
@@ -119,11 +121,14 @@ class Strength(SessionPart):
         facts = StrengthFacts.model_validate({"step": role, "tree": tree})
         repo, rec = self.r.repo, self.rec
         base = repo.tree_of(rec.base_commit or "HEAD")
-        code = [p for p in repo.tree_diff(base, tree)
-                if p.endswith(".py") and not verdicts.is_test_file(p)]  # fmt: skip
+        diff = [p for p in repo.tree_diff(base, tree) if not verdicts.is_test_file(p)]
+        code = [p for p in diff if p.endswith(".py")]
         tests = session_tests(rec)
         command = self._cmd("green") or self._cmd("red") or self.r.suite_command or ""
         prefix = pytest_prefix(command)
+        scripts = [p for p in diff if _SCRIPT.search(p)]
+        if scripts and not code:
+            return self._measure_scripts(facts, base, tree, scripts, command, budget)
         if not code:
             facts.note = "the session changed no Python code"
         elif not tests.files:
@@ -156,6 +161,47 @@ class Strength(SessionPart):
                   tests, collect, float(budget), log,
                   Interpreter(env.python, env.source, env.prefix) if env else None)  # fmt: skip
         return _facts(facts, self.r.measure(job))
+
+    def _measure_scripts(
+        self,
+        facts: StrengthFacts,
+        base: str,
+        tree: str,
+        code: list[str],
+        command: str,
+        budget: int,
+    ) -> StrengthFacts:
+        """A JavaScript/TypeScript session: Stryker's mutants of its changed lines, where
+        the project has Stryker (`executor.strength.stryker`)."""
+        from executor.strength import stryker
+
+        repo, rec = self.r.repo, self.rec
+        if not rec.red.files:
+            facts.note = "the session has no tests of its own (no RED)"
+        elif not stryker.installed(repo.root):
+            facts.note = (f"not measured: JavaScript/TypeScript mutants are made by Stryker, "
+                          f"which this project does not have ({stryker.INSTALL})")  # fmt: skip
+        elif not command:
+            facts.note = "the session has no test command for Stryker to run"
+        elif self.r.measure is None:
+            facts.note = "no mutation runner here"
+        if facts.note:
+            return facts
+        assert self.r.measure is not None
+        changed = repo.changed_lines(base, tree, code)
+        logs = fsutil.ensure_private_dir(self.r.layout.logs, inside=self.r.layout.folder)
+        log = logs / f"s{self.s.number}.{rec.step.value}.a{rec.attempt}.mutants.tests.log"
+        self._say(f"{facts.step.upper()}: Stryker's mutants of the changed lines, against "
+                  f"`{command}` (budget {budget} s)")  # fmt: skip
+        job = Job([], lambda dest: repo.export_tree(tree, dest, repository=True), [],
+                  session_tests(rec), [], float(budget), log, None, changed, command)  # fmt: skip
+        measured = self.r.measure(job)
+        facts.made = measured.made  # Stryker makes them: known once it has run
+        return _facts(facts, measured)
+
+
+#: JavaScript and TypeScript sources (`.js`, `.mjs`, `.cjs`, `.jsx`, `.ts`, `.mts`, ...)
+_SCRIPT = re.compile(r"\.[cm]?[jt]sx?$")
 
 
 def _args(command: str | None, prefix: list[str] | None) -> list[str]:

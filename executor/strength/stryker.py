@@ -1,0 +1,141 @@
+"""Mutants of a JavaScript or TypeScript session's changed lines, made and run by Stryker
+(`@stryker-mutator/core`, installed in the project: the executor installs nothing).
+
+As `runner.measure` does for Python: in a temporary copy of the tested tree (the
+project's `node_modules` linked in, as Stryker's own sandbox does), through the caller's
+test run (the session's sandbox, timeout and log), within the budget; then Stryker's
+JSON report (mutation-testing-report-schema) is read back. Stryker's `mutate` patterns
+take line ranges (`src/add.js:3-7`), so only the lines the session changed are mutated;
+its `command` test runner runs the session's test command against each mutant, so any
+runner (node's, vitest, jest) works without a plugin. It writes its report only at the
+end: a run the budget cuts short is partial with nothing judged.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from executor.strength.mutants import Mutant
+from executor.strength.runner import GRACE, Measured, RunIn, Survivor, copy_of, sweep
+
+#: What a project needs for its JavaScript/TypeScript sessions to be measured.
+INSTALL = "npm install --save-dev @stryker-mutator/core"
+_KILLED = {"Killed", "Timeout"}
+_SURVIVED = {"Survived": "the tests pass with it", "NoCoverage": "no test runs this line"}
+
+
+def installed(root: Path) -> bool:
+    """Whether the project at `root` has Stryker (`node_modules/.bin/stryker`)."""
+    return os.access(root / "node_modules" / ".bin" / "stryker", os.X_OK)
+
+
+def ranges(lines: set[int]) -> list[tuple[int, int]]:
+    """`lines` as runs of consecutive numbers: {1, 2, 3, 7} -> [(1, 3), (7, 7)]."""
+    out: list[tuple[int, int]] = []
+    for n in sorted(lines):
+        if out and n == out[-1][1] + 1:
+            out[-1] = (out[-1][0], n)
+        else:
+            out.append((n, n))
+    return out
+
+
+def measure(
+    changed: Mapping[str, set[int]],
+    *,
+    root: Path,
+    export: Callable[[Path], Any],
+    run: RunIn,
+    test_command: str,
+    budget: float,
+    log: Path | None = None,
+) -> Measured:
+    """Stryker's mutants of the `changed` lines of each file, run against `test_command`
+    in a copy of the tested tree, within `budget` seconds."""
+    started = time.monotonic()
+    sweep()
+    made = Measured(made=0)
+    with copy_of(export) as work:
+        tree = work / "tree"
+        modules = tree / "node_modules"
+        if not os.path.lexists(modules):
+            modules.symlink_to(root / "node_modules", target_is_directory=True)
+        report = work / "report.json"
+        config = {
+            "mutate": [f"{path}:{a}-{b}" for path, lines in sorted(changed.items())
+                       for a, b in ranges(lines)],
+            "testRunner": "command",
+            "commandRunner": {"command": test_command},
+            "reporters": ["json"],
+            "jsonReporter": {"fileName": str(report)},
+            "tempDirName": str(work / "stryker-tmp"),
+            "cleanTempDir": "always",
+            "concurrency": 1,
+            "logLevel": "warn",
+        }  # fmt: skip
+        conf = work / "stryker.config.json"
+        conf.write_text(json.dumps(config), encoding="utf-8")
+        command = shlex.join(["node_modules/.bin/stryker", "run", str(conf)])
+        ran = run(command, tree, budget + GRACE, {}, log)
+        data = _load(report)
+    made.seconds = round(time.monotonic() - started, 2)
+    if data is None:
+        made.partial = ran.timed_out
+        made.problem = (
+            f"Stryker did not finish within the budget ({budget:.0f} s)" if ran.timed_out
+            else f"Stryker wrote no report: {ran.summary()}"
+        )  # fmt: skip
+        return made
+    read_report(made, data)
+    return made
+
+
+def _load(report: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(report.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def read_report(made: Measured, data: Mapping[str, Any]) -> None:
+    """Count Stryker's mutants into `made`: killed (or timed out), survived (or covered
+    by no test), and the rest (compile or runtime errors, ignored) judged neither way."""
+    for path, file in sorted((data.get("files") or {}).items()):
+        source = str(file.get("source") or "").splitlines()
+        for entry in file.get("mutants") or []:
+            made.made += 1
+            status = entry.get("status")
+            if status in _KILLED:
+                made.killed += 1
+                made.timeouts += status == "Timeout"
+            elif status in _SURVIVED:
+                made.survivors.append(Survivor(_mutant(path, source, entry), _SURVIVED[status]))
+            else:
+                made.errors += 1
+
+
+def _mutant(path: str, source: list[str], entry: Mapping[str, Any]) -> Mutant:
+    """A Stryker mutant as the executor shows one: its line as it is and as it becomes
+    (columns are 1-based, the end exclusive; a mutant over several lines shows its
+    replacement's first line)."""
+    start, end = entry["location"]["start"], entry["location"]["end"]
+    line = int(start["line"])
+    text = source[line - 1] if 0 < line <= len(source) else ""
+    replacement = str(entry.get("replacement") or "")
+    if int(end["line"]) == line:
+        after = text[: int(start["column"]) - 1] + replacement + text[int(end["column"]) - 1 :]
+    else:
+        first = replacement.splitlines()[0] if replacement else ""
+        after = text[: int(start["column"]) - 1] + first
+    return Mutant(
+        path=path, line=line, start=0, end=0, replacement=replacement,
+        operator=str(entry.get("mutatorName") or "mutant"), before=text.strip(),
+        after=after.strip(), hint="", scope=(line, line),
+    )  # fmt: skip
