@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -62,7 +63,9 @@ def project(root: Path, tests: str) -> tuple[GitRepo, str, str]:
     return repo, repo.tree_of("HEAD~1"), repo.tree_of("HEAD")
 
 
-def run(repo: GitRepo, base: str, tree: str, *, budget: float = 120) -> Measured:
+def run(
+    repo: GitRepo, base: str, tree: str, *, budget: float = 120, also: Sequence[str] = ()
+) -> Measured:
     lines = repo.changed_lines(base, tree, ["calc.py"])
     mutants = mutants_of(
         "calc.py", repo.blob(repo.blob_at(tree, "calc.py") or ""), lines["calc.py"]
@@ -75,7 +78,7 @@ def run(repo: GitRepo, base: str, tree: str, *, budget: float = 120) -> Measured
 
     return measure(
         mutants, export=lambda dest: repo.export_tree(tree, dest), run=runner,
-        prefix=["python", "-m", "pytest"], test_files=["tests/test_calc.py"], test_ids=None,
+        prefix=["python", "-m", "pytest"], test_files=["tests/test_calc.py", *also], test_ids=None,
         collect=[], budget=budget,
     )  # fmt: skip
 
@@ -98,6 +101,16 @@ def test_strong_tests_kill_every_mutant_a_hanging_one_too(tmp_path: Path) -> Non
     got = run(repo, base, tree)
     assert got.survivors == [] and got.killed == got.judged == got.made > 6
     assert got.timeouts >= 1  # `i -= 1` never ends: the child is killed, the mutant counted
+
+
+def test_a_session_file_the_tree_no_longer_holds_is_not_given_to_pytest(
+    tmp_path: Path,
+) -> None:
+    """Found replaying sqlparse: RED deleted a data file under tests/ (a session's file,
+    not in the tested tree); given to pytest, it stopped the run ("not found")."""
+    repo, base, tree = project(tmp_path / "gone", STRONG)
+    got = run(repo, base, tree, also=["tests/files/gone.sql"])
+    assert not got.problem and got.killed == got.judged == got.made > 6
 
 
 def test_past_the_budget_the_score_is_partial(tmp_path: Path) -> None:
