@@ -4,9 +4,10 @@ After GREEN's verification (`green_strength`) and again at REFACTOR's end
 (`refactor_strength`), mutants of the Python lines the session changed run against the
 session's tests, in a temporary copy of the tree that verification tested
 (`executor.strength`); a JavaScript/TypeScript session's, made by Stryker where the
-project has it (`executor.strength.stryker`). The figure goes to the session's record (`rec.strength`), the
-after_green checkpoint and the commit's `Mutation-Score` trailer. A tree already
-measured is not measured again (a REFACTOR that changed nothing costs nothing).
+project has it (`executor.strength.stryker`). The figure goes to the session's record
+(`rec.strength`), the after_green checkpoint and the commit's `Mutation-Score` trailer.
+A tree already measured is not measured again (a REFACTOR that changed nothing costs
+nothing).
 
 With `--min-mutation-score`, a score below it is first retried automatically (GREEN's or
 REFACTOR's agent gets the survivors as its brief, within `--max-retries` and the
