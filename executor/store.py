@@ -71,6 +71,16 @@ def seal(body: bytes) -> bytes:
     return body[:at] + _MARK + digest.encode() + body[at + len(_MARK) :]
 
 
+def read_sealed(path: Path) -> bytes | None:
+    """A state file's bytes when it is a regular file whose checksum holds; None for a
+    hand edit, a forged or torn file, or none (read without its lock, no side effect)."""
+    try:
+        raw = read_bounded(path, STATE_LIMIT)
+    except (OSError, DataError):
+        return None
+    return raw if sealed(raw) else None
+
+
 def sealed(raw: bytes) -> bool:
     """The file's checksum matches its bytes (P4): a hand edit or a torn write fails."""
     at = raw.rfind(_MARK)

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from executor.bounded import parse_json, read_bounded
+from executor.bounded import parse_json
 from executor.errors import DataError
 
 #: The state files a run keeps in its folder (`executor.engine.layout`,
@@ -64,13 +64,10 @@ def _states(folder: Path) -> Iterator[Any]:
 def _sealed(path: Path) -> Any:
     """The state at `path` when it is a regular file whose checksum holds (a hand edit,
     a forged or torn file: None), parsed."""
-    from executor.store import STATE_LIMIT, sealed
+    from executor.store import read_sealed
 
-    try:
-        raw = read_bounded(path, STATE_LIMIT)
-    except (OSError, DataError):
-        return None
-    if not sealed(raw):
+    raw = read_sealed(path)
+    if raw is None:
         return None
     try:
         return parse_json(raw)

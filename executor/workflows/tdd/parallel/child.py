@@ -20,12 +20,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from executor.bounded import read_bounded
 from executor.datamodel import validate_json
 from executor.engine.layout import Layout
 from executor.errors import DataError
 from executor.plan.cache import plan_files
-from executor.store import STATE_LIMIT, sealed
+from executor.store import read_sealed
 from executor.workflows.tdd.parallel.models import LaneLink
 from executor.workflows.tdd.state import RunState, Spent
 
@@ -45,11 +44,8 @@ def run_folder(plan: Path) -> Path:
 def peek(path: Path) -> RunState | None:
     """Another run's state, read without its lock and without any side effect (no
     quarantine): None when there is none, or it cannot be read whole."""
-    try:
-        raw = read_bounded(path, STATE_LIMIT)
-    except (OSError, DataError):
-        return None
-    if not sealed(raw):
+    raw = read_sealed(path)
+    if raw is None:
         return None
     try:
         return validate_json(RunState, raw)
