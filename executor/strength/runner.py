@@ -137,9 +137,11 @@ def measure(
             "results": str(results),
         }
         (work / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
-        # a session's files under tests/ that the tree no longer holds (deleted in it)
-        # are no test to run: pytest stops at a path it cannot find
-        held = [f for f in test_files if os.path.lexists(work / "tree" / f)]
+        # of a session's files under tests/, only the Python modules the tree holds are
+        # tests to run: pytest stops at a data file (`tests/files/x.sql`) or at one the
+        # session deleted ("not found")
+        held = [f for f in test_files
+                if f.endswith(".py") and os.path.lexists(work / "tree" / f)]  # fmt: skip
         args = [*dict.fromkeys([*collect, *held])]
         command = shlex.join([*prefix, *args, "-p", PLUGIN, "-q"])
         path = os.environ.get("PYTHONPATH")

@@ -103,13 +103,16 @@ def test_strong_tests_kill_every_mutant_a_hanging_one_too(tmp_path: Path) -> Non
     assert got.timeouts >= 1  # `i -= 1` never ends: the child is killed, the mutant counted
 
 
-def test_a_session_file_the_tree_no_longer_holds_is_not_given_to_pytest(
+def test_a_sessions_data_file_or_one_it_deleted_is_not_given_to_pytest(
     tmp_path: Path,
 ) -> None:
-    """Found replaying sqlparse: RED deleted a data file under tests/ (a session's file,
-    not in the tested tree); given to pytest, it stopped the run ("not found")."""
+    """Found replaying sqlparse: a session's data file under tests/ (RED wrote it), or
+    one it deleted, given to pytest stopped the run ("not found")."""
     repo, base, tree = project(tmp_path / "gone", STRONG)
-    got = run(repo, base, tree, also=["tests/files/gone.sql"])
+    (repo.root / "tests" / "files").mkdir()
+    (repo.root / "tests" / "files" / "case.sql").write_text("select 1;\n", "utf-8")
+    tree = repo.record_tree().tree
+    got = run(repo, base, tree, also=["tests/files/case.sql", "tests/files/gone.sql"])
     assert not got.problem and got.killed == got.judged == got.made > 6
 
 
