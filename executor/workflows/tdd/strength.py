@@ -18,6 +18,7 @@ to ask (`--yes`) the run stops there (exit 16) with the survivors.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from executor import fsutil
@@ -153,8 +154,7 @@ class Strength(SessionPart):
             return facts
         suite = pytest_prefix(self.r.suite_command or "")
         collect = _args(self.r.suite_command, suite) if suite == prefix else []
-        logs = fsutil.ensure_private_dir(self.r.layout.logs, inside=self.r.layout.folder)
-        log = logs / f"s{self.s.number}.{rec.step.value}.a{rec.attempt}.mutants.tests.log"
+        log = self._mutants_log()
         self._say(f"{role.upper()}: {len(mutants)} mutants of the changed lines, against the "
                   f"session's tests (budget {budget} s)")  # fmt: skip
         env = rec.environment
@@ -162,6 +162,12 @@ class Strength(SessionPart):
                   tests, collect, float(budget), log,
                   Interpreter(env.python, env.source, env.prefix) if env else None)  # fmt: skip
         return _facts(facts, self.r.measure(job))
+
+    def _mutants_log(self) -> Path:
+        """Where a mutation run's output goes (beside the step's test logs)."""
+        logs = fsutil.ensure_private_dir(self.r.layout.logs, inside=self.r.layout.folder)
+        rec = self.rec
+        return logs / f"s{self.s.number}.{rec.step.value}.a{rec.attempt}.mutants.tests.log"
 
     def _measure_scripts(
         self,
@@ -180,8 +186,8 @@ class Strength(SessionPart):
         if not rec.red.files:
             facts.note = "the session has no tests of its own (no RED)"
         elif not stryker.installed(repo.root):
-            facts.note = (f"not measured: JavaScript/TypeScript mutants are made by Stryker, "
-                          f"which this project does not have ({stryker.INSTALL})")  # fmt: skip
+            facts.note = (f"JavaScript/TypeScript mutants are made by Stryker, which this "
+                          f"project does not have ({stryker.INSTALL})")  # fmt: skip
         elif not command:
             facts.note = "the session has no test command for Stryker to run"
         elif self.r.measure is None:
@@ -190,8 +196,7 @@ class Strength(SessionPart):
             return facts
         assert self.r.measure is not None
         changed = repo.changed_lines(base, tree, code)
-        logs = fsutil.ensure_private_dir(self.r.layout.logs, inside=self.r.layout.folder)
-        log = logs / f"s{self.s.number}.{rec.step.value}.a{rec.attempt}.mutants.tests.log"
+        log = self._mutants_log()
         self._say(f"{facts.step.upper()}: Stryker's mutants of the changed lines, against "
                   f"`{command}` (budget {budget} s)")  # fmt: skip
         job = Job([], lambda dest: repo.export_tree(tree, dest, repository=True), [],
