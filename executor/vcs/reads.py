@@ -26,6 +26,11 @@ from executor.vcs.plumbing import (
 _HEX = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 
 
+def is_object_id(text: str) -> bool:
+    """A full object id (SHA-1 or SHA-256), which always names the same content."""
+    return _HEX.fullmatch(text) is not None
+
+
 @dataclass(frozen=True)
 class Facts:
     """What one `git status` says: HEAD, the branch (None: detached), changed files."""

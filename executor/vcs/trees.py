@@ -28,6 +28,7 @@ from pathlib import Path
 from executor import errors, fsutil
 from executor.vcs.attributes import GitAttributes
 from executor.vcs.plumbing import _git_subprocess, _under
+from executor.vcs.reads import is_object_id
 
 #: Untracked folders and files test runs and tools write: never a session's work.
 VOLATILE_DIRS = frozenset(
@@ -37,8 +38,13 @@ VOLATILE_DIRS = frozenset(
 VOLATILE_SUFFIXES = (".pyc", ".pyo")
 VOLATILE_NAMES = frozenset({".coverage", "coverage.xml", ".DS_Store"})
 #: A file changed this recently may change again within the same timestamp tick: its
-#: content is hashed again rather than trusted to its stat (git's "racy" entries).
+#: content is hashed again rather than trusted to its stat (git's "racy" entries). Two
+#: seconds where the file system's stamps are whole milliseconds or coarser (FAT's are 2
+#: s); where they carry finer parts the tick is the kernel's clock tick (at most 10 ms):
+#: 100 ms is ten of them. A session writes and records within seconds: with 2 s for every
+#: file, each of its files was hashed again at nearly every record.
 _RACY_NS = 2_000_000_000
+_RACY_FINE_NS = 100_000_000
 #: A tree entry's mode for a submodule (a commit of another repository).
 GITLINK = "160000"
 #: Flags a person's index may carry on a path (`git ls-files -v` letters).
@@ -78,6 +84,8 @@ class GitTrees(GitAttributes):
         self._last_tree: tuple[str, str, list[str]] | None = None
         #: commit id -> its tree (`tree_of`)
         self._trees: dict[str, str] = {}
+        #: (tree id, tree id) -> the paths that differ (`tree_diff`)
+        self._diffs: dict[tuple[str, str], list[str]] = {}
         #: the last commit listed, and the files it holds (`_held_by`)
         self._listing: tuple[str, dict[str, str]] | None = None
         #: a CRLF file's blob -> the blob of its content with LF line ends (`_line_ends`)
@@ -288,7 +296,7 @@ class GitTrees(GitAttributes):
         shas: dict[str, str] = {}
         fresh: list[str] = []
         signatures: dict[str, tuple[int, ...]] = {}
-        settled = time.time_ns() - _RACY_NS
+        now = time.time_ns()
         for f in files:
             try:
                 info = (self.root / f).lstat()
@@ -301,7 +309,10 @@ class GitTrees(GitAttributes):
                 shas[f] = hit[1]
                 continue
             fresh.append(f)
-            if max(info.st_mtime_ns, info.st_ctime_ns) < settled:
+            coarse = info.st_mtime_ns % 1_000_000 == 0 or info.st_ctime_ns % 1_000_000 == 0
+            if max(info.st_mtime_ns, info.st_ctime_ns) < now - (
+                _RACY_NS if coarse else _RACY_FINE_NS
+            ):
                 signatures[f] = sig
         if fresh:
             out = self._out("hash-object", "-w", "--no-filters", "--stdin-paths",
@@ -366,14 +377,26 @@ class GitTrees(GitAttributes):
         known = self._trees.get(commit)
         if known is None:
             known = self._out("rev-parse", f"{self._require_commit(commit)}^{{tree}}").strip()
-            if len(commit) == 40 and all(c in "0123456789abcdef" for c in commit):
+            if is_object_id(commit):
                 self._trees[commit] = known
         return known
 
     def tree_diff(self, a: str, b: str) -> list[str]:
-        """Paths whose content or mode differs between two trees."""
+        """Paths whose content or mode differs between two trees. Two object ids are
+        compared once (a session compares the same few trees again at each step)."""
+        if a == b:
+            return []
+        key = (a, b)
+        ids = is_object_id(a) and is_object_id(b)
+        if ids and key in self._diffs:
+            return list(self._diffs[key])
         out = self._out("diff-tree", "-r", "-z", "--no-renames", "--name-only", a, b)
-        return sorted(p for p in out.split("\0") if p)
+        found = sorted(p for p in out.split("\0") if p)
+        if ids:
+            if len(self._diffs) >= 256:
+                self._diffs.clear()
+            self._diffs[key] = found
+        return list(found)
 
     def put_back(self, tree: str, paths: Sequence[str]) -> None:
         """Make `paths` in the worktree exactly what `tree` holds (removed when it holds
