@@ -101,6 +101,23 @@ def test_head_follows_every_way_git_moves_it(git_repo: Path, tmp_path: Path) -> 
     agrees()
 
 
+def test_a_file_rewritten_at_once_with_the_same_size_is_recorded_as_it_is(
+    git_repo: Path,
+) -> None:
+    """The blob cache trusts a file's stat only once its last change is older than the
+    file system's tick can hide: a rewrite of the same size, right after a record or a
+    moment later, is always recorded with its new content."""
+    repo = GitRepo(git_repo)
+    path = git_repo / "value.txt"
+    for i in range(30):
+        path.write_text(f"value {i % 10}\n", encoding="utf-8")  # the same size each time
+        if i % 3 == 2:
+            time.sleep(0.12)  # past the 100 ms: the stat is trusted from here on
+        tree = repo.record_tree().tree
+        blob = git(git_repo, "rev-parse", f"{tree}:value.txt").strip()
+        assert git(git_repo, "cat-file", "blob", blob) == f"value {i % 10}\n"
+
+
 def test_head_of_repo_without_commits(tmp_path: Path) -> None:
     git(tmp_path, "init", "-q")
     repo = GitRepo(tmp_path)
