@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from executor.capture import _running  # whether a pid runs (no zombie): one reading
 from tests import forkserver
 from tests.conftest import run_cli
 from tests.engine.helpers import commits, make_project, replay_cmd
@@ -39,14 +40,6 @@ while True:
         f.write("a")
     time.sleep(0.05)
 """
-
-
-def _running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except (OSError, IndexError):
-        return False
 
 
 def _gone(pids: list[int], seconds: float = 10) -> bool:
