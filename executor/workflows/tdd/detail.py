@@ -66,27 +66,28 @@ def test_names(root: Path, files: Sequence[str]) -> dict[str, list[str]]:
     when running them failed at import); other files: nothing."""
     import ast  # only after RED: not on the resume path of the other checkpoints
 
+    from executor.fsutil import read_regular
+    from executor.workflows.tdd.testchanges import definitions
+
     found: dict[str, list[str]] = {}
     for f in files:
         if not f.endswith(".py"):
             continue
-        try:
-            tree = ast.parse((root / f).read_text("utf-8"))
-        except (OSError, SyntaxError, ValueError) as e:
-            found[f] = [f"(cannot be read: {type(e).__name__})"]
+        data = read_regular(root / f)
+        defs = definitions(f, data)  # parsed once per content
+        if data is None or f"{f}::<file>" in defs:
+            why = "SyntaxError" if data is not None else "FileNotFoundError"
+            found[f] = [f"(cannot be read: {why})"]
             continue
         names: list[str] = []
-        for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                if node.name.startswith("test"):
-                    names.append(node.name)
-            elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
-                names += [
-                    f"{node.name}.{m.name}"
-                    for m in node.body
-                    if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
-                    and m.name.startswith("test")
-                ]
+        for key, node in defs.items():
+            parts = key.split("::")[1:]
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            if len(parts) == 1 and parts[0].startswith("test"):
+                names.append(parts[0])
+            elif len(parts) == 2 and parts[0].startswith("Test") and parts[1].startswith("test"):
+                names.append(".".join(parts))
         found[f] = names
     return found
 

@@ -249,6 +249,8 @@ def runner_hooks(root: Path, files: Iterable[str], *, is_test: Callable[[str], b
         data = read_regular(root / f)
         if data is None:
             continue
+        if not any(word in data for word in _WORDS):
+            continue  # none of the patterns can match: a large module is not searched
         text = data.decode("utf-8", errors="replace")
         if is_infra(f):
             if _FORGES_OUTCOMES.search(text):
@@ -256,6 +258,12 @@ def runner_hooks(root: Path, files: Iterable[str], *, is_test: Callable[[str], b
         elif _RUNNER_INTERNALS.search(text) or (not is_test(f) and _IMPORTS_PYTEST.search(text)):
             found.append(f)
     return found
+
+
+#: A word each match of `_RUNNER_INTERNALS`, `_IMPORTS_PYTEST` and `_FORGES_OUTCOMES`
+#: holds. Searching for them first is a substring scan: the patterns' word-boundary
+#: alternatives take milliseconds on a real module of 100 KB, at every sealed run.
+_WORDS = (b"pytest", b"TestReport", b"hookimpl", b"pluginmanager", b"force_", b"outcome")
 
 
 def git_controls_changed(git_dir: Path, since: float) -> list[str]:

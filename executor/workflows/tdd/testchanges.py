@@ -103,11 +103,25 @@ def definitions(rel: str, data: bytes | None) -> dict[str, ast.AST | list[ast.st
         return {}
     if not rel.endswith(".py"):
         return {f"{rel}::<file>": data}
-    try:
-        tree = ast.parse(data)
-    except (SyntaxError, ValueError):
-        return {f"{rel}::<file>": data}
-    return _walk(rel, tree.body)
+    key = (rel, hashlib.blake2b(data, digest_size=16).digest())
+    found = _PARSED.pop(key, None)
+    if found is None:
+        try:
+            found = _walk(rel, ast.parse(data).body)
+        except (SyntaxError, ValueError):
+            found = {f"{rel}::<file>": data}
+    _PARSED[key] = found  # the newest last: the oldest goes first
+    while len(_PARSED) > _PARSED_KEPT:
+        del _PARSED[next(iter(_PARSED))]
+    return dict(found)
+
+
+#: (file, content hash) -> its definitions, the last `_PARSED_KEPT` read. A session
+#: reads the same test file's definitions again and again (each fingerprinting, each
+#: judgement of a change), and a real project's test module takes tens of milliseconds
+#: to parse (more-itertools' tests/test_more.py: 35 ms). The nodes are only read.
+_PARSED: dict[tuple[str, bytes], dict[str, ast.AST | list[ast.stmt] | bytes]] = {}
+_PARSED_KEPT = 32
 
 
 def _walk(prefix: str, body: list[ast.stmt]) -> dict[str, ast.AST | list[ast.stmt] | bytes]:
