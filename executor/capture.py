@@ -135,19 +135,47 @@ def run_captured(
     OSError when the command cannot be started.
     """
     started = time.monotonic()
-    before = _children() if _subreaper() else None
-    proc = subprocess.Popen(
-        list(argv),
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT if merge else subprocess.PIPE,
-        start_new_session=True,
-    )
+    with _LIVE_LOCK:  # no other command's end takes this one for its orphan meanwhile
+        before = _children() if _subreaper() else None
+        proc = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT if merge else subprocess.PIPE,
+            start_new_session=True,
+        )
+        _LIVE.add(proc.pid)
+    try:
+        return _follow(proc, before, started, timeout=timeout, stdin=stdin, sink=sink,
+                       sink_limit=sink_limit, on_line=on_line, warden=warden,
+                       on_start=on_start)  # fmt: skip
+    finally:
+        with _LIVE_LOCK:
+            _LIVE.discard(proc.pid)
+
+
+def _follow(
+    proc: subprocess.Popen[bytes],
+    before: set[int] | None,
+    started: float,
+    *,
+    timeout: float,
+    stdin: bytes | None,
+    sink: IO[bytes] | None,
+    sink_limit: int | None,
+    on_line: Callable[[str], None] | None,
+    warden: bool,
+    on_start: Callable[[int], None] | None,
+) -> Finished:
+    """`run_captured` once its command runs: read it, wait for it, end what it left."""
     watcher = Warden(proc.pid) if warden else None
-    if before is not None and watcher is not None and watcher.pid is not None:
-        before.add(watcher.pid)
+    if watcher is not None and watcher.pid is not None:
+        with _LIVE_LOCK:
+            _LIVE.add(watcher.pid)
+        if before is not None:
+            before.add(watcher.pid)
     if on_start is not None:
         on_start(proc.pid)
     out, err = Captured(), Captured()
@@ -167,14 +195,14 @@ def run_captured(
         _kill_group(proc)
         proc.wait()
         if watcher is not None:
-            watcher.release()
+            _release(watcher)
         if before is not None:
             _end_orphans(before)
         raise
     _kill_group(proc)  # what it started may not go on changing files after its step
     proc.wait()
     if watcher is not None:
-        watcher.release()
+        _release(watcher)
     left = _end_orphans(before) if before is not None else ()
     deadline = time.monotonic() + _DRAIN_SECONDS
     for thread in threads:
@@ -338,12 +366,45 @@ def _children() -> set[int]:
     return found
 
 
+def _release(watcher: Warden) -> None:
+    pid = watcher.pid
+    watcher.release()
+    with _LIVE_LOCK:
+        _LIVE.discard(pid or 0)
+
+
+#: Commands (and their wardens) running now, from any thread: two may run side by side
+#: (the mutation run beside GREEN's verification), and one's end must not take the
+#: other for an orphan of its own.
+_LIVE: set[int] = set()
+_LIVE_LOCK = threading.Lock()
+
+
+def _orphans(before: set[int]) -> set[int]:
+    """Children of ours that appeared since `before`, are no command running now, and
+    are not in our own process group. A command runs in a session of its own, so nothing
+    it starts can join our group: a process there is one the executor started itself
+    (a git command of another thread), which only that thread may wait for."""
+    with _LIVE_LOCK:
+        found = _children() - before - _LIVE
+    mine = os.getpgrp()
+    out = set()
+    for pid in found:
+        try:
+            if os.getpgid(pid) == mine:
+                continue
+        except ProcessLookupError:
+            continue  # reaped meanwhile by whoever started it
+        out.add(pid)
+    return out
+
+
 def _end_orphans(before: set[int]) -> tuple[int, ...]:
     """Kill and reap every child of ours that is not in `before`: what a command left
-    behind outside its group, re-parented to us. The pids found running."""
+    behind outside its group, re-parented to us (`_orphans`). The pids found running."""
     ended: list[int] = []
     for _ in range(_ORPHAN_ROUNDS):
-        found = _children() - before
+        found = _orphans(before)
         if not found:
             break
         running = {pid for pid in found if _running(pid)}  # before the kill makes zombies

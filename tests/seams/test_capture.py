@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import io
 import os
+import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
-from executor.capture import LINE_BYTES, Captured, run_captured
+import pytest
+
+from executor.capture import LINE_BYTES, Captured, Finished, run_captured
 
 CHATTY = """\
 import sys
@@ -78,3 +83,35 @@ def test_a_sink_that_fails_ends_the_copy_not_the_run(tmp_path: Path) -> None:
         sink=closed,
     )
     assert done.returncode == 0 and done.out.text() == "still read\n"
+
+
+def test_two_commands_side_by_side_end_only_what_each_left(tmp_path: Path) -> None:
+    """GREEN's mutation run goes on beside its verification: the command that ends first
+    kills what it left outside its group (a `setsid` process re-parented to us), but not
+    a command another thread started meanwhile, nor a process of our own group another
+    thread started (a git command), whose exit status only that thread may read."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("orphans are found through Linux's child subreaper")
+    later: list[Finished] = []
+    git_like: list[subprocess.Popen[bytes]] = []
+
+    def start_others() -> None:
+        time.sleep(0.3)  # once the first command runs
+        git_like.append(subprocess.Popen(["sleep", "30"]))  # our group, as git commands
+        later.append(run_captured(["sleep", "2"], cwd=tmp_path, env=dict(os.environ), timeout=30))
+
+    beside = threading.Thread(target=start_others)
+    beside.start()
+    try:
+        first = run_captured(["sh", "-c", "setsid sleep 30 & sleep 1; echo started"],
+                             cwd=tmp_path, env=dict(os.environ), timeout=30)  # fmt: skip
+        assert first.out.text().strip() == "started"
+        assert len(first.left) == 1  # its own orphan: found and killed
+        assert git_like[0].poll() is None  # another thread's child: left alone
+        beside.join(10)
+        assert later and later[0].returncode == 0 and not later[0].timed_out
+    finally:
+        beside.join(10)
+        for proc in git_like:
+            proc.kill()
+            proc.wait()
