@@ -196,6 +196,7 @@ def run_tests(
     sandbox: Sandbox | None = None,
     log: Path | None = None,
     interpreter: Interpreter | None = None,
+    on_start: Callable[[int], None] | None = None,
 ) -> TestRun:
     """Run `command` in `cwd` and measure it. `env` is merged over os.environ.
 
@@ -205,7 +206,8 @@ def run_tests(
     has pytest-cov (`projectenv.probe`). `on_line`: called with each line of output as it
     comes (live progress). `sandbox`: run inside it (`executor.sandbox`; as is when the
     machine has no bubblewrap that works). `log`: a file the output is written to as it
-    arrives (module docstring). Raises UserError for an unparsable command and
+    arrives (module docstring). `on_start`: called with the run's pid once it runs (its
+    process group: what stops it early). Raises UserError for an unparsable command and
     PathNotFoundError when `cwd` or the program does not exist; a failing or hanging
     test run is a result, not an error.
     """
@@ -238,6 +240,7 @@ def run_tests(
             timeout=timeout_s,
             on_line=on_line,
             log=log,
+            on_start=on_start,
         )
         percent = _coverage_percent(cov_file)
         duration = round(time.monotonic() - started, 3)
@@ -328,6 +331,7 @@ def _execute(
     timeout: float,
     on_line: Callable[[str], None] | None = None,
     log: Path | None = None,
+    on_start: Callable[[int], None] | None = None,
 ) -> tuple[int, str, bool]:
     """Run argv in its own process group (killed whole on timeout); its exit code, its
     output (the head and the tail of a long one: `executor.capture`), and whether it
@@ -338,7 +342,8 @@ def _execute(
     with transcript(log, f"$ {command}\n# output as it came\n") as sink:
         try:
             done = run_captured(argv, cwd=cwd, env=env, timeout=timeout, merge=True,
-                                sink=sink, sink_limit=LOG_BYTES, on_line=on_line)  # fmt: skip
+                                sink=sink, sink_limit=LOG_BYTES, on_line=on_line,
+                                on_start=on_start)  # fmt: skip
         except (FileNotFoundError, PermissionError) as e:
             end_transcript(sink, f"cannot run it: {e.strerror or e}")
             raise errors.PathNotFoundError(

@@ -41,3 +41,8 @@ class Job:
     #: of each code file, and the test command Stryker runs against each mutant
     stryker: dict[str, set[int]] | None = None
     command: str = ""
+    #: called with the run's pid once it runs (what stops a run started ahead early:
+    #: `executor.workflows.tdd.ahead`)
+    on_start: Callable[[int], None] | None = None
+    #: while this folder exists, the mutants wait (`executor.strength.runner.measure`)
+    hold: Path | None = None

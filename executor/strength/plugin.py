@@ -8,10 +8,13 @@ standard library and pytest only). It replaces pytest's test loop when
 1. **Baseline.** The session's tests run once, each traced for the mutants' lines: which
    test reaches which line, and how long it takes. A test that fails here is not asked
    about any mutant.
-2. **Mutants.** For each one: the process forks; the child swaps the code of the live
-   functions of the mutant's top-level statement for the mutated code (every function
-   object whose code came from it, found once after the baseline), runs only the tests
-   that reached the mutant's line, and exits 1 at the first failure. A child that runs
+2. **Mutants.** Once the spec's `hold` folder, if any, is gone (a run started beside the
+   session's verification waits for its test runs to end, and then takes the session's
+   tests as they found them: `_hold`), for each one: the process
+   forks; the child swaps the code of the live functions of the mutant's top-level
+   statement for the mutated code (every function object whose code came from it, found
+   once after the baseline), runs only the tests that reached the mutant's line, and
+   exits 1 at the first failure. A child that runs
    past ten times its tests' baseline (plus 3 s) is killed: the mutant hangs them
    (`timeout`, counted as killed). A mutant the session's tests let through is tried on
    the rest of the collected tests (the suite) the same way, traced once, lazily.
@@ -79,9 +82,10 @@ class _Run:
         for m in self.mutants:
             key = os.path.realpath(os.path.join(self.root, m["path"]))
             self.wanted.setdefault(key, set()).add(int(m["line"]))
-        self.mine = self._session_items(session.items)
-        picked = set(self.mine)
-        self.others = [i for i in session.items if i not in picked]
+        self.items: list[Any] = list(session.items)
+        self.mine: list[Any] = []
+        self.others: list[Any] = []
+        self._pick(spec["session"].get("ids"))
         self.reached: dict[Any, set[tuple[str, int]]] = {}
         self.seconds: dict[Any, float] = {}
         self.failing: set[Any] = set()
@@ -90,26 +94,31 @@ class _Run:
         self.sources: dict[str, bytes] = {}
         self._names: dict[str, str | None] = {}
 
-    def _session_items(self, items: list[Any]) -> list[Any]:
+    def _pick(self, ids: list[str] | None) -> None:
+        """The session's tests (`mine`: of its files, those of `ids`; None: all of them)
+        and the rest of what was collected (`others`)."""
         files = {os.path.normpath(f) for f in self.spec["session"]["files"]}
-        ids = self.spec["session"].get("ids")
         wanted = None if ids is None else set(ids)
-        picked = []
-        for item in items:
+        self.mine = []
+        for item in self.items:
             rel = os.path.normpath(os.path.relpath(str(_item_path(item)), self.root))
             if rel in files and (wanted is None or _junit_id(item, rel) in wanted):
-                picked.append(item)
-        return picked
+                self.mine.append(item)
+        picked = set(self.mine)
+        self.others = [i for i in self.items if i not in picked]
 
     # -- the run ---------------------------------------------------------------------------
     def main(self) -> None:
         self._trace(self.mine)
-        good = [i for i in self.mine if i not in self.failing]
-        _put(self.out, {"baseline": {"tests": len(self.mine), "failing": len(self.failing),
+        if self.spec.get("hold"):
+            self._hold()
+        failing = [i for i in self.mine if i in self.failing]
+        _put(self.out, {"baseline": {"tests": len(self.mine), "failing": len(failing),
                                      "others": len(self.others)}})  # fmt: skip
-        if self.mine and not good:
+        if self.mine and len(failing) == len(self.mine):
             _put(self.out, {"error": "the session's tests do not pass in a copy of the tree"})
             return
+        good = [i for i in self.mine if i not in self.failing]
         self.live = self._live()
         for mutant in self.mutants:
             if os.getppid() != _PARENT:
@@ -123,6 +132,26 @@ class _Run:
                 self.out,
                 {"key": mutant["key"], **judged, "seconds": round(time.monotonic() - started, 3)},
             )
+
+    def _hold(self) -> None:
+        """Wait while the spec's `hold` folder exists: the run started beside the
+        session's verification, whose test runs could disturb a mutant's (a fixed port,
+        a file in /tmp); its mutants wait for them to end. Then the session's tests are
+        those the verification passed (`hold_ids`, written before the hold goes: a JSON
+        list, or null for every test of the session's files); those the baseline has
+        not run yet run now."""
+        hold = self.spec["hold"]
+        while os.path.exists(hold) and time.monotonic() < self.deadline:
+            if os.getppid() != _PARENT:
+                os._exit(3)
+            time.sleep(0.005)
+        try:
+            with open(self.spec["hold_ids"], encoding="utf-8") as f:
+                ids = json.load(f)
+        except (OSError, ValueError, KeyError):
+            return  # stopped, or no verdict to go by: the spec's own
+        self._pick(ids)
+        self._trace([i for i in self.mine if i not in self.reached])
 
     def _judge(self, mutant: dict[str, Any], good: list[Any]) -> dict[str, Any]:
         codes = self._codes(mutant)

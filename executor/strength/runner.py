@@ -59,6 +59,8 @@ class Measured:
     by_suite: int = 0
     timeouts: int = 0
     errors: int = 0
+    #: the session's tests that failed in the unmutated copy (asked about no mutant)
+    failing: int = 0
     partial: bool = False
     seconds: float = 0.0
     #: why nothing was measured ("" when something was)
@@ -118,10 +120,12 @@ def measure(
     collect: Sequence[str],
     budget: float,
     log: Path | None = None,
+    hold: Path | None = None,
 ) -> Measured:
     """Run `mutants` against the session's tests (`test_files`, or only `test_ids` of
     them) and, for what they let through, the rest of what `collect` collects, in a copy
-    of the tested tree, within `budget` seconds."""
+    of the tested tree, within `budget` seconds. While the folder `hold` exists, the
+    mutants wait (the plugin's `_hold`)."""
     started = time.monotonic()
     sweep()
     made = Measured(made=len(mutants))
@@ -135,6 +139,8 @@ def measure(
             "session": {"files": list(test_files), "ids": list(test_ids) if test_ids else None},
             "seconds": max(budget - (time.monotonic() - started), 1.0),
             "results": str(results),
+            "hold": str(hold) if hold is not None else None,
+            "hold_ids": str(hold_ids(hold)) if hold is not None else None,
         }
         (work / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
         # of a session's files under tests/, only the Python modules the tree holds are
@@ -160,6 +166,12 @@ def measure(
     return made
 
 
+def hold_ids(hold: Path) -> Path:
+    """Where the session's test ids are written before `hold` goes (the plugin's
+    `_hold`): beside it."""
+    return hold.with_name(f"{hold.name}.ids.json")
+
+
 def _spec(m: Mutant) -> dict[str, Any]:
     return {"key": m.key, "path": m.path, "line": m.line, "start": m.start, "end": m.end,
             "replacement": m.replacement, "scope": list(m.scope)}  # fmt: skip
@@ -175,6 +187,8 @@ def _read(made: Measured, mutants: Sequence[Mutant], lines: Sequence[str]) -> No
             continue
         if "error" in record:
             made.problem = str(record["error"])
+        if isinstance(record.get("baseline"), dict):
+            made.failing = int(record["baseline"].get("failing") or 0)
         if "stopped" in record:
             made.partial = True
         mutant = by_key.get(record.get("key", ""))

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from executor.strength.runner import Measured
     from executor.testrun import TestRun
     from executor.vcs import GitRepo
+    from executor.workflows.tdd.ahead import Ahead
 
 
 def agent_for(phase_name: str) -> str:
@@ -93,6 +94,9 @@ class SessionRun:
     #: Run a mutation job (`executor.workflows.tdd.strength`) in a copy of the tested
     #: tree, sandboxed as the test runs are; None: no mutation runner (a fake test runner)
     measure: Callable[[Job], Measured] | None = None
+    #: GREEN's mutation run, started beside its verification (`executor.workflows.tdd.
+    #: ahead`); the mutation step takes it. Not saved: a new process measures again.
+    ahead: Ahead | None = None
 
     def spent_now(self) -> Spent:
         return self.spent() if self.spent is not None else self.state.run.spent

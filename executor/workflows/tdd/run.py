@@ -252,7 +252,7 @@ class Runner:
             ) -> TestRun:
                 return _run_tests(map_test_command(command, config), cwd=cwd, timeout_s=limit,
                                   env=env, sandbox=sandbox, log=log,
-                                  interpreter=job.interpreter)  # fmt: skip
+                                  interpreter=job.interpreter, on_start=job.on_start)  # fmt: skip
 
             if job.stryker is not None:
                 from executor.strength import stryker
@@ -265,7 +265,7 @@ class Runner:
             return run_mutants(
                 job.mutants, export=job.export, run=run_in, prefix=job.prefix,
                 test_files=job.tests.files, test_ids=job.tests.ids, collect=job.collect,
-                budget=job.budget, log=job.log,
+                budget=job.budget, log=job.log, hold=job.hold,
             )  # fmt: skip
 
         measuring = req.measure or (measure if req.run_tests is None else None)

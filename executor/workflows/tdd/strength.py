@@ -33,6 +33,7 @@ from executor.workflows.tdd.state import SessionRecord
 if TYPE_CHECKING:
     from executor.strength.mutants import Mutant
     from executor.strength.runner import Measured
+    from executor.workflows.tdd.ahead import Ahead
 
 O = Outcome  # noqa: E741 - the handlers read better with one letter
 
@@ -63,12 +64,15 @@ class Strength(SessionPart):
         budget = self._budget() if options.mutation_budget is None else options.mutation_budget
         if budget == 0 or (role == "refactor" and self.s.green is None and self.s.red):
             return O.OK  # turned off; or a session whose tests fail by design
-        before = rec.strength
+        before, ahead = rec.strength, self.r.ahead
+        self.r.ahead = None
         if before is not None and before.tree == rec.verified:
             facts = before
             self._say(f"{role.upper()}: tested tree unchanged since measured: {facts.headline()}")
+            if ahead is not None:
+                ahead.stop()
         else:
-            facts = self._measure(role, rec.verified, budget)
+            facts = self._measure(role, rec.verified, budget, ahead)
             facts.retries = before.retries if before and before.step == role else 0
             rec.strength = facts
             self._say(facts.headline())
@@ -116,58 +120,30 @@ class Strength(SessionPart):
         spent = verified[-1] if verified else DEFAULT_BUDGET
         return int(min(DEFAULT_BUDGET, max(MIN_BUDGET, 2 * spent)))
 
-    def _measure(self, role: str, tree: str, budget: int) -> StrengthFacts:
-        from executor.strength.mutants import mutants_of
-        from executor.strength.runner import pytest_prefix
-
+    def _measure(self, role: str, tree: str, budget: int, ahead: Ahead | None) -> StrengthFacts:
         facts = StrengthFacts.model_validate({"step": role, "tree": tree})
-        repo, rec = self.r.repo, self.rec
-        base = repo.tree_of(rec.base_commit or "HEAD")
-        diff = [p for p in repo.tree_diff(base, tree) if not verdicts.is_test_file(p)]
-        code = [p for p in diff if p.endswith(".py")]
-        tests = session_tests(rec)
-        command = self._cmd("green") or self._cmd("red") or self.r.suite_command or ""
-        prefix = pytest_prefix(command)
+        tests = session_tests(self.rec)
+        if ahead is not None:
+            measured = ahead.take(tree, tests, budget)
+            if measured is not None:
+                facts.made = ahead.made
+                self._say(f"{role.upper()}: {_plural_mutants(ahead.made)} of the changed lines, "
+                          f"against the session's tests (budget {budget} s; started beside "
+                          f"GREEN's verification)")  # fmt: skip
+                return _facts(facts, measured)
+        base = self.r.repo.tree_of(self.rec.base_commit or "HEAD")
+        diff = [p for p in self.r.repo.tree_diff(base, tree) if not verdicts.is_test_file(p)]
         scripts = [p for p in diff if _SCRIPT.search(p)]
-        if scripts and not code:
+        if scripts and not any(p.endswith(".py") for p in diff):
+            command = self._cmd("green") or self._cmd("red") or self.r.suite_command or ""
             return self._measure_scripts(facts, base, tree, scripts, command, budget)
-        if not code:
-            facts.note = "the session changed no Python code"
-        elif not tests.files:
-            facts.note = "the session has no tests of its own (no RED)"
-        elif prefix is None:
-            facts.note = f"measured for pytest sessions only (`{command}`)"
-        elif self.r.measure is None:
-            facts.note = "no mutation runner here"
-        if facts.note:
+        job = mutation_job(self, facts, tree, float(budget), tests)
+        if job is None:
             return facts
-        assert prefix is not None and self.r.measure is not None
-        changed = repo.changed_lines(base, tree, code)
-        mutants: list[Mutant] = []
-        for path, lines in sorted(changed.items()):
-            blob = repo.blob_at(tree, path)
-            if blob is not None:
-                mutants += mutants_of(path, repo.blob(blob), lines)
-        facts.made = len(mutants)
-        if not mutants:
-            facts.note = "no mutant can be made from the changed lines"
-            return facts
-        suite = pytest_prefix(self.r.suite_command or "")
-        collect = _args(self.r.suite_command, suite) if suite == prefix else []
-        log = self._mutants_log()
-        self._say(f"{role.upper()}: {len(mutants)} mutants of the changed lines, against the "
-                  f"session's tests (budget {budget} s)")  # fmt: skip
-        env = rec.environment
-        job = Job(mutants, lambda dest: repo.export_tree(tree, dest, repository=True), prefix,
-                  tests, collect, float(budget), log,
-                  Interpreter(env.python, env.source, env.prefix) if env else None)  # fmt: skip
+        self._say(f"{role.upper()}: {_plural_mutants(facts.made)} of the changed lines, against "
+                  f"the session's tests (budget {budget} s)")  # fmt: skip
+        assert self.r.measure is not None
         return _facts(facts, self.r.measure(job))
-
-    def _mutants_log(self) -> Path:
-        """Where a mutation run's output goes (beside the step's test logs)."""
-        logs = fsutil.ensure_private_dir(self.r.layout.logs, inside=self.r.layout.folder)
-        rec = self.rec
-        return logs / f"s{self.s.number}.{rec.step.value}.a{rec.attempt}.mutants.tests.log"
 
     def _measure_scripts(
         self,
@@ -196,7 +172,7 @@ class Strength(SessionPart):
             return facts
         assert self.r.measure is not None
         changed = repo.changed_lines(base, tree, code)
-        log = self._mutants_log()
+        log = _mutants_log(self)
         self._say(f"{facts.step.upper()}: Stryker's mutants of the changed lines, against "
                   f"`{command}` (budget {budget} s)")  # fmt: skip
         job = Job([], lambda dest: repo.export_tree(tree, dest, repository=True), [],
@@ -204,6 +180,94 @@ class Strength(SessionPart):
         measured = self.r.measure(job)
         facts.made = measured.made  # Stryker makes them: known once it has run
         return _facts(facts, measured)
+
+
+def mutation_job(
+    part: SessionPart, facts: StrengthFacts, tree: str, budget: float, tests: SessionTests
+) -> Job | None:
+    """The mutation run of the Python lines the session changed up to `tree`, against
+    `tests`; None when there is nothing to measure (`facts.note` says why). Sets
+    `facts.made`."""
+    from executor.strength.mutants import mutants_of
+    from executor.strength.runner import pytest_prefix
+
+    r, rec = part.r, part.rec
+    base = r.repo.tree_of(rec.base_commit or "HEAD")
+    code = [p for p in r.repo.tree_diff(base, tree)
+            if p.endswith(".py") and not verdicts.is_test_file(p)]  # fmt: skip
+    command = part._cmd("green") or part._cmd("red") or r.suite_command or ""
+    prefix = pytest_prefix(command)
+    if not code:
+        facts.note = "the session changed no Python code"
+    elif not tests.files:
+        facts.note = "the session has no tests of its own (no RED)"
+    elif prefix is None:
+        facts.note = f"measured for pytest sessions only (`{command}`)"
+    elif r.measure is None:
+        facts.note = "no mutation runner here"
+    if facts.note:
+        return None
+    assert prefix is not None
+    mutants: list[Mutant] = []
+    for path, lines in sorted(r.repo.changed_lines(base, tree, code).items()):
+        blob = r.repo.blob_at(tree, path)
+        if blob is not None:
+            mutants += mutants_of(path, r.repo.blob(blob), lines)
+    facts.made = len(mutants)
+    if not mutants:
+        facts.note = "no mutant can be made from the changed lines"
+        return None
+    suite = pytest_prefix(r.suite_command or "")
+    collect = _args(r.suite_command, suite) if suite == prefix else []
+    env = rec.environment
+    return Job(mutants, lambda dest: r.repo.export_tree(tree, dest, repository=True), prefix,
+               tests, collect, budget, _mutants_log(part),
+               Interpreter(env.python, env.source, env.prefix) if env else None)  # fmt: skip
+
+
+def start_ahead(part: SessionPart, tree: str) -> bool:
+    """Start GREEN's mutation run of `tree` beside its verification, where a processor
+    is spare and the step will measure (`executor.workflows.tdd.ahead`); whether it
+    started. Its baseline runs RED's cases of the session's own tests (every test of its
+    files when RED could not run them: a module not written yet); once verification has
+    passed, the mutants run against the tests it passed (`Ahead.release`)."""
+    from executor.workflows.tdd.ahead import Ahead, spare_processor
+
+    r, rec = part.r, part.rec
+    if r.ahead is not None:
+        r.ahead.stop()
+        r.ahead = None
+    options = r.options
+    if (options.mutation_budget == 0 or r.measure is None or r.state.run.lane is not None
+            or not spare_processor()):  # fmt: skip
+        return False
+    if rec.strength is not None and rec.strength.tree == tree:
+        return False  # measured already
+    ids = None
+    if rec.red.session:
+        mine, failing = verdicts.matching(rec.red.session), set(rec.red.failing)
+        ids = [i for i in dict.fromkeys([*rec.red.failing, *rec.red.passed])
+               if mine(i) or i in failing] or None  # fmt: skip
+    tests = SessionTests(files=list(rec.red.files), ids=ids)
+    facts = StrengthFacts.model_validate({"step": "green", "tree": tree})
+    budget = DEFAULT_BUDGET if options.mutation_budget is None else options.mutation_budget
+    job = mutation_job(part, facts, tree, float(budget), tests)
+    if job is None:
+        return False
+    assert r.measure is not None
+    r.ahead = Ahead(tree, tests, job, r.measure)
+    return True
+
+
+def _mutants_log(part: SessionPart) -> Path:
+    """Where a mutation run's output goes (beside the step's test logs)."""
+    r, rec = part.r, part.rec
+    logs = fsutil.ensure_private_dir(r.layout.logs, inside=r.layout.folder)
+    return logs / f"s{part.s.number}.{rec.step.value}.a{rec.attempt}.mutants.tests.log"
+
+
+def _plural_mutants(n: int) -> str:
+    return f"{n} mutant" if n == 1 else f"{n} mutants"
 
 
 #: JavaScript and TypeScript sources (`.js`, `.mjs`, `.cjs`, `.jsx`, `.ts`, `.mts`, ...)

@@ -41,7 +41,7 @@ from executor.workflows.tdd.hooks import find_hooks
 from executor.workflows.tdd.state import AgentCall as AgentCallLog
 from executor.workflows.tdd.state import TestEnvironment
 from executor.workflows.tdd.step import Step
-from executor.workflows.tdd.strength import strength_trailer
+from executor.workflows.tdd.strength import session_tests, start_ahead, strength_trailer
 
 if TYPE_CHECKING:
     from executor.testrun import TestCase, TestRun
@@ -409,16 +409,13 @@ class Work(Guard):
         self.rec.retries = 0
         return True
 
-    def pass_verify(self, role: str) -> Outcome:
-        if role == "refactor" and self.s.green is None and self.s.red is not None:
-            return self.red_verify()  # a session that only writes failing tests: still RED
-        command = self._cmd(role)
-        suite = self.r.suite_command if self.r.suite_command != command else None
-        tree = self.r.repo.record_tree(exclude=self._ignore()).tree
-        if self._unchanged_since_green(role, tree):
-            return O.OK
-        # coverage once, on GREEN's suite run (what after_green shows): measuring it costs
-        # the run a third of its time or more again
+    def _verify_runs(
+        self, role: str, command: str | None, suite: str | None
+    ) -> tuple[verdicts.PassVerdict, TestRun | None, TestRun | None]:
+        """GREEN's or REFACTOR's test runs and what they show: the suite (with coverage
+        on GREEN's: what after_green shows; measuring it costs the run a third of its
+        time or more again), and the session's command too when the suite does not
+        collect the session's tests."""
         suite_run, tampered = self._run(suite, coverage=role == "green")
         session_run = None
         if suite_run is None or not verdicts.collects(suite_run, self.rec.red):
@@ -437,12 +434,34 @@ class Work(Guard):
         # the run of the whole suite: the session's own when its command is the suite
         whole = suite_run or (session_run if command == self.r.suite_command else None)
         verdict.problems += [*tampered, *self.tampering(role, whole)]
+        return verdict, suite_run, session_run
+
+    def pass_verify(self, role: str) -> Outcome:
+        if role == "refactor" and self.s.green is None and self.s.red is not None:
+            return self.red_verify()  # a session that only writes failing tests: still RED
+        command = self._cmd(role)
+        suite = self.r.suite_command if self.r.suite_command != command else None
+        tree = self.r.repo.record_tree(exclude=self._ignore()).tree
+        if self._unchanged_since_green(role, tree):
+            return O.OK
+        # GREEN's mutation run goes on beside the runs where a processor is spare
+        beside = role == "green" and start_ahead(self, tree)
+        verdict, suite_run, session_run = self._verify_runs(role, command, suite)
+        if beside and verdict.problems:
+            assert self.r.ahead is not None
+            self.r.ahead.stop()
+            self.r.ahead = None
+            self._say("  not verified while the mutation run went on beside it: checking "
+                      "again alone, so that only this session's work decides")  # fmt: skip
+            verdict, suite_run, session_run = self._verify_runs(role, command, suite)
         if not verdict.problems:
             self.rec.verified = tree
             passed = [c.id for c in verdict.cases if c.outcome == "passed"]
             if role == "green":  # the session's own tests (a session without RED has none)
                 self.rec.green_passed = passed if self.rec.red.files else []
                 self.rec.in_suite = suite_run.command if suite_run and not session_run else None
+                if self.r.ahead is not None:  # its mutants run now, alone, against them
+                    self.r.ahead.release(session_tests(self.rec))
             self.rec.tests_written = len(verdict.cases)
             self.rec.tests_passing = len(passed)
             self.rec.tests_counted = counted(session_run or suite_run)
@@ -455,6 +474,9 @@ class Work(Guard):
             self.rec.last_failure = ""
             self.rec.retries = 0
             return O.OK
+        if self.r.ahead is not None:  # a retry or a person comes next: measured afresh
+            self.r.ahead.stop()
+            self.r.ahead = None
         failure = "; ".join(verdict.problems)
         self.rec.last_failure = failure + ("\n" + verdict.output if verdict.output else "")
         self.rec.errors.append(f"{role}: {failure}")
