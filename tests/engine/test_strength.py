@@ -228,3 +228,63 @@ def test_a_verification_disturbed_by_the_run_beside_it_is_checked_again_alone(
     trailer = git(git_repo, "log", "-1", "--format=%(trailers:key=Mutation-Score,valueonly)")
     assert trailer.strip()
     assert git(git_repo, "status", "--porcelain") == ""
+
+
+#: The other way round: the suite's run holds the lock, so the mutation run's baseline
+#: fails beside it (its first instance only).
+_LOCKED_OUT_TEST = """
+import fcntl
+import os
+import time
+
+SHARED = {shared!r}
+
+
+def test_the_shared_lock_is_free():
+    from ledger.models import to_money  # RED: no code yet, so it fails here
+
+    assert to_money("1") is not None
+    taken, seen = os.path.join(SHARED, "taken"), os.path.join(SHARED, "seen")
+    if os.path.exists(seen):
+        return  # disturbed once already: every later run goes through
+    with open(os.path.join(SHARED, "lock"), "w") as lock:
+        ends = time.monotonic() + 20
+        if os.environ.get("EXECUTOR_MUTATION_SPEC"):
+            while not os.path.exists(taken) and time.monotonic() < ends:
+                time.sleep(0.01)
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            finally:
+                open(seen, "w").close()
+            return
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        open(taken, "w").close()
+        while not os.path.exists(seen) and time.monotonic() < ends:
+            time.sleep(0.01)
+"""
+
+
+@pytest.mark.skipif(not _spare(), reason="one processor: no mutation run goes on beside")
+def test_a_mutation_baseline_disturbed_beside_the_verification_is_measured_again_alone(
+    tmp_path: Path, git_repo: Path
+) -> None:
+    """GREEN's suite holds what a session test needs while the mutation run's baseline
+    runs it beside: that baseline fails. Its result is not taken (a failed baseline
+    asks no mutant about that test): the step measures again, alone."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    solutions = solutions_copy(tmp_path)
+    (solutions / "session-1" / "red" / "tests" / "test_lock.py").write_text(
+        _LOCKED_OUT_TEST.format(shared=str(shared)), encoding="utf-8"
+    )
+    plan = make_project(git_repo)
+    proc = execute(plan, git_repo, "--yes", "--agent-command", replay_cmd(solutions),
+                   "--checkpoints", "none", "--max-retries", "0")  # fmt: skip
+    out = proc.stdout + proc.stderr  # type: ignore[attr-defined]
+    assert proc.returncode == 0, out  # type: ignore[attr-defined]
+    assert (shared / "seen").exists()  # the baseline beside the suite was locked out
+    assert "checking again alone" not in out  # the suite itself passed
+    assert "started beside" not in out  # that result was not taken: measured alone
+    assert "GREEN: 13 mutants of the changed lines" in out
+    trailer = git(git_repo, "log", "-1", "--format=%(trailers:key=Mutation-Score,valueonly)")
+    assert trailer.strip()

@@ -38,7 +38,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from executor import fsutil
 from executor.strength.runner import PREFIX, hold_ids
 
 if TYPE_CHECKING:
@@ -100,9 +99,12 @@ class Ahead:
     def release(self, tests: SessionTests | None = None) -> None:
         """GREEN's test runs ended: the mutants may run, against `tests` (the session's
         tests as verification found them; None: those the run started with)."""
-        if tests is not None and self.hold.exists():
-            fsutil.atomic_write_bytes(hold_ids(self.hold), json.dumps(tests.ids).encode())
-            self.tests = tests
+        if tests is not None and self.hold.exists():  # still waiting: it takes them
+            # read only once the hold is gone, so written whole before it goes; a run
+            # ending meanwhile takes its folder with it (and its result is not taken)
+            with contextlib.suppress(OSError):
+                hold_ids(self.hold).write_text(json.dumps(tests.ids), encoding="utf-8")
+                self.tests = tests
         shutil.rmtree(self.hold, ignore_errors=True)
 
     def stop(self) -> None:
