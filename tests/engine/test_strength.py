@@ -203,6 +203,25 @@ def test_the_shared_lock_is_free():
 """
 
 
+def _with_a_lock_test(tmp_path: Path, git_repo: Path, template: str) -> tuple[Path, str]:
+    """Session 1 with one more RED test made of `template` (its lock and markers in the
+    returned folder), run unattended to its commit; what it said."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    solutions = solutions_copy(tmp_path)
+    (solutions / "session-1" / "red" / "tests" / "test_lock.py").write_text(
+        template.format(shared=str(shared)), encoding="utf-8"
+    )
+    plan = make_project(git_repo)
+    proc = execute(plan, git_repo, "--yes", "--agent-command", replay_cmd(solutions),
+                   "--checkpoints", "none", "--max-retries", "0")  # fmt: skip
+    out = proc.stdout + proc.stderr  # type: ignore[attr-defined]
+    assert proc.returncode == 0, out  # type: ignore[attr-defined]
+    trailer = git(git_repo, "log", "-1", "--format=%(trailers:key=Mutation-Score,valueonly)")
+    assert trailer.strip()
+    return shared, out
+
+
 @pytest.mark.skipif(not _spare(), reason="one processor: no mutation run goes on beside")
 def test_a_verification_disturbed_by_the_run_beside_it_is_checked_again_alone(
     tmp_path: Path, git_repo: Path
@@ -211,22 +230,10 @@ def test_a_verification_disturbed_by_the_run_beside_it_is_checked_again_alone(
     the suite fails there. That failure does not count: the run beside is stopped, the
     verification runs again alone and passes, the step measures alone, and the session
     is committed unattended."""
-    shared = tmp_path / "shared"
-    shared.mkdir()
-    solutions = solutions_copy(tmp_path)
-    (solutions / "session-1" / "red" / "tests" / "test_lock.py").write_text(
-        _LOCKING_TEST.format(shared=str(shared)), encoding="utf-8"
-    )
-    plan = make_project(git_repo)
-    proc = execute(plan, git_repo, "--yes", "--agent-command", replay_cmd(solutions),
-                   "--checkpoints", "none", "--max-retries", "0")  # fmt: skip
-    out = proc.stdout + proc.stderr  # type: ignore[attr-defined]
-    assert proc.returncode == 0, out  # type: ignore[attr-defined]
+    shared, out = _with_a_lock_test(tmp_path, git_repo, _LOCKING_TEST)
     assert "not verified while the mutation run went on beside it: checking again alone" in out
     assert (shared / "seen").exists()
     assert "started beside" not in out  # the disturbed run's result was not taken
-    trailer = git(git_repo, "log", "-1", "--format=%(trailers:key=Mutation-Score,valueonly)")
-    assert trailer.strip()
     assert git(git_repo, "status", "--porcelain") == ""
 
 
@@ -271,20 +278,8 @@ def test_a_mutation_baseline_disturbed_beside_the_verification_is_measured_again
     """GREEN's suite holds what a session test needs while the mutation run's baseline
     runs it beside: that baseline fails. Its result is not taken (a failed baseline
     asks no mutant about that test): the step measures again, alone."""
-    shared = tmp_path / "shared"
-    shared.mkdir()
-    solutions = solutions_copy(tmp_path)
-    (solutions / "session-1" / "red" / "tests" / "test_lock.py").write_text(
-        _LOCKED_OUT_TEST.format(shared=str(shared)), encoding="utf-8"
-    )
-    plan = make_project(git_repo)
-    proc = execute(plan, git_repo, "--yes", "--agent-command", replay_cmd(solutions),
-                   "--checkpoints", "none", "--max-retries", "0")  # fmt: skip
-    out = proc.stdout + proc.stderr  # type: ignore[attr-defined]
-    assert proc.returncode == 0, out  # type: ignore[attr-defined]
+    shared, out = _with_a_lock_test(tmp_path, git_repo, _LOCKED_OUT_TEST)
     assert (shared / "seen").exists()  # the baseline beside the suite was locked out
     assert "checking again alone" not in out  # the suite itself passed
     assert "started beside" not in out  # that result was not taken: measured alone
     assert "GREEN: 13 mutants of the changed lines" in out
-    trailer = git(git_repo, "log", "-1", "--format=%(trailers:key=Mutation-Score,valueonly)")
-    assert trailer.strip()
