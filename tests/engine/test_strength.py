@@ -170,13 +170,15 @@ def test_the_run_beside_greens_verification_scores_as_a_run_alone(
 
 #: A session test that cannot pass while another run holds its lock (a fixed port, a
 #: file in /tmp: what two runs of the same tests side by side may fight over). The
-#: mutation run's first instance takes the lock until the suite's has tried it.
-_LOCKING_TEST = """
+#: holder (the mutation run's baseline, or GREEN's suite: `holder_is_mutation`) takes the
+#: lock until the other has tried it and failed; from then on every run goes through.
+_LOCK_TEST = """
 import fcntl
 import os
 import time
 
 SHARED = {shared!r}
+HOLDER_IS_MUTATION = {holder_is_mutation!r}
 
 
 def test_the_shared_lock_is_free():
@@ -184,16 +186,17 @@ def test_the_shared_lock_is_free():
 
     assert to_money("1") is not None
     taken, seen = os.path.join(SHARED, "taken"), os.path.join(SHARED, "seen")
+    if os.path.exists(seen):
+        return  # disturbed once already: every later run goes through
+    mutation = bool(os.environ.get("EXECUTOR_MUTATION_SPEC"))
     with open(os.path.join(SHARED, "lock"), "w") as lock:
-        if os.environ.get("EXECUTOR_MUTATION_SPEC"):
-            if not os.path.exists(taken):  # the first mutation run: hold it
-                fcntl.flock(lock, fcntl.LOCK_EX)
-                open(taken, "w").close()
-                ends = time.monotonic() + 20
-                while not os.path.exists(seen) and time.monotonic() < ends:
-                    time.sleep(0.01)
-            return
         ends = time.monotonic() + 20
+        if mutation == HOLDER_IS_MUTATION:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            open(taken, "w").close()
+            while not os.path.exists(seen) and time.monotonic() < ends:
+                time.sleep(0.01)
+            return
         while not os.path.exists(taken) and time.monotonic() < ends:
             time.sleep(0.01)
         try:
@@ -203,14 +206,17 @@ def test_the_shared_lock_is_free():
 """
 
 
-def _with_a_lock_test(tmp_path: Path, git_repo: Path, template: str) -> tuple[Path, str]:
-    """Session 1 with one more RED test made of `template` (its lock and markers in the
+def _with_a_lock_test(
+    tmp_path: Path, git_repo: Path, *, holder_is_mutation: bool
+) -> tuple[Path, str]:
+    """Session 1 with one more RED test, `_LOCK_TEST` (its lock and markers in the
     returned folder), run unattended to its commit; what it said."""
     shared = tmp_path / "shared"
     shared.mkdir()
     solutions = solutions_copy(tmp_path)
     (solutions / "session-1" / "red" / "tests" / "test_lock.py").write_text(
-        template.format(shared=str(shared)), encoding="utf-8"
+        _LOCK_TEST.format(shared=str(shared), holder_is_mutation=holder_is_mutation),
+        encoding="utf-8",
     )
     plan = make_project(git_repo)
     proc = execute(plan, git_repo, "--yes", "--agent-command", replay_cmd(solutions),
@@ -230,45 +236,11 @@ def test_a_verification_disturbed_by_the_run_beside_it_is_checked_again_alone(
     the suite fails there. That failure does not count: the run beside is stopped, the
     verification runs again alone and passes, the step measures alone, and the session
     is committed unattended."""
-    shared, out = _with_a_lock_test(tmp_path, git_repo, _LOCKING_TEST)
+    shared, out = _with_a_lock_test(tmp_path, git_repo, holder_is_mutation=True)
     assert "not verified while the mutation run went on beside it: checking again alone" in out
     assert (shared / "seen").exists()
     assert "started beside" not in out  # the disturbed run's result was not taken
     assert git(git_repo, "status", "--porcelain") == ""
-
-
-#: The other way round: the suite's run holds the lock, so the mutation run's baseline
-#: fails beside it (its first instance only).
-_LOCKED_OUT_TEST = """
-import fcntl
-import os
-import time
-
-SHARED = {shared!r}
-
-
-def test_the_shared_lock_is_free():
-    from ledger.models import to_money  # RED: no code yet, so it fails here
-
-    assert to_money("1") is not None
-    taken, seen = os.path.join(SHARED, "taken"), os.path.join(SHARED, "seen")
-    if os.path.exists(seen):
-        return  # disturbed once already: every later run goes through
-    with open(os.path.join(SHARED, "lock"), "w") as lock:
-        ends = time.monotonic() + 20
-        if os.environ.get("EXECUTOR_MUTATION_SPEC"):
-            while not os.path.exists(taken) and time.monotonic() < ends:
-                time.sleep(0.01)
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            finally:
-                open(seen, "w").close()
-            return
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        open(taken, "w").close()
-        while not os.path.exists(seen) and time.monotonic() < ends:
-            time.sleep(0.01)
-"""
 
 
 @pytest.mark.skipif(not _spare(), reason="one processor: no mutation run goes on beside")
@@ -278,7 +250,7 @@ def test_a_mutation_baseline_disturbed_beside_the_verification_is_measured_again
     """GREEN's suite holds what a session test needs while the mutation run's baseline
     runs it beside: that baseline fails. Its result is not taken (a failed baseline
     asks no mutant about that test): the step measures again, alone."""
-    shared, out = _with_a_lock_test(tmp_path, git_repo, _LOCKED_OUT_TEST)
+    shared, out = _with_a_lock_test(tmp_path, git_repo, holder_is_mutation=False)
     assert (shared / "seen").exists()  # the baseline beside the suite was locked out
     assert "checking again alone" not in out  # the suite itself passed
     assert "started beside" not in out  # that result was not taken: measured alone
