@@ -69,15 +69,15 @@ class TerminalPrompter:
         shown = console.shown  # the question quotes an agent's or a test run's words
         choices = [questionary.Choice(title=shown(o.label), value=o.value) for o in options]
         ask = questionary.select(shown(question), choices=choices, **self._io)
-        action = _answered(ask.unsafe_ask())
+        action = _answered(_run(ask))
         feedback = ""
         if action == REQUEST_CHANGES:
             answer = questionary.text(
                 "What should change? (this goes into the agent's brief)",
                 validate=lambda text: bool(text.strip()) or "Please describe the change.",
                 **self._io,
-            ).unsafe_ask()
-            feedback = str(_answered(answer)).strip()
+            )
+            feedback = str(_answered(_run(answer))).strip()
         return Decision(action=str(action), feedback=feedback)
 
     # -- forms ------------------------------------------------------------------------
@@ -93,8 +93,7 @@ class TerminalPrompter:
 
         extra: dict[str, Any] = {"validate": validate} if validate is not None else {}
         ask = questionary.text(console.shown(question), default=default, **extra, **self._io)
-        answer = ask.unsafe_ask()
-        return str(_answered(answer))
+        return str(_answered(_run(ask)))
 
     def select(self, question: str, options: Sequence[Option], *, default: str) -> str:
         """One of `options` (its value); the cursor starts on `default`."""
@@ -105,14 +104,30 @@ class TerminalPrompter:
         answer = questionary.select(
             console.shown(question), choices=choices, default=start, **self._io
         )
-        return str(_answered(answer.unsafe_ask()))
+        return str(_answered(_run(answer)))
 
     def confirm(self, question: str, *, default: bool) -> bool:
         import questionary
 
         ask = questionary.confirm(console.shown(question), default=default, **self._io)
-        answer = ask.unsafe_ask()
-        return bool(_answered(answer))
+        return bool(_answered(_run(ask)))
+
+
+def _run(question: Any) -> Any:
+    """`question.unsafe_ask()`, where a SIGINT from outside (`kill -INT`) ends the prompt as
+    Ctrl+C does: prompt_toolkit turns the signal into a `<sigint>` key nothing is bound to."""
+    from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
+    from prompt_toolkit.keys import Keys
+
+    interrupt = KeyBindings()
+
+    @interrupt.add(Keys.SIGINT)
+    def _(event: Any) -> None:
+        event.app.exit(exception=KeyboardInterrupt, style="class:aborting")
+
+    app = question.application
+    app.key_bindings = merge_key_bindings([app.key_bindings or KeyBindings(), interrupt])
+    return question.unsafe_ask()
 
 
 def _answered(answer: Any) -> Any:

@@ -78,3 +78,41 @@ def test_a_plan_run_interrupted_names_the_command_without_resume(
         f"Interrupted: the run so far is saved in {plan / '.agent-state.json'}; continue it "
         f"with: executor {shlex.join([*args, '--plan', str(plan)])}"
     )
+
+
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+def test_a_signal_at_a_terminal_prompt_interrupts_at_once(git_repo: Path, signal_name: str) -> None:
+    """`kill -INT` at a checkpoint's question: prompt_toolkit turns the signal into a key
+    nothing was bound to, so the prompt ignored it until a key was pressed."""
+    import os
+    import select
+    import signal
+    import subprocess
+
+    plan = make_project(git_repo)
+    main, child = os.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "executor", "execute-session", "1", "--plan", str(plan)],
+        cwd=git_repo, stdin=child, stdout=child, stderr=child, start_new_session=True,
+        env={**os.environ, "TERM": "xterm", "COLUMNS": "120", "LINES": "40"},
+    )  # fmt: skip
+    os.close(child)
+    shown = b""
+    try:
+        while b"Use arrow keys" not in shown and proc.poll() is None:
+            if select.select([main], [], [], 60)[0]:
+                shown += os.read(main, 65536)
+            else:
+                pytest.fail(f"no prompt appeared: {shown[-2000:]!r}")
+        proc.send_signal(getattr(signal, signal_name))
+        code = proc.wait(timeout=60)
+        while select.select([main], [], [], 0.5)[0]:
+            try:
+                shown += os.read(main, 65536)
+            except OSError:  # the terminal's other end closed
+                break
+    finally:
+        proc.kill()
+        os.close(main)
+    assert code == 130, shown[-2000:]
+    assert b"Interrupted: the run so far is saved" in shown
