@@ -253,13 +253,16 @@ class StateStore(Generic[P]):
         """CorruptStateError; the bytes read, if any, are first copied aside."""
         quarantine: Path | None = None
         if raw is not None:
-            name = f"{self.path.name}.corrupt-{_stamp()}"
-            quarantine, n = self.path.with_name(name), 1
-            while _holds_other(quarantine, raw):  # never over another copy (same second)
-                n += 1
-                quarantine = self.path.with_name(f"{name}-{n}")
-            with contextlib.suppress(OSError):
-                atomic_write_bytes(quarantine, raw, fault="quarantine")
+            # every command (even `status`) reads the state: one copy per content, not per call
+            quarantine = self._quarantined(raw)
+            if quarantine is None:
+                name = f"{self.path.name}.corrupt-{_stamp()}"
+                quarantine, n = self.path.with_name(name), 1
+                while _holds_other(quarantine, raw):  # never over another copy (same second)
+                    n += 1
+                    quarantine = self.path.with_name(f"{name}-{n}")
+                with contextlib.suppress(OSError):
+                    atomic_write_bytes(quarantine, raw, fault="quarantine")
         backup = self.backup if self.backup.exists() else None
         hint = (
             f" A previous good version is {backup}; to restore it: "
@@ -275,6 +278,14 @@ class StateStore(Generic[P]):
             quarantined=quarantine,
             backup=backup,
         )
+
+    def _quarantined(self, raw: bytes) -> Path | None:
+        """A copy already quarantined with exactly these bytes, if any."""
+        for copy in sorted(self.path.parent.glob(f"{self.path.name}.corrupt-*")):
+            with contextlib.suppress(OSError):
+                if copy.stat().st_size == len(raw) and copy.read_bytes() == raw:
+                    return copy
+        return None
 
     # -- saving (P1, P2, P17) -----------------------------------------------------
     def save(self, state: P) -> None:

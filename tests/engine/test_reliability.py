@@ -69,7 +69,10 @@ def test_corrupt_state_is_quarantined_not_reset(git_repo: Path) -> None:
     assert proc.returncode == 11, proc.stderr
     assert "corrupt" in proc.stderr and ".agent-state.json.bak" in proc.stderr
     assert state_file.read_bytes() == b'{"schema_version": 1, "gener'
-    assert list(plan.glob(".agent-state.json.corrupt-*"))
+    assert len(list(plan.glob(".agent-state.json.corrupt-*"))) == 1
+    status = run_cli("status", "--plan", str(plan), cwd=git_repo)  # every command reads it
+    assert status.returncode == 11 and str(state_file) in status.stderr
+    assert len(list(plan.glob(".agent-state.json.corrupt-*"))) == 1  # the same copy, named
     state_file.write_bytes(b"AAA{")  # another corruption, within the same second or not
     assert run_cli(*_session1(plan), cwd=git_repo).returncode == 11
     kept = {p.read_bytes() for p in plan.glob(".agent-state.json.corrupt-*")}
