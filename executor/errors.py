@@ -14,6 +14,7 @@ ExecutorError                      internal error unless a subclass says otherwi
 │   └── Interrupted                Ctrl+C / SIGTERM stopped a workflow (what it saved, if any)
 └── UserError                      expected, actionable; str() is the message shown
     ├── PathNotFoundError
+    ├── NotARepositoryError        the plan or --repo is not inside a git repository (64)
     ├── PlanInvalidError
     ├── InvalidResponseError
     ├── BridgeFileInvalid
@@ -275,6 +276,10 @@ class PathError(UserError):
 
 class PathNotFoundError(PathError):
     exit_code = ExitCode.PATH_NOT_FOUND
+
+
+class NotARepositoryError(PathError):
+    """Something to set up first (`git init`), not a missing path."""
 
 
 class PlanInvalidError(UserError):

@@ -178,6 +178,11 @@ def next_line(data: dict[str, Any]) -> str:
         )
     if nxt.get("do") == "done":
         return "nothing: every session is complete"
+    if nxt.get("do") == "git_init":
+        return (
+            f"the plan is not inside a git repository: run git init in the project, commit "
+            f"the plan, then executor execute-plan --plan {plan}"
+        )
     return f"executor execute-plan --plan {plan}"
 
 

@@ -40,7 +40,7 @@ class GitRepo(GitRollback, GitLanes, GitCopies):
         folder = start if start.is_dir() else start.parent
         proc = _git_subprocess(["rev-parse", "--show-toplevel"], cwd=folder)
         if proc.returncode != 0 or not proc.stdout.strip():
-            raise errors.PathNotFoundError(
+            raise errors.NotARepositoryError(
                 f"{start.resolve()} is not inside a git repository "
                 "(run `git init` there, or pass --repo)",
                 path=start,

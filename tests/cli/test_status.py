@@ -46,3 +46,21 @@ def test_status_speaks_the_seeds_words_and_counts_tests_red_could_not_collect(
     # RED failed at collection: its 12 test functions counted from the file, said so
     assert "0/12 (not collected)" in row
     assert "red_verify" not in shown.stdout and "_agent" not in row
+
+
+def test_outside_a_git_repository_the_run_asks_for_git_init_and_status_says_so(
+    tmp_path: Path,
+) -> None:
+    from tests.engine.helpers import PLAN_SRC
+
+    plan = tmp_path / "project" / "plan"
+    plan.mkdir(parents=True)
+    for md in PLAN_SRC.glob("*.md"):
+        (plan / md.name).write_bytes(md.read_bytes())
+    run = run_cli("execute-plan", "--yes", "--plan", str(plan), cwd=tmp_path)
+    assert run.returncode == 64, run.stderr  # something to set up first, not a missing path
+    assert "is not inside a git repository (run `git init` there, or pass --repo)" in run.stderr
+    status = run_cli("status", "--plan", str(plan), cwd=tmp_path)
+    assert status.returncode == 0, status.stderr
+    assert "next: the plan is not inside a git repository: run git init" in status.stdout
+    assert not (plan / ".agent-state.json").exists()

@@ -47,7 +47,7 @@ def test_discover_from_subfolder_and_file(git_repo: Path) -> None:
 def test_discover_outside_a_repo(tmp_path: Path) -> None:
     lonely = tmp_path / "lonely"
     lonely.mkdir()
-    with pytest.raises(errors.PathNotFoundError, match="is not inside a git repository"):
+    with pytest.raises(errors.NotARepositoryError, match="is not inside a git repository"):
         GitRepo.discover(lonely)
     with pytest.raises(errors.PathNotFoundError, match="does not exist"):
         GitRepo.discover(tmp_path / "missing")

@@ -151,7 +151,7 @@ def status_data(plan: PlanView, named: Path | None = None) -> dict[str, Any]:
         "current_session": current,
         "pending_request": pending,
         "live": live,
-        "next": _next(state, pending, live),
+        "next": _next(state, pending, live, repo=_in_repository(plan.folder)),
         "phases": phases,
         **({"parallel": side} if side is not None else {}),
     }
@@ -191,8 +191,17 @@ def live_run(
     }
 
 
+def _in_repository(folder: Path) -> bool:
+    """Whether `folder` is inside a git working tree (for the hint only: a run checks it)."""
+    return any((p / ".git").exists() for p in (folder.resolve(), *folder.resolve().parents))
+
+
 def _next(
-    state: RunState | None, pending: dict[str, Any] | None, live: dict[str, Any] | None = None
+    state: RunState | None,
+    pending: dict[str, Any] | None,
+    live: dict[str, Any] | None = None,
+    *,
+    repo: bool = True,
 ) -> dict[str, Any]:
     """What to do next, as data the CLI renders as a command: `watch` the run a live
     process drives, `answer` the pending request, `resume` a session that stopped,
@@ -215,4 +224,4 @@ def _next(
         return {"do": "done", "session": None}
     if state is not None and any(lane.status != "integrated" for lane in state.run.lanes.values()):
         return {"do": "continue", "session": None}
-    return {"do": "start", "session": None}
+    return {"do": "start" if repo else "git_init", "session": None}
