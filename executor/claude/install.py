@@ -20,7 +20,13 @@ from pathlib import Path
 
 from executor import fsutil
 from executor.claude.frontmatter import parse_frontmatter
-from executor.errors import ExecutorError, FrontmatterError, PathNotFoundError, PlanInvalidError
+from executor.errors import (
+    ExecutorError,
+    FrontmatterError,
+    PathNotFoundError,
+    PlanInvalidError,
+    UserError,
+)
 from executor.resources import data_path
 from executor.words import plural
 
@@ -257,16 +263,23 @@ def install_claude(
     settings_text = _merged_settings(root) if hooks else None
     phases: list[tuple[int, str]] = []
     plan_arg: str | None = None
-    if plan is not None:
-        plan_path = (base / plan).resolve()
+    found = _found_plan(base) if plan is None else None
+    plan_path = (base / plan).resolve() if plan is not None else found
+    if plan_path is not None:
         if not plan_path.exists():
             raise PathNotFoundError(f"plan not found: {plan_path}", path=plan_path)
         phases, result.notes = _plan_phases(plan_path)
         plan_arg = _plan_arg(plan_path, root)
+        if found is not None:
+            result.notes.append(
+                f"no --plan given: the commands run the one plan found, {display_path(found)} "
+                f"(--plan PLAN names another)"
+            )
     else:
         result.notes.append(
-            "no --plan given: no /execute-phase-N commands were written, and the other "
-            "commands run the one plan the executor finds; re-run with --plan PLAN to name it"
+            "no --plan given and no single plan found: no /execute-phase-N commands were "
+            "written, and the other commands run the one plan the executor finds when they "
+            "run; re-run with --plan PLAN to name it"
         )
     for rel, text in render_all(plan_arg=plan_arg, phases=phases).items():
         path = root / rel
@@ -284,6 +297,16 @@ def install_claude(
     if hooks:
         _write_settings(root, settings_text, result)
     return result
+
+
+def _found_plan(cwd: Path) -> Path | None:
+    """The one plan other commands would run from `cwd`, if there is exactly one."""
+    from executor.plan.discover import discover_plan
+
+    try:
+        return discover_plan(cwd).resolve()
+    except UserError:
+        return None
 
 
 def _merged_settings(root: Path) -> str | None:

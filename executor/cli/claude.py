@@ -64,27 +64,30 @@ def _remove(target: Path | None, json_output: bool) -> int:
         f"{len(result.kept)} kept in {result.target / '.claude'}"
     )
     if result.removed or result.written:
-        _commit_hint(
-            result.target, "Remove plan-executor's Claude Code commands and hooks", install=False
-        )
+        _commit_hint(result.target, "Remove the plan-executor Claude Code commands and hooks")
     return 0
 
 
-def _commit_hint(root: Path, message: str, *, install: bool = True) -> None:
-    """The git commands that commit `.claude/` (after `git init` where there is no
-    repository yet: an install only; a removal there has nothing to commit)."""
-    from executor.claude.install import find_target
+def _commit_hint(root: Path, message: str) -> None:
+    """The git commands that commit `.claude/`, when git sees a change there (after
+    `git init` where there is no repository yet and there is a `.claude/` to commit)."""
+    from executor.errors import UserError
+    from executor.vcs import GitRepo
 
     folder, git = quote(root / ".claude"), f"git -C {quote(root)}"
     commit = f"{git} add -A {folder} && {git} commit -m {quote(message)}"
-    if not (find_target(root) / ".git").exists():  # `git add` would fail here
-        if not install:
-            return
-        console.out(
-            f"next: the executor runs a plan in a git repository, and {quote(root)} is not "
-            f"in one yet: {git} init && {commit}"
-        )
+    try:
+        repo = GitRepo.discover(root)
+    except UserError:  # `git add` would fail here
+        if (root / ".claude").exists():
+            console.out(
+                f"next: the executor runs a plan in a git repository, and {quote(root)} is "
+                f"not in one yet: {git} init && {commit}"
+            )
         return
+    claude = (root / ".claude").resolve()
+    if not any((repo.root / f).resolve().is_relative_to(claude) for f in repo.dirty_files()):
+        return  # an install or removal of files git never tracked: nothing to commit
     console.out(
         f"next: commit the change before running a session, which starts only from a clean "
         f"worktree: {commit}"

@@ -230,3 +230,24 @@ def test_install_leaves_no_temp_files_and_git_sees_only_claude(git_repo: Path) -
     assert leftovers == []
     status = git(git_repo, "status", "--porcelain", "-uall").splitlines()
     assert status and all(line[3:].startswith(".claude/") for line in status)
+
+
+def test_without_plan_the_one_plan_found_is_named_and_a_removal_says_only_what_is_true(
+    git_repo: Path,
+) -> None:
+    from tests.engine.helpers import make_project
+
+    make_project(git_repo)  # project-plans/ledger, committed: the one plan other commands run
+    code, out, err = _install(git_repo)
+    assert code == 0, err
+    assert "the commands run the one plan found, project-plans/ledger" in out
+    assert (git_repo / ".claude/commands/execute-phase-2.md").is_file()
+    # nothing of .claude/ was ever committed: removing it leaves nothing to commit
+    code, out, err = _install(git_repo, "--remove")
+    assert code == 0, err
+    assert "next:" not in out and not (git_repo / ".claude").exists()
+    _install(git_repo)
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-qm", "claude")
+    code, out, err = _install(git_repo, "--remove")
+    assert "-m 'Remove the plan-executor Claude Code commands and hooks'" in out

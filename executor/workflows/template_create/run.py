@@ -36,6 +36,7 @@ from executor.errors import (
     CorruptStateError,
     DataError,
     Interrupted,
+    NotARepositoryError,
     NothingToResumeError,
     PathNotFoundError,
     UserCancelled,
@@ -133,7 +134,7 @@ def _hide(root: Path, patterns: Sequence[str], *, run_folder: bool = False) -> N
 
     try:
         repo = GitRepo.discover(root)
-    except PathNotFoundError:
+    except NotARepositoryError:
         return
     if run_folder:
         repo.exclude_run_folder(root, state_name=STATE_NAME)
