@@ -60,6 +60,7 @@ from executor.projectenv import Interpreter
 from executor.sandbox import Sandbox
 from executor.testreports import Case, Outcome, RunnerName, prepare, read_report
 from executor.testsummary import disagreement
+from executor.words import plural
 
 Verdict = Literal["red", "green", "empty"]
 
@@ -154,9 +155,10 @@ class TestRun(Strict):
         if self.disagreement:
             return f"the runner's report is not believed: {self.disagreement}"
         parts = [f"{self.failed} failed", f"{self.passed} passed"]
-        for n, word in ((self.errors, "errors"), (self.skipped, "skipped")):
-            if n:
-                parts.append(f"{n} {word}")
+        if self.errors:
+            parts.append(plural(self.errors, "error"))
+        if self.skipped:
+            parts.append(f"{self.skipped} skipped")
         if self.xfailed:
             parts.append(f"{self.xfailed} xfailed")
         line = ", ".join(parts)

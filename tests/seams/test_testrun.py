@@ -85,7 +85,7 @@ def test_missing_module_is_red_with_collection_error(tmp_path: Path) -> None:
     assert run.collection_error and run.errors == 1 and run.collected == 0
     assert run.verdict == "red"
     assert (
-        run.summary() == "0 failed, 0 passed, 1 errors (collection error: No module named 'ledger')"
+        run.summary() == "0 failed, 0 passed, 1 error (collection error: No module named 'ledger')"
     )
 
 
@@ -277,3 +277,25 @@ def test_a_node_report_nested_past_the_stack_counts_nothing(tmp_path: Path) -> N
     xml = "<testsuites>" + "<testsuite name='s'>" * 5000 + "</testsuite>" * 5000 + "</testsuites>"
     runner = Runner("node", ["node", "--test"], tmp_path / "report")
     assert read_report(runner, xml, cwd=tmp_path, argv=["node", "--test"]) == []
+
+
+def test_the_live_count_uses_the_final_lines_words(tmp_path: Path) -> None:
+    """The spinner said "1 failed" for a collection error the final line called an error."""
+    from executor.workflows.tdd.context import LiveCount
+
+    shown: list[str] = []
+
+    class Line:
+        def update(self, detail: str) -> None:
+            shown.append(detail)
+
+        def close(self, result: str = "") -> float:
+            return 0.0
+
+    count = LiveCount(Line())
+    for line in ("tests/test_a.py .F", "tests/test_b.py E", "tests/test_c.py::test_x PASSED"):
+        count(line)
+    assert shown[-1] == "2 passed, 1 failed, 1 error"
+    root = project(tmp_path, {"tests/test_ledger.py": LEDGER_TEST})
+    run = run_tests("python -m pytest tests/test_ledger.py -q", cwd=root)
+    assert run.summary().startswith("0 failed, 0 passed, 1 error ")

@@ -17,6 +17,7 @@ from executor.plan.cache import PlanView
 from executor.plan.models import Session
 from executor.project_config import RunOptions
 from executor.retry import RetryPolicy
+from executor.words import plural
 from executor.workflows.tdd.options import CHECKPOINT_SETS
 from executor.workflows.tdd.state import RunState, SessionArchive, SessionRecord, Spent
 
@@ -207,18 +208,20 @@ class LiveCount:
 
     def __init__(self, progress: Progress) -> None:
         self.progress = progress
-        self.passed = self.failed = 0
+        self.passed = self.failed = self.errors = 0
 
     def __call__(self, line: str) -> None:
         verbose = _VERBOSE.search(line)
         if verbose:
-            if verbose.group(1) == "PASSED":
-                self.passed += 1
-            else:
-                self.failed += 1
+            self.passed += verbose.group(1) == "PASSED"
+            self.failed += verbose.group(1) == "FAILED"
+            self.errors += verbose.group(1) == "ERROR"
         elif (dots := _DOTS.match(line.strip())) is not None:
             self.passed += dots.group(1).count(".")
-            self.failed += dots.group(1).count("F") + dots.group(1).count("E")
+            self.failed += dots.group(1).count("F")
+            self.errors += dots.group(1).count("E")
         else:
             return
-        self.progress.update(f"{self.passed} passed, {self.failed} failed")
+        # the words of the run's final line (TestRun.summary), so the two never disagree
+        line = f"{self.passed} passed, {self.failed} failed"
+        self.progress.update(line + (f", {plural(self.errors, 'error')}" if self.errors else ""))
