@@ -11,7 +11,7 @@ found and what to do.
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from executor.errors import UserError
 from executor.plan.formats import detect_text, is_plan_file_name
@@ -68,6 +68,16 @@ def discover_plan(cwd: Path) -> Path:
     raise UserError(
         f"{len(found)} plans found in {where}; name the one to run (e.g. --plan PATH):\n{listed}"
     )
+
+
+def is_plan_text(rel: str, text: str) -> bool:
+    """Whether `text`, a file at `rel` in a project, is a plan a command would run: a plan
+    file by its name or one of the files `PLACES` names, that reads as a plan."""
+    path = PurePosixPath(rel)
+    named = is_plan_file_name(path.name) or any(
+        path.match(place) for place in PLACES if not place.endswith("/")
+    )
+    return named and detect_text(text, path.name) is not None
 
 
 def is_plan_folder(folder: Path) -> bool:

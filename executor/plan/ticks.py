@@ -14,6 +14,7 @@ engine re-proves with a test run; `tick_session` is pure (it returns the edits) 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,6 +57,18 @@ def tick_session(session: Session) -> list[FileEdit]:
             new = f"{box.group(1)}[x]{old[box.end() :]}"
             edits.append(FileEdit(path=path, line=number, old=old, new=new))
     return edits
+
+
+#: a Task Master status that says done (`_status_edits` writes "done")
+_DONE_STATUS = re.compile(r'("status"\s*:\s*)"(?:done|completed|complete)"', re.IGNORECASE)
+
+
+def cleared(text: str, name: str) -> str:
+    """`text` of a plan file named `name` with every done mark undone (`[x]` -> `[ ]`, a
+    Task Master "done" -> "pending"), the rest byte for byte: a plan started afresh."""
+    if name.endswith(".json"):
+        return _DONE_STATUS.sub(r'\1"pending"', text)
+    return BOX.sub(lambda m: m.group(0) if m.group(2) == " " else f"{m.group(1)}[ ]", text)
 
 
 def _status_edits(session: Session, text: str) -> list[FileEdit]:

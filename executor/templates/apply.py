@@ -35,6 +35,8 @@ from executor.errors import (
     TemplateSaveError,
     TemplateValidationError,
 )
+from executor.plan.discover import is_plan_text
+from executor.plan.ticks import cleared
 from executor.templates.loading import load_manifest
 from executor.templates.models import TemplateFile, Written
 from executor.templates.paths import (
@@ -138,6 +140,9 @@ def render_template(
                 f"file or the {MAX_TOTAL_BYTES}-byte limit of all of them",
                 path=where,
             )
+        plan = content.decode("utf-8", errors="replace")
+        if is_plan_text(out, plan):  # a new project starts its plan afresh, not "adopted"
+            content = cleared(plan, out).encode("utf-8")
         rendered[out] = (content, t.executable)
     if dest.exists() and not dest.is_dir():
         raise TemplateSaveError(f"destination is a file, not a folder: {dest}", path=dest)

@@ -154,3 +154,22 @@ def test_bytes_survive_exactly(tmp_path: Path) -> None:
         "tile_rush.py": "\ufeffTILE_RUSH_TITLE = '2048 TileRush — {{score}}'\r\n"
         "class TileRush:\r\n    pass".encode(),
     }
+
+
+def test_a_plan_the_template_carries_starts_afresh(python_service: Path, tmp_path: Path) -> None:
+    """Ticked boxes in the template's source would make the new project's sessions
+    "adopted" as complete; everything else of the plan stays as it was written."""
+    plan = python_service / "project-plans" / "lib" / "PHASE_1_CORE.md"
+    plan.parent.mkdir(parents=True)
+    written = (
+        "# Phase 1: Core\n\n## Session 1: Books (TDD)\n\n- [x] RED: write tests\n"
+        "- [X] GREEN: implement\n- [ ] REFACTOR\n\nDone: `[x]` in prose stays.\n"
+    )
+    plan.write_text(written, "utf-8")
+    notes = python_service / "NOTES.md"
+    notes.write_text("- [x] a done item of the project's own\n", "utf-8")
+    template = Path(create_template(python_service, tmp_path / "t").path)
+    apply_template(template, tmp_path / "new", {})
+    new_plan = (tmp_path / "new" / "project-plans" / "lib" / "PHASE_1_CORE.md").read_text("utf-8")
+    assert new_plan == written.replace("[x] RED", "[ ] RED").replace("[X] GREEN", "[ ] GREEN")
+    assert (tmp_path / "new" / "NOTES.md").read_text("utf-8") == notes.read_text("utf-8")
