@@ -43,9 +43,8 @@ import json
 import re
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 from executor.claude.nextstep import describe, describe_paused, join, option_words
 from executor.claude.runs import (
@@ -74,8 +73,7 @@ _EXECUTOR_RE = re.compile(r"(?:^|[\s;&|(/])executor(?:\s|$)")
 Output = dict[str, Any] | None
 
 
-@dataclass(frozen=True)
-class Hook:
+class Hook(NamedTuple):
     """One `executor hook NAME`: the Claude Code events it answers, its help, and what
     it leaves alone when it fails."""
 
