@@ -53,7 +53,7 @@ def parse(prog: str, command: Command, args: Sequence[str]) -> dict[str, Any]:
     values = vars(_parser(prog, command).parse_args(list(args)))
     for param in command.params:
         word = os.environ.get(param.envvar) if param.envvar else None
-        if word is not None and values[param.name] is None:
+        if word and values[param.name] is None:  # set and not empty
             try:
                 values[param.name] = param.parse(word)
             except ValueError as e:
