@@ -28,12 +28,12 @@ the repository's run folders (`executor.claude.runs`) and what waits in them.
 A hook never fails its host: `handle` returns what to print, and any error becomes one
 line for the person (`systemMessage`) with nothing blocked or denied.
 
-The hooks are declared once (`HOOKS`): the CLI's `executor hook NAME` (typer, for
+The hooks are declared once (`HOOKS`): the CLI's `executor hook NAME` commands (for
 `--help`) and the path `executor.cli.main` takes for exactly `executor hook NAME` both
-come from that table, and both call `run`. That path skips typer, and a hook reads its
-input through `HookInput` (pydantic) only once the files show something to act on: a
-Stop with nothing waiting, what every turn of every conversation in the project pays,
-costs an interpreter start and a few file checks (docs/performance.md).
+come from that table, and both call `run`. That path reads no command line, and a hook
+reads its input through `HookInput` (pydantic) only once the files show something to act
+on: a Stop with nothing waiting, what every turn of every conversation in the project
+pays, costs an interpreter start and a few file checks (docs/performance.md).
 """
 
 from __future__ import annotations
