@@ -25,8 +25,8 @@ SHELLS = ("bash", "zsh", "fish", "powershell", "pwsh")
 _BASH = """
 %(func)s() {
     local IFS=$'\\n'
-    COMPREPLY=( $( env COMP_WORDS="${COMP_WORDS[*]}" \\\\
-                   COMP_CWORD=$COMP_CWORD \\\\
+    COMPREPLY=( $( env COMP_WORDS="${COMP_WORDS[*]}" \\
+                   COMP_CWORD=$COMP_CWORD \\
                    %(var)s=complete_bash $1 ) )
     return 0
 }

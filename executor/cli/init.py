@@ -38,7 +38,7 @@ commands = Commands()
           "cargo test)."),
     Param("folder", "--dir", kind="path", metavar="DIR",
           help="The project's folder (default: this one)."),
-    Param("yes", "--yes", "-y", kind="flag", help="Take the defaults; ask nothing."),
+    Param("yes", "-y", "--yes", kind="flag", help="Take the defaults; ask nothing."),
     Param("json_output", "--json", kind="flag", help="One JSON object."),
 )  # fmt: skip
 def init(

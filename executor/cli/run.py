@@ -29,7 +29,7 @@ RUN = (
           help="Git repository (default: the one holding the plan)."),
     Param("resume", "--resume", kind="flag",
           help="Continue after exit 42: apply the answer written for the pending request."),
-    Param("yes", "--yes", "-y", kind="flag",
+    Param("yes", "-y", "--yes", kind="flag",
           help="Approve every checkpoint (CI). A failure that needs a person then stops "
           "with exit 16. Not saved."),
     *RunOptions.OPTIONS,
@@ -177,7 +177,7 @@ def status(plan: Path | None, json_output: bool) -> None:
     "demo",
     Param("target", "--dir", kind="path", metavar="DIR",
           help="Where to create the demo repository (default: a new temp folder)."),
-    Param("interactive", "--interactive", "-i", kind="flag",
+    Param("interactive", "-i", "--interactive", kind="flag",
           help="Stop at every checkpoint for you to decide."),
     JSON,
 )  # fmt: skip

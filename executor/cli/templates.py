@@ -212,7 +212,7 @@ def template_create_command(
     Param("sets", "--set", repeat=True, metavar="NAME=VALUE",
           help="Placeholder value, NAME=VALUE (repeatable)."),
     Param("force", "--force", kind="flag", help="Overwrite files that already exist."),
-    Param("yes", "--yes", "-y", kind="flag",
+    Param("yes", "-y", "--yes", kind="flag",
           help="Write without asking (CI). Without it the files are listed and written only "
           "once you confirm at a terminal."),
 )  # fmt: skip

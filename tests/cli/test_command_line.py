@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import inspect
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -135,6 +137,12 @@ def test_completion_for_each_shell_and_its_installed_script(tmp_path: Path) -> N
     shown = run_cli("--show-completion", "bash")
     assert shown.returncode == 0
     assert "complete -o default -F _executor_completion executor" in shown.stdout
+    # bash runs it as a person's shell would, against the installed console script
+    script = Path(sys.executable).with_name("executor")
+    line = f"COMP_WORDS=(executor bridge re); COMP_CWORD=2; _executor_completion {script}"
+    asked = subprocess.run(["bash", "-c", f'{shown.stdout}\n{line}; echo "${{COMPREPLY[@]}}"'],
+                           capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert asked.stdout.split() == ["respond"], asked.stderr
     installed = run_cli("--install-completion", "bash", cwd=tmp_path)
     assert installed.returncode == 0, installed.stderr
     home = Path.home()  # a temporary folder (tests/conftest.py)
