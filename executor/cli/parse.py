@@ -61,10 +61,6 @@ def parse(prog: str, command: Command, args: Sequence[str]) -> dict[str, Any]:
     return values
 
 
-def command_help(prog: str, command: Command) -> str:
-    return _parser(prog, command).format_help()
-
-
 def group_help(
     prog: str, group: Commands, options: Sequence[tuple[str, str, str]] = (), epilog: str = ""
 ) -> str:
