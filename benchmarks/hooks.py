@@ -10,7 +10,7 @@ request's loop, PostToolUseFailure after an exit 42, SessionStart with a
 request waiting, PreToolUse denying a subagent's `git commit`, allowing its `pytest`
 and the person's own Bash call (PreToolUse starts for every Bash call: it has no `if`
 rule). Also measured: the same
-Stop calls through typer (`executor --verbose hook stop` takes the typer route;
+Stop calls read as a command line (`executor --verbose hook stop` takes that route;
 `executor hook stop` does not), i.e. what the direct route saves.
 
 Goal: the Stop hook with nothing waiting <= 60 ms CPU. Run: `python benchmarks/hooks.py
@@ -125,10 +125,10 @@ def main() -> int:
              tests, waiting),
             ("pre-tool, the person's own Bash call", [*EXECUTOR, "hook", "pre-tool"],
              person, waiting),
-            ("stop, nothing waiting, through typer", [*EXECUTOR, "--verbose", "hook", "stop"],
-             stop(idle), idle),
-            ("stop, waiting (blocks), through typer", [*EXECUTOR, "--verbose", "hook", "stop"],
-             stop(waiting), waiting),
+            ("stop, nothing waiting, read as a command line",
+             [*EXECUTOR, "--verbose", "hook", "stop"], stop(idle), idle),
+            ("stop, waiting (blocks), read as a command line",
+             [*EXECUTOR, "--verbose", "hook", "stop"], stop(waiting), waiting),
         ]  # fmt: skip
         cpu: dict[str, list[float]] = {label: [] for label, *_ in cases}
         wall: dict[str, list[float]] = {label: [] for label, *_ in cases}

@@ -110,13 +110,16 @@ def atomic_write_text(path: Path, text: str, *, fault: str = "file") -> None:
     atomic_write_bytes(path, text.encode("utf-8"), fault=fault)
 
 
-def dumps_json(data: Any) -> str:
-    """The one JSON style we write: 2-space indent, UTF-8, trailing newline."""
+def dumps_json(data: Any, *, compact: bool = False) -> str:
+    """The one JSON style we write: 2-space indent, UTF-8, trailing newline; `compact`:
+    one line, for a file a host reads at every step (its reader pays per byte)."""
+    if compact:
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def atomic_write_json(path: Path, data: Any, *, fault: str = "file") -> None:
-    atomic_write_text(path, dumps_json(data), fault=fault)
+def atomic_write_json(path: Path, data: Any, *, fault: str = "file", compact: bool = False) -> None:
+    atomic_write_text(path, dumps_json(data, compact=compact), fault=fault)
 
 
 def read_regular(path: Path) -> bytes | None:

@@ -17,107 +17,17 @@ reader, a dependency on Python 3.10).
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import AfterValidator, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import Field
 
-from executor.datamodel import DataError, Strict, validate
+from executor.datamodel import Strict
 from executor.errors import ConfigError
+from executor.runoptions import settings_problems
 
 FILES = (".executor.toml", "pyproject.toml")
-
-
-Checkpoints = Literal["all", "session", "none"]
-Sandboxing = Literal["auto", "off"]
-_NOTIFY = re.compile(r"on|off|https?://[^\s/?#]+\S*")
-
-
-def _notify_setting(value: str | None) -> str | None:
-    if value is not None and not _NOTIFY.fullmatch(value):
-        raise ValueError("expected on, off or an http:// or https:// URL")
-    return value
-
-
-#: `--notify`: on (bell and desktop), off, or a webhook URL (executor.notify).
-NotifySetting = Annotated[str | None, AfterValidator(_notify_setting)]
-
-
-class RunOptions(Strict):
-    """The options a run was started with; `--resume` and `resume-session` reuse them
-    unless the command line overrides one."""
-
-    agent_command: str | None = Field(
-        default=None, description="run agents with this command; null: the exit-42 bridge"
-    )
-    agent: str | None = Field(
-        default=None,
-        description=(
-            "run agents with this preset (claude, codex, ...); bridge (like null with no "
-            "agent_command): the exit-42 bridge"
-        ),
-    )
-    agent_timeout: int | None = Field(
-        default=None, ge=1, description="seconds an agent call may take"
-    )
-    test_timeout: int | None = Field(
-        default=None, ge=1, description="seconds a test run may take (null: 3600)"
-    )
-    checkpoints: Checkpoints = "all"
-    sandbox: Sandboxing = Field(
-        default="auto", description="auto: tests run in bubblewrap when it works here"
-    )
-    no_verify: bool = Field(
-        default=False, description="skip the person's commit hooks (pre-commit) in verification"
-    )
-    max_retries: int = Field(default=2, ge=0)
-    test_command: str | None = None
-    budget_usd: float | None = Field(default=None, ge=0)
-    budget_tokens: int | None = Field(default=None, ge=0)
-    budget_minutes: float | None = Field(default=None, ge=0, description="agent wall time")
-    tag: str | None = Field(default=None, description="a Task Master plan's tag to run")
-    notify: NotifySetting = Field(
-        default=None,
-        description=(
-            "on (null: the same): a terminal bell and a desktop notification when the run "
-            "waits for a person, stops on a budget or ends; off: none; a URL: those and a "
-            "JSON POST to it"
-        ),
-    )
-    min_mutation_score: int | None = Field(
-        default=None,
-        ge=0,
-        le=100,
-        description=(
-            "stop (a person decides) when fewer than this percent of the mutants of a "
-            "session's changed lines are killed by its tests; null: no minimum"
-        ),
-    )
-    mutation_budget: int | None = Field(
-        default=None,
-        ge=0,
-        description="seconds one mutation step may take (null: 300; 0: no mutation step)",
-    )
-    parallel: int | None = Field(
-        default=None,
-        ge=0,
-        description=(
-            "run sessions side by side in git worktrees, at most this many at once "
-            "(docs/parallel.md); null or 0: one at a time in the checkout"
-        ),
-    )
-
-    @model_serializer(mode="wrap")
-    def _compact(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Unset, `parallel` and the mutation settings are left out: a run that never
-        asked for them saves the same options as before they existed."""
-        out: dict[str, Any] = handler(self)
-        for name in ("parallel", "min_mutation_score", "mutation_budget"):
-            if getattr(self, name) is None:
-                out.pop(name, None)
-        return out
 
 
 class ProjectConfig(Strict, frozen=True):
@@ -127,7 +37,7 @@ class ProjectConfig(Strict, frozen=True):
     test_command: str | None = None
     test_command_map: dict[str, str] = Field(default_factory=dict)
     #: defaults for run options (`checkpoints = "session"`, `max_retries = 3`, ...), keyed
-    #: as the option with underscores; the run checks them (executor.workflows.tdd.options)
+    #: as the option with underscores (executor.runoptions), checked when read
     defaults: dict[str, Any] = Field(default_factory=dict)
     #: The file they were read from (None: no settings anywhere).
     source: Path | None = None
@@ -187,16 +97,9 @@ def _settings(table: Any, path: Path) -> ProjectConfig:
             f"{where}: test_command_map: expected a table of plan command = local command"
         )
     defaults = {k: v for k, v in table.items() if k not in {"test_command", "test_command_map"}}
-    try:
-        validate(RunOptions, defaults)
-    except DataError as e:
-        known = ", ".join(["test_command", "test_command_map", *RunOptions.model_fields])
-        problems = [
-            f"unknown setting {p.split(':')[0]!r}; known: {known}" if p.endswith("unknown field")
-            else p
-            for p in e.problems
-        ]  # fmt: skip
-        raise ConfigError(f"{where}: " + "; ".join(problems)) from None
+    problems = settings_problems(defaults)
+    if problems:
+        raise ConfigError(f"{where}: " + "; ".join(problems))
     return ProjectConfig(
         test_command=command, test_command_map=dict(mapping), defaults=defaults, source=path
     )

@@ -6,7 +6,7 @@ command's options; output and exit codes as the command's (its report on stdout;
 ...` on stderr and the error's exit code).
 
 Why: the end-to-end tests make well over a thousand agent calls. Through the CLI each
-costs ~150 ms of CPU (typer and pydantic imported, every option converted), the agent
+costs ~150 ms of CPU (pydantic and the workflow imported; typer then), the agent
 itself ~30 ms: measured, the CLI around it was a fifth of the whole suite's CPU. The
 command itself is tested through the CLI in `tests/replay`, and the demo, the Claude Code
 host simulations and the stand-in CLIs' own tests still call it.

@@ -28,12 +28,12 @@ the repository's run folders (`executor.claude.runs`) and what waits in them.
 A hook never fails its host: `handle` returns what to print, and any error becomes one
 line for the person (`systemMessage`) with nothing blocked or denied.
 
-The hooks are declared once (`HOOKS`): the CLI's `executor hook NAME` (typer, for
+The hooks are declared once (`HOOKS`): the CLI's `executor hook NAME` commands (for
 `--help`) and the path `executor.cli.main` takes for exactly `executor hook NAME` both
-come from that table, and both call `run`. That path skips typer, and a hook reads its
-input through `HookInput` (pydantic) only once the files show something to act on: a
-Stop with nothing waiting, what every turn of every conversation in the project pays,
-costs an interpreter start and a few file checks (docs/performance.md).
+come from that table, and both call `run`. That path reads no command line, and a hook
+reads its input through `HookInput` (pydantic) only once the files show something to act
+on: a Stop with nothing waiting, what every turn of every conversation in the project
+pays, costs an interpreter start and a few file checks (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -43,9 +43,8 @@ import json
 import re
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 from executor.claude.nextstep import describe, describe_paused, join, option_words
 from executor.claude.runs import (
@@ -74,8 +73,7 @@ _EXECUTOR_RE = re.compile(r"(?:^|[\s;&|(/])executor(?:\s|$)")
 Output = dict[str, Any] | None
 
 
-@dataclass(frozen=True)
-class Hook:
+class Hook(NamedTuple):
     """One `executor hook NAME`: the Claude Code events it answers, its help, and what
     it leaves alone when it fails."""
 

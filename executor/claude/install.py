@@ -4,8 +4,8 @@ The command files are short prose rendered from the templates in `commands/` (pa
 files); the subagents are the shipped `agents/*.md`; the hooks are merged into
 `.claude/settings.json` (`executor.claude.settings`). `--remove` takes the hooks out and
 deletes the files that are still exactly what install-claude writes
-(`executor.claude.uninstall`). Nothing here imports typer, rich or git: the CLI module
-wires this to the terminal.
+(`executor.claude.uninstall`). Nothing here imports rich or git: the CLI module wires
+this to the terminal.
 """
 
 from __future__ import annotations

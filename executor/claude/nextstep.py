@@ -147,7 +147,9 @@ def option_words(p: Pending) -> list[str]:
 def describe_paused(run: PausedRun) -> str:
     what = f"session {run.session}" if run.session is not None else "a session"
     note = f" ({run.notes})" if run.notes else ""
-    go_on = run.scope or (["resume-session", str(run.session)] if run.session is not None else [])
+    go_on = list(run.scope) or (
+        ["resume-session", str(run.session)] if run.session is not None else []
+    )
     command = (
         f"executor {' '.join(go_on)} --plan {q(run.folder)}"
         if go_on

@@ -26,9 +26,8 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from executor.fsutil import lock_held
 
@@ -62,10 +61,10 @@ _EXCLUDE_RE = re.compile(r"^/(?P<rel>(?:.*/)?)\.agent-\*$")
 _NAMED_RE = re.compile(r"NEED_AGENT: .*? in (?P<path>/.+?/\.agent-request\.json)")
 
 
-@dataclass(frozen=True)
-class Pending:
+class Pending(NamedTuple):
     """A request a run waits for: `answered` when a response for it is already written
-    (only the `--resume` that consumes it is missing)."""
+    (only the `--resume` that consumes it is missing). (Records of this module are not
+    dataclasses: the Stop hook runs at every turn and imports this.)"""
 
     folder: Path
     request: AgentRequest
@@ -79,25 +78,24 @@ class Pending:
         return self.request.agent_name == "human"
 
 
-@dataclass(frozen=True)
-class PausedRun:
+class PausedRun(NamedTuple):
     """A plan run its person paused: the session and the state's own note."""
 
     folder: Path
     session: int | None
     notes: str
     #: the subcommand that continues the run as its last command ran it (none: older)
-    scope: list[str] = field(default_factory=list)
+    scope: Sequence[str] = ()
 
 
-@dataclass
 class Scan:
     """What waits in the folders looked at, and the files that could not be read."""
 
-    folders: list[Path] = field(default_factory=list)
-    pending: list[Pending] = field(default_factory=list)
-    paused: list[PausedRun] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    def __init__(self, folders: list[Path]) -> None:
+        self.folders = folders
+        self.pending: list[Pending] = []
+        self.paused: list[PausedRun] = []
+        self.problems: list[str] = []
 
 
 def repository_top(start: Path) -> Path | None:

@@ -1,16 +1,18 @@
-"""`executor` command line: parse flags, call the core, map errors to exit codes.
+"""`executor` command line: read flags, call the core, map errors to exit codes.
 
-`main` is the console script. One parser: the typer application (`executor.cli.app`),
-which registers only the command group a call names (all of them for `--help`), so a
-host's `executor bridge respond ... --resume` does not import what template-create or
-`install-claude` need. One exception, measured (docs/performance.md): exactly
-`executor hook NAME`, a Claude Code hook that runs at every end of a turn, goes straight
-to `executor.claude.hooks.run`, found in the same table (`HOOKS`) the typer commands are
-built from; `executor hook NAME --help` and anything else go through typer.
+`main` is the console script. The commands are declared as data in the modules of this
+package (`executor.cli.spec`), read with argparse (`executor.cli.parse`) and run by
+`executor.cli.app`, which imports only the module of the command a call names. Two
+calls never read a command line, measured (docs/performance.md): exactly `executor
+hook NAME`, a Claude Code hook that runs at every end of a turn, goes straight to
+`executor.claude.hooks.run`, found in the same table (`HOOKS`) the `hook` commands are
+made from; and a shell asking for completions (`_EXECUTOR_COMPLETE` set by the script
+`--install-completion` wrote) is answered by `executor.cli.completion`.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -30,7 +32,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         if args[1] in EVENTS:
             return run(args[1])
+    if os.environ.get("_EXECUTOR_COMPLETE"):
+        from executor.cli.completion import complete
+
+        return complete(os.environ)
     from executor.cli.app import run_app
 
-    code: int = run_app(args)
-    return code
+    return run_app(args)

@@ -3,12 +3,10 @@ is on PATH here; then replay and bridge, the two built-in choices of --agent."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from executor.cli.spec import Commands
+from executor.params import Param
 
-import typer
-
-from executor import console
-from executor.cli import common
+commands = Commands()
 
 REPLAY: dict[str, object] = {
     "name": "replay",
@@ -44,28 +42,28 @@ def agents_data() -> list[dict[str, object]]:
     return [*rows, REPLAY, BRIDGE]
 
 
-def register(app: typer.Typer) -> None:
-    @app.command("agents")
-    def agents(
-        json_output: Annotated[
-            bool, typer.Option("--json", help="Machine-readable output on stdout.")
-        ] = False,
-    ) -> None:
-        """The agent presets for --agent: what each runs, and whether it is installed."""
+@commands(
+    "agents",
+    Param("json_output", "--json", kind="flag", help="Machine-readable output on stdout."),
+)
+def agents(json_output: bool) -> None:
+    """The agent presets for --agent: what each runs, and whether it is installed."""
+    from executor import console
+    from executor.cli import common
 
-        def body() -> int:
-            data = agents_data()
-            if json_output:
-                console.out_json(data)
-                return 0
-            for row in data:
-                where = row["on_path"] or "not on PATH"
-                console.out(f"{row['name']}: {row['summary']}")
-                console.out(f"  runs:   {row['template']}")
-                console.out(f"  found:  {where}")
-                for url in row["sources"]:  # type: ignore[attr-defined]
-                    console.out(f"  source: {url}")
-                console.out("")
+    def body() -> int:
+        data = agents_data()
+        if json_output:
+            console.out_json(data)
             return 0
+        for row in data:
+            where = row["on_path"] or "not on PATH"
+            console.out(f"{row['name']}: {row['summary']}")
+            console.out(f"  runs:   {row['template']}")
+            console.out(f"  found:  {where}")
+            for url in row["sources"]:  # type: ignore[attr-defined]
+                console.out(f"  source: {url}")
+            console.out("")
+        return 0
 
-        common.run(body, json_output=json_output)
+    common.run(body, json_output=json_output)

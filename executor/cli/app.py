@@ -1,124 +1,195 @@
-"""The typer application: every command and its help.
+"""The command table and the root of the command line: which module declares which
+command, the options before the command, and the run of one call.
 
-No logic lives here. Each concern registers its commands from its own module:
-`bridge` (host helpers), `plan` (validate/show), `run` (execute-*, resume-session,
-status, demo), `config`, `init` (a starter plan and config), `logs`, `agents`, `claude`
+No logic lives here. Each concern declares its commands in its own module: `bridge`
+(host helpers), `plan` (validate/show), `run` (execute-*, resume-session, status,
+demo), `config`, `init` (a starter plan and config), `logs`, `agents`, `claude`
 (install-claude), `hooks` (`executor hook ...`, the Claude Code hooks), `replay`
-(replay-agent), `templates` (template-create/apply).
-`build_app(first)` registers only the module of the command `first` names (every one
-when it names none, or for help), so a call imports what its command needs. Heavy
-libraries are imported inside the command bodies that need them, never at import time.
+(replay-agent), `templates` (template-create/apply). A call imports the module of the
+command it names (every one for `executor --help`), and each command imports what it
+needs when it runs.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Sequence
-from typing import Annotated
+from typing import Any
 
-import typer
+from executor.cli.spec import Command, Commands
+from executor.params import Param
 
-from executor import __version__, console
-from executor.cli import common
-from executor.exitcodes import DESCRIPTIONS, ExitCode
-
-_EPILOG = (
-    "Exit codes: "
-    + "; ".join(f"{c.value} {c.name}" for c in ExitCode)
-    + ". `executor exit-codes` prints what each means."
-)
-
-
-def _version(value: bool) -> None:
-    if value:
-        print(f"executor {__version__}")
-        raise typer.Exit(0)
-
-
-#: command -> the module of `executor.cli` that registers it
+#: command -> the module of `executor.cli` that declares it, in the order `--help` lists
+#: them (groups of commands last)
 COMMANDS = {
-    "bridge": "bridge",
-    "plan": "plan",
+    "exit-codes": "app",
     "execute-phase": "run",
     "execute-session": "run",
     "execute-plan": "run",
     "resume-session": "run",
     "status": "run",
+    "demo": "run",
     "config": "config",
     "init": "init",
     "logs": "logs",
-    "demo": "run",
     "agents": "agents",
     "install-claude": "claude",
-    "hook": "hooks",
     "replay-agent": "replay",
     "template-create": "templates",
     "template-apply": "templates",
+    "lane": "run",
+    "bridge": "bridge",
+    "plan": "plan",
+    "hook": "hooks",
 }
+HELP = (
+    "Drive AI coding agents through a written plan: RED/GREEN/REFACTOR verified by real "
+    "test runs, human checkpoints, one git commit per session, resumable."
+)
+#: the options before the command: (flags, value, help)
+OPTIONS = (
+    ("--version", "", "Show the version."),
+    ("-v, --verbose", "", "Show tracebacks for internal errors."),
+    ("--install-completion", "", "Install completion for the current shell."),
+    (
+        "--show-completion",
+        "",
+        "Show completion for the current shell, to copy it or customize the installation.",
+    ),
+)
+
+commands = Commands()
 
 
-def build_app(first: str | None = None) -> typer.Typer:
-    """The application; with `first` (the command a call names), only its module."""
-    app = typer.Typer(
-        name="executor",
-        help="Drive AI coding agents through a written plan: RED/GREEN/REFACTOR verified by "
-        "real test runs, human checkpoints, one git commit per session, resumable.",
-        epilog=_EPILOG,
-        no_args_is_help=True,
-        add_completion=True,
-        pretty_exceptions_enable=False,
-        **common.APP_STYLE,
-    )
+@commands("exit-codes", Param("json_output", "--json", kind="flag", help="The table as JSON."))
+def exit_codes(json_output: bool) -> None:
+    """Print the exit-code table."""
+    from executor import console
+    from executor.cli import common
+    from executor.exitcodes import DESCRIPTIONS, ExitCode
 
-    @app.callback()
-    def _root(
-        version: Annotated[
-            bool,
-            typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
-        ] = False,
-        verbose: Annotated[
-            bool, typer.Option("--verbose", "-v", help="Show tracebacks for internal errors.")
-        ] = False,
-    ) -> None:
-        common.state["verbose"] = verbose
-
-    @app.command("exit-codes")
-    def _exit_codes(
-        json_output: Annotated[bool, typer.Option("--json", help="The table as JSON.")] = False,
-    ) -> None:
-        """Print the exit-code table."""
+    def body() -> int:
         if json_output:
             console.out_json(
                 [{"code": c.value, "name": c.name, "meaning": DESCRIPTIONS[c]} for c in ExitCode]
             )
-            return
+            return 0
         for code in ExitCode:
-            print(f"{code.value:>4}  {code.name:<20} {DESCRIPTIONS[code]}")
+            console.out(f"{code.value:>4}  {code.name:<20} {DESCRIPTIONS[code]}")
+        return 0
 
-    import importlib
+    common.run(body, json_output=json_output)
 
-    wanted = COMMANDS.get(first or "")
-    for module in dict.fromkeys(COMMANDS.values()):
-        if wanted is None or module == wanted:
-            importlib.import_module(f"executor.cli.{module}").register(app)
-    return app
+
+def entry(name: str) -> Command | Commands | None:
+    """The command or group `name` names, from the module that declares it."""
+    module = COMMANDS.get(name)
+    if module is None:
+        return None
+    table: Commands = importlib.import_module(f"executor.cli.{module}").commands
+    return table.entries[name]
+
+
+def root() -> Commands:
+    """Every command, as `executor --help` lists them."""
+    every = Commands("executor", HELP)
+    for name in COMMANDS:
+        found = entry(name)
+        assert found is not None
+        every.entries[name] = found
+    return every
+
+
+def epilog() -> str:
+    from executor.exitcodes import ExitCode
+
+    codes = "; ".join(f"{c.value} {c.name}" for c in ExitCode)
+    return f"Exit codes: {codes}. `executor exit-codes` prints what each means."
 
 
 def run_app(args: Sequence[str]) -> int:
-    """Run the typer application on `args`; the exit code (never raises SystemExit)."""
-    common.state["ran"] = False
-    app = build_app(next((a for a in args if not a.startswith("-")), None))
+    """Run one command line (without `executor`); the exit code (never raises
+    SystemExit). Calls nest: `bridge respond --resume` runs the run command."""
+    first = next((a for a in args if a in ("--version", "-h", "--help") or a[:1] != "-"), "")
+    if first == "--version":  # what a shell or a script asks most: no more than this
+        from executor import __version__
+
+        print(f"executor {__version__}")
+        return 0
+    if first in ("-h", "--help"):
+        from executor.cli.parse import group_help
+
+        sys.stdout.write(group_help("executor", root(), OPTIONS, epilog()))
+        return 0
+    from executor.cli import common
+
     try:
         with common.running(args):
-            app(args=list(args), prog_name="executor")
+            return _run(list(args))
     except common.Exit as e:
         return e.code
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-        if code == 2 and not common.state["ran"]:
-            return int(ExitCode.USAGE_ERROR)  # click's usage errors; 2 means PATH_NOT_FOUND
-        return code
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
+        from executor.exitcodes import ExitCode
+
         return int(ExitCode.INTERRUPTED)
+
+
+def _run(args: list[str]) -> int:
+    from executor.cli import common
+
+    call: list[tuple[Command, dict[str, Any]]] = []
+    code = common.outcome(lambda: _read(args, call), json_output=False, rerun=None)
+    if call and not code:
+        command, values = call[0]
+        command.run(**values)
+    return code
+
+
+def _read(args: list[str], call: list[tuple[Command, dict[str, Any]]]) -> int:
+    """Read the command line: the command to run and its values into `call`, or what
+    the root options ask for, done; the exit code."""
+    from executor.cli import common, parse
+    from executor.exitcodes import ExitCode
+
+    words: list[str] = []
+    while args and args[0].startswith("-"):
+        option = args.pop(0)
+        if option in ("-v", "--verbose"):
+            common.state["verbose"] = True
+        elif option in ("--install-completion", "--show-completion"):
+            from executor.cli.completion import install_or_show
+
+            shell = args.pop(0) if args and not args[0].startswith("-") else None
+            return install_or_show(option, shell)
+        else:
+            raise parse.usage_error(f"no such option: {option}", "executor")
+    found: Command | Commands | None = None
+    while args:
+        name = args.pop(0)
+        table = found if isinstance(found, Commands) else None
+        found = table.entries.get(name) if table is not None else entry(name)
+        if found is None:
+            raise parse.usage_error(f"no such command: {name}", " ".join(["executor", *words]))
+        words.append(name)
+        if isinstance(found, Command):
+            break
+        if args and args[0] in parse.HELP:
+            sys.stdout.write(parse.group_help(" ".join(["executor", *words]), found))
+            return 0
+    prog = " ".join(["executor", *words])
+    if not isinstance(found, Command):  # no command, or a group without one
+        group = found if isinstance(found, Commands) else root()
+        shown = (
+            parse.group_help(prog, group, OPTIONS, epilog())
+            if found is None
+            else (parse.group_help(prog, group))
+        )
+        sys.stderr.write(shown)
+        return int(ExitCode.USAGE_ERROR)
+    try:
+        call.append((found, parse.parse(prog, found, args)))
+    except parse.Done as done:
+        return done.code
     return 0

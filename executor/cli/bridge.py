@@ -1,19 +1,17 @@
 """`executor bridge show|respond|validate`: host helpers, so no host hand-writes JSON.
 
-Thin: parse flags, call `executor.bridge.host` through `common.run`.
+Thin: read flags, call `executor.bridge.host` through `common.run`.
 """
 
 from __future__ import annotations
 
-import shlex
-from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-import typer
+from executor.cli.spec import Commands
+from executor.params import Param
 
-from executor import console
-from executor.cli import common
-from executor.exitcodes import ExitCode
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _DIR_HELP = (
     "Folder holding .agent-request.json. Default: the current folder when it holds one, "
@@ -22,6 +20,8 @@ _DIR_HELP = (
 
 
 def _print_show(info: dict[str, Any]) -> None:
+    from executor import console
+
     who = "the person" if info["kind"] == "human" else f"agent {info['agent_name']!r}"
     console.out(f"Pending request {info['request_id']} for {who} (attempt {info['attempt']})")
     console.out(f"  request file:  {info['request_file']}")
@@ -43,6 +43,7 @@ def _print_show(info: dict[str, Any]) -> None:
 
 def _show_all(folder: Path, json_out: bool) -> int:
     """Every request the run kept in `folder` waits on (the run's own, each lane's)."""
+    from executor import console
     from executor.bridge.host import show_pending
     from executor.bridge.protocol import REQUEST_NAME
     from executor.workflows.tdd.parallel.view import request_folders
@@ -54,158 +55,149 @@ def _show_all(folder: Path, json_out: bool) -> int:
         console.out_json(
             {"pending": [{k: v for k, v in i.items() if k != "prompt"} for i in found]}
         )
-        return int(ExitCode.SUCCESS)
+        return 0
     if not found:
         console.out(f"No request is pending for the run in {folder}.")
     for i, info in enumerate(found):
         if i:
             console.out("")
         _print_show(info)
-    return int(ExitCode.SUCCESS)
+    return 0
 
 
-def register(app: typer.Typer) -> None:
-    """Add `executor bridge ...` to the root app."""
-    sub = typer.Typer(
-        name="bridge",
-        help="Host helpers for the exit-42 bridge: show the pending request, write the "
-        "response, validate a file.",
-        no_args_is_help=True,
-        **common.APP_STYLE,
-    )
+commands = Commands()
+bridge = commands.group(
+    "bridge",
+    "Host helpers for the exit-42 bridge: show the pending request, write the response, "
+    "validate a file.",
+)
+DIR = Param("directory", "--dir", kind="path", metavar="PATH", help=_DIR_HELP)
+JSON = Param("json_out", "--json", kind="flag", help="One JSON object.")
 
-    @sub.command("show")
-    def _show(
-        directory: Annotated[Path | None, typer.Option("--dir", help=_DIR_HELP)] = None,
-        every: Annotated[
-            bool,
-            typer.Option(
-                "--all",
-                help="Every request the run waits on: a parallel run's sessions each wait "
-                'on their own (docs/parallel.md). With --json: {"pending": [...]}.',
-            ),
-        ] = False,
-        json_out: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
-    ) -> None:
-        """Show the pending request: agent, request_id, attempt, prompt size, paths."""
 
-        def body() -> int:
-            from executor.bridge.host import resolve_dir, show_pending
+@bridge(
+    "show",
+    DIR,
+    Param("every", "--all", kind="flag",
+          help="Every request the run waits on: a parallel run's sessions each wait on their "
+          'own (docs/parallel.md). With --json: {"pending": [...]}.'),
+    JSON,
+)  # fmt: skip
+def show(directory: Path | None, every: bool, json_out: bool) -> None:
+    """Show the pending request: agent, request_id, attempt, prompt size, paths."""
+    from executor import console
+    from executor.cli import common
 
-            if every:
-                return _show_all(resolve_dir(directory), json_out)
-            info = show_pending(resolve_dir(directory))
-            if json_out:
-                console.out_json({k: v for k, v in info.items() if k != "prompt"})
-            else:
-                _print_show(info)
-            return int(ExitCode.SUCCESS)
+    def body() -> int:
+        from executor.bridge.host import resolve_dir, show_pending
 
-        common.run(body, json_output=json_out)
+        if every:
+            return _show_all(resolve_dir(directory), json_out)
+        info = show_pending(resolve_dir(directory))
+        if json_out:
+            console.out_json({k: v for k, v in info.items() if k != "prompt"})
+        else:
+            _print_show(info)
+        return 0
 
-    @sub.command("respond")
-    def _respond(
-        status: Annotated[
-            Literal["success", "error", "timeout", "cancelled"],
-            typer.Option("--status", help="How the agent (or person) did."),
-        ] = "success",
-        directory: Annotated[Path | None, typer.Option("--dir", help=_DIR_HELP)] = None,
-        response: Annotated[str | None, typer.Option("--response", help="The answer text.")] = None,
-        response_file: Annotated[
-            Path | None,
-            typer.Option("--response-file", help="Read the answer from a file; - reads stdin."),
-        ] = None,
-        error_message: Annotated[
-            str | None,
-            typer.Option("--error-message", help="What went wrong (with --status error)."),
-        ] = None,
-        error_type: Annotated[
-            str | None,
-            typer.Option(
-                "--error-type",
-                help="AGENT_NOT_FOUND, INVOCATION_FAILED, TIMEOUT, PARSE_ERROR, "
-                "VALIDATION_ERROR or UNKNOWN (default for errors)",
-            ),
-        ] = None,
-        feedback: Annotated[
-            str | None,
-            typer.Option(
-                "--feedback",
-                help="A person's words for the agent, with their choice (request_changes "
-                "when --response names none).",
-            ),
-        ] = None,
-        resume: Annotated[
-            bool,
-            typer.Option(
-                "--resume",
-                help="Then continue the run in this process, as the command that stopped "
-                "would with --resume (its exit code, 42 again when it waits once more).",
-            ),
-        ] = False,
-        json_out: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
-    ) -> None:
-        """Write .agent-response.json bound to the pending request (atomically), and with
-        --resume continue the run: the whole host step in one process."""
+    common.run(body, json_output=json_out)
 
-        def body() -> int:
-            from executor.bridge.host import forged_resume, resolve_dir, resume_argv, write_response
-            from executor.bridge.protocol import REQUEST_NAME
 
-            folder = resolve_dir(directory)
-            target, req = write_response(
-                folder,
-                status=status,
-                response=response,
-                response_file=response_file,
-                error_message=error_message,
-                error_type=error_type,
-                feedback=feedback,
-            )
-            if resume:
-                from executor.cli.app import run_app
+@bridge(
+    "respond",
+    Param("status", "--status", default="success",
+          choices=("success", "error", "timeout", "cancelled"),
+          metavar="[success|error|timeout|cancelled]", help="How the agent (or person) did."),
+    DIR,
+    Param("response", "--response", help="The answer text."),
+    Param("response_file", "--response-file", kind="path",
+          help="Read the answer from a file; - reads stdin."),
+    Param("error_message", "--error-message", help="What went wrong (with --status error)."),
+    Param("error_type", "--error-type",
+          help="AGENT_NOT_FOUND, INVOCATION_FAILED, TIMEOUT, PARSE_ERROR, VALIDATION_ERROR or "
+          "UNKNOWN (default for errors)"),
+    Param("feedback", "--feedback",
+          help="A person's words for the agent, with their choice (request_changes when "
+          "--response names none)."),
+    Param("resume", "--resume", kind="flag",
+          help="Then continue the run in this process, as the command that stopped would "
+          "with --resume (its exit code, 42 again when it waits once more)."),
+    JSON,
+)  # fmt: skip
+def respond(
+    status: str,
+    directory: Path | None,
+    response: str | None,
+    response_file: Path | None,
+    error_message: str | None,
+    error_type: str | None,
+    feedback: str | None,
+    resume: bool,
+    json_out: bool,
+) -> None:
+    """Write .agent-response.json bound to the pending request (atomically), and with
+    --resume continue the run: the whole host step in one process."""
+    from executor import console
+    from executor.cli import common
 
-                argv = resume_argv(folder, req)
-                forged = forged_resume(req, argv)
-                if forged is not None:
-                    console.err(
-                        f"warning: {folder / REQUEST_NAME} names another command to continue "
-                        f"the run (executor {shlex.join(forged)}); it is not run: the saved "
-                        f"run's command continues it (executor {shlex.join(argv)})."
-                    )
-                return run_app([*argv, "--json"] if json_out and "--json" not in argv else argv)
-            if json_out:
-                console.out_json({"response_file": str(target), "status": status})
-            else:
-                console.out(f"Wrote {target}; now re-run the executor command with --resume.")
-            return int(ExitCode.SUCCESS)
+    def body() -> int:
+        from executor.bridge.host import forged_resume, resolve_dir, resume_argv, write_response
+        from executor.bridge.protocol import REQUEST_NAME
 
-        common.run(body, json_output=json_out)
+        folder = resolve_dir(directory)
+        target, req = write_response(
+            folder,
+            status=status,
+            response=response,
+            response_file=response_file,
+            error_message=error_message,
+            error_type=error_type,
+            feedback=feedback,
+        )
+        if resume:
+            import shlex
 
-    @sub.command("validate")
-    def _validate(
-        file: Annotated[
-            Path | None,
-            typer.Argument(
-                help="A request or response file (default: the response file, else the "
-                "request file, in the folder --dir picks)."
-            ),
-        ] = None,
-        directory: Annotated[Path | None, typer.Option("--dir", help=_DIR_HELP)] = None,
-        json_out: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
-    ) -> None:
-        """Check a request or response file; field-level messages when invalid."""
+            from executor.cli.app import run_app
 
-        def body() -> int:
-            from executor.bridge.host import validate
+            argv = resume_argv(folder, req)
+            forged = forged_resume(req, argv)
+            if forged is not None:
+                console.err(
+                    f"warning: {folder / REQUEST_NAME} names another command to continue "
+                    f"the run (executor {shlex.join(forged)}); it is not run: the saved "
+                    f"run's command continues it (executor {shlex.join(argv)})."
+                )
+            return run_app([*argv, "--json"] if json_out and "--json" not in argv else argv)
+        if json_out:
+            console.out_json({"response_file": str(target), "status": status})
+        else:
+            console.out(f"Wrote {target}; now re-run the executor command with --resume.")
+        return 0
 
-            kind, path = validate(file, directory)
-            if json_out:
-                console.out_json({"file": str(path), "kind": kind, "valid": True})
-            else:
-                console.out(f"{path}: valid {kind} file")
-            return int(ExitCode.SUCCESS)
+    common.run(body, json_output=json_out)
 
-        common.run(body, json_output=json_out)
 
-    app.add_typer(sub, name="bridge")
+@bridge(
+    "validate",
+    Param("file", kind="path",
+          help="A request or response file (default: the response file, else the request "
+          "file, in the folder --dir picks)."),
+    DIR,
+    JSON,
+)  # fmt: skip
+def validate(file: Path | None, directory: Path | None, json_out: bool) -> None:
+    """Check a request or response file; field-level messages when invalid."""
+    from executor import console
+    from executor.cli import common
+
+    def body() -> int:
+        from executor.bridge.host import validate
+
+        kind, path = validate(file, directory)
+        if json_out:
+            console.out_json({"file": str(path), "kind": kind, "valid": True})
+        else:
+            console.out(f"{path}: valid {kind} file")
+        return 0
+
+    common.run(body, json_output=json_out)

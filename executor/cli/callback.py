@@ -25,7 +25,7 @@ from executor.words import plural
 if TYPE_CHECKING:
     from executor.choices import Question
     from executor.notify import Delivery, Event, Targets
-    from executor.project_config import RunOptions
+    from executor.runoptions import RunOptions
     from executor.workflows.tdd.run import RunRequest, RunResult
 
 

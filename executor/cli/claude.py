@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING
 
-import typer
+from executor.cli.spec import Commands
+from executor.params import Param
 
-from executor import console
-from executor.cli import common
-from executor.fsutil import quote
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _listed(groups: Sequence[tuple[str, Sequence[Path], str]], notes: Sequence[str]) -> None:
     """Each file under what was done to it (`wrote   .claude/...`), then the notes."""
+    from executor import console
     from executor.claude.install import display_path
 
     for label, paths, why in groups:
@@ -27,6 +27,7 @@ def _listed(groups: Sequence[tuple[str, Sequence[Path], str]], notes: Sequence[s
 def _install(
     target: Path | None, plan: Path | None, force: bool, hooks: bool, json_output: bool
 ) -> int:
+    from executor import console
     from executor.claude.install import install_claude
 
     result = install_claude(target, plan=plan, force=force, hooks=hooks)
@@ -48,6 +49,7 @@ def _install(
 
 
 def _remove(target: Path | None, json_output: bool) -> int:
+    from executor import console
     from executor.claude.uninstall import remove_claude
 
     result = remove_claude(target)
@@ -71,7 +73,9 @@ def _remove(target: Path | None, json_output: bool) -> int:
 def _commit_hint(root: Path, message: str) -> None:
     """The git commands that commit `.claude/`, when git sees a change there (after
     `git init` where there is no repository yet and there is a `.claude/` to commit)."""
+    from executor import console
     from executor.errors import UserError
+    from executor.fsutil import quote
     from executor.vcs import GitRepo
 
     folder, git = quote(root / ".claude"), f"git -C {quote(root)}"
@@ -94,59 +98,41 @@ def _commit_hint(root: Path, message: str) -> None:
     )
 
 
-def register(app: typer.Typer) -> None:
-    """Add this concern's commands to the root app."""
+commands = Commands()
 
-    @app.command("install-claude")
-    def install_claude_cmd(
-        target: Annotated[
-            Path | None,
-            typer.Option(
-                "--target",
-                help="Project folder to write .claude/ into (default: the root of the git "
-                "repository containing the current folder, else the current folder).",
-            ),
-        ] = None,
-        plan: Annotated[
-            Path | None,
-            typer.Option(
-                "--plan",
-                help="Plan folder or file: writes /execute-phase-N for each phase and names "
-                "the plan in every command.",
-            ),
-        ] = None,
-        force: Annotated[
-            bool, typer.Option("--force", help="Overwrite existing files that differ.")
-        ] = False,
-        no_hooks: Annotated[
-            bool,
-            typer.Option(
-                "--no-hooks",
-                help="Leave .claude/settings.json alone (no Stop, PostToolUse, SessionStart "
-                "or PreToolUse hooks).",
-            ),
-        ] = False,
-        remove: Annotated[
-            bool,
-            typer.Option(
-                "--remove",
-                help="Take our hooks out of .claude/settings.json and delete the command and "
-                "subagent files that are still exactly as written; keep changed ones.",
-            ),
-        ] = False,
-        json_output: Annotated[
-            bool, typer.Option("--json", help="Print what was written as JSON.")
-        ] = False,
-    ) -> None:
-        """Install Claude Code slash commands (.claude/commands), subagents (.claude/agents)
-        and hooks (.claude/settings.json, merged into what is there).
 
-        Existing command and subagent files are left alone unless --force; the output
-        lists them. A settings file that is not valid JSON is refused: nothing is written.
-        """
-        if remove:
-            common.run(lambda: _remove(target, json_output), json_output=json_output)
-        common.run(
-            lambda: _install(target, plan, force, not no_hooks, json_output),
-            json_output=json_output,
-        )
+@commands(
+    "install-claude",
+    Param("target", "--target", kind="path",
+          help="Project folder to write .claude/ into (default: the root of the git "
+          "repository containing the current folder, else the current folder)."),
+    Param("plan", "--plan", kind="path",
+          help="Plan folder or file: writes /execute-phase-N for each phase and names the "
+          "plan in every command."),
+    Param("force", "--force", kind="flag", help="Overwrite existing files that differ."),
+    Param("no_hooks", "--no-hooks", kind="flag",
+          help="Leave .claude/settings.json alone (no Stop, PostToolUse, SessionStart or "
+          "PreToolUse hooks)."),
+    Param("remove", "--remove", kind="flag",
+          help="Take our hooks out of .claude/settings.json and delete the command and "
+          "subagent files that are still exactly as written; keep changed ones."),
+    Param("json_output", "--json", kind="flag", help="Print what was written as JSON."),
+)  # fmt: skip
+def install_claude_cmd(
+    target: Path | None, plan: Path | None, force: bool, no_hooks: bool, remove: bool,
+    json_output: bool,
+) -> None:  # fmt: skip
+    """Install Claude Code slash commands (.claude/commands), subagents (.claude/agents)
+    and hooks (.claude/settings.json, merged into what is there).
+
+    Existing command and subagent files are left alone unless --force; the output
+    lists them. A settings file that is not valid JSON is refused: nothing is written.
+    """
+    from executor.cli import common
+
+    if remove:
+        common.run(lambda: _remove(target, json_output), json_output=json_output)
+    common.run(
+        lambda: _install(target, plan, force, not no_hooks, json_output),
+        json_output=json_output,
+    )

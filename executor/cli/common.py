@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
 
 from executor import console
 from executor.errors import (
@@ -28,15 +27,8 @@ from executor.errors import (
 from executor.exitcodes import ExitCode
 from executor.fsutil import quote
 
-#: How every typer (sub)app looks: plain help (no `<bool>` placeholders, no rich import
-#: just to print help), and `-h` as well as `--help`.
-APP_STYLE: dict[str, Any] = {
-    "rich_markup_mode": None,
-    "context_settings": {"help_option_names": ["-h", "--help"]},
-}
-
-#: Set when a command body ran, so `main` can tell our exit 2 from a usage error.
-state: dict[str, bool] = {"ran": False, "verbose": False}
+#: `executor --verbose`: tracebacks of internal errors.
+state: dict[str, bool] = {"verbose": False}
 #: The command line being run (without `executor`): the run commands make the commands
 #: that continue them from it (a run continued in-process by `bridge respond --resume`
 #: has its own, not the process's sys.argv).
@@ -84,7 +76,6 @@ def run(
     notifications: `executor.cli.callback`). `waiting(e)`: the one line to say after
     exit 42 instead of the host's NEED_AGENT lines (None: those).
     """
-    state["ran"] = True
     raised: list[BaseException] = []
 
     def watched() -> int | None:

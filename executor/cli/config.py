@@ -4,89 +4,92 @@ the default)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-import typer
+from executor.cli.spec import Commands
+from executor.params import Param
 
-from executor import console
-from executor.cli import common
+if TYPE_CHECKING:
+    from pathlib import Path
+
+commands = Commands()
 
 
-def register(app: typer.Typer) -> None:
-    @app.command("config")
-    def config(
-        plan: Annotated[
-            Path | None,
-            typer.Option(
-                "--plan", help="Plan folder or file (its saved run counts; default: found)."
-            ),
-        ] = None,
-        json_output: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
-    ) -> None:
-        """Each run option's value for the next run here, and where it comes from."""
+@commands(
+    "config",
+    Param("plan", "--plan", kind="path", metavar="PLAN",
+          help="Plan folder or file (its saved run counts; default: found)."),
+    Param("json_output", "--json", kind="flag", help="One JSON object."),
+)  # fmt: skip
+def config(plan: Path | None, json_output: bool) -> None:
+    """Each run option's value for the next run here, and where it comes from."""
+    from pathlib import Path
 
-        def body() -> int:
-            from executor.engine.layout import Layout
-            from executor.errors import UserError
-            from executor.project_config import find_root, load_project_config
-            from executor.workflows.tdd.options import Overrides, explain
-            from executor.workflows.tdd.state import state_store
+    from executor import console
+    from executor.cli import common
 
-            named: Path | None = plan.absolute() if plan else None
-            if named is None:
-                from executor.plan import discover_plan
+    def body() -> int:
+        from executor.engine.layout import Layout
+        from executor.errors import UserError
+        from executor.project_config import find_root, load_project_config
+        from executor.runoptions import Overrides, explain
+        from executor.workflows.tdd.state import state_store
 
-                try:
-                    named = discover_plan(Path.cwd())
-                except UserError:
-                    named = None  # no plan here: the config and the defaults only
-            root = find_root(named or Path.cwd())
-            settings = load_project_config(root)
-            state = None
-            if named is not None:
-                state = state_store(Layout(named if named.is_dir() else named.parent)).load()
-            shown = _applied(explain(Overrides(), state.run.options if state else None, settings))
-            from executor.sandbox import bubblewrap
+        named: Path | None = plan.absolute() if plan else None
+        if named is None:
+            from executor.plan import discover_plan
 
-            bwrap = bubblewrap()
-            python = _python(root)
-            python["runner"] = _runner(shown.get("test_command", (None, ""))[0])
-            if json_output:
-                console.out_json({
-                    "config_file": str(settings.source) if settings.source else None,
-                    "plan": str(named) if named else None,
-                    "options": {k: {"value": v, "from": src} for k, (v, src) in shown.items()},
-                    "bubblewrap": bwrap,
-                    "python": python,
-                })  # fmt: skip
-                return 0
-            where = settings.source or "none (pyproject.toml [tool.executor] or .executor.toml)"
-            console.out(f"config file: {where}")
-            console.out(f"saved run: {named if state else 'none'}")
-            width = max(len(k) for k in shown)
-            for key, (value, source) in shown.items():
-                text = f"{value} s" if key.endswith("_timeout") else str(value)
-                console.out(f"{key.ljust(width)}  {text:<30}  ({source})")
-            works = f"works here ({bwrap})" if bwrap else "not installed or not allowed here"
-            console.out(f"bubblewrap: {works}; tests run in it when sandbox is auto")
-            if "error" in python:
-                console.out(f"tests run with: nothing usable: {python['error']}")
-            else:
-                has = "with pytest" if python["pytest"] else "WITHOUT pytest"
-                console.out(
-                    f"tests run with: {python['path']} (Python {python['version']}, {has}), "
-                    f"{python['source']}"
-                )
-            console.out(f"test counts: {python['runner']}")
+            try:
+                named = discover_plan(Path.cwd())
+            except UserError:
+                named = None  # no plan here: the config and the defaults only
+        root = find_root(named or Path.cwd())
+        settings = load_project_config(root)
+        state = None
+        if named is not None:
+            state = state_store(Layout(named if named.is_dir() else named.parent)).load()
+        shown = _applied(explain(Overrides(), state.run.options if state else None, settings))
+        from executor.sandbox import bubblewrap
+
+        bwrap = bubblewrap()
+        python = _python(root)
+        python["runner"] = _runner(shown.get("test_command", (None, ""))[0])
+        if json_output:
+            console.out_json({
+                "config_file": str(settings.source) if settings.source else None,
+                "plan": str(named) if named else None,
+                "options": {k: {"value": v, "from": src} for k, (v, src) in shown.items()},
+                "bubblewrap": bwrap,
+                "python": python,
+            })  # fmt: skip
             return 0
+        where = settings.source or "none (pyproject.toml [tool.executor] or .executor.toml)"
+        console.out(f"config file: {where}")
+        console.out(f"saved run: {named if state else 'none'}")
+        width = max(len(k) for k in shown)
+        for key, (value, source) in shown.items():
+            text = f"{value} s" if key.endswith("_timeout") else str(value)
+            console.out(f"{key.ljust(width)}  {text:<30}  ({source})")
+        works = f"works here ({bwrap})" if bwrap else "not installed or not allowed here"
+        console.out(f"bubblewrap: {works}; tests run in it when sandbox is auto")
+        if "error" in python:
+            console.out(f"tests run with: nothing usable: {python['error']}")
+        else:
+            has = "with pytest" if python["pytest"] else "WITHOUT pytest"
+            console.out(
+                f"tests run with: {python['path']} (Python {python['version']}, {has}), "
+                f"{python['source']}"
+            )
+        console.out(f"test counts: {python['runner']}")
+        return 0
 
-        common.run(body, json_output=json_output)
+    common.run(body, json_output=json_output)
 
 
 def _runner(command: object) -> str:
     """How the project's test command's results are counted (`executor.testreports`)."""
     import shlex
+    from pathlib import Path
 
     from executor.testreports import prepare
 

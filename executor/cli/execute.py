@@ -1,5 +1,5 @@
-"""What the run commands do once typer parsed their flags (`run.py`): build the request,
-run it, render the result. Nothing here imports typer."""
+"""What the run commands do once their flags are read (`run.py`): build the request, run
+it, render the result."""
 
 from __future__ import annotations
 
@@ -98,10 +98,11 @@ def _execute(
 ) -> int:
     from executor.engine.agents import BRIDGE_AGENT
     from executor.errors import UserError
-    from executor.workflows.tdd.options import Overrides
+    from executor.runoptions import Overrides, RunOptions
     from executor.workflows.tdd.run import Runner, RunRequest
 
-    agent_command, agent = agent_choice(values)
+    given = {o.name: values[o.name] for o in RunOptions.OPTIONS}
+    agent_command, agent = given["agent_command"], given["agent"] = agent_choice(values)
     if agent_command is not None or agent not in (None, BRIDGE_AGENT):
         from executor.engine.process import AgentProcess
 
@@ -109,8 +110,6 @@ def _execute(
         AgentProcess.from_options(agent_command, agent, others=("replay",))
     if values.get("repo") is not None and not Path(values["repo"]).is_dir():
         raise UserError(f"--repo {values['repo']} is not a folder")
-    if values.get("no_verify") and values.get("verify"):
-        raise UserError("--no-verify and --verify say opposite things; give one")
     plan = resolve_plan(values.get("plan"))
     values["plan"] = plan
     req = RunRequest(
@@ -120,25 +119,7 @@ def _execute(
         resume=bool(values.get("resume")),
         yes=bool(values.get("yes")),
         resume_argv=resume_argv,
-        overrides=Overrides(
-            agent_command=agent_command,
-            agent=agent,
-            agent_timeout=values.get("agent_timeout"),
-            test_timeout=values.get("test_timeout"),
-            checkpoints=values.get("checkpoints"),
-            sandbox=values.get("sandbox"),
-            no_verify=True if values.get("no_verify") else False if values.get("verify") else None,
-            max_retries=values.get("max_retries"),
-            test_command=values.get("test_command"),
-            budget_usd=values.get("budget_usd"),
-            budget_tokens=values.get("budget_tokens"),
-            budget_minutes=values.get("budget_minutes"),
-            tag=values.get("tag"),
-            notify=values.get("notify"),
-            parallel=values.get("parallel"),
-            min_mutation_score=values.get("min_mutation_score"),
-            mutation_budget=values.get("mutation_budget"),
-        ),
+        overrides=Overrides(**given),
     )
     json_output = bool(values.get("json_output"))
     req.activity = console.stderr_activity if json_output else console.activity

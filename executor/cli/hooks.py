@@ -4,41 +4,41 @@
 event's JSON on stdin. Thin: the commands come from `executor.claude.hooks.HOOKS` and
 call its `run` (read stdin, print Claude Code's JSON, exit 0: a hook never fails its
 host). `executor.cli.main` runs exactly `executor hook NAME` straight through the same
-`run`, without building this app (docs/performance.md); help and anything else come here.
+`run`, without reading a command line (docs/performance.md); help and anything else
+come here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-import typer
-
-from executor.claude.hooks import HOOKS, Hook
-from executor.cli import common
+from executor.cli.spec import Command, Commands
 
 
-def _command(hook: Hook) -> Callable[[], None]:
+def _hook_commands(group: Commands) -> None:
+    """The commands, from the hooks' table (imported only when they are looked at)."""
+    from executor.claude.hooks import HOOKS
+
+    for hook in HOOKS:
+        events = " / ".join(hook.events)
+        text = f"{events}: {hook.help}. Reads the hook's JSON on stdin; prints Claude Code's."
+        group.add(Command(hook.name, _command(hook.name), (), text))
+
+
+def _command(name: str) -> Callable[[], None]:
     def command() -> None:
         from executor.claude.hooks import run
+        from executor.cli import common
 
-        common.run(lambda: run(hook.name))
+        common.run(lambda: run(name))
 
-    events = " / ".join(hook.events)
-    command.__doc__ = (
-        f"{events}: {hook.help}. Reads the hook's JSON on stdin; prints Claude Code's."
-    )
     return command
 
 
-def register(app: typer.Typer) -> None:
-    """Add `executor hook ...` to the root app."""
-    sub = typer.Typer(
-        name="hook",
-        help="Claude Code hooks (install-claude writes them into .claude/settings.json): "
-        "each reads the hook's JSON on stdin and prints Claude Code's JSON; never fails.",
-        no_args_is_help=True,
-        **common.APP_STYLE,
-    )
-    for hook in HOOKS:
-        sub.command(hook.name)(_command(hook))
-    app.add_typer(sub)
+commands = Commands()
+hooks = commands.group(
+    "hook",
+    "Claude Code hooks (install-claude writes them into .claude/settings.json): each reads "
+    "the hook's JSON on stdin and prints Claude Code's JSON; never fails.",
+    load=_hook_commands,
+)

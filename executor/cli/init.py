@@ -8,16 +8,14 @@ the defaults and the flags as they are. It refuses to overwrite a plan or a conf
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
-import typer
-
-from executor import console, fsutil
-from executor.cli import common
+from executor.cli.spec import Commands
+from executor.params import Param
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from executor.prompts import FormPrompter
     from executor.starter.detect import Project
     from executor.starter.write import Choices, Written
@@ -28,57 +26,56 @@ _FORMAT_HELP = (
 )
 
 
-def register(app: typer.Typer) -> None:
-    @app.command("init")
-    def init(
-        format: Annotated[
-            str | None, typer.Option("--format", help=_FORMAT_HELP, metavar="FORMAT")
-        ] = None,
-        name: Annotated[
-            str | None,
-            typer.Option("--name", help="The plan's name (default: the folder's).", metavar="NAME"),
-        ] = None,
-        test_command: Annotated[
-            str | None,
-            typer.Option(
-                "--test-command",
-                help="The project's test command (default: detected: pytest, npm test, go "
-                "test, cargo test).",
-                metavar="CMD",
-            ),
-        ] = None,
-        folder: Annotated[
-            Path | None,
-            typer.Option("--dir", help="The project's folder (default: this one).", metavar="DIR"),
-        ] = None,
-        yes: Annotated[
-            bool, typer.Option("--yes", "-y", help="Take the defaults; ask nothing.")
-        ] = False,
-        json_output: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
-    ) -> None:
-        """Write a starter plan and the config ([tool.executor]) for this project."""
+commands = Commands()
 
-        def body() -> int:
-            from executor.errors import PathNotFoundError
 
-            root = (folder or Path.cwd()).absolute()
-            if not root.is_dir():
-                raise PathNotFoundError(f"--dir {root} is not a folder", path=root)
-            prompter = None if yes or json_output else _terminal()
-            choices = _choose(root, format, name, test_command, prompter)
-            if prompter is not None and not _confirm(prompter, choices):
-                console.out("Nothing was written.")
-                return 1
-            from executor.starter.write import write
+@commands(
+    "init",
+    Param("format", "--format", metavar="FORMAT", help=_FORMAT_HELP),
+    Param("name", "--name", metavar="NAME", help="The plan's name (default: the folder's)."),
+    Param("test_command", "--test-command", metavar="CMD",
+          help="The project's test command (default: detected: pytest, npm test, go test, "
+          "cargo test)."),
+    Param("folder", "--dir", kind="path", metavar="DIR",
+          help="The project's folder (default: this one)."),
+    Param("yes", "-y", "--yes", kind="flag", help="Take the defaults; ask nothing."),
+    Param("json_output", "--json", kind="flag", help="One JSON object."),
+)  # fmt: skip
+def init(
+    format: str | None, name: str | None, test_command: str | None, folder: Path | None,
+    yes: bool, json_output: bool,
+) -> None:  # fmt: skip
+    """Write a starter plan and the config ([tool.executor]) for this project."""
+    from pathlib import Path
 
-            written = write(choices)
-            _report(choices, written, json_output)
-            return 0
+    from executor import console
+    from executor.cli import common
 
-        common.run(body, json_output=json_output)
+    def body() -> int:
+        from executor.errors import PathNotFoundError
+
+        root = (folder or Path.cwd()).absolute()
+        if not root.is_dir():
+            raise PathNotFoundError(f"--dir {root} is not a folder", path=root)
+        prompter = None if yes or json_output else _terminal()
+        choices = _choose(root, format, name, test_command, prompter)
+        if prompter is not None and not _confirm(prompter, choices):
+            console.out("Nothing was written.")
+            return 1
+        from executor.starter.write import write
+
+        written = write(choices)
+        _report(choices, written, json_output)
+        return 0
+
+    common.run(body, json_output=json_output)
 
 
 def _terminal() -> FormPrompter | None:
+    import sys
+
+    from executor import console
+
     if not (sys.stdin.isatty() and console.is_tty()):
         return None
     from executor.prompts import TerminalPrompter
@@ -94,6 +91,7 @@ def _choose(
     prompter: FormPrompter | None,
 ) -> Choices:
     """The flags, then the person's answers (on a terminal), then the defaults."""
+    from executor import console
     from executor.choices import Option
     from executor.errors import UserError
     from executor.plan.formats import format_named
@@ -153,6 +151,10 @@ def _confirm(prompter: FormPrompter, choices: Choices) -> bool:
 
 
 def _report(choices: Choices, written: Written, json_output: bool) -> None:
+    from pathlib import Path
+
+    from executor import console, fsutil
+
     root = choices.root
     here = Path.cwd().absolute()
     base = "" if root == here else f"{fsutil.quote(root)}/"

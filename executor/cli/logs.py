@@ -4,75 +4,61 @@ over (`executor.workflows.tdd.logs`) or Ctrl+C (exit 130)."""
 
 from __future__ import annotations
 
-import codecs
-import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
-import typer
-
-from executor import console
-from executor.cli import common
+from executor.cli.spec import Commands
+from executor.params import Param
 
 if TYPE_CHECKING:
+    import codecs
+    from pathlib import Path
+
     from executor.workflows.tdd.logs import Log
 
+commands = Commands()
 
-def register(app: typer.Typer) -> None:
-    @app.command("logs")
-    def logs(
-        session: Annotated[
-            int | None,
-            typer.Argument(
-                help="Session number (default: the one the run is at).", min=1, metavar="SESSION"
-            ),
-        ] = None,
-        follow: Annotated[
-            bool,
-            typer.Option(
-                "--follow",
-                "-f",
-                help="Keep showing what the run writes until it is over (Ctrl+C stops).",
-            ),
-        ] = False,
-        lines: Annotated[
-            int,
-            typer.Option(
-                "--lines", "-n", min=0, metavar="N", help="The last N lines of each (0: all)."
-            ),
-        ] = 100,
-        plan: Annotated[
-            Path | None,
-            typer.Option("--plan", help="Plan folder or file (default: found).", metavar="PLAN"),
-        ] = None,
-    ) -> None:
-        """The session's latest agent transcript and test output (-f: follow them)."""
 
-        def body() -> int:
-            from executor.cli.execute import resolve_plan
-            from executor.engine.layout import Layout
-            from executor.workflows.tdd import logs as runlogs
+@commands(
+    "logs",
+    Param("session", kind="int", minimum=1, metavar="SESSION",
+          help="Session number (default: the one the run is at)."),
+    Param("follow", "-f", "--follow", kind="flag",
+          help="Keep showing what the run writes until it is over (Ctrl+C stops)."),
+    Param("lines", "-n", "--lines", kind="int", default=100, minimum=0, metavar="N",
+          help="The last N lines of each (0: all)."),
+    Param("plan", "--plan", kind="path", metavar="PLAN",
+          help="Plan folder or file (default: found)."),
+)  # fmt: skip
+def logs(session: int | None, follow: bool, lines: int, plan: Path | None) -> None:
+    """The session's latest agent transcript and test output (-f: follow them)."""
+    from executor import console
+    from executor.cli import common
 
-            named = resolve_plan(plan)
-            _check(named, session)
-            layout = Layout(named if named.is_dir() else named.parent)
-            number = session if session is not None else runlogs.current_session(layout)
-            shown = runlogs.latest(runlogs.all_logs(layout, number)) if number else []
-            if not shown and not follow:
-                which = f"session {number}" if number else "this run"
-                console.err(f"No agent transcript or test output for {which} in {layout.logs}.")
-                return 0
-            out, offset = _Out(), 0
-            for log in shown:
-                data, offset = runlogs.tail(log.path, lines)
-                out.show(log, data, opened=True)
-            if follow:
-                last = shown[-1] if shown else None
-                for chunk in runlogs.follow(layout, session, last, offset):
-                    out.show(chunk.log, chunk.data, opened=chunk.opened)
+    def body() -> int:
+        from executor.cli.execute import resolve_plan
+        from executor.engine.layout import Layout
+        from executor.workflows.tdd import logs as runlogs
+
+        named = resolve_plan(plan)
+        _check(named, session)
+        layout = Layout(named if named.is_dir() else named.parent)
+        number = session if session is not None else runlogs.current_session(layout)
+        shown = runlogs.latest(runlogs.all_logs(layout, number)) if number else []
+        if not shown and not follow:
+            which = f"session {number}" if number else "this run"
+            console.err(f"No agent transcript or test output for {which} in {layout.logs}.")
             return 0
+        out, offset = _Out(), 0
+        for log in shown:
+            data, offset = runlogs.tail(log.path, lines)
+            out.show(log, data, opened=True)
+        if follow:
+            last = shown[-1] if shown else None
+            for chunk in runlogs.follow(layout, session, last, offset):
+                out.show(chunk.log, chunk.data, opened=chunk.opened)
+        return 0
 
-        common.run(body)
+    common.run(body)
 
 
 def _check(named: Path, session: int | None) -> None:
@@ -97,12 +83,19 @@ class _Out:
     shown through `console.shown`, control characters escaped."""
 
     def __init__(self) -> None:
+        import sys
+
         self.stream = sys.stdout.buffer
         self.at_line_start = True
         self.any = False
         self.decoders: dict[Path, codecs.IncrementalDecoder] = {}
 
     def show(self, log: Log, data: bytes, *, opened: bool) -> None:
+        import codecs
+        from pathlib import Path
+
+        from executor import console
+
         if opened:
             what = "test output" if log.kind == "tests" else "agent transcript"
             gap = (b"" if self.at_line_start else b"\n") + (b"\n" if self.any else b"")

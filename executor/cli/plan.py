@@ -1,22 +1,19 @@
 """`executor plan validate|show`: lint a plan, or draw its phases and schedule.
 
-Thin: parse flags, call the core functions below through `common.run`. The parser and
+Thin: read flags, call the core functions below through `common.run`. The parser and
 lint live in `executor.plan`; the JSON contract and the view in `executor.plan.report`.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
-import typer
-
-from executor import console
-from executor.cli import common
-from executor.cli.common import APP_STYLE
-from executor.exitcodes import ExitCode
+from executor.cli.spec import Commands
+from executor.params import Param
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from executor.project_config import ProjectConfig
 
 
@@ -37,6 +34,8 @@ def _config(plan_path: Path, test_command: str | None) -> ProjectConfig:
 def which_plan(argument: Path | None, option: Path | None) -> Path:
     """The PLAN argument or `--plan` (the same path if both), else the one plan found from
     the current folder (`executor.plan.discover_plan`, as the run commands find it)."""
+    from pathlib import Path
+
     from executor.errors import UserError
 
     if argument is not None and option is not None and argument.absolute() != option.absolute():
@@ -60,6 +59,8 @@ def validate(
     tag: str | None = None,
 ) -> int:
     """Print diagnostics (or the JSON contract); PLAN_INVALID when there are errors."""
+    from executor import console
+    from executor.exitcodes import ExitCode
     from executor.plan import lint, load_plan
     from executor.plan.report import contract, format_diagnostic, summary
 
@@ -85,7 +86,9 @@ def show(
     tag: str | None = None,
 ) -> int:
     """Draw the plan; errors are listed after the view and make the exit PLAN_INVALID."""
+    from executor import console
     from executor.errors import UserError
+    from executor.exitcodes import ExitCode
     from executor.plan import lint, load_plan
     from executor.plan.report import contract, format_diagnostic, overview, schedule
 
@@ -125,66 +128,76 @@ _FORMAT_HELP = (
 _TAG_HELP = "Task Master: the tag to read (default: master, or the file's only tag)."
 
 
-def register(app: typer.Typer) -> None:
-    """Add this concern's commands to the root app."""
-    plan_app = typer.Typer(
-        name="plan", help="Check and view markdown plans.", no_args_is_help=True, **APP_STYLE
+commands = Commands()
+plans = commands.group("plan", "Check and view markdown plans.")
+PLAN = Param("plan", kind="path", metavar="PLAN", help=_PLAN_HELP)
+PLAN_OPTION = Param("plan_option", "--plan", kind="path", metavar="PLAN", help=_PLAN_HELP)
+FORMAT = Param("format", "--format", help=_FORMAT_HELP)
+TAG = Param("tag", "--tag", help=_TAG_HELP)
+
+
+@plans(
+    "validate",
+    PLAN,
+    PLAN_OPTION,
+    Param("json_output", "--json", kind="flag",
+          help="Print the parsed plan and diagnostics as JSON."),
+    Param("test_command", "--test-command",
+          help="Project-level test command (overrides test_command in [tool.executor])."),
+    FORMAT,
+    TAG,
+)  # fmt: skip
+def validate_command(
+    plan: Path | None,
+    plan_option: Path | None,
+    json_output: bool,
+    test_command: str | None,
+    format: str | None,
+    tag: str | None,
+) -> None:
+    """Lint a plan: `FILE:LINE: error|warning: message`; exit 15 on errors."""
+    from executor.cli import common
+
+    common.run(
+        lambda: validate(
+            which_plan(plan, plan_option),
+            json_output=json_output,
+            test_command=test_command,
+            format=format,
+            tag=tag,
+        ),
+        json_output=json_output,
     )
 
-    @plan_app.command("validate")
-    def _validate(
-        plan: Annotated[Path | None, typer.Argument(help=_PLAN_HELP, metavar="PLAN")] = None,
-        plan_option: Annotated[
-            Path | None, typer.Option("--plan", help=_PLAN_HELP, metavar="PLAN")
-        ] = None,
-        json_output: Annotated[
-            bool, typer.Option("--json", help="Print the parsed plan and diagnostics as JSON.")
-        ] = False,
-        test_command: Annotated[
-            str | None,
-            typer.Option(
-                "--test-command",
-                help="Project-level test command (overrides test_command in [tool.executor]).",
-            ),
-        ] = None,
-        format: Annotated[str | None, typer.Option("--format", help=_FORMAT_HELP)] = None,
-        tag: Annotated[str | None, typer.Option("--tag", help=_TAG_HELP)] = None,
-    ) -> None:
-        """Lint a plan: `FILE:LINE: error|warning: message`; exit 15 on errors."""
-        common.run(
-            lambda: validate(
-                which_plan(plan, plan_option),
-                json_output=json_output,
-                test_command=test_command,
-                format=format,
-                tag=tag,
-            ),
-            json_output=json_output,
-        )
 
-    @plan_app.command("show")
-    def _show(
-        plan: Annotated[Path | None, typer.Argument(help=_PLAN_HELP, metavar="PLAN")] = None,
-        plan_option: Annotated[
-            Path | None, typer.Option("--plan", help=_PLAN_HELP, metavar="PLAN")
-        ] = None,
-        phase: Annotated[int | None, typer.Option("--phase", help="Only this phase.")] = None,
-        format: Annotated[str | None, typer.Option("--format", help=_FORMAT_HELP)] = None,
-        json_output: Annotated[
-            bool, typer.Option("--json", help="The plan, its schedule and diagnostics as JSON.")
-        ] = False,
-        tag: Annotated[str | None, typer.Option("--tag", help=_TAG_HELP)] = None,
-    ) -> None:
-        """Phases, sessions, dependencies, estimates, critical path, parallel sessions."""
-        common.run(
-            lambda: show(
-                which_plan(plan, plan_option),
-                phase=phase,
-                format=format,
-                json_output=json_output,
-                tag=tag,
-            ),
-            json_output=json_output,
-        )
+@plans(
+    "show",
+    PLAN,
+    PLAN_OPTION,
+    Param("phase", "--phase", kind="int", help="Only this phase."),
+    FORMAT,
+    Param("json_output", "--json", kind="flag",
+          help="The plan, its schedule and diagnostics as JSON."),
+    TAG,
+)  # fmt: skip
+def show_command(
+    plan: Path | None,
+    plan_option: Path | None,
+    phase: int | None,
+    format: str | None,
+    json_output: bool,
+    tag: str | None,
+) -> None:
+    """Phases, sessions, dependencies, estimates, critical path, parallel sessions."""
+    from executor.cli import common
 
-    app.add_typer(plan_app)
+    common.run(
+        lambda: show(
+            which_plan(plan, plan_option),
+            phase=phase,
+            format=format,
+            json_output=json_output,
+            tag=tag,
+        ),
+        json_output=json_output,
+    )

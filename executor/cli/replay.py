@@ -1,14 +1,14 @@
-"""`executor replay-agent`: the deterministic replay agent (registered by executor.cli)."""
+"""`executor replay-agent`: the deterministic replay agent."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING
 
-import typer
+from executor.cli.spec import Commands
+from executor.params import Param
 
-from executor.cli import common
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _HELP = (
     "Deterministic replay agent for demos and tests. It is NOT an AI: it copies prepared "
@@ -21,41 +21,37 @@ _HELP = (
 )
 
 
-def register(app: typer.Typer) -> None:
-    """Add this concern's commands to the root app."""
+commands = Commands()
 
-    @app.command("replay-agent", help=_HELP, short_help="Replay prepared files (not an AI).")
-    def _replay_agent(
-        solutions: Annotated[
-            Path | None,
-            typer.Option(
-                "--solutions",
-                help="Prepared files folder (default: the shipped ledger demo replay).",
-            ),
-        ] = None,
-        request: Annotated[
-            Path | None,
-            typer.Option(
-                "--request",
-                help="Bridge request JSON: read session, tdd_step and attempt from its context.",
-            ),
-        ] = None,
-        repo: Annotated[
-            Path | None,
-            typer.Option("--repo", help="Repository root to write into (default: current folder)."),
-        ] = None,
-    ) -> None:
-        def core() -> int:
-            from executor import console, replay
-            from executor.resources import data_path
 
-            result = replay.run_agent(
-                solutions=solutions or data_path("plans", "replay", "ledger"),
-                repo=repo or Path.cwd(),
-                request=request,
-                env=os.environ,
-            )
-            console.out(result.report())
-            return 0
+@commands(
+    "replay-agent",
+    Param("solutions", "--solutions", kind="path",
+          help="Prepared files folder (default: the shipped ledger demo replay)."),
+    Param("request", "--request", kind="path",
+          help="Bridge request JSON: read session, tdd_step and attempt from its context."),
+    Param("repo", "--repo", kind="path",
+          help="Repository root to write into (default: current folder)."),
+    help=_HELP,
+    summary="Replay prepared files (not an AI).",
+)  # fmt: skip
+def replay_agent(solutions: Path | None, request: Path | None, repo: Path | None) -> None:
+    import os
+    from pathlib import Path
 
-        common.run(core)
+    from executor.cli import common
+
+    def core() -> int:
+        from executor import console, replay
+        from executor.resources import data_path
+
+        result = replay.run_agent(
+            solutions=solutions or data_path("plans", "replay", "ledger"),
+            repo=repo or Path.cwd(),
+            request=request,
+            env=os.environ,
+        )
+        console.out(result.report())
+        return 0
+
+    common.run(core)

@@ -1,31 +1,29 @@
 """`executor template-create` (a codebase into a template) and `template-apply` (a
 template into a project).
 
-Thin: parse flags, call `executor.workflows.template_create.run` / `executor.templates.apply`
+Thin: read flags, call `executor.workflows.template_create.run` / `executor.templates.apply`
 through `common.run`. Every Q&A question is also an option (the names come from
 `executor.templates.questions`; a test keeps them in step).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-import typer
-
-from executor import console
-from executor.cli import common
-from executor.errors import UserError
-from executor.fsutil import quote
-from executor.words import plural
+from executor.cli.spec import Commands
+from executor.params import Param
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from executor.workflows.template_create.context import TemplateResult
     from executor.workflows.template_create.run import TemplateOptions
 
 
 def parse_sets(pairs: list[str]) -> dict[str, str]:
     """`["Name=Value", ...]` -> {"Name": "Value"}; UserError for anything else."""
+    from executor.errors import UserError
+
     values: dict[str, str] = {}
     for pair in pairs:
         name, sep, value = pair.partition("=")
@@ -40,7 +38,10 @@ def template_apply(template: str, dest: Path, *, sets: list[str], force: bool, y
     `yes` or the person's word at a terminal; without either nothing is written."""
     import sys
 
+    from executor import console
+    from executor.errors import UserError
     from executor.templates.apply import locate_template, render_template, write_rendered
+    from executor.words import plural
 
     folder = locate_template(template)
     rendered = render_template(folder, dest, parse_sets(sets), force=force)
@@ -74,6 +75,7 @@ def template_apply(template: str, dest: Path, *, sets: list[str], force: bool, y
 
 
 def template_create(opts: TemplateOptions, *, verbose: bool) -> int:
+    from executor import console
     from executor.workflows.template_create.run import create_template
 
     if opts.agent_command is not None or opts.agent is not None:
@@ -85,6 +87,9 @@ def template_create(opts: TemplateOptions, *, verbose: bool) -> int:
 
 
 def show(result: TemplateResult, *, dry_run: bool, verbose: bool) -> None:
+    from executor import console
+    from executor.fsutil import quote
+
     files = result.written.files if result.written is not None else result.files
     templates = sum(f.startswith("templates/") for f in files)
     agents = sum(f.startswith("agents/") for f in files)
@@ -113,168 +118,109 @@ def _answers(**given: Any) -> dict[str, Any]:
     return {k: v for k, v in given.items() if v is not None and v is not False}
 
 
-def register(app: typer.Typer) -> None:
-    """Add this concern's commands to the root app."""
+commands = Commands()
 
-    @app.command("template-create")
-    def _template_create(
-        path: Annotated[Path, typer.Option("--path", help="The codebase to make a template of.")],
-        name: Annotated[
-            str | None, typer.Option("--name", help="Template name (Q&A; default: detected).")
-        ] = None,
-        output_location: Annotated[
-            Literal["global", "repo"] | None,
-            typer.Option(
-                "--output-location",
-                help="global: the per-user templates folder (default); repo: ./templates/NAME.",
-            ),
-        ] = None,
-        output: Annotated[
-            Path | None, typer.Option("--output", help="Write the template to this folder.")
-        ] = None,
-        skip_qa: Annotated[
-            bool, typer.Option("--skip-qa", help="Ask nothing: take the detected defaults.")
-        ] = False,
-        dry_run: Annotated[
-            bool,
-            typer.Option(
-                "--dry-run", help="Analyse and list what would be written; write nothing."
-            ),
-        ] = False,
-        validate: Annotated[
-            bool, typer.Option("--validate", help="Also write validation-report.md.")
-        ] = False,
-        no_agents: Annotated[
-            bool,
-            typer.Option("--no-agents", help="No agent requests: heuristics only."),
-        ] = False,
-        max_templates: Annotated[
-            int | None,
-            typer.Option("--max-templates", min=1, help="At most N templates (examples first)."),
-        ] = None,
-        resume: Annotated[
-            bool,
-            typer.Option(
-                "--resume",
-                help="Continue the saved run (after exit 42, a failure or an interruption).",
-            ),
-        ] = False,
-        agent_command: Annotated[
-            str | None,
-            typer.Option(
-                "--agent-command",
-                help="Answer the agent requests with this command instead of the exit-42 "
-                "bridge (docs/agent-command.md). Saved with the run.",
-            ),
-        ] = None,
-        agent: Annotated[
-            str | None,
-            typer.Option(
-                "--agent",
-                metavar="NAME",
-                help="Answer the agent requests with a ready-made command line for this "
-                "CLI: claude, codex, gemini, aider (`executor agents`); bridge: the exit-42 "
-                "bridge (drops a saved agent). Saved with the run.",
-            ),
-        ] = None,
-        force: Annotated[
-            bool, typer.Option("--force", help="Replace a template that exists already.")
-        ] = False,
-        verbose: Annotated[
-            bool, typer.Option("--verbose", help="Warnings, and tracebacks for internal errors.")
-        ] = False,
-        language: Annotated[
-            str | None, typer.Option("--language", help="Primary language (Q&A).")
-        ] = None,
-        purpose: Annotated[
-            str | None, typer.Option("--purpose", help="What the template is for (Q&A).")
-        ] = None,
-        architecture: Annotated[
-            str | None, typer.Option("--architecture", help="Architecture (Q&A).")
-        ] = None,
-        example_files: Annotated[
-            str | None,
-            typer.Option(
-                "--example-files",
-                help="Comma-separated globs of the files to make templates from (Q&A; "
-                "default: all).",
-            ),
-        ] = None,
-        agents: Annotated[
-            Literal["ai", "builtin", "none"] | None,
-            typer.Option(
-                "--agents",
-                help="Specialist agents (Q&A): ai (the architectural-reviewer recommends), "
-                "builtin, none.",
-            ),
-        ] = None,
-        yes: Annotated[
-            bool, typer.Option("--yes", help="Create the template without asking (Q&A).")
-        ] = False,
-    ) -> None:
-        """Make a reusable template from a codebase: Q&A, analysis and agent
-        recommendations by the architectural-reviewer (exit-42 bridge or --agent-command,
-        heuristics when it cannot answer), templates, agents, CLAUDE.md, verified round
-        trip."""
-        from executor.workflows.template_create.run import TemplateOptions
 
-        if verbose:
-            common.state["verbose"] = True
-        opts = TemplateOptions(
-            path=path,
-            resume=resume,
-            dry_run=dry_run,
-            output_location=output_location,
-            output=output,
-            skip_qa=skip_qa,
-            max_templates=max_templates,
-            no_agents=no_agents,
-            validate=validate,
-            force=force,
-            agent_command=agent_command,
-            agent=agent,
-            answers=_answers(
-                template_name=name,
-                language=language,
-                purpose=purpose,
-                architecture=architecture,
-                example_files=example_files,
-                agents=agents,
-                confirmed=yes,
-            ),
-        )
-        rerun = f"executor template-create --path {quote(path.absolute())} --resume"
-        common.run(lambda: template_create(opts, verbose=verbose), rerun=rerun)
+@commands(
+    "template-create",
+    Param("path", "--path", kind="path", required=True, help="The codebase to make a template of."),
+    Param("name", "--name", help="Template name (Q&A; default: detected)."),
+    Param("output_location", "--output-location", choices=("global", "repo"),
+          metavar="[global|repo]",
+          help="global: the per-user templates folder (default); repo: ./templates/NAME."),
+    Param("output", "--output", kind="path", help="Write the template to this folder."),
+    Param("skip_qa", "--skip-qa", kind="flag", help="Ask nothing: take the detected defaults."),
+    Param("dry_run", "--dry-run", kind="flag",
+          help="Analyse and list what would be written; write nothing."),
+    Param("validate", "--validate", kind="flag", help="Also write validation-report.md."),
+    Param("no_agents", "--no-agents", kind="flag", help="No agent requests: heuristics only."),
+    Param("max_templates", "--max-templates", kind="int", minimum=1,
+          help="At most N templates (examples first)."),
+    Param("resume", "--resume", kind="flag",
+          help="Continue the saved run (after exit 42, a failure or an interruption)."),
+    Param("agent_command", "--agent-command",
+          help="Answer the agent requests with this command instead of the exit-42 bridge "
+          "(docs/agent-command.md). Saved with the run."),
+    Param("agent", "--agent", metavar="NAME",
+          help="Answer the agent requests with a ready-made command line for this CLI: "
+          "claude, codex, gemini, aider (`executor agents`); bridge: the exit-42 bridge "
+          "(drops a saved agent). Saved with the run."),
+    Param("force", "--force", kind="flag", help="Replace a template that exists already."),
+    Param("verbose", "--verbose", kind="flag",
+          help="Warnings, and tracebacks for internal errors."),
+    Param("language", "--language", help="Primary language (Q&A)."),
+    Param("purpose", "--purpose", help="What the template is for (Q&A)."),
+    Param("architecture", "--architecture", help="Architecture (Q&A)."),
+    Param("example_files", "--example-files",
+          help="Comma-separated globs of the files to make templates from (Q&A; default: "
+          "all)."),
+    Param("agents", "--agents", choices=("ai", "builtin", "none"), metavar="[ai|builtin|none]",
+          help="Specialist agents (Q&A): ai (the architectural-reviewer recommends), "
+          "builtin, none."),
+    Param("yes", "--yes", kind="flag", help="Create the template without asking (Q&A)."),
+)  # fmt: skip
+def template_create_command(
+    path: Path, name: str | None, output_location: str | None, output: Path | None,
+    skip_qa: bool, dry_run: bool, validate: bool, no_agents: bool, max_templates: int | None,
+    resume: bool, agent_command: str | None, agent: str | None, force: bool, verbose: bool,
+    language: str | None, purpose: str | None, architecture: str | None,
+    example_files: str | None, agents: str | None, yes: bool,
+) -> None:  # fmt: skip
+    """Make a reusable template from a codebase: Q&A, analysis and agent
+    recommendations by the architectural-reviewer (exit-42 bridge or --agent-command,
+    heuristics when it cannot answer), templates, agents, CLAUDE.md, verified round
+    trip."""
+    from executor.cli import common
+    from executor.fsutil import quote
+    from executor.workflows.template_create.run import TemplateOptions
 
-    @app.command("template-apply")
-    def _template_apply(
-        template: Annotated[
-            str,
-            typer.Argument(
-                help="Template folder, or a template name (./templates/, "
-                "then the per-user templates folder)."
-            ),
-        ],
-        dest: Annotated[Path, typer.Argument(help="Folder to create the project in.")],
-        sets: Annotated[
-            list[str] | None,
-            typer.Option(
-                "--set", help="Placeholder value, NAME=VALUE (repeatable).", metavar="NAME=VALUE"
-            ),
-        ] = None,
-        force: Annotated[
-            bool, typer.Option("--force", help="Overwrite files that already exist.")
-        ] = False,
-        yes: Annotated[
-            bool,
-            typer.Option(
-                "--yes",
-                "-y",
-                help="Write without asking (CI). Without it the files are listed and "
-                "written only once you confirm at a terminal.",
-            ),
-        ] = False,
-    ) -> None:
-        """Render a template into a new project (placeholders: --set, else defaults):
-        lists every file it will write, then writes once you confirm (or --yes)."""
-        common.run(lambda: template_apply(template, dest, sets=sets or [], force=force, yes=yes))
+    if verbose:
+        common.state["verbose"] = True
+    opts = TemplateOptions(
+        path=path,
+        resume=resume,
+        dry_run=dry_run,
+        output_location=output_location,  # type: ignore[arg-type]  # one of the choices
+        output=output,
+        skip_qa=skip_qa,
+        max_templates=max_templates,
+        no_agents=no_agents,
+        validate=validate,
+        force=force,
+        agent_command=agent_command,
+        agent=agent,
+        answers=_answers(
+            template_name=name,
+            language=language,
+            purpose=purpose,
+            architecture=architecture,
+            example_files=example_files,
+            agents=agents,
+            confirmed=yes,
+        ),
+    )
+    rerun = f"executor template-create --path {quote(path.absolute())} --resume"
+    common.run(lambda: template_create(opts, verbose=verbose), rerun=rerun)
+
+
+@commands(
+    "template-apply",
+    Param("template", required=True,
+          help="Template folder, or a template name (./templates/, then the per-user "
+          "templates folder)."),
+    Param("dest", kind="path", required=True, help="Folder to create the project in."),
+    Param("sets", "--set", repeat=True, metavar="NAME=VALUE",
+          help="Placeholder value, NAME=VALUE (repeatable)."),
+    Param("force", "--force", kind="flag", help="Overwrite files that already exist."),
+    Param("yes", "-y", "--yes", kind="flag",
+          help="Write without asking (CI). Without it the files are listed and written only "
+          "once you confirm at a terminal."),
+)  # fmt: skip
+def template_apply_command(
+    template: str, dest: Path, sets: list[str] | None, force: bool, yes: bool
+) -> None:
+    """Render a template into a new project (placeholders: --set, else defaults):
+    lists every file it will write, then writes once you confirm (or --yes)."""
+    from executor.cli import common
+
+    common.run(lambda: template_apply(template, dest, sets=sets or [], force=force, yes=yes))

@@ -118,11 +118,13 @@ class GitReads(GitBase):
         return sha
 
     def head_and_branch(self) -> tuple[str, str | None]:
-        """HEAD's full SHA and the current branch (None when detached), in one git call."""
-        proc = self._run("rev-parse", "HEAD", "--symbolic-full-name", "HEAD", check=False)
+        """HEAD's full SHA and the current branch (None when detached), in one git call;
+        the commit it names is known from then on (`resolve("HEAD")` asks git no more)."""
+        proc = self._run("rev-parse", "HEAD^{commit}", "--symbolic-full-name", "HEAD", check=False)
         lines = proc.stdout.split()
         if proc.returncode != 0 or not lines:
             return self.head(), self.branch()
+        self._commits.add(lines[0])
         ref = lines[1] if len(lines) > 1 else ""
         return lines[0], ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None
 

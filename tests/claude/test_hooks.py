@@ -339,7 +339,8 @@ _PROBE = """
 import json, sys
 from executor.cli import main
 code = main(sys.argv[1:])
-loaded = sorted(m for m in ("typer", "pydantic", "executor.claude.install") if m in sys.modules)
+heavy = ("executor.cli.parse", "pydantic", "executor.claude.install")
+loaded = sorted(m for m in heavy if m in sys.modules)
 print(json.dumps({"loaded": loaded}), file=sys.__stderr__)
 sys.exit(code)
 """
@@ -352,7 +353,7 @@ def _imports(args: list[str], stdin: str, cwd: Path) -> tuple[int, str, list[str
     return proc.returncode, proc.stdout, loaded
 
 
-def test_a_stop_with_nothing_waiting_loads_neither_typer_nor_pydantic(
+def test_a_stop_with_nothing_waiting_loads_neither_the_command_line_nor_pydantic(
     building: Path, tmp_path: Path
 ) -> None:
     """Every turn's Stop pays only this (figures: benchmarks/hooks.py). Help, and a hook
@@ -371,7 +372,7 @@ def test_a_stop_with_nothing_waiting_loads_neither_typer_nor_pydantic(
     assert _imports(["hook", "stop"], other, building) == (0, "", [])
     code, out, loaded = _imports(["hook", "stop", "--help"], "", building)
     assert code == 0 and "Stop: block the stop while a request" in out
-    assert "typer" in loaded
+    assert "executor.cli.parse" in loaded
 
 
 def test_a_run_left_by_another_conversation_does_not_hold_this_one(building: Path) -> None:

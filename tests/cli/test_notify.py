@@ -255,7 +255,7 @@ def test_a_bad_notify_value_is_refused(git_repo: Path) -> None:
     proc = run_cli("execute-session", "1", "--plan", str(plan), "--notify", "file:///etc/passwd",
                    cwd=git_repo)  # fmt: skip
     assert proc.returncode == 64
-    assert "notify: value error, expected on, off or an http:// or https:// URL" in proc.stderr
+    assert "--notify: expected on, off or an http:// or https:// URL" in proc.stderr
     assert not (plan / ".agent-state.json").exists()
 
 

@@ -21,10 +21,10 @@ from executor.bridge.models import Ledger
 from executor.choices import Decision
 from executor.engine.agents import AgentCall, AgentResult
 from executor.prompts import ScriptedPrompter
+from executor.runoptions import Overrides
 from executor.strength.job import Job
 from executor.strength.runner import Measured
 from executor.testrun import TestCase, TestRun
-from executor.workflows.tdd.options import Overrides
 from executor.workflows.tdd.run import Runner, RunRequest, RunResult
 from executor.workflows.tdd.scope import Scope, SessionScope
 from executor.workflows.tdd.state import SessionRecord

@@ -13,7 +13,7 @@ from prompt_toolkit.output import DummyOutput
 
 from executor.choices import Decision, Option
 from executor.prompts import TerminalPrompter
-from executor.workflows.tdd.options import Overrides
+from executor.runoptions import Overrides
 from executor.workflows.tdd.run import Runner, RunRequest
 from executor.workflows.tdd.scope import SessionScope
 from tests.engine.helpers import commits, make_project, replay_cmd, session_state

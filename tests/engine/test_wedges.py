@@ -139,7 +139,7 @@ def test_19_08_a_cost_no_number_can_hold_is_ignored(git_repo: Path, cost: str) -
 def test_19_08_nothing_infinite_reaches_the_state(git_repo: Path) -> None:
     plan = make_project(git_repo)
     given = run_cli(*session(plan, "--budget-usd", "inf"), cwd=git_repo)
-    assert given.returncode == 64 and "budget_usd: expected a finite number" in given.stderr
+    assert given.returncode == 64 and "--budget-usd: expected a finite number" in given.stderr
     assert not (plan / ".agent-state.json").exists()
     (git_repo / ".executor.toml").write_text("budget_minutes = inf\n", encoding="utf-8")
     git(git_repo, "add", ".executor.toml")

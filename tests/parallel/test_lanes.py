@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from executor.prompts import ScriptedPrompter
+from executor.runoptions import Overrides
 from executor.sandbox import bubblewrap
-from executor.workflows.tdd.options import Overrides
 from executor.workflows.tdd.parallel.orchestrator import Parallel
 from executor.workflows.tdd.run import RunRequest
 from executor.workflows.tdd.scope import PlanScope

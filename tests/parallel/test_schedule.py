@@ -8,7 +8,7 @@ from pathlib import Path
 
 from executor.engine.layout import Layout
 from executor.plan.models import Outline
-from executor.project_config import RunOptions
+from executor.runoptions import RunOptions
 from executor.workflows.tdd.parallel.child import spent_by_all
 from executor.workflows.tdd.parallel.models import Lane, LaneLink
 from executor.workflows.tdd.parallel.waves import may_start, waves
@@ -86,4 +86,4 @@ def test_a_run_that_never_ran_in_parallel_writes_no_lane_keys(tmp_path: Path) ->
     data = json.loads(state.model_dump_json())
     assert "lanes" not in data["run"] and "lane" not in data["run"]
     assert "parallel" not in data["run"]["options"]
-    assert "parallel" in json.loads(RunOptions(parallel=2).model_dump_json())
+    assert RunOptions(parallel=2).saved()["parallel"] == 2

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from executor.project_config import RunOptions
+from executor.runoptions import RunOptions
 from executor.workflows.tdd.state import Spent
 
 

@@ -15,10 +15,9 @@ from executor.engine.layout import Layout
 from executor.errors import RollbackRefused
 from executor.plan.cache import PlanView
 from executor.plan.models import Session
-from executor.project_config import RunOptions
 from executor.retry import RetryPolicy
+from executor.runoptions import CHECKPOINT_SETS, RunOptions
 from executor.words import plural
-from executor.workflows.tdd.options import CHECKPOINT_SETS
 from executor.workflows.tdd.state import RunState, SessionArchive, SessionRecord, Spent
 
 if TYPE_CHECKING:
@@ -52,7 +51,7 @@ class SessionRun:
     session: Session
     rec: SessionRecord
     state: RunState
-    #: the run's options, resolved once (executor.workflows.tdd.options)
+    #: the run's options, resolved once (executor.runoptions)
     options: RunOptions
     repo: GitRepo
     layout: Layout

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from executor.resources import data_path
+from executor.runoptions import Overrides
 from executor.workflows.tdd.context import Progress
-from executor.workflows.tdd.options import Overrides
 from executor.workflows.tdd.run import Runner, RunRequest, RunResult
 from executor.workflows.tdd.scope import PlanScope
 

@@ -22,6 +22,7 @@ from executor.fsutil import quote
 from executor.plan.cache import PlanView, load_valid, plan_files
 from executor.project_config import ProjectConfig, load_project_config, map_test_command
 from executor.retry import RetryPolicy
+from executor.runoptions import Overrides, resolve
 from executor.sandbox import Sandbox
 from executor.stamps import new_id
 from executor.store import StateStore, exclusive
@@ -29,7 +30,6 @@ from executor.words import plural
 from executor.workflows.tdd.brief import BRIEF_VERSION
 from executor.workflows.tdd.context import Progress, SessionRun
 from executor.workflows.tdd.guard import restore_plan
-from executor.workflows.tdd.options import Overrides, resolve
 from executor.workflows.tdd.parallel.child import lane_guarded, lane_sandbox, spent_by_all
 from executor.workflows.tdd.scope import Scope, select
 from executor.workflows.tdd.state import (
@@ -48,9 +48,9 @@ from executor.workflows.tdd.workspace import check_plan_owner, check_workspace, 
 
 if TYPE_CHECKING:
     from executor.choices import Question
-    from executor.project_config import RunOptions
     from executor.projectenv import Interpreter
     from executor.prompts import Prompter
+    from executor.runoptions import RunOptions
     from executor.strength.job import Job
     from executor.strength.runner import Measured
     from executor.testrun import TestRun
@@ -377,7 +377,9 @@ def open_run(
     config = load_project_config(repo.root)
     options = resolve(req.overrides, state.run.options if state else None, config)
     if state is not None and state.run.lane is not None:
-        options.parallel = None  # a session's lane runs in its worktree, one session
+        options = options.replace(
+            parallel=None
+        )  # a session's lane runs in its worktree, one session
     command = options.test_command or config.test_command
     plan = load_valid(req.plan, cache=layout.plan_cache, test_command=command, tag=options.tag)
     if state is None:

@@ -31,7 +31,7 @@ from executor.bridge.models import Ledger
 from executor.datamodel import Strict
 from executor.engine.layout import Layout
 from executor.engine.machine import Outcome
-from executor.project_config import RunOptions
+from executor.runoptions import RunOptions
 from executor.stamps import utc_now as now
 from executor.store import StateStore
 from executor.strength.facts import StrengthFacts

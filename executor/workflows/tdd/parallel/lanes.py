@@ -172,7 +172,7 @@ def seed(main: RunState, lane: Lane, number: int, places: Places) -> None:
     with store.locked():
         if store.load() is not None:
             return
-        options = main.run.options.model_copy(update={"parallel": None})
+        options = main.run.options.replace(parallel=None)
         record = RunRecord(
             tool_version=main.run.tool_version,
             definition_hash=main.run.definition_hash,
@@ -192,7 +192,7 @@ def sync_options(main: RunState, lane: Lane, places: Places) -> None:
     """The lane's own run takes the main run's options as they are now (a larger budget
     given to the parallel run, say): its own run never gets them on a command line."""
     store = state_store(places.layout_in(Path(lane.worktree)))
-    wanted = main.run.options.model_copy(update={"parallel": None})
+    wanted = main.run.options.replace(parallel=None)
     with store.locked(wait=60):
         mine = store.load()
         if mine is not None and mine.run.options != wanted:

@@ -61,7 +61,7 @@ from executor.workflows.tdd.step import ACTIVE
 from executor.workflows.tdd.workspace import check_workspace
 
 if TYPE_CHECKING:
-    from executor.project_config import RunOptions
+    from executor.runoptions import RunOptions
 
 #: Seconds between looks at the lanes' processes while they work.
 POLL = 0.1
@@ -78,7 +78,7 @@ def wanted(req: RunRequest) -> bool:
     if state is not None and state.run.lane is not None:
         return False
     for value in (
-        req.overrides.parallel,
+        req.overrides.get("parallel"),
         state.run.options.parallel if state is not None else None,
         load_project_config(find_root(req.repo or req.plan)).defaults.get("parallel"),
     ):
