@@ -62,9 +62,14 @@ def sessions(
                 mutants += mutants_of(path, repo.blob(blob), changed)
 
         def run(
-            command: str, cwd: Path, limit: float, env: dict[str, str], log: Path | None
+            command: str,
+            cwd: Path,
+            limit: float,
+            env: dict[str, str],
+            log: Path | None,
+            fds: tuple[int, ...],
         ) -> TestRun:
-            return run_tests(command, cwd=cwd, timeout_s=limit, env=env, log=log)
+            return run_tests(command, cwd=cwd, timeout_s=limit, env=env, log=log, pass_fds=fds)
 
         started = time.monotonic()
         got = Measured(made=0) if not mutants else measure(

@@ -42,6 +42,10 @@ class StrengthFacts(Strict):
     seconds: float = 0.0
     survivors: list[SurvivorFact] = Field(default_factory=list)
     note: str = Field(default="", description="why there is no figure (nothing to mutate, ...)")
+    empty: bool = Field(
+        default=False,
+        description="the session changed no line a mutant can be made of: nothing to measure",
+    )
     below: bool = Field(default=False, description="under --min-mutation-score")
     accepted: bool = Field(default=False, description="a person accepted the score as it is")
     retries: int = Field(default=0, description="strengthen-the-tests retries so far")
@@ -64,5 +68,7 @@ class StrengthFacts(Strict):
             extra.append("partial: the mutation budget ran out")
         if self.by_suite:
             extra.append(f"{self.by_suite} killed only by the rest of the suite")
+        if self.note:
+            extra.append(self.note)
         return (f"Test strength: {self.score} mutants of the changed lines killed "
                 f"({self.percent:.0f}%; {', '.join(extra)})")  # fmt: skip

@@ -17,7 +17,9 @@ import os
 import re
 import shlex
 import shutil
+import socket
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -36,11 +38,17 @@ PREFIX = "executor-mutation-"
 _COPY = re.compile(rf"^{PREFIX}(?P<pid>\d+)-")
 #: The plugin's module name on the run's PYTHONPATH.
 PLUGIN = "executor_mutation"
-#: Seconds the pytest process may run past the budget (collection, the last mutant).
+#: Seconds the judge may go on past the budget (the worker it waits for, a sham), and
+#: the pytest process past that before it is killed (its start, its end): a run killed
+#: so is not measured.
+SLACK = 10.0
 GRACE = 30.0
+#: The most of the judge's records that is read.
+RESULT_BYTES = 64 * 1024 * 1024
 
-#: run(command, cwd, timeout seconds, env, log): a measured test run (`executor.testrun`)
-RunIn = Callable[[str, Path, float, dict[str, str], Path | None], "TestRun"]
+#: run(command, cwd, timeout seconds, env, log, descriptors it inherits): a measured
+#: test run (`executor.testrun`)
+RunIn = Callable[[str, Path, float, dict[str, str], Path | None, tuple[int, ...]], "TestRun"]
 
 
 @dataclass
@@ -61,6 +69,8 @@ class Measured:
     errors: int = 0
     #: the session's tests that failed in the unmutated copy (asked about no mutant)
     failing: int = 0
+    #: mutants whose tests also fail without them, run alone (not judged: among `errors`)
+    unjudged: int = 0
     partial: bool = False
     seconds: float = 0.0
     #: why nothing was measured ("" when something was)
@@ -125,7 +135,8 @@ def measure(
     """Run `mutants` against the session's tests (`test_files`, or only `test_ids` of
     them) and, for what they let through, the rest of what `collect` collects, in a copy
     of the tested tree, within `budget` seconds. While the folder `hold` exists, the
-    mutants wait (the plugin's `_hold`)."""
+    mutants wait (the plugin's `_Judge.hold`). The spec goes to the plugin, and its
+    results come back, over a socket only the run's judge holds (docs/test-strength.md)."""
     started = time.monotonic()
     sweep()
     made = Measured(made=len(mutants))
@@ -133,16 +144,14 @@ def measure(
         plugin = work / "plugin"
         plugin.mkdir()
         shutil.copyfile(Path(__file__).with_name("plugin.py"), plugin / f"{PLUGIN}.py")
-        results = work / "results.jsonl"
         spec = {
             "mutants": [_spec(m) for m in mutants],
             "session": {"files": list(test_files), "ids": list(test_ids) if test_ids else None},
             "seconds": max(budget - (time.monotonic() - started), 1.0),
-            "results": str(results),
+            "slack": SLACK,
             "hold": str(hold) if hold is not None else None,
             "hold_ids": str(hold_ids(hold)) if hold is not None else None,
         }
-        (work / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
         # of a session's files under tests/, only the Python modules the tree holds are
         # tests to run: pytest stops at a data file (`tests/files/x.sql`) or at one the
         # session deleted ("not found")
@@ -151,19 +160,51 @@ def measure(
         args = [*dict.fromkeys([*collect, *held])]
         command = shlex.join([*prefix, *args, "-p", PLUGIN, "-q"])
         path = os.environ.get("PYTHONPATH")
+        ours, theirs = socket.socketpair()
         env = {
-            "EXECUTOR_MUTATION_SPEC": str(work / "spec.json"),
+            "EXECUTOR_MUTATION_FD": str(theirs.fileno()),
             "PYTHONPATH": str(plugin) + (os.pathsep + path if path else ""),
+            # each worker imports the tests anew: the first leaves their bytecode in the copy
+            "PYTHONDONTWRITEBYTECODE": "",
         }
-        ran = run(command, work / "tree", budget + GRACE, env, log)
-        lines = results.read_text("utf-8").splitlines() if results.exists() else []
+        with ours, Channel(ours, json.dumps(spec).encode()) as channel:
+            try:
+                ran = run(command, work / "tree", budget + GRACE, env, log, (theirs.fileno(),))
+            finally:
+                theirs.close()  # the judge's side: the channel ends when the judge does
+        lines = channel.lines
     made.seconds = round(time.monotonic() - started, 2)
-    _read(made, mutants, lines)
-    if not lines and not made.problem:
+    if not lines:
         made.problem = f"the mutation run did not start: {ran.summary()}"
-    if ran.timed_out:
-        made.partial = True
+    else:
+        _read(made, mutants, lines)
     return made
+
+
+class Channel:
+    """The executor's side of the run's socket: a thread sends the spec, then reads the
+    judge's records until it closes its side (`lines`, once the `with` ends)."""
+
+    def __init__(self, sock: socket.socket, spec: bytes) -> None:
+        self.lines: list[bytes] = []
+        self._sock, self._spec = sock, spec
+        self._thread = threading.Thread(target=self._converse, daemon=True)
+
+    def __enter__(self) -> Channel:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._thread.join()
+
+    def _converse(self) -> None:
+        data = bytearray()
+        with contextlib.suppress(OSError):  # a run that never read it: nothing comes back
+            self._sock.sendall(self._spec)
+            self._sock.shutdown(socket.SHUT_WR)
+            while len(data) <= RESULT_BYTES and (chunk := self._sock.recv(1 << 16)):
+                data += chunk
+        self.lines = bytes(data).splitlines()
 
 
 def hold_ids(hold: Path) -> Path:
@@ -177,38 +218,70 @@ def _spec(m: Mutant) -> dict[str, Any]:
             "replacement": m.replacement, "scope": list(m.scope)}  # fmt: skip
 
 
-def _read(made: Measured, mutants: Sequence[Mutant], lines: Sequence[str]) -> None:
-    by_key = {m.key: m for m in mutants}
-    seen = 0
-    for line in lines:
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if "error" in record:
-            made.problem = str(record["error"])
-        if isinstance(record.get("baseline"), dict):
-            made.failing = int(record["baseline"].get("failing") or 0)
-        if "stopped" in record:
+def _read(made: Measured, mutants: Sequence[Mutant], lines: Sequence[bytes]) -> None:
+    """Count the judge's records into `made`. They are taken only as the judge writes
+    them: a baseline (or an error) first, one record per mutant, then the end; anything
+    else (a line that is no such record, a mutant twice, one missing with no budget stop,
+    no end) leaves nothing judged, and says so."""
+    got = Measured(made=len(mutants))
+    try:
+        problem = _records(got, mutants, [json.loads(line) for line in lines])
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError) as e:
+        problem = f"a record that is none of the judge's ({type(e).__name__})"
+    if problem:
+        made.problem = f"the mutation run's results are not whole: {problem}"
+        return
+    got.seconds, got.problem = made.seconds, got.problem or made.problem
+    made.__dict__.update(got.__dict__)
+
+
+def _records(made: Measured, mutants: Sequence[Mutant], records: list[Any]) -> str:
+    """Fill `made` from the judge's `records`; what is wrong with them ("" if nothing)."""
+    first = records[0] if records else {}
+    if set(first) == {"error"}:
+        made.problem = str(first["error"])
+        return "" if records[1:] == [{"end": {"records": 0}}] else "more after its error"
+    if set(first) != {"baseline"}:
+        return "no baseline first"
+    made.failing = int(first["baseline"]["failing"])
+    seen: set[int] = set()
+    for n, record in enumerate(records[1:], start=1):
+        if set(record) == {"end"}:
+            if n != len(records) - 1 or int(record["end"]["records"]) != len(seen):
+                return "its end does not close it"
+            if len(seen) < len(mutants) and not made.partial:
+                return f"{len(mutants) - len(seen)} mutant(s) with no result"
+            return ""
+        if made.partial:
+            return "more after the budget stop"
+        if record == {"stopped": "budget"}:
             made.partial = True
-        mutant = by_key.get(record.get("key", ""))
-        if mutant is None:
             continue
-        seen += 1
-        status = record.get("status")
-        if status in {"killed", "timeout"}:
-            made.killed += 1
-            made.timeouts += status == "timeout"
-            made.by_suite += bool(record.get("suite"))
-        elif status == "survived":
-            reached = int(record.get("tests") or 0)
-            why = mutant.hint or _pass_with_it(reached)
-            why = why if reached else "no test runs this line"
-            made.survivors.append(Survivor(mutant, why))
-        else:
-            made.errors += 1
-    if seen < len(mutants) and not made.problem:
-        made.partial = True
+        i = int(record["i"])
+        if not 0 <= i < len(mutants) or i in seen:
+            return f"mutant {i} twice, or one that was not asked"
+        seen.add(i)
+        _count(made, mutants[i], record)
+    return "no end"
+
+
+def _count(made: Measured, mutant: Mutant, record: dict[str, Any]) -> None:
+    status = record["status"]
+    if status in {"killed", "timeout"}:
+        made.killed += 1
+        made.timeouts += status == "timeout"
+        made.by_suite += bool(record["suite"])
+    elif status == "survived":
+        reached = int(record["tests"])
+        why = mutant.hint or _pass_with_it(reached)
+        why = why if reached else "no test runs this line"
+        made.survivors.append(Survivor(mutant, why))
+    elif status == "error":
+        made.errors += 1
+        if "without the mutant" in str(record.get("why")):
+            made.unjudged += 1
+    else:
+        raise ValueError(status)
 
 
 def _pass_with_it(n: int) -> str:

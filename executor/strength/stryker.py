@@ -82,7 +82,7 @@ def measure(
         conf = work / "stryker.config.json"
         conf.write_text(json.dumps(config), encoding="utf-8")
         command = shlex.join(["node_modules/.bin/stryker", "run", str(conf)])
-        ran = run(command, tree, budget + GRACE, {}, log)
+        ran = run(command, tree, budget + GRACE, {}, log, ())
         data = _load(report)
     made.seconds = round(time.monotonic() - started, 2)
     if data is None:

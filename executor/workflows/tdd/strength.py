@@ -66,7 +66,7 @@ class Strength(SessionPart):
             return O.OK  # turned off; or a session whose tests fail by design
         before, ahead = rec.strength, self.r.ahead
         self.r.ahead = None
-        if before is not None and before.tree == rec.verified:
+        if before is not None and before.tree == rec.verified and self._stands(before):
             facts = before
             self._say(f"{role.upper()}: tested tree unchanged since measured: {facts.headline()}")
             if ahead is not None:
@@ -78,11 +78,27 @@ class Strength(SessionPart):
             self._say(facts.headline())
         return self._judge(role, facts)
 
+    def _stands(self, facts: StrengthFacts) -> bool:
+        """Whether `facts` of the same tree stand: measured, nothing to measure, accepted,
+        or no gate to pass (a gate not measured is measured again: it may be now)."""
+        minimum = self.r.options.min_mutation_score
+        return bool(facts.total or facts.empty or facts.accepted or minimum is None)
+
     def _judge(self, role: str, facts: StrengthFacts) -> Outcome:
         rec, minimum = self.rec, self.r.options.min_mutation_score
-        facts.below = bool(minimum is not None and facts.total and facts.percent < minimum)
+        unmeasured = minimum is not None and not facts.total and not facts.empty
+        facts.below = unmeasured or bool(
+            minimum is not None and facts.total and facts.percent < minimum
+        )
         if not facts.below or facts.accepted:
             return O.OK
+        if unmeasured:  # no retry: the agent cannot measure it; a person may accept it
+            why = (f"test strength was not measured ({facts.note or 'no figure'}), and a "
+                   f"minimum that was not measured has not passed (--min-mutation-score "
+                   f"{minimum})")  # fmt: skip
+            rec.problem = f"Session {self.s.number} {role.upper()}: {why}"
+            rec.last_failure = why
+            return O.FAILED
         why = (f"test strength {facts.score} ({facts.percent:.0f}%) is below the minimum "
                f"{minimum}% (--min-mutation-score)")  # fmt: skip
         survivors = "\n".join(s.text() for s in facts.survivors) or "(none kept)"
@@ -198,7 +214,7 @@ def mutation_job(
     command = part._cmd("green") or part._cmd("red") or r.suite_command or ""
     prefix = pytest_prefix(command)
     if not code:
-        facts.note = "the session changed no Python code"
+        facts.note, facts.empty = "the session changed no Python code", True
     elif not tests.files:
         facts.note = "the session has no tests of its own (no RED)"
     elif prefix is None:
@@ -215,7 +231,7 @@ def mutation_job(
             mutants += mutants_of(path, r.repo.blob(blob), lines)
     facts.made = len(mutants)
     if not mutants:
-        facts.note = "no mutant can be made from the changed lines"
+        facts.note, facts.empty = "no mutant can be made from the changed lines", True
         return None
     suite = pytest_prefix(r.suite_command or "")
     collect = _args(r.suite_command, suite) if suite == prefix else []
@@ -289,6 +305,10 @@ def _facts(facts: StrengthFacts, measured: Measured) -> StrengthFacts:
     facts.by_suite, facts.timeouts = measured.by_suite, measured.timeouts
     facts.partial, facts.seconds = measured.partial, measured.seconds
     facts.note = measured.problem
+    facts.empty = not measured.made and not measured.problem  # Stryker made none
+    if measured.unjudged and not facts.note:
+        facts.note = (f"{_plural_mutants(measured.unjudged)} not judged: the tests that "
+                      f"reach them fail without them too, run alone")  # fmt: skip
     facts.survivors = [
         SurvivorFact(file=s.mutant.path, line=s.mutant.line, operator=s.mutant.operator,
                      diff=f"`{s.mutant.before}` -> `{s.mutant.after}`", why=s.why)

@@ -1,0 +1,139 @@
+"""A mutation score the session's tests forge is not believed (docs/test-strength.md,
+"Who decides a mutant's fate"): the real CLI, real git, the replay agent, `--yes`.
+
+Each test is session 1 of the ledger with its tests' assertions loosened (they score
+low: tests/engine/test_strength.py) and a few lines more in the test module, run with
+`--min-mutation-score 100`: what those lines write or do may not lift the score."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from executor.exitcodes import ExitCode
+from tests.conftest import git, run_cli
+from tests.engine.helpers import make_project, replay_cmd, session_state
+from tests.engine.test_strength import loosened
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(autouse=True)
+def mutation_step_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suite turns the step off where it is not the subject (tests/conftest.py)."""
+    monkeypatch.delenv("EXECUTOR_MUTATION_BUDGET", raising=False)
+
+
+def _with(tmp: Path, lines: str) -> Path:
+    """The loosened solutions, `lines` appended to session 1's test module."""
+    solutions = loosened(tmp)
+    test = solutions / "session-1" / "red" / "tests" / "test_models.py"
+    test.write_text(test.read_text("utf-8") + "\n" + lines, encoding="utf-8")
+    return solutions
+
+
+def _held(git_repo: Path, solutions: Path) -> str:
+    """Run session 1 unattended with a minimum of 100%: it stops below it (exit 16), and
+    nothing is committed; what it said."""
+    plan = make_project(git_repo)
+    proc = run_cli("execute-session", "1", "--plan", str(plan), "--yes", "--agent-command",
+                   replay_cmd(solutions), "--max-retries", "0", "--min-mutation-score", "100",
+                   "--checkpoints", "none", cwd=git_repo, timeout=300)  # fmt: skip
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == ExitCode.VERIFICATION_FAILED, out
+    assert "Mutation-Score" not in git(git_repo, "log", "--format=%B")
+    strength = session_state(plan, 1)["strength"]
+    assert strength["killed"] < strength["total"] or not strength["total"], strength
+    return out
+
+
+#: Issue 43, finding 3: the results file the spec names, written by the test module.
+RESULTS_FILE = """
+import json as _json, os as _os
+
+_SPEC = _os.environ.get("EXECUTOR_MUTATION_SPEC")
+if _SPEC:
+    with open(_SPEC, encoding="utf-8") as _f:
+        _spec = _json.load(_f)
+    with open(_spec["results"], "a", encoding="utf-8") as _out:
+        _out.write(_json.dumps({"baseline": {"tests": 1, "failing": 0, "others": 0}}) + "\\n")
+        for _m in _spec["mutants"]:
+            _out.write(_json.dumps({"key": _m["key"], "status": "killed", "tests": 1}) + "\\n")
+    _os._exit(0)
+"""
+
+
+#: A whole stream of records as the judge writes them (the plugin's spec in hand), every
+#: mutant killed, written to every socket the test module's process holds, and to those
+#: of its parent (the judge) opened again through /proc.
+SOCKETS = """
+import json as _json, os as _os, stat as _stat, sys as _sys
+
+_plugin = _sys.modules.get("executor_mutation")
+_spec = getattr(_plugin, "_SPEC", None) or {"mutants": [None] * 13}
+_n = len(_spec["mutants"])
+_forged = [{"baseline": {"tests": 1, "failing": 0, "others": 0}}]
+_forged += [{"i": i, "status": "killed", "why": "", "tests": 1, "suite": False, "seconds": 0}
+            for i in range(_n)]
+_forged.append({"end": {"records": _n}})
+_data = "".join(_json.dumps(r) + "\\n" for r in _forged).encode()
+for _pid in ("self", str(_os.getppid())):
+    try:
+        _fds = _os.listdir(f"/proc/{_pid}/fd")
+    except OSError:
+        continue
+    for _fd in _fds:
+        try:
+            if not _stat.S_ISSOCK(_os.stat(f"/proc/{_pid}/fd/{_fd}").st_mode):
+                continue
+            if _pid == "self":
+                _os.write(int(_fd), _data)
+            else:
+                with open(f"/proc/{_pid}/fd/{_fd}", "wb") as _f:
+                    _f.write(_data)
+        except OSError:
+            pass
+"""
+
+#: The mutant's worker (and only it: not the baseline's) ends as if a test had failed,
+#: without running any.
+KILLED = """
+import os as _os, sys as _sys
+
+_plugin = _sys.modules.get("executor_mutation")
+if type(getattr(_plugin, "_ROLE", None)).__name__ == "_Try":
+    _os._exit(_plugin.KILLED)
+"""
+
+#: The mutant's worker ends the judge before it has said anything but its baseline.
+JUDGE_KILLED = """
+import os as _os, signal as _signal, sys as _sys
+
+_plugin = _sys.modules.get("executor_mutation")
+if type(getattr(_plugin, "_ROLE", None)).__name__ == "_Try":
+    _os.kill(_os.getppid(), _signal.SIGKILL)
+"""
+
+
+def test_a_test_module_cannot_write_the_mutation_results(git_repo: Path, tmp_path: Path) -> None:
+    out = _held(git_repo, _with(tmp_path, RESULTS_FILE))
+    assert "is below the minimum 100% (--min-mutation-score)" in out
+
+
+def test_a_test_module_cannot_reach_the_judges_channel(git_repo: Path, tmp_path: Path) -> None:
+    out = _held(git_repo, _with(tmp_path, SOCKETS))
+    assert "is below the minimum 100% (--min-mutation-score)" in out, out
+
+
+def test_a_worker_that_ends_as_killed_fails_its_sham(git_repo: Path, tmp_path: Path) -> None:
+    """It cannot tell a sham from a mutant: the same tests with the code as it is fail
+    too, so no kill of theirs counts."""
+    out = _held(git_repo, _with(tmp_path, KILLED))
+    assert "not judged: the tests that reach them fail without them too, run alone" in out
+
+
+def test_a_judge_killed_mid_run_measures_nothing(git_repo: Path, tmp_path: Path) -> None:
+    out = _held(git_repo, _with(tmp_path, JUDGE_KILLED))
+    assert "test strength was not measured (the mutation run's results are not whole" in out
+    assert "a minimum that was not measured has not passed (--min-mutation-score 100)" in out
