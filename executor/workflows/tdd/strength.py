@@ -64,6 +64,12 @@ class Strength(SessionPart):
         budget = self._budget() if options.mutation_budget is None else options.mutation_budget
         if budget == 0 or (role == "refactor" and self.s.green is None and self.s.red):
             return O.OK  # turned off; or a session whose tests fail by design
+        changed = self._stryker_changed(role)
+        if changed:
+            if self.r.ahead is not None:
+                self.r.ahead.stop()
+                self.r.ahead = None
+            return changed
         before, ahead = rec.strength, self.r.ahead
         self.r.ahead = None
         if before is not None and before.tree == rec.verified and self._stands(before):
@@ -119,8 +125,36 @@ class Strength(SessionPart):
         rec.last_failure = f"Surviving mutants (each a one-line diff):\n{survivors}"
         return O.FAILED
 
+    def _stryker_changed(self, role: str) -> Outcome | None:
+        """FAILED when Stryker's program is not what it was when the session started (it
+        decides JavaScript/TypeScript scores: an agent may not bring or change it)."""
+        from executor.strength import program
+
+        rec = self.rec
+        if rec.stryker is None or program.pin(self.r.repo.root) == rec.stryker:
+            return None
+        how = "appeared" if not rec.stryker else "changed"
+        why = (f"Stryker's program (node_modules/@stryker-mutator and the packages it loads) "
+               f"{how} during the session: it decides the test strength of JavaScript and "
+               f"TypeScript sessions, so it is not run (put it back, e.g. `npm ci`, or a "
+               f"person accepts it as it is now)")  # fmt: skip
+        rec.strength = StrengthFacts.model_validate(
+            {"step": role, "tree": rec.verified or "", "note": why, "below": True}
+        )
+        rec.problem = f"Session {self.s.number} {role.upper()}: {why}"
+        rec.last_failure = why
+        return O.FAILED
+
     def accept_strength(self) -> None:
-        """A person accepted the score as it is (at the escalation)."""
+        """A person accepted the score as it is (at the escalation); or Stryker's program
+        as it is now, which then measures the session."""
+        from executor.strength import program
+
+        now = program.pin(self.r.repo.root)
+        if self.rec.stryker is not None and now != self.rec.stryker:
+            self.rec.stryker, self.rec.strength = now, None
+            self._say("Stryker's program accepted as it is now: the session is measured with it")
+            return
         if self.rec.strength is not None:
             self.rec.strength.accepted = True
             self._say(f"test strength accepted as it is: {self.rec.strength.score}")
@@ -196,6 +230,16 @@ class Strength(SessionPart):
         measured = self.r.measure(job)
         facts.made = measured.made  # Stryker makes them: known once it has run
         return _facts(facts, measured)
+
+
+def stryker_at_start(part: SessionPart) -> str | None:
+    """Stryker's program as the session starts (`executor.strength.program.pin`), where
+    a mutation step will run; None when none will."""
+    if part.r.options.mutation_budget == 0:
+        return None
+    from executor.strength import program
+
+    return program.pin(part.r.repo.root)
 
 
 def mutation_job(
