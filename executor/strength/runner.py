@@ -1,6 +1,6 @@
 """One mutation run: a session's tested tree copied to a temporary folder, its mutants
-run there by the project's pytest with the executor's plugin (`executor.strength.plugin`),
-the results read back.
+run there by the project's pytest with the executor's plugin (`executor.strength.mutation`),
+the results read back from the run's judge.
 
 Nothing happens in the person's checkout: the copy is a folder of its own under the
 system's temporary folder (`executor-mutation-<pid>-*`), removed when the run ends; one
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 #: What a copy's folder is called: the pid of the executor that made it comes first.
 PREFIX = "executor-mutation-"
 _COPY = re.compile(rf"^{PREFIX}(?P<pid>\d+)-")
-#: The plugin's module name on the run's PYTHONPATH.
+#: The plugin's package name on the run's PYTHONPATH.
 PLUGIN = "executor_mutation"
 #: Seconds the judge may go on past the budget (the worker it waits for, a sham), and
 #: the pytest process past that before it is killed (its start, its end): a run killed
@@ -69,7 +69,7 @@ class Measured:
     errors: int = 0
     #: the session's tests that failed in the unmutated copy (asked about no mutant)
     failing: int = 0
-    #: mutants whose tests also fail without them, run alone (not judged: among `errors`)
+    #: mutants whose tests also fail without them (a sham: not judged, among `errors`)
     unjudged: int = 0
     partial: bool = False
     seconds: float = 0.0
@@ -135,15 +135,15 @@ def measure(
     """Run `mutants` against the session's tests (`test_files`, or only `test_ids` of
     them) and, for what they let through, the rest of what `collect` collects, in a copy
     of the tested tree, within `budget` seconds. While the folder `hold` exists, the
-    mutants wait (the plugin's `_Judge.hold`). The spec goes to the plugin, and its
+    mutants wait (the plugin's `Judge.hold`). The spec goes to the plugin, and its
     results come back, over a socket only the run's judge holds (docs/test-strength.md)."""
     started = time.monotonic()
     sweep()
     made = Measured(made=len(mutants))
     with copy_of(export) as work:
         plugin = work / "plugin"
-        plugin.mkdir()
-        shutil.copyfile(Path(__file__).with_name("plugin.py"), plugin / f"{PLUGIN}.py")
+        shutil.copytree(Path(__file__).with_name("mutation"), plugin / PLUGIN,
+                        ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
         spec = {
             "mutants": [_spec(m) for m in mutants],
             "session": {"files": list(test_files), "ids": list(test_ids) if test_ids else None},
@@ -230,30 +230,34 @@ def _read(made: Measured, mutants: Sequence[Mutant], lines: Sequence[bytes]) -> 
         problem = f"a record that is none of the judge's ({type(e).__name__})"
     if problem:
         made.problem = f"the mutation run's results are not whole: {problem}"
-        return
-    got.seconds, got.problem = made.seconds, got.problem or made.problem
-    made.__dict__.update(got.__dict__)
+    elif got.problem:  # the judge's own word: nothing judged
+        made.problem, made.failing = got.problem, got.failing
+    else:
+        got.seconds = made.seconds
+        made.__dict__.update(got.__dict__)
 
 
 def _records(made: Measured, mutants: Sequence[Mutant], records: list[Any]) -> str:
-    """Fill `made` from the judge's `records`; what is wrong with them ("" if nothing)."""
-    first = records[0] if records else {}
-    if set(first) == {"error"}:
-        made.problem = str(first["error"])
-        return "" if records[1:] == [{"end": {"records": 0}}] else "more after its error"
-    if set(first) != {"baseline"}:
+    """Fill `made` from the judge's `records`; what is wrong with them ("" if nothing).
+    An error (the tests do not run in a copy, the test process stopped answering) may
+    come first or after any record: then nothing is judged, and `made.problem` says why."""
+    if records and set(records[0]) == {"baseline"}:
+        made.failing = int(records[0]["baseline"]["failing"])
+    elif not records or set(records[0]) != {"error"}:
         return "no baseline first"
-    made.failing = int(first["baseline"]["failing"])
     seen: set[int] = set()
-    for n, record in enumerate(records[1:], start=1):
+    for record in records[1:] if "baseline" in records[0] else records:
         if set(record) == {"end"}:
-            if n != len(records) - 1 or int(record["end"]["records"]) != len(seen):
+            if record is not records[-1] or int(record["end"]["records"]) != len(seen):
                 return "its end does not close it"
-            if len(seen) < len(mutants) and not made.partial:
+            if len(seen) < len(mutants) and not made.partial and not made.problem:
                 return f"{len(mutants) - len(seen)} mutant(s) with no result"
             return ""
-        if made.partial:
-            return "more after the budget stop"
+        if made.partial or made.problem:
+            return "more after its last word"
+        if set(record) == {"error"}:
+            made.problem = str(record["error"])
+            continue
         if record == {"stopped": "budget"}:
             made.partial = True
             continue

@@ -352,7 +352,7 @@ def _facts(facts: StrengthFacts, measured: Measured) -> StrengthFacts:
     facts.empty = not measured.made and not measured.problem  # Stryker made none
     if measured.unjudged and not facts.note:
         facts.note = (f"{_plural_mutants(measured.unjudged)} not judged: the tests that "
-                      f"reach them fail without them too, run alone")  # fmt: skip
+                      f"reach them fail without them too")  # fmt: skip
     facts.survivors = [
         SurvivorFact(file=s.mutant.path, line=s.mutant.line, operator=s.mutant.operator,
                      diff=f"`{s.mutant.before}` -> `{s.mutant.after}`", why=s.why)
