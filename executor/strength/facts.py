@@ -39,6 +39,9 @@ class StrengthFacts(Strict):
     by_suite: int = Field(default=0, description="killed only by tests outside the session's")
     timeouts: int = Field(default=0, description="killed because the tests hung on them")
     partial: bool = Field(default=False, description="the budget ran out before every mutant ran")
+    unrun: int = Field(
+        default=0, description="mutants the budget left unrun (a minimum counts them as survived)"
+    )
     seconds: float = 0.0
     survivors: list[SurvivorFact] = Field(default_factory=list)
     note: str = Field(default="", description="why there is no figure (nothing to mutate, ...)")
@@ -58,6 +61,13 @@ class StrengthFacts(Strict):
     def percent(self) -> float:
         return 100.0 * self.killed / self.total if self.total else 100.0
 
+    @property
+    def gate_percent(self) -> float:
+        """The score a minimum is held to: a mutant the budget left unrun is not known to
+        be killed (a gate not measured has not passed)."""
+        asked = self.total + self.unrun
+        return 100.0 * self.killed / asked if asked else 100.0
+
     def headline(self) -> str:
         """One line: the score, or why there is none."""
         if not self.total:
@@ -65,7 +75,8 @@ class StrengthFacts(Strict):
                 "Test strength: no mutant of the changed lines could be made")  # fmt: skip
         extra = [f"{self.seconds:g} s"]
         if self.partial:
-            extra.append("partial: the mutation budget ran out")
+            left = f", {self.unrun} not run" if self.unrun else ""
+            extra.append(f"partial: the mutation budget ran out{left}")
         if self.by_suite:
             extra.append(f"{self.by_suite} killed only by the rest of the suite")
         if self.note:

@@ -14,6 +14,7 @@ end: a run the budget cuts short is partial with nothing judged.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import os
@@ -79,9 +80,10 @@ def measure(
     started = time.monotonic()
     sweep()
     made = Measured(made=0)
-    entry = program.entry(root)
-    if entry is None:
-        made.problem = f"Stryker is not installed here ({INSTALL})"
+    entry, node = program.entry(root), shutil.which("node")
+    if entry is None or node is None:
+        made.problem = f"Stryker is not installed here ({INSTALL})" if entry is None else (
+            "node is not on PATH")  # fmt: skip
         return made
     pinned = program.pin(root)
     with copy_of(export) as work, _private() as private:
@@ -91,11 +93,14 @@ def measure(
             modules.symlink_to(root / "node_modules", target_is_directory=True)
         reporter = private / "executor-reporter.cjs"
         reporter.write_text(REPORTER, encoding="utf-8")
+        sham = private / "executor-sham.cjs"
+        sham.write_text(SHAM, encoding="utf-8")
+        encoded = base64.b64encode(test_command.encode()).decode()
         config = {
             "mutate": [f"{path}:{a}-{b}" for path, lines in sorted(changed.items())
                        for a, b in ranges(lines)],
             "testRunner": "command",
-            "commandRunner": {"command": test_command},
+            "commandRunner": {"command": shlex.join([node, str(sham), encoded])},
             "appendPlugins": [str(reporter)],
             "reporters": ["executor"],
             "tempDirName": str(work / "stryker-tmp"),
@@ -105,7 +110,7 @@ def measure(
         }  # fmt: skip
         conf = private / "stryker.config.json"
         conf.write_text(json.dumps(config), encoding="utf-8")
-        command = shlex.join(["node", str(entry), "run", str(conf)])
+        command = shlex.join([node, str(entry), "run", str(conf)])
         ours, theirs = socket.socketpair()
         with ours, Channel(ours, b"") as channel:
             try:
@@ -147,6 +152,23 @@ class ExecutorReporter {
 module.exports.strykerPlugins = [
   { kind: 'Reporter', name: 'executor', injectableClass: ExecutorReporter },
 ];
+"""
+
+
+#: The command Stryker runs for each mutant (the session's test command, base64 in its
+#: argument): a failure with the mutant active is a kill only if the same command passes
+#: with an id that names no mutant (a sham: tests that fail whenever Stryker's
+#: `__STRYKER_ACTIVE_MUTANT__` is set kill nothing); otherwise it says "survived".
+SHAM = """\
+const { spawnSync } = require('child_process');
+const command = Buffer.from(process.argv[2], 'base64').toString();
+const run = (env) => spawnSync(command, { shell: true, stdio: 'inherit', env }).status;
+const first = run(process.env);
+if (first === 0 || process.env.__STRYKER_ACTIVE_MUTANT__ === undefined) {
+  process.exit(first === null ? 1 : first);
+}
+const none = { ...process.env, __STRYKER_ACTIVE_MUTANT__: '1000000007' };
+process.exit(run(none) === 0 ? 1 : 0);
 """
 
 

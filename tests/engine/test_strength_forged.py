@@ -33,18 +33,18 @@ def _with(tmp: Path, lines: str) -> Path:
     return solutions
 
 
-def _held(git_repo: Path, solutions: Path) -> str:
+def _held(git_repo: Path, solutions: Path, *extra: str) -> str:
     """Run session 1 unattended with a minimum of 100%: it stops below it (exit 16), and
     nothing is committed; what it said."""
     plan = make_project(git_repo)
     proc = run_cli("execute-session", "1", "--plan", str(plan), "--yes", "--agent-command",
                    replay_cmd(solutions), "--max-retries", "0", "--min-mutation-score", "100",
-                   "--checkpoints", "none", cwd=git_repo, timeout=300)  # fmt: skip
+                   "--checkpoints", "none", *extra, cwd=git_repo, timeout=300)  # fmt: skip
     out = proc.stdout + proc.stderr
     assert proc.returncode == ExitCode.VERIFICATION_FAILED, out
     assert "Mutation-Score" not in git(git_repo, "log", "--format=%B")
     strength = session_state(plan, 1)["strength"]
-    assert strength["killed"] < strength["total"] or not strength["total"], strength
+    assert strength["killed"] < strength["total"] + strength["unrun"] or not strength["total"]
     return out
 
 
@@ -117,6 +117,27 @@ if _worker is not None:
 """
 
 
+#: The test process says "killed" to the first question, taking the budget's seconds to
+#: say it, then answers as it should (the sham that follows included): the budget ends
+#: after one mutant, killed.
+STALLED = """
+import sys as _sys, time as _time
+
+_worker = _sys.modules.get("executor_mutation.worker")
+if _worker is not None:
+    _honest, _asked = _worker.Worker.attempt, []
+
+    def _attempt(self, nodeids, codes, limit):
+        _asked.append(1)
+        if len(_asked) > 1:
+            return _honest(self, nodeids, codes, limit)
+        _time.sleep(8)
+        return "killed", ""
+
+    _worker.Worker.attempt = _attempt
+"""
+
+
 def test_a_test_module_cannot_write_the_mutation_results(git_repo: Path, tmp_path: Path) -> None:
     out = _held(git_repo, _with(tmp_path, RESULTS_FILE))
     assert "is below the minimum 100% (--min-mutation-score)" in out
@@ -139,3 +160,12 @@ def test_a_judge_killed_mid_run_measures_nothing(git_repo: Path, tmp_path: Path)
     assert "test strength was not measured (the mutation run's results are not whole: " \
         "no end)" in out  # fmt: skip
     assert "a minimum that was not measured has not passed (--min-mutation-score 100)" in out
+
+
+def test_a_minimum_counts_what_the_budget_left_unrun(git_repo: Path, tmp_path: Path) -> None:
+    """A partial score of 1/1 is not 100%: the mutants the budget left unrun count as not
+    killed against a minimum."""
+    out = _held(git_repo, _with(tmp_path, STALLED), "--mutation-budget", "6")
+    assert "partial: the mutation budget ran out, 12 not run" in out, out
+    assert "test strength 1/1 (8%, 12 more not run within the budget) is below the minimum " \
+        "100%" in out  # fmt: skip

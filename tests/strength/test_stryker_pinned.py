@@ -214,3 +214,28 @@ def test_the_real_stryker_scores_a_session_whose_bin_the_agent_replaced(tmp_path
                          "--min-mutation-score", "100")  # fmt: skip
     assert code == ExitCode.VERIFICATION_FAILED, out
     assert "Test strength: 11/13 mutants of the changed lines killed (85%" in out
+
+
+#: A test that checks nothing, and fails whenever Stryker names an active mutant.
+ACTIVE_MUTANT_TEST = """const test = require('node:test');
+const assert = require('node:assert');
+const { total } = require('../src/shop.js');
+if (process.env.__STRYKER_ACTIVE_MUTANT__) process.exit(1);
+test('adds the prices', () => assert.ok(total([1, 2]) !== undefined));
+test('refuses a negative price', () => assert.throws(() => total([-1])));
+"""
+
+
+@pytest.mark.skipif(not MODULES, reason="PE_TEST_STRYKER_MODULES names no node_modules")
+def test_tests_that_fail_whenever_a_mutant_is_active_kill_nothing(tmp_path: Path) -> None:
+    """Stryker tells the test command which mutant is active (`__STRYKER_ACTIVE_MUTANT__`):
+    one line made every mutant "killed". Each kill is run again with an id that names no
+    mutant: these tests fail there too, so none counts."""
+    plan, repo, agent = _shop(tmp_path)
+    (repo / "node_modules").symlink_to(MODULES, target_is_directory=True)
+    red = tmp_path / "solutions" / "session-1" / "red" / "test" / "shop.test.js"
+    red.write_text(ACTIVE_MUTANT_TEST, encoding="utf-8")
+    code, out = _execute(plan, repo, agent, "--min-mutation-score", "100")
+    assert code == ExitCode.VERIFICATION_FAILED, out
+    strength = session_state(plan, 1)["strength"]
+    assert strength["total"] == 13 and strength["killed"] <= 2, strength

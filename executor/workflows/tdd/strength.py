@@ -94,7 +94,7 @@ class Strength(SessionPart):
         rec, minimum = self.rec, self.r.options.min_mutation_score
         unmeasured = minimum is not None and not facts.total and not facts.empty
         facts.below = unmeasured or bool(
-            minimum is not None and facts.total and facts.percent < minimum
+            minimum is not None and facts.total and facts.gate_percent < minimum
         )
         if not facts.below or facts.accepted:
             return O.OK
@@ -105,8 +105,9 @@ class Strength(SessionPart):
             rec.problem = f"Session {self.s.number} {role.upper()}: {why}"
             rec.last_failure = why
             return O.FAILED
-        why = (f"test strength {facts.score} ({facts.percent:.0f}%) is below the minimum "
-               f"{minimum}% (--min-mutation-score)")  # fmt: skip
+        unrun = f", {facts.unrun} more not run within the budget" if facts.unrun else ""
+        why = (f"test strength {facts.score} ({facts.gate_percent:.0f}%{unrun}) is below the "
+               f"minimum {minimum}% (--min-mutation-score)")  # fmt: skip
         survivors = "\n".join(s.text() for s in facts.survivors) or "(none kept)"
         brief = (
             f"Session {self.s.number}: {why}. These mutants of the session's code survive "
@@ -348,6 +349,8 @@ def _facts(facts: StrengthFacts, measured: Measured) -> StrengthFacts:
     facts.killed, facts.total = measured.killed, measured.judged
     facts.by_suite, facts.timeouts = measured.by_suite, measured.timeouts
     facts.partial, facts.seconds = measured.partial, measured.seconds
+    if measured.partial:
+        facts.unrun = max(0, measured.made - measured.judged - measured.errors)
     facts.note = measured.problem
     facts.empty = not measured.made and not measured.problem  # Stryker made none
     if measured.unjudged and not facts.note:
