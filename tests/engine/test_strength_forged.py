@@ -102,7 +102,7 @@ import sys as _sys
 
 _worker = _sys.modules.get("executor_mutation.worker")
 if _worker is not None:
-    _worker.Worker.attempt = lambda self, nodeids, codes, limit: ("killed", "")
+    _worker.Worker.attempt = lambda self, nodeids, codes, limit: ("killed", "0")
 """
 
 #: The test process ends the judge (its parent) once it has the baseline, at the first
@@ -113,7 +113,7 @@ import os as _os, signal as _signal, sys as _sys
 _worker = _sys.modules.get("executor_mutation.worker")
 if _worker is not None:
     _worker.Worker.attempt = lambda self, nodeids, codes, limit: (
-        _os.kill(_os.getppid(), _signal.SIGKILL), ("killed", ""))[1]
+        _os.kill(_os.getppid(), _signal.SIGKILL), ("killed", "0"))[1]
 """
 
 
@@ -132,7 +132,7 @@ if _worker is not None:
         if len(_asked) > 1:
             return _honest(self, nodeids, codes, limit)
         _time.sleep(8)
-        return "killed", ""
+        return "killed", "0"
 
     _worker.Worker.attempt = _attempt
 """

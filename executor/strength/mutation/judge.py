@@ -44,7 +44,7 @@ class Judge:
         self.mine: list[str] = []
         self.others: list[str] = []
         self.others_traced = False
-        self.shams: dict[Any, str] = {}
+        self.shams: dict[Any, int] = {}
 
     def main(self, worker: int) -> None:
         records = 0
@@ -144,28 +144,36 @@ class Judge:
 
     def attempt(self, i: int, nodeids: list[str]) -> tuple[str, str] | None:
         """Ask the worker to run `nodeids` with mutant `i`: (status, why); a kill stands
-        only if the same tests pass with the statement unmutated (`sham`). None when the
-        budget ran out."""
+        only if the tests up to the one that failed pass with the statement unmutated (a
+        sham, asked once per tests and statement, longer when a kill needs it). None
+        when the budget ran out."""
         if not nodeids:
             return "survived", ""
         limit = 3.0 + 10.0 * sum(self.traced[n][1] for n in nodeids)
         got = self.ask_try(nodeids, self.codes[i] or {}, limit)
         if got is None or got[0] not in {"killed", "timeout"}:
-            return got
+            return None if got is None else got[:2]
+        status, _, by = got
+        needed = len(nodeids) if by is None else by + 1
         mutant = self.mutants[i]
         key = (tuple(nodeids), mutant["path"], tuple(mutant["scope"]))
-        if key not in self.shams:
+        passed = self.shams.get(key, 0)  # how many of them passed a sham; -1: one failed
+        if 0 <= passed < needed:
             codes = self.files.original(mutant["path"], mutant["scope"])
-            sham = self.ask_try(nodeids, codes, limit)
+            sham = self.ask_try(nodeids[:needed], codes, limit)
             if sham is None:
                 return None
-            self.shams[key] = sham[0]
-        if self.shams[key] != "survived":
+            passed = self.shams[key] = needed if sham[0] == "survived" else -1
+        if passed < 0:
             return "error", "its tests fail without the mutant too"
-        return got
+        return status, ""
 
     # -- talking to the worker ---------------------------------------------------------
-    def ask_try(self, nodeids: list[str], codes: Codes, limit: float) -> tuple[str, str] | None:
+    def ask_try(
+        self, nodeids: list[str], codes: Codes, limit: float
+    ) -> tuple[str, str, int | None] | None:
+        """(status, why, the index of the test that failed when killed); None when the
+        budget ran out first."""
         left = self.deadline + self.slack - time.monotonic()
         if left <= 0:
             return None
@@ -173,12 +181,16 @@ class Judge:
         self.ask({"try": nodeids, "codes": base64.b64encode(packed).decode(),
                   "limit": min(limit, left)})  # fmt: skip
         said = self.hear(time.monotonic() + min(limit, left) + 10.0)
-        status, why = said.get("status"), said.get("why", "")
-        if status not in STATUSES or not isinstance(why, str):
+        status, why, by = said.get("status"), said.get("why", ""), said.get("by")
+        if (
+            status not in STATUSES
+            or not isinstance(why, str)
+            or (status == "killed" and not (type(by) is int and 0 <= by < len(nodeids)))
+        ):
             raise Broken("the test process answered what it was not asked")
         if status == "timeout" and limit > left:
             return None  # cut by the budget, not the mutant's own limit
-        return status, why
+        return status, why, by if status == "killed" else None
 
     def trace(self, nodeids: list[str]) -> None:
         if nodeids and time.monotonic() < self.deadline:

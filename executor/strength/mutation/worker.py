@@ -53,7 +53,8 @@ class Worker:
                 codes = {(p, n, k): c for p, n, k, c
                          in marshal.loads(base64.b64decode(question["codes"]))}  # fmt: skip
                 status, why = self.attempt(question["try"], codes, float(question["limit"]))
-                self.answer({"status": status, "why": why})
+                by = int(why) if status == "killed" else None
+                self.answer({"status": status, "why": "" if by is not None else why, "by": by})
 
     def answer(self, said: dict[str, Any]) -> None:
         data = (json.dumps(said) + "\n").encode()
@@ -65,7 +66,8 @@ class Worker:
         return self.files.trace(items, self.protocol)
 
     def attempt(self, nodeids: list[str], codes: Codes, limit: float) -> tuple[str, str]:
-        """Run `nodeids` with `codes` swapped in, in a child process: (status, why)."""
+        """Run `nodeids` with `codes` swapped in, in a child process: (status, why); the
+        why of a kill is the index of the test that failed."""
         items = [self.items[n] for n in nodeids if n in self.items]
         read, write = os.pipe()
         pid = os.fork()
@@ -94,7 +96,7 @@ class Worker:
         os.close(read)
         code = os.waitstatus_to_exitcode(status)
         if code == 1:
-            return "killed", ""
+            return "killed", said.decode()
         if code == 0:
             return "survived", ""
         return "error", said.decode("utf-8", "replace") or f"exit {code}"
@@ -117,8 +119,9 @@ class Worker:
                 os._exit(3)
             option = items[0].config.option
             option.tbstyle, option.showlocals = "native", False  # a failure is not shown
-            for item in items:
+            for n, item in enumerate(items):
                 if any(r.failed for r in self.protocol(item, nextitem=None, log=False)):
+                    os.write(write, str(n).encode())
                     os._exit(1)
             os._exit(0)
         except BaseException as e:
