@@ -82,12 +82,14 @@ def sessions(
             "library": lib["name"], "commit": commit[:10], "made": got.made,
             "killed": got.killed, "total": got.judged, "by_suite": got.by_suite,
             "timeouts": got.timeouts, "errors": got.errors, "partial": got.partial,
+            "shams": got.shams,
             "problem": got.problem, "mutation_s": round(took, 2), "own_tests_s": round(own, 2),
             "survivors": [f"{s.mutant.diff()} survived: {s.why}" for s in got.survivors],
         }  # fmt: skip
         rows.append(row)
         print(f"{lib['name']} {commit[:10]}: {got.killed}/{got.judged} killed of {got.made} "
-              f"made; mutation {took:.1f} s, own tests {own:.1f} s ({took / own:.2f}x)"
+              f"made ({got.shams} shams); mutation {took:.1f} s, own tests "
+              f"{own:.1f} s ({took / own:.2f}x)"
               + (f"; {got.problem}" if got.problem else ""), flush=True)  # fmt: skip
     return rows
 

@@ -71,6 +71,8 @@ class Measured:
     failing: int = 0
     #: mutants whose tests also fail without them (a sham: not judged, among `errors`)
     unjudged: int = 0
+    #: runs of the tests that killed a mutant, with its statement unmutated
+    shams: int = 0
     partial: bool = False
     seconds: float = 0.0
     #: why nothing was measured ("" when something was)
@@ -252,6 +254,7 @@ def _records(made: Measured, mutants: Sequence[Mutant], records: list[Any]) -> s
                 return "its end does not close it"
             if len(seen) < len(mutants) and not made.partial and not made.problem:
                 return f"{len(mutants) - len(seen)} mutant(s) with no result"
+            made.shams = int(record["end"].get("shams", 0))
             return ""
         if made.partial or made.problem:
             return "more after its last word"

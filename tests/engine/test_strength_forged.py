@@ -71,7 +71,7 @@ SOCKETS = """
 import json as _json, os as _os, stat as _stat, sys as _sys
 
 _plugin = _sys.modules.get("executor_mutation")
-_spec = getattr(_plugin, "_RUNNER", None)
+_spec = getattr(_plugin, "_WORKER", None)
 _n = len(_spec[0]["mutants"]) if _spec else 13
 _forged = [{"baseline": {"tests": 1, "failing": 0, "others": 0}}]
 _forged += [{"i": i, "status": "killed", "why": "", "tests": 1, "suite": False, "seconds": 0}

@@ -102,12 +102,12 @@ def _split() -> tuple[dict[str, Any], int, int] | None:
 
 
 #: In the worker: the spec, and its pipes to the judge (questions, answers).
-_RUNNER = _split()
+_WORKER = _split()
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session: Any) -> Any:
-    if _RUNNER is None:
+    if _WORKER is None:
         return None
-    Worker(session, *_RUNNER).serve()
+    Worker(session, *_WORKER).serve()
     return True

@@ -44,7 +44,9 @@ class Judge:
         self.mine: list[str] = []
         self.others: list[str] = []
         self.others_traced = False
-        self.shams: dict[Any, int] = {}
+        #: (file, statement, tests...) -> whether those tests passed a sham
+        self.shams: dict[tuple[Any, ...], bool] = {}
+        self.asked: list[tuple[Any, ...]] = []  # the shams run
 
     def main(self, worker: int) -> None:
         records = 0
@@ -63,7 +65,7 @@ class Judge:
             problem = str(e) or "the test process stopped answering"
         if problem:
             self.put({"error": problem})
-        self.put({"end": {"records": records}})
+        self.put({"end": {"records": records, "shams": len(self.asked)}})
         os.close(self.channel)
         self.stop(worker)
 
@@ -143,10 +145,10 @@ class Judge:
         return sorted(found, key=lambda n: self.traced[n][1])
 
     def attempt(self, i: int, nodeids: list[str]) -> tuple[str, str] | None:
-        """Ask the worker to run `nodeids` with mutant `i`: (status, why); a kill stands
-        only if the tests up to the one that failed pass with the statement unmutated (a
-        sham, asked once per tests and statement, longer when a kill needs it). None
-        when the budget ran out."""
+        """Ask the worker to run `nodeids` with mutant `i`: (status, why). A kill stands
+        only if the tests up to the one that failed pass, run the same way, with the
+        statement's code unmutated (a sham; once per statement and those tests, or
+        tests they begin). None when the budget ran out."""
         if not nodeids:
             return "survived", ""
         limit = 3.0 + 10.0 * sum(self.traced[n][1] for n in nodeids)
@@ -154,17 +156,20 @@ class Judge:
         if got is None or got[0] not in {"killed", "timeout"}:
             return None if got is None else got[:2]
         status, _, by = got
-        needed = len(nodeids) if by is None else by + 1
         mutant = self.mutants[i]
-        key = (tuple(nodeids), mutant["path"], tuple(mutant["scope"]))
-        passed = self.shams.get(key, 0)  # how many of them passed a sham; -1: one failed
-        if 0 <= passed < needed:
+        tests = nodeids if by is None else nodeids[: by + 1]
+        key = (mutant["path"], tuple(mutant["scope"]), *tests)
+        if key not in self.shams:
             codes = self.files.original(mutant["path"], mutant["scope"])
-            sham = self.ask_try(nodeids[:needed], codes, limit)
+            self.asked.append(key)
+            sham = self.ask_try(tests, codes, limit)
             if sham is None:
                 return None
-            passed = self.shams[key] = needed if sham[0] == "survived" else -1
-        if passed < 0:
+            passed = sham[0] == "survived"
+            # the tests a passing sham began with passed as well
+            for n in range(3, len(key) + 1) if passed else [len(key)]:
+                self.shams.setdefault(key[:n], passed)
+        if not self.shams[key]:
             return "error", "its tests fail without the mutant too"
         return status, ""
 

@@ -27,7 +27,6 @@ class Worker:
         self.root = os.getcwd()
         self.files = Files(self.root, self.spec["mutants"])
         self.items: dict[str, Any] = {item.nodeid: item for item in session.items}
-        self.seconds: dict[str, float] = {}
 
     def serve(self) -> None:
         listed = []
