@@ -166,8 +166,6 @@ def measure(
         env = {
             "EXECUTOR_MUTATION_FD": str(theirs.fileno()),
             "PYTHONPATH": str(plugin) + (os.pathsep + path if path else ""),
-            # each worker imports the tests anew: the first leaves their bytecode in the copy
-            "PYTHONDONTWRITEBYTECODE": "",
         }
         with ours, Channel(ours, json.dumps(spec).encode()) as channel:
             try:
@@ -211,7 +209,7 @@ class Channel:
 
 def hold_ids(hold: Path) -> Path:
     """Where the session's test ids are written before `hold` goes (the plugin's
-    `_hold`): beside it."""
+    `Judge.hold`): beside it."""
     return hold.with_name(f"{hold.name}.ids.json")
 
 

@@ -25,11 +25,11 @@ Two processes share the work, and only one of them ever runs a line of the proje
      the first failure; killed at its limit, the mutant hangs them (`timeout`).
 
 A mutant the session's tests let through is tried on the rest of what was collected
-(traced once, lazily). **Shams**: the first time a set of tests kills a mutant, the
-judge asks the same question with the statement's unmutated code (compiled anew): the
-tests must pass, or no kill of theirs counts. Records go to the socket as the judge
-decides them: the baseline, one per mutant, `{"stopped": "budget"}` when the spec's
-`seconds` ran out, `{"error": ...}` when the runner stops answering, then `{"end": ...}`.
+(traced once, lazily). **Shams**: the worker says which test killed a mutant; the
+judge asks that test again with the statement's unmutated code (compiled anew): it must
+pass, or the kill does not count. Records go to the socket as the judge decides them:
+the baseline, one per mutant, `{"stopped": "budget"}` when the spec's `seconds` ran
+out, `{"error": ...}` when the worker stops answering, then `{"end": ...}`.
 
 The run stops by itself when the process that started it is gone (checked between
 questions), so a killed executor leaves no mutation run behind.

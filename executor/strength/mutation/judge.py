@@ -146,9 +146,9 @@ class Judge:
 
     def attempt(self, i: int, nodeids: list[str]) -> tuple[str, str] | None:
         """Ask the worker to run `nodeids` with mutant `i`: (status, why). A kill stands
-        only if the tests up to the one that failed pass, run the same way, with the
-        statement's code unmutated (a sham; once per statement and those tests, or
-        tests they begin). None when the budget ran out."""
+        only if the test that failed passes, run the same way, with the statement's code
+        unmutated (a sham, once per statement and test; for a timeout, all of them).
+        None when the budget ran out."""
         if not nodeids:
             return "survived", ""
         limit = 3.0 + 10.0 * sum(self.traced[n][1] for n in nodeids)
@@ -157,7 +157,7 @@ class Judge:
             return None if got is None else got[:2]
         status, _, by = got
         mutant = self.mutants[i]
-        tests = nodeids if by is None else nodeids[: by + 1]
+        tests = nodeids if by is None else [nodeids[by]]
         key = (mutant["path"], tuple(mutant["scope"]), *tests)
         if key not in self.shams:
             codes = self.files.original(mutant["path"], mutant["scope"])
@@ -165,10 +165,7 @@ class Judge:
             sham = self.ask_try(tests, codes, limit)
             if sham is None:
                 return None
-            passed = sham[0] == "survived"
-            # the tests a passing sham began with passed as well
-            for n in range(3, len(key) + 1) if passed else [len(key)]:
-                self.shams.setdefault(key[:n], passed)
+            self.shams[key] = sham[0] == "survived"
         if not self.shams[key]:
             return "error", "its tests fail without the mutant too"
         return status, ""

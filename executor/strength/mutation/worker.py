@@ -27,6 +27,8 @@ class Worker:
         self.root = os.getcwd()
         self.files = Files(self.root, self.spec["mutants"])
         self.items: dict[str, Any] = {item.nodeid: item for item in session.items}
+        #: the functions made from the mutated files, found once after each trace
+        self.functions: list[Any] | None = None
 
     def serve(self) -> None:
         listed = []
@@ -62,12 +64,15 @@ class Worker:
 
     def trace(self, nodeids: list[str]) -> dict[str, Any]:
         items = [self.items[n] for n in nodeids if n in self.items]
+        self.functions = None  # a test may import what makes more of them
         return self.files.trace(items, self.protocol)
 
     def attempt(self, nodeids: list[str], codes: Codes, limit: float) -> tuple[str, str]:
         """Run `nodeids` with `codes` swapped in, in a child process: (status, why); the
         why of a kill is the index of the test that failed."""
         items = [self.items[n] for n in nodeids if n in self.items]
+        if self.functions is None:
+            self.functions = live(self.files.real)  # a walk of every object: once
         read, write = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: never returns
@@ -107,7 +112,7 @@ class Worker:
             os.dup2(quiet, 1)
             os.dup2(quiet, 2)
             swapped = 0
-            for f in live(self.files.real):
+            for f in self.functions or ():
                 c = f.__code__
                 new = codes.get((os.path.realpath(c.co_filename), c.co_name, c.co_firstlineno))
                 if new is not None:
