@@ -30,6 +30,9 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("node") is None, reason="node missing"),
 ]
 MODULES = os.environ.get("PE_TEST_STRYKER_MODULES", "")
+#: Stryker's own start takes seconds, and each kill runs the tests twice (its sham): a
+#: loaded machine needs more than the default budget (30 s for a sub-second suite).
+SLOW = ("--mutation-budget", "300")
 
 
 @pytest.fixture(autouse=True)
@@ -134,7 +137,7 @@ def _planting(tmp: Path, agent: str, files: dict[str, str]) -> str:
 
 def _execute(plan: Path, repo: Path, agent: str, *extra: str) -> tuple[int, str]:
     proc = run_cli("execute-plan", "--plan", str(plan), "--yes", "--agent-command", agent,
-                   "--max-retries", "0", *extra, cwd=repo, timeout=600)  # fmt: skip
+                   "--max-retries", "0", *extra, cwd=repo, timeout=900)  # fmt: skip
     return proc.returncode, proc.stdout + proc.stderr
 
 
@@ -211,7 +214,7 @@ def test_the_real_stryker_scores_a_session_whose_bin_the_agent_replaced(tmp_path
     plan, repo, agent = _shop(tmp_path, modules)
     planted = {"node_modules/.bin/stryker": FORGER}
     code, out = _execute(plan, repo, _planting(tmp_path, agent, planted),
-                         "--min-mutation-score", "100")  # fmt: skip
+                         "--min-mutation-score", "100", *SLOW)  # fmt: skip
     assert code == ExitCode.VERIFICATION_FAILED, out
     assert "Test strength: 11/13 mutants of the changed lines killed (85%" in out
 
@@ -235,7 +238,7 @@ def test_tests_that_fail_whenever_a_mutant_is_active_kill_nothing(tmp_path: Path
     (repo / "node_modules").symlink_to(MODULES, target_is_directory=True)
     red = tmp_path / "solutions" / "session-1" / "red" / "test" / "shop.test.js"
     red.write_text(ACTIVE_MUTANT_TEST, encoding="utf-8")
-    code, out = _execute(plan, repo, agent, "--min-mutation-score", "100")
+    code, out = _execute(plan, repo, agent, "--min-mutation-score", "100", *SLOW)
     assert code == ExitCode.VERIFICATION_FAILED, out
     strength = session_state(plan, 1)["strength"]
     assert strength["total"] == 13 and strength["killed"] <= 2, strength
