@@ -123,6 +123,7 @@ def run_captured(
     on_line: Callable[[str], None] | None = None,
     warden: bool = False,
     on_start: Callable[[int], None] | None = None,
+    pass_fds: Sequence[int] = (),
 ) -> Finished:
     """Run `argv` in its own process group and read what it prints (module docstring).
 
@@ -131,7 +132,8 @@ def run_captured(
     fails ends the copy, never the run), up to `sink_limit` bytes when given (what is
     left out is counted: `Finished.sink_cut`). `on_line`: called with each line of stdout
     as it comes. `warden`: the command's group is killed if the executor dies before it
-    ends (module docstring). `on_start`: called with its pid once it runs. Raises
+    ends (module docstring). `on_start`: called with its pid once it runs. `pass_fds`:
+    descriptors it inherits (no other one does). Raises
     OSError when the command cannot be started.
     """
     started = time.monotonic()
@@ -145,6 +147,7 @@ def run_captured(
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT if merge else subprocess.PIPE,
             start_new_session=True,
+            pass_fds=tuple(pass_fds),
         )
         _LIVE.add(proc.pid)
     try:

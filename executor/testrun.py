@@ -199,6 +199,7 @@ def run_tests(
     log: Path | None = None,
     interpreter: Interpreter | None = None,
     on_start: Callable[[int], None] | None = None,
+    pass_fds: tuple[int, ...] = (),
 ) -> TestRun:
     """Run `command` in `cwd` and measure it. `env` is merged over os.environ.
 
@@ -209,9 +210,9 @@ def run_tests(
     comes (live progress). `sandbox`: run inside it (`executor.sandbox`; as is when the
     machine has no bubblewrap that works). `log`: a file the output is written to as it
     arrives (module docstring). `on_start`: called with the run's pid once it runs (its
-    process group: what stops it early). Raises UserError for an unparsable command and
-    PathNotFoundError when `cwd` or the program does not exist; a failing or hanging
-    test run is a result, not an error.
+    process group: what stops it early). `pass_fds`: descriptors it inherits. Raises
+    UserError for an unparsable command and PathNotFoundError when `cwd` or the program
+    does not exist; a failing or hanging test run is a result, not an error.
     """
     argv = _split(command)
     cwd = Path(cwd)
@@ -243,6 +244,7 @@ def run_tests(
             on_line=on_line,
             log=log,
             on_start=on_start,
+            pass_fds=pass_fds,
         )
         percent = _coverage_percent(cov_file)
         duration = round(time.monotonic() - started, 3)
@@ -334,6 +336,7 @@ def _execute(
     on_line: Callable[[str], None] | None = None,
     log: Path | None = None,
     on_start: Callable[[int], None] | None = None,
+    pass_fds: tuple[int, ...] = (),
 ) -> tuple[int, str, bool]:
     """Run argv in its own process group (killed whole on timeout); its exit code, its
     output (the head and the tail of a long one: `executor.capture`), and whether it
@@ -345,7 +348,7 @@ def _execute(
         try:
             done = run_captured(argv, cwd=cwd, env=env, timeout=timeout, merge=True,
                                 sink=sink, sink_limit=LOG_BYTES, on_line=on_line,
-                                on_start=on_start)  # fmt: skip
+                                on_start=on_start, pass_fds=pass_fds)  # fmt: skip
         except (FileNotFoundError, PermissionError) as e:
             end_transcript(sink, f"cannot run it: {e.strerror or e}")
             raise errors.PathNotFoundError(

@@ -39,9 +39,16 @@ class StrengthFacts(Strict):
     by_suite: int = Field(default=0, description="killed only by tests outside the session's")
     timeouts: int = Field(default=0, description="killed because the tests hung on them")
     partial: bool = Field(default=False, description="the budget ran out before every mutant ran")
+    unrun: int = Field(
+        default=0, description="mutants the budget left unrun (a minimum counts them as survived)"
+    )
     seconds: float = 0.0
     survivors: list[SurvivorFact] = Field(default_factory=list)
     note: str = Field(default="", description="why there is no figure (nothing to mutate, ...)")
+    empty: bool = Field(
+        default=False,
+        description="the session changed no line a mutant can be made of: nothing to measure",
+    )
     below: bool = Field(default=False, description="under --min-mutation-score")
     accepted: bool = Field(default=False, description="a person accepted the score as it is")
     retries: int = Field(default=0, description="strengthen-the-tests retries so far")
@@ -54,6 +61,13 @@ class StrengthFacts(Strict):
     def percent(self) -> float:
         return 100.0 * self.killed / self.total if self.total else 100.0
 
+    @property
+    def gate_percent(self) -> float:
+        """The score a minimum is held to: a mutant the budget left unrun is not known to
+        be killed (a gate not measured has not passed)."""
+        asked = self.total + self.unrun
+        return 100.0 * self.killed / asked if asked else 100.0
+
     def headline(self) -> str:
         """One line: the score, or why there is none."""
         if not self.total:
@@ -61,8 +75,11 @@ class StrengthFacts(Strict):
                 "Test strength: no mutant of the changed lines could be made")  # fmt: skip
         extra = [f"{self.seconds:g} s"]
         if self.partial:
-            extra.append("partial: the mutation budget ran out")
+            left = f", {self.unrun} not run" if self.unrun else ""
+            extra.append(f"partial: the mutation budget ran out{left}")
         if self.by_suite:
             extra.append(f"{self.by_suite} killed only by the rest of the suite")
+        if self.note:
+            extra.append(self.note)
         return (f"Test strength: {self.score} mutants of the changed lines killed "
                 f"({self.percent:.0f}%; {', '.join(extra)})")  # fmt: skip

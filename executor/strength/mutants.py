@@ -15,7 +15,7 @@ file's bytes (so it shows as a one-line diff with its `file:line`):
 
 Only code that runs when a function runs is mutated: the bodies of top-level functions
 and of the methods of top-level classes (a mutant is applied by swapping the code of the
-live functions, `executor.strength.plugin`). Module and class-body statements, default
+live functions, `executor.strength.mutation`). Module and class-body statements, default
 values, decorators, annotations and docstrings are left alone: changing them needs a
 fresh import, and annotations are never run.
 """

@@ -1,6 +1,6 @@
 """One mutation run: a session's tested tree copied to a temporary folder, its mutants
-run there by the project's pytest with the executor's plugin (`executor.strength.plugin`),
-the results read back.
+run there by the project's pytest with the executor's plugin (`executor.strength.mutation`),
+the results read back from the run's judge.
 
 Nothing happens in the person's checkout: the copy is a folder of its own under the
 system's temporary folder (`executor-mutation-<pid>-*`), removed when the run ends; one
@@ -17,7 +17,9 @@ import os
 import re
 import shlex
 import shutil
+import socket
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -34,13 +36,19 @@ if TYPE_CHECKING:
 #: What a copy's folder is called: the pid of the executor that made it comes first.
 PREFIX = "executor-mutation-"
 _COPY = re.compile(rf"^{PREFIX}(?P<pid>\d+)-")
-#: The plugin's module name on the run's PYTHONPATH.
+#: The plugin's package name on the run's PYTHONPATH.
 PLUGIN = "executor_mutation"
-#: Seconds the pytest process may run past the budget (collection, the last mutant).
+#: Seconds the judge may go on past the budget (the worker it waits for, a sham), and
+#: the pytest process past that before it is killed (its start, its end): a run killed
+#: so is not measured.
+SLACK = 10.0
 GRACE = 30.0
+#: The most of the judge's records that is read.
+RESULT_BYTES = 64 * 1024 * 1024
 
-#: run(command, cwd, timeout seconds, env, log): a measured test run (`executor.testrun`)
-RunIn = Callable[[str, Path, float, dict[str, str], Path | None], "TestRun"]
+#: run(command, cwd, timeout seconds, env, log, descriptors it inherits): a measured
+#: test run (`executor.testrun`)
+RunIn = Callable[[str, Path, float, dict[str, str], Path | None, tuple[int, ...]], "TestRun"]
 
 
 @dataclass
@@ -61,6 +69,10 @@ class Measured:
     errors: int = 0
     #: the session's tests that failed in the unmutated copy (asked about no mutant)
     failing: int = 0
+    #: mutants whose tests also fail without them (a sham: not judged, among `errors`)
+    unjudged: int = 0
+    #: runs of the tests that killed a mutant, with its statement unmutated
+    shams: int = 0
     partial: bool = False
     seconds: float = 0.0
     #: why nothing was measured ("" when something was)
@@ -125,24 +137,23 @@ def measure(
     """Run `mutants` against the session's tests (`test_files`, or only `test_ids` of
     them) and, for what they let through, the rest of what `collect` collects, in a copy
     of the tested tree, within `budget` seconds. While the folder `hold` exists, the
-    mutants wait (the plugin's `_hold`)."""
+    mutants wait (the plugin's `Judge.hold`). The spec goes to the plugin, and its
+    results come back, over a socket only the run's judge holds (docs/test-strength.md)."""
     started = time.monotonic()
     sweep()
     made = Measured(made=len(mutants))
     with copy_of(export) as work:
         plugin = work / "plugin"
-        plugin.mkdir()
-        shutil.copyfile(Path(__file__).with_name("plugin.py"), plugin / f"{PLUGIN}.py")
-        results = work / "results.jsonl"
+        shutil.copytree(Path(__file__).with_name("mutation"), plugin / PLUGIN,
+                        ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
         spec = {
             "mutants": [_spec(m) for m in mutants],
             "session": {"files": list(test_files), "ids": list(test_ids) if test_ids else None},
             "seconds": max(budget - (time.monotonic() - started), 1.0),
-            "results": str(results),
+            "slack": SLACK,
             "hold": str(hold) if hold is not None else None,
             "hold_ids": str(hold_ids(hold)) if hold is not None else None,
         }
-        (work / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
         # of a session's files under tests/, only the Python modules the tree holds are
         # tests to run: pytest stops at a data file (`tests/files/x.sql`) or at one the
         # session deleted ("not found")
@@ -151,24 +162,54 @@ def measure(
         args = [*dict.fromkeys([*collect, *held])]
         command = shlex.join([*prefix, *args, "-p", PLUGIN, "-q"])
         path = os.environ.get("PYTHONPATH")
+        ours, theirs = socket.socketpair()
         env = {
-            "EXECUTOR_MUTATION_SPEC": str(work / "spec.json"),
+            "EXECUTOR_MUTATION_FD": str(theirs.fileno()),
             "PYTHONPATH": str(plugin) + (os.pathsep + path if path else ""),
         }
-        ran = run(command, work / "tree", budget + GRACE, env, log)
-        lines = results.read_text("utf-8").splitlines() if results.exists() else []
+        with ours, Channel(ours, json.dumps(spec).encode()) as channel:
+            try:
+                ran = run(command, work / "tree", budget + GRACE, env, log, (theirs.fileno(),))
+            finally:
+                theirs.close()  # the judge's side: the channel ends when the judge does
+        lines = channel.lines
     made.seconds = round(time.monotonic() - started, 2)
-    _read(made, mutants, lines)
-    if not lines and not made.problem:
+    if not lines:
         made.problem = f"the mutation run did not start: {ran.summary()}"
-    if ran.timed_out:
-        made.partial = True
+    else:
+        _read(made, mutants, lines)
     return made
+
+
+class Channel:
+    """The executor's side of the run's socket: a thread sends the spec, then reads the
+    judge's records until it closes its side (`lines`, once the `with` ends)."""
+
+    def __init__(self, sock: socket.socket, spec: bytes) -> None:
+        self.lines: list[bytes] = []
+        self._sock, self._spec = sock, spec
+        self._thread = threading.Thread(target=self._converse, daemon=True)
+
+    def __enter__(self) -> Channel:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._thread.join()
+
+    def _converse(self) -> None:
+        data = bytearray()
+        with contextlib.suppress(OSError):  # a run that never read it: nothing comes back
+            self._sock.sendall(self._spec)
+            self._sock.shutdown(socket.SHUT_WR)
+            while len(data) <= RESULT_BYTES and (chunk := self._sock.recv(1 << 16)):
+                data += chunk
+        self.lines = bytes(data).splitlines()
 
 
 def hold_ids(hold: Path) -> Path:
     """Where the session's test ids are written before `hold` goes (the plugin's
-    `_hold`): beside it."""
+    `Judge.hold`): beside it."""
     return hold.with_name(f"{hold.name}.ids.json")
 
 
@@ -177,38 +218,75 @@ def _spec(m: Mutant) -> dict[str, Any]:
             "replacement": m.replacement, "scope": list(m.scope)}  # fmt: skip
 
 
-def _read(made: Measured, mutants: Sequence[Mutant], lines: Sequence[str]) -> None:
-    by_key = {m.key: m for m in mutants}
-    seen = 0
-    for line in lines:
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if "error" in record:
+def _read(made: Measured, mutants: Sequence[Mutant], lines: Sequence[bytes]) -> None:
+    """Count the judge's records into `made`. They are taken only as the judge writes
+    them: a baseline (or an error) first, one record per mutant, then the end; anything
+    else (a line that is no such record, a mutant twice, one missing with no budget stop,
+    no end) leaves nothing judged, and says so."""
+    got = Measured(made=len(mutants))
+    try:
+        problem = _records(got, mutants, [json.loads(line) for line in lines])
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError) as e:
+        problem = f"a record that is none of the judge's ({type(e).__name__})"
+    if problem:
+        made.problem = f"the mutation run's results are not whole: {problem}"
+    elif got.problem:  # the judge's own word: nothing judged
+        made.problem, made.failing = got.problem, got.failing
+    else:
+        got.seconds = made.seconds
+        made.__dict__.update(got.__dict__)
+
+
+def _records(made: Measured, mutants: Sequence[Mutant], records: list[Any]) -> str:
+    """Fill `made` from the judge's `records`; what is wrong with them ("" if nothing).
+    An error (the tests do not run in a copy, the test process stopped answering) may
+    come first or after any record: then nothing is judged, and `made.problem` says why."""
+    if records and set(records[0]) == {"baseline"}:
+        made.failing = int(records[0]["baseline"]["failing"])
+    elif not records or set(records[0]) != {"error"}:
+        return "no baseline first"
+    seen: set[int] = set()
+    for record in records[1:] if "baseline" in records[0] else records:
+        if set(record) == {"end"}:
+            if record is not records[-1] or int(record["end"]["records"]) != len(seen):
+                return "its end does not close it"
+            if len(seen) < len(mutants) and not made.partial and not made.problem:
+                return f"{len(mutants) - len(seen)} mutant(s) with no result"
+            made.shams = int(record["end"].get("shams", 0))
+            return ""
+        if made.partial or made.problem:
+            return "more after its last word"
+        if set(record) == {"error"}:
             made.problem = str(record["error"])
-        if isinstance(record.get("baseline"), dict):
-            made.failing = int(record["baseline"].get("failing") or 0)
-        if "stopped" in record:
-            made.partial = True
-        mutant = by_key.get(record.get("key", ""))
-        if mutant is None:
             continue
-        seen += 1
-        status = record.get("status")
-        if status in {"killed", "timeout"}:
-            made.killed += 1
-            made.timeouts += status == "timeout"
-            made.by_suite += bool(record.get("suite"))
-        elif status == "survived":
-            reached = int(record.get("tests") or 0)
-            why = mutant.hint or _pass_with_it(reached)
-            why = why if reached else "no test runs this line"
-            made.survivors.append(Survivor(mutant, why))
-        else:
-            made.errors += 1
-    if seen < len(mutants) and not made.problem:
-        made.partial = True
+        if record == {"stopped": "budget"}:
+            made.partial = True
+            continue
+        i = int(record["i"])
+        if not 0 <= i < len(mutants) or i in seen:
+            return f"mutant {i} twice, or one that was not asked"
+        seen.add(i)
+        _count(made, mutants[i], record)
+    return "no end"
+
+
+def _count(made: Measured, mutant: Mutant, record: dict[str, Any]) -> None:
+    status = record["status"]
+    if status in {"killed", "timeout"}:
+        made.killed += 1
+        made.timeouts += status == "timeout"
+        made.by_suite += bool(record["suite"])
+    elif status == "survived":
+        reached = int(record["tests"])
+        why = mutant.hint or _pass_with_it(reached)
+        why = why if reached else "no test runs this line"
+        made.survivors.append(Survivor(mutant, why))
+    elif status == "error":
+        made.errors += 1
+        if "without the mutant" in str(record.get("why")):
+            made.unjudged += 1
+    else:
+        raise ValueError(status)
 
 
 def _pass_with_it(n: int) -> str:

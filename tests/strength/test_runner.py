@@ -72,9 +72,14 @@ def run(
     )
 
     def runner(
-        command: str, cwd: Path, limit: float, env: dict[str, str], log: Path | None
+        command: str,
+        cwd: Path,
+        limit: float,
+        env: dict[str, str],
+        log: Path | None,
+        fds: tuple[int, ...],
     ) -> TestRun:
-        return run_tests(command, cwd=cwd, timeout_s=limit, env=env, log=log)
+        return run_tests(command, cwd=cwd, timeout_s=limit, env=env, log=log, pass_fds=fds)
 
     return measure(
         mutants, export=lambda dest: repo.export_tree(tree, dest), run=runner,

@@ -75,7 +75,7 @@ def test_a_node_session_with_stryker_scores_its_changed_lines(tmp_path: Path) ->
     git(repo, "add", ".gitignore")
     git(repo, "commit", "-qm", "ignore node_modules")
     run = run_cli("execute-plan", "--plan", str(plan), "--yes", "--agent-command", agent,
-                  cwd=repo, timeout=600)  # fmt: skip
+                  "--mutation-budget", "300", cwd=repo, timeout=900)  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
     said = run.stdout + run.stderr
     assert ("Stryker's mutants of the changed lines, against `node --test test/shop.test.js`"

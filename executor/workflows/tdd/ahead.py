@@ -18,8 +18,8 @@ fixed port, a file in /tmp) fails, so:
 - a result whose unmutated run failed any of the session's tests, or that found nothing,
   is not taken: the step measures again, alone.
 The result is taken only for the tree verification passed and the very tests the step
-would measure. The budget counts from the start: a run still going when it is spent is
-stopped (partial).
+would measure. The budget counts from the start: the run stops itself when it is spent
+(partial); one still going past that is stopped, and measured again alone.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from executor.strength.runner import PREFIX, hold_ids
+from executor.strength.runner import PREFIX, SLACK, hold_ids
 
 if TYPE_CHECKING:
     from executor.strength.job import Job, SessionTests
@@ -118,12 +118,13 @@ class Ahead:
 
     def take(self, tree: str, tests: SessionTests, budget: float) -> Measured | None:
         """The run's result, if it measured `tree` against `tests`: waited for until
-        `budget` seconds from its start, then stopped (a partial result). None when it
-        measured something else, or failed: the step measures as usual."""
+        `budget` seconds from its start (and the judge's slack past it: it stops itself
+        there), then stopped (nothing measured). None when it measured something else, or
+        failed: the step measures as usual."""
         if tree != self.tree or _ids(tests) != _ids(self.tests) or tests.files != self.tests.files:
             self.stop()
             return None
-        self._thread.join(max(0.0, self.started + budget - time.monotonic()))
+        self._thread.join(max(0.0, self.started + budget + SLACK - time.monotonic()))
         if self._thread.is_alive():
             self.stop()
         found = self._result

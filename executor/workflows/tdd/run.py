@@ -248,11 +248,16 @@ class Runner:
             from executor.testrun import run_tests as _run_tests
 
             def run_in(
-                command: str, cwd: Path, limit: float, env: dict[str, str], log: Path | None
+                command: str,
+                cwd: Path,
+                limit: float,
+                env: dict[str, str],
+                log: Path | None,
+                fds: tuple[int, ...],
             ) -> TestRun:
                 return _run_tests(map_test_command(command, config), cwd=cwd, timeout_s=limit,
-                                  env=env, sandbox=sandbox, log=log,
-                                  interpreter=job.interpreter, on_start=job.on_start)  # fmt: skip
+                                  env=env, sandbox=sandbox, log=log, interpreter=job.interpreter,
+                                  on_start=job.on_start, pass_fds=fds)  # fmt: skip
 
             if job.stryker is not None:
                 from executor.strength import stryker

@@ -236,6 +236,11 @@ class SessionRecord(Strict):
     strength: StrengthFacts | None = Field(
         default=None, description="test strength: mutants of the changed lines, killed or not"
     )
+    stryker: str | None = Field(
+        default=None,
+        description="a fingerprint of Stryker's program when the session started (empty: "
+        "the project had none; null: not recorded)",
+    )
     files_modified: list[str] = Field(default_factory=list)
     errors: list[str] = Field(default_factory=list)
     history: list[StepLog] = Field(default_factory=list)

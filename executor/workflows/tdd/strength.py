@@ -64,9 +64,15 @@ class Strength(SessionPart):
         budget = self._budget() if options.mutation_budget is None else options.mutation_budget
         if budget == 0 or (role == "refactor" and self.s.green is None and self.s.red):
             return O.OK  # turned off; or a session whose tests fail by design
+        changed = self._stryker_changed(role)
+        if changed:
+            if self.r.ahead is not None:
+                self.r.ahead.stop()
+                self.r.ahead = None
+            return changed
         before, ahead = rec.strength, self.r.ahead
         self.r.ahead = None
-        if before is not None and before.tree == rec.verified:
+        if before is not None and before.tree == rec.verified and self._stands(before):
             facts = before
             self._say(f"{role.upper()}: tested tree unchanged since measured: {facts.headline()}")
             if ahead is not None:
@@ -78,13 +84,30 @@ class Strength(SessionPart):
             self._say(facts.headline())
         return self._judge(role, facts)
 
+    def _stands(self, facts: StrengthFacts) -> bool:
+        """Whether `facts` of the same tree stand: measured, nothing to measure, accepted,
+        or no gate to pass (a gate not measured is measured again: it may be now)."""
+        minimum = self.r.options.min_mutation_score
+        return bool(facts.total or facts.empty or facts.accepted or minimum is None)
+
     def _judge(self, role: str, facts: StrengthFacts) -> Outcome:
         rec, minimum = self.rec, self.r.options.min_mutation_score
-        facts.below = bool(minimum is not None and facts.total and facts.percent < minimum)
+        unmeasured = minimum is not None and not facts.total and not facts.empty
+        facts.below = unmeasured or bool(
+            minimum is not None and facts.total and facts.gate_percent < minimum
+        )
         if not facts.below or facts.accepted:
             return O.OK
-        why = (f"test strength {facts.score} ({facts.percent:.0f}%) is below the minimum "
-               f"{minimum}% (--min-mutation-score)")  # fmt: skip
+        if unmeasured:  # no retry: the agent cannot measure it; a person may accept it
+            why = (f"test strength was not measured ({facts.note or 'no figure'}), and a "
+                   f"minimum that was not measured has not passed (--min-mutation-score "
+                   f"{minimum})")  # fmt: skip
+            rec.problem = f"Session {self.s.number} {role.upper()}: {why}"
+            rec.last_failure = why
+            return O.FAILED
+        unrun = f", {facts.unrun} more not run within the budget" if facts.unrun else ""
+        why = (f"test strength {facts.score} ({facts.gate_percent:.0f}%{unrun}) is below the "
+               f"minimum {minimum}% (--min-mutation-score)")  # fmt: skip
         survivors = "\n".join(s.text() for s in facts.survivors) or "(none kept)"
         brief = (
             f"Session {self.s.number}: {why}. These mutants of the session's code survive "
@@ -103,8 +126,36 @@ class Strength(SessionPart):
         rec.last_failure = f"Surviving mutants (each a one-line diff):\n{survivors}"
         return O.FAILED
 
+    def _stryker_changed(self, role: str) -> Outcome | None:
+        """FAILED when Stryker's program is not what it was when the session started (it
+        decides JavaScript/TypeScript scores: an agent may not bring or change it)."""
+        from executor.strength import program
+
+        rec = self.rec
+        if rec.stryker is None or program.pin(self.r.repo.root) == rec.stryker:
+            return None
+        how = "appeared" if not rec.stryker else "changed"
+        why = (f"Stryker's program (node_modules/@stryker-mutator and the packages it loads) "
+               f"{how} during the session: it decides the test strength of JavaScript and "
+               f"TypeScript sessions, so it is not run (put it back, e.g. `npm ci`, or a "
+               f"person accepts it as it is now)")  # fmt: skip
+        rec.strength = StrengthFacts.model_validate(
+            {"step": role, "tree": rec.verified or "", "note": why, "below": True}
+        )
+        rec.problem = f"Session {self.s.number} {role.upper()}: {why}"
+        rec.last_failure = why
+        return O.FAILED
+
     def accept_strength(self) -> None:
-        """A person accepted the score as it is (at the escalation)."""
+        """A person accepted the score as it is (at the escalation); or Stryker's program
+        as it is now, which then measures the session."""
+        from executor.strength import program
+
+        now = program.pin(self.r.repo.root)
+        if self.rec.stryker is not None and now != self.rec.stryker:
+            self.rec.stryker, self.rec.strength = now, None
+            self._say("Stryker's program accepted as it is now: the session is measured with it")
+            return
         if self.rec.strength is not None:
             self.rec.strength.accepted = True
             self._say(f"test strength accepted as it is: {self.rec.strength.score}")
@@ -182,6 +233,16 @@ class Strength(SessionPart):
         return _facts(facts, measured)
 
 
+def stryker_at_start(part: SessionPart) -> str | None:
+    """Stryker's program as the session starts (`executor.strength.program.pin`), where
+    a mutation step will run; None when none will."""
+    if part.r.options.mutation_budget == 0:
+        return None
+    from executor.strength import program
+
+    return program.pin(part.r.repo.root)
+
+
 def mutation_job(
     part: SessionPart, facts: StrengthFacts, tree: str, budget: float, tests: SessionTests
 ) -> Job | None:
@@ -198,7 +259,7 @@ def mutation_job(
     command = part._cmd("green") or part._cmd("red") or r.suite_command or ""
     prefix = pytest_prefix(command)
     if not code:
-        facts.note = "the session changed no Python code"
+        facts.note, facts.empty = "the session changed no Python code", True
     elif not tests.files:
         facts.note = "the session has no tests of its own (no RED)"
     elif prefix is None:
@@ -215,7 +276,7 @@ def mutation_job(
             mutants += mutants_of(path, r.repo.blob(blob), lines)
     facts.made = len(mutants)
     if not mutants:
-        facts.note = "no mutant can be made from the changed lines"
+        facts.note, facts.empty = "no mutant can be made from the changed lines", True
         return None
     suite = pytest_prefix(r.suite_command or "")
     collect = _args(r.suite_command, suite) if suite == prefix else []
@@ -288,7 +349,13 @@ def _facts(facts: StrengthFacts, measured: Measured) -> StrengthFacts:
     facts.killed, facts.total = measured.killed, measured.judged
     facts.by_suite, facts.timeouts = measured.by_suite, measured.timeouts
     facts.partial, facts.seconds = measured.partial, measured.seconds
+    if measured.partial:
+        facts.unrun = max(0, measured.made - measured.judged - measured.errors)
     facts.note = measured.problem
+    facts.empty = not measured.made and not measured.problem  # Stryker made none
+    if measured.unjudged and not facts.note:
+        facts.note = (f"{_plural_mutants(measured.unjudged)} not judged: the tests that "
+                      f"reach them fail without them too")  # fmt: skip
     facts.survivors = [
         SurvivorFact(file=s.mutant.path, line=s.mutant.line, operator=s.mutant.operator,
                      diff=f"`{s.mutant.before}` -> `{s.mutant.after}`", why=s.why)

@@ -41,7 +41,12 @@ from executor.workflows.tdd.hooks import find_hooks
 from executor.workflows.tdd.state import AgentCall as AgentCallLog
 from executor.workflows.tdd.state import TestEnvironment
 from executor.workflows.tdd.step import Step
-from executor.workflows.tdd.strength import session_tests, start_ahead, strength_trailer
+from executor.workflows.tdd.strength import (
+    session_tests,
+    start_ahead,
+    strength_trailer,
+    stryker_at_start,
+)
 
 if TYPE_CHECKING:
     from executor.testrun import TestCase, TestRun
@@ -124,6 +129,7 @@ class Work(Guard):
         self.rec.flags = self.r.repo.index_flags()
         self.rec.environment = self._environment()
         self._say(f"tests run with {self.rec.environment.python} ({self.rec.environment.source})")
+        self.rec.stryker = stryker_at_start(self)
         self._keep_flagged_changes(head)
         tests = [f for f in self.r.repo.paths_in(head) if verdicts.is_test_file(f)]
         self.rec.base_tests = verdicts.test_fingerprints(self.r.repo.root, tests)
