@@ -42,7 +42,7 @@ class ParkingLot:
         #: sessions this run passed by, and the parked sessions each waits on
         self.waiting: dict[int, list[int]] = {}
         #: why a question of this run was not asked (the end of the run says it)
-        self.why = "nobody could give one (--yes without a terminal)"
+        self.why: str | None = None
 
     def settle(self) -> None:
         """Finish a parking a killed run left half done: files still in the checkout."""
@@ -115,8 +115,12 @@ class ParkingLot:
 
     def _lines(self, sessions: Sequence[int], plan: PlanView) -> list[str]:
         titles = {o.number: o.title for o in plan.outline()}
+        why = self.why or (
+            "nobody could give one (--yes without a terminal)" if self.decider.unattended
+            else "this run does not include it: the command below asks it"
+        )  # fmt: skip
         return waiting_lines(self.state, sessions, self.waiting, lambda n: titles.get(n, "?"),
-                             self.layout.folder, why=self.why)  # fmt: skip
+                             self.layout.folder, why=why)  # fmt: skip
 
 
 def _missing(session: TddSession, state: RunState) -> list[int]:
