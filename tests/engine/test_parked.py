@@ -257,6 +257,11 @@ def test_killed_while_taking_it_up_at_each_boundary_nothing_is_lost(
     assert done.returncode == 0, done.stdout + done.stderr
     assert git(git_repo, "show", "HEAD:lib.py") == GREEN_1
     assert git(git_repo, "show", "HEAD:other.py").startswith("def one")
+    # its ref is gone; its work as it was parked stays under a backup ref
+    assert git(git_repo, "for-each-ref", "refs/executor/parked") == ""
+    backups = git(git_repo, "for-each-ref", "--format=%(refname)", "refs/executor/backup/")
+    kept = [r for r in backups.split() if "/parked-session-1-" in r]
+    assert kept and all(git(git_repo, "show", f"{r}:tests/test_lib.py") == RED_1 for r in kept)
 
 
 def test_a_conflict_with_what_landed_meanwhile_waits_for_a_person(

@@ -22,8 +22,6 @@ VERIFYING = frozenset(
 )  # fmt: skip
 #: An answer that takes in what a check measured: only a person gives it.
 ACCEPT = "accept_"
-#: How much of a question the end of a run repeats (status and the state keep it whole).
-SHOWN = 400
 
 
 def is_question(q: Question | None, rec: SessionRecord) -> bool:
@@ -115,10 +113,9 @@ def waiting_lines(
     ]
     for n in asked:
         p = state.run.parked[n]
-        question = p.question if len(p.question) <= SHOWN else p.question[:SHOWN] + "..."
         choices = ", ".join(c.value for c in p.options)
         lines.append(
-            f"  session {n} ({title(n)}) asks: {question} (choices: {choices}); its work "
+            f"  session {n} ({title(n)}) asks: {p.question} (choices: {choices}); its work "
             f"is kept under {p.ref}"
         )
     for n, behind in sorted(waiting.items()):

@@ -13,9 +13,10 @@ markers, and the session stays parked until a person has edited them away.
 
 Boundaries: the plan (HEAD, the merged tree, the facts measured again) is saved before a
 file is written (`parking.planned`); the files, then that they are written
-(`parking.written`); then the record moves (`parking.taken`). A run killed between them
-takes the same steps again: a write is idempotent, and a write into a checkout that
-holds something else is preceded by a backup (P18, P31).
+(`parking.written`); then its work as it was parked goes to a backup ref, its own ref
+goes, and the record moves (`parking.taken`). A run killed between them takes the same
+steps again: a write is idempotent, a write into a checkout that holds something else
+is preceded by a backup (P18, P31), and a second backup of the same commit is harmless.
 """
 
 from __future__ import annotations
@@ -84,6 +85,9 @@ def take_up(
         work = now  # the person's resolution is the session's work
         report(f"[session {number}] the conflict is resolved in the checkout: its files "
                f"are the session's work on {head[:12]}")  # fmt: skip
+    # its work as it was parked stays where backups are (P18); its own ref goes
+    kept = repo.keep(f"parked-session-{number}", parked.commit, "executor: taken up again")
+    repo.drop_ref(parked.ref)
     rec.base_commit = rec.head = head
     rec.branch = repo.branch()
     rec.tree = work
@@ -91,10 +95,9 @@ def take_up(
     state.run.sessions[number] = rec
     save()
     faults.hit("parking.taken")
-    repo.drop_ref(parked.ref)
     moved = "" if head == parked.base else f", merged onto {head[:12]}"
-    report(f"[session {number}] taken up again: its work is back in the checkout{moved}; "
-           f"it asks its question again")  # fmt: skip
+    report(f"[session {number}] taken up again: its work is back in the checkout{moved} (as "
+           f"it was parked, also under {kept}); it asks its question again")  # fmt: skip
     return rec
 
 
