@@ -303,6 +303,21 @@ def test_a_stop_no_answer_settles_still_stops_the_run(git_repo: Path, tmp_path: 
     assert git(git_repo, "for-each-ref", "refs/executor/parked") == ""
 
 
+def test_a_later_stop_says_what_waits_too(git_repo: Path, tmp_path: Path) -> None:
+    """Session 1 parked, then session 2's RED passes: the run stops there, and its message
+    names session 1's question as well."""
+    plan, agent = _project(git_repo, tmp_path)
+    passing = tmp_path / "solutions" / "session-2" / "red" / "tests" / "test_other.py"
+    passing.write_text("def test_nothing_yet():\n    assert True\n", encoding="utf-8")
+    out = _unattended(plan, git_repo, agent)
+    assert out.returncode == 16, out.stdout + out.stderr
+    assert "Session 2 RED check failed" in out.stderr and "No human is available" in out.stderr
+    assert "Session 1 waits for a person's answer" in out.stderr
+    assert "session 1 (Change Things) asks:" in out.stderr
+    assert commits(git_repo) == ["the project", "initial"]
+    assert "1" in _parked(plan) and state(plan)["run"]["sessions"]["2"]["step"] == "red_escalated"
+
+
 def test_waiting_on_follows_dependencies_to_the_parked_session() -> None:
     deps = {1: [], 2: [], 3: [1], 4: [3], 5: [2], 6: [4, 5]}
     done = {2, 5}.__contains__
