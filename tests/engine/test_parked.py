@@ -316,6 +316,12 @@ def test_a_later_stop_says_what_waits_too(git_repo: Path, tmp_path: Path) -> Non
     assert "session 1 (Change Things) asks:" in out.stderr
     assert commits(git_repo) == ["the project", "initial"]
     assert "1" in _parked(plan) and state(plan)["run"]["sessions"]["2"]["step"] == "red_escalated"
+    # session 2's work holds the checkout: session 1 is not taken up over it
+    again = run_cli("resume-session", "1", "--plan", str(plan), cwd=git_repo)
+    assert again.returncode == 16, again.stdout + again.stderr
+    assert "session 2 was in progress in the checkout when the run came to it" in again.stderr
+    assert "1" in _parked(plan)
+    assert git(git_repo, "status", "--porcelain") == "?? tests/test_other.py\n"
 
 
 def test_waiting_on_follows_dependencies_to_the_parked_session() -> None:

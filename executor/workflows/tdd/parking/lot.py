@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 
 class ParkingLot:
+    """The parked sessions of one plan run in the checkout, as its loop meets them."""
+
     def __init__(
         self,
         state: RunState,
@@ -62,7 +64,10 @@ class ParkingLot:
             return True
         busy = [n for n, r in sorted(self.state.run.sessions.items()) if r.step in ACTIVE]
         if busy:  # its work comes back into the checkout, which that session's work holds
-            self.why = f"session {busy[0]} is in progress in the checkout: finish it first"
+            self.why = (
+                f"session {busy[0]} was in progress in the checkout when the run came to it "
+                f"(that one goes first: run the command below again)"
+            )
             self.report(f"[session {number}] waits for a person's answer (parked); session "
                         f"{busy[0]} is in progress in the checkout and goes first")  # fmt: skip
             return True

@@ -27,7 +27,12 @@ from typing import TYPE_CHECKING
 
 from executor import faults
 from executor.engine.layout import Layout
-from executor.errors import BlockedError, DefinitionDriftError, DirtyWorktreeError
+from executor.errors import (
+    BlockedError,
+    DefinitionDriftError,
+    DirtyWorktreeError,
+    StaleWorkspaceError,
+)
 from executor.fsutil import quote
 from executor.workflows.tdd import tampering, testchanges, verdicts
 from executor.workflows.tdd.hooks import find_hooks
@@ -103,6 +108,15 @@ def take_up(
 
 def _plan(parked: ParkedSession, number: int, head: str, repo: GitRepo, ignore: list[Path]) -> None:
     """Where the work goes and what the record measures anew, from a clean checkout."""
+    if parked.written and parked.onto is not None:  # a merge to resolve, and HEAD moved
+        raise StaleWorkspaceError(
+            f"session {number}'s parked work is in the checkout merged onto "
+            f"{parked.onto[:12]}, with a conflict to resolve, but HEAD is now {head[:12]}: "
+            f"nothing was changed. Go back (`git reset --keep {parked.onto[:12]}`) and "
+            f"resolve it there, or put the checkout's changes aside (`git stash -u`) and "
+            f"run the same command again to merge it onto HEAD anew; its work is kept "
+            f"under {parked.ref}."
+        )
     dirty = repo.dirty_files(ignore=ignore)
     if dirty:
         shown = "\n  ".join(dirty[:20]) + ("\n  ..." if len(dirty) > 20 else "")
