@@ -25,6 +25,7 @@ ExecutorError                      internal error unless a subclass says otherwi
     │   └── RollbackRefused        a reset would drop a pushed, merge or foreign commit
     ├── StorageError
     ├── VerificationFailedError
+    │   └── QuestionsWaiting       sessions wait, parked, for a person's answer (--yes)
     ├── AgentUnavailableError
     ├── GitBusyError
     ├── DirtyWorktreeError
@@ -349,6 +350,15 @@ class StorageError(PathError):
 
 class VerificationFailedError(UserError):
     exit_code = ExitCode.VERIFICATION_FAILED
+
+
+class QuestionsWaiting(VerificationFailedError):
+    """A run with nobody to ask ran what it could; `sessions` wait, parked, for a person's
+    answer (and others wait on them): the run is incomplete."""
+
+    def __init__(self, message: str, *, sessions: Sequence[int]) -> None:
+        super().__init__(message)
+        self.sessions = list(sessions)
 
 
 class AgentUnavailableError(UserError):

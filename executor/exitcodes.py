@@ -60,7 +60,9 @@ DESCRIPTIONS: dict[ExitCode, str] = {
     "The previous state is intact.",
     ExitCode.PLAN_INVALID: "The plan has errors (printed as file:line: error: message).",
     ExitCode.VERIFICATION_FAILED: "A session could not be verified: tests did not go red or "
-    "green, or the evidence check failed, and no human was available to decide.",
+    "green, or the evidence check failed, and no human was available to decide; or sessions "
+    "wait, parked, for a person's answer while the run did the rest (each question and the "
+    "command that answers it are printed).",
     ExitCode.AGENT_UNAVAILABLE: "No usable agent response after the retry/attempt budget.",
     ExitCode.GIT_BUSY: "git is busy (.git/index.lock exists). Retry when git is done.",
     ExitCode.DIRTY_WORKTREE: "The worktree has changes that are not the executor's. "

@@ -64,6 +64,8 @@ def render_status(data: dict[str, Any], *, rich: bool) -> None:
         console.out(live_line(live))
     for line in parallel_lines(data.get("parallel")):
         console.out(line)
+    for line in question_lines(data):
+        console.out(line)
     latest = latest_transcript(data)
     if latest:
         console.out(f"last agent transcript: {latest}")
@@ -108,6 +110,28 @@ def parallel_lines(side: dict[str, Any] | None) -> list[str]:
         ))  # fmt: skip
     title = f"parallel (at most {side['width']} at once):" if side["width"] else "parallel:"
     return [title, *lines] if lines else []
+
+
+def question_lines(data: dict[str, Any]) -> list[str]:
+    """Each question a parked session waits on (its work kept under a ref, not in the
+    checkout), with the command that asks it; each session that waits on one."""
+    plan = quote(data["plan"])
+    lines = []
+    for q in data.get("questions") or []:
+        choices = ", ".join(o["value"] for o in q["options"])
+        conflict = (f"; its merge conflicts in {', '.join(q['conflicts'])} (resolve them in the "
+                    f"checkout)" if q["conflicts"] else "")  # fmt: skip
+        lines.append(
+            f"  session {q['session']} waits for your answer (parked since {_local(q['parked_at'])}"
+            f", its work under {q['ref']}{conflict}): {q['question']} (choices: {choices}); "
+            f"answer: executor {' '.join(q['answer'])} --plan {plan}"
+        )
+    for p in data["phases"]:
+        for s in p["sessions"]:
+            if s.get("waiting_on"):
+                on = ", ".join(map(str, s["waiting_on"]))
+                lines.append(f"  session {s['number']} waits on session(s) {on} (parked)")
+    return ["questions waiting:", *lines] if lines else []
 
 
 def live_line(live: dict[str, Any]) -> str:
@@ -169,6 +193,12 @@ def next_line(data: dict[str, Any]) -> str:
             f"answer each waiting request (executor bridge show --all --dir {plan}; executor "
             f"bridge respond --dir DIR ...), then: executor execute-plan --plan {plan} --resume"
         )
+    if nxt.get("do") == "answer_parked":
+        return (
+            f"answer session {session}'s question at a terminal: executor {go_on} --plan "
+            f"{plan} (its work comes back into the checkout and it asks; from a host, the "
+            f"same command without --yes asks it over the bridge, exit 42)"
+        )
     if nxt.get("do") == "continue":
         return f"executor execute-plan --plan {plan}"
     if nxt.get("do") == "resume":
@@ -192,6 +222,10 @@ def _status(s: dict[str, Any]) -> str:
         return "completed (adopted)"
     if status == "awaiting_approval" and s.get("step"):
         return f"awaiting_approval ({s['step']})"  # the seed's checkpoint names
+    if s.get("parked"):
+        return f"{status} (parked: a question)"
+    if s.get("waiting_on"):
+        return f"{status} (waits on {', '.join(map(str, s['waiting_on']))})"
     return status
 
 

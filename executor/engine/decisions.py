@@ -3,9 +3,9 @@ terminal, or a person through the bridge (a request whose agent is `human`).
 
 `Decider.ask` returns a value, never raises to steer the step: a `Decision`, `WAITING`
 (a human request was recorded; the driver saves, writes it, exits 42) or `NO_HUMAN`
-(a person must decide and nobody can: the run stops with exit 16). A pending human
-request that was answered another way (`--yes`, the terminal) is dropped, so it never
-blocks a later step.
+(a person must decide and nobody can: the run stops with exit 16, or a workflow sets the
+question aside: `unanswered` keeps it). A pending human request that was answered
+another way (`--yes`, the terminal) is dropped, so it never blocks a later step.
 """
 
 from __future__ import annotations
@@ -53,6 +53,8 @@ class Decider:
         #: to see (`show_diff`, `show_tests`). A question through the bridge is told by
         #: the CLI after exit 42 (`executor.cli.callback`).
         self.on_ask = on_ask
+        #: The last question nobody could answer (NO_HUMAN), for a workflow that keeps it.
+        self.unanswered: Question | None = None
         self._showing = False
 
     @property
@@ -80,6 +82,7 @@ class Decider:
                 supersede(self.bridge.channel, ledger, self.bridge.durable)
                 return Decision(decision.action, decision.feedback, waited=True)
         if self.yes:
+            self.unanswered = q
             return NO_HUMAN
         return self._through_bridge(q, ledger)
 

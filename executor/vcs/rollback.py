@@ -47,6 +47,25 @@ class GitRollback(GitTrees):
         self._run("update-ref", "-m", why or f"executor backup: {label}", ref, commit, "0" * 40)
         return ref
 
+    def commit_of(self, tree: str, parents: Sequence[str], message: str) -> str:
+        """A commit object holding `tree` on `parents`, on no branch (no hook, no signing
+        program): what a ref keeps, or what a replay starts from."""
+        flags = [arg for parent in parents for arg in ("-p", parent)]
+        return self._out(*NO_PROGRAMS, "commit-tree", "--no-gpg-sign", tree, *flags, "-F", "-",
+                         input_text=message).strip()  # fmt: skip
+
+    def set_ref(self, ref: str, commit: str) -> None:
+        """Point `ref` (one of ours, under refs/executor/) at `commit`, only if it still
+        holds what it held when read here (compare-and-swap; created when absent)."""
+        old = self.resolve(ref) or "0" * 40
+        self._run("update-ref", "-m", f"executor: {ref}", ref, commit, old)
+
+    def drop_ref(self, ref: str) -> None:
+        """Delete `ref` (one of ours) if it exists."""
+        old = self.resolve(ref)
+        if old is not None:
+            self._run("update-ref", "-d", ref, old)
+
     def roll_back(self, base: str, paths: Sequence[str], *, flags: dict[str, str]) -> str:
         """Return the session's `paths` to what `base` holds (removing the ones it lacks)
         and the branch to `base`, after a backup of everything; return the backup ref.

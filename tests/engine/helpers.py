@@ -61,12 +61,15 @@ def state(plan: Path) -> dict[str, Any]:
 
 def records(plan: Path) -> dict[str, dict[str, Any]]:
     """Every started session's record, by number: those in progress from
-    `.agent-state.json` (`run.sessions`), finished ones from `.agent-sessions/`."""
+    `.agent-state.json` (`run.sessions`, and `run.parked`: set aside while a question
+    waits), finished ones from `.agent-sessions/`."""
     found: dict[str, dict[str, Any]] = {}
     for path in sorted((plan / ".agent-sessions").glob("session-*.json")):
         found[path.stem.removeprefix("session-")] = json.loads(path.read_text("utf-8"))
     if (plan / ".agent-state.json").exists():
-        found.update(state(plan)["run"]["sessions"])
+        run = state(plan)["run"]
+        found.update({n: p["record"] for n, p in run.get("parked", {}).items()})
+        found.update(run["sessions"])
     return found
 
 

@@ -31,6 +31,7 @@ from executor.workflows.tdd.brief import BRIEF_VERSION
 from executor.workflows.tdd.context import Progress, SessionRun
 from executor.workflows.tdd.guard import restore_plan
 from executor.workflows.tdd.parallel.child import lane_guarded, lane_sandbox, spent_by_all
+from executor.workflows.tdd.parking.lot import ParkingLot
 from executor.workflows.tdd.scope import Scope, select
 from executor.workflows.tdd.state import (
     SCHEMA_VERSION,
@@ -276,9 +277,14 @@ class Runner:
         measuring = req.measure or (measure if req.run_tests is None else None)
         archive = SessionArchive(layout.archive)
         ran: list[int] = []
+        lot = ParkingLot(
+            state, repo=repo, layout=layout, decider=decider, definition=DEFINITION_HASH,
+            save=durable.save, report=self.report,
+        )  # fmt: skip
+        lot.settle()
         index = state.index()
         for i, number in enumerate(sessions):
-            if state.finished(number, index):
+            if state.finished(number, index) or lot.passes(number):
                 continue
             ps = plan.session(number)
             assert ps is not None
@@ -334,12 +340,15 @@ class Runner:
                 durable.save()
                 ran.append(number)
                 continue
+            if lot.goes_on(ended, session):
+                continue
             unsaved = ["--yes"] if req.yes else []  # what the saved options do not carry
-            raise stopped(
+            raise lot.also(stopped(
                 ended, state, number, session, req.scope, layout, unsaved=unsaved,
                 save=durable.save,
-            )  # fmt: skip
+            ), sessions, plan)  # fmt: skip
         durable.save()
+        lot.end(sessions, plan)
         return RunResult(plan=plan, state=state, repo_root=repo.root, sessions=ran)
 
 

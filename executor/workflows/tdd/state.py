@@ -36,6 +36,7 @@ from executor.stamps import utc_now as now
 from executor.store import StateStore
 from executor.strength.facts import StrengthFacts
 from executor.workflows.tdd.parallel.models import Lane, LaneLink
+from executor.workflows.tdd.parking.models import Parked
 from executor.workflows.tdd.step import (
     ACTIVE,
     SessionStatus,
@@ -254,6 +255,14 @@ class SessionRecord(Strict):
         )
 
 
+class ParkedSession(Parked):
+    """A parked session (`executor.workflows.tdd.parking`): where its work is kept, the
+    question it waits on, and its whole record (out of `run.sessions`: its work is not in
+    the checkout)."""
+
+    record: SessionRecord
+
+
 RunStatus = Literal["not_started", "in_progress", "paused", "blocked", "completed"]
 FINISHED: frozenset[str] = frozenset({"completed", "skipped"})
 
@@ -343,6 +352,11 @@ class RunRecord(Strict):
     lane: LaneLink | None = Field(
         default=None, description="this run is one session's lane of another run"
     )
+    parked: dict[int, ParkedSession] = Field(
+        default_factory=dict,
+        description="sessions set aside while their question waits for a person (--yes, "
+        "nobody to ask): their work under a ref, not in the checkout",
+    )
 
     @model_serializer(mode="wrap")
     def _compact(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -353,6 +367,8 @@ class RunRecord(Strict):
             out.pop("lanes", None)
         if self.lane is None:
             out.pop("lane", None)
+        if not self.parked:
+            out.pop("parked", None)
         return out
 
 
@@ -422,9 +438,11 @@ class RunState(Strict):
 
     def refresh(self) -> None:
         """Project every record in progress onto its seed entry, and summarise."""
-        lanes = self.run.lanes
+        lanes, parked = self.run.lanes, self.run.parked
         for entry in self.entries():
             rec = self.run.sessions.get(entry.number)
+            if rec is None and entry.number in parked:
+                rec = parked[entry.number].record
             if rec is not None:
                 project(entry, rec)
             elif (lane := lanes.get(entry.number)) is not None and lane.status != "integrated":
@@ -461,6 +479,11 @@ class RunState(Strict):
             for n, lane in sorted(self.run.lanes.items())
             if lane.status == "blocked"
         ]
+        self.blockers += [
+            f"session {n}: waits for a person's answer (parked; its work is kept under "
+            f"{p.ref}): {p.record.problem}"
+            for n, p in sorted(self.run.parked.items())
+        ]
         if any(r.paused for r in recs.values()):
             self.status = "paused"
         elif self.blockers:
@@ -471,7 +494,8 @@ class RunState(Strict):
             self.status = "in_progress"
         else:
             self.status = "not_started"
-        self.notes = _notes(current, recs.get(current.number) if current else None)
+        parked = current is not None and current.number in self.run.parked
+        self.notes = _notes(current, recs.get(current.number) if current else None, parked)
 
 
 def project(entry: SessionEntry, rec: SessionRecord) -> None:
@@ -498,10 +522,12 @@ def _phase_status(statuses: list[str]) -> SessionStatus:
     return "in_progress"
 
 
-def _notes(entry: SessionEntry | None, rec: SessionRecord | None) -> str:
+def _notes(entry: SessionEntry | None, rec: SessionRecord | None, parked: bool) -> str:
     if entry is None:
         return "Every session is completed or skipped."
     where = f"Session {entry.number} ({entry.title})"
+    if parked:
+        return f"{where} waits for a person's answer (parked)."
     if rec is None:
         return f"{where} is next."
     if rec.paused:

@@ -18,7 +18,9 @@ from executor.plan.cache import PlanView, load_valid
 from executor.project_config import find_root, load_project_config
 from executor.workflows.tdd.counts import elapsed
 from executor.workflows.tdd.parallel.view import parallel_data
+from executor.workflows.tdd.parking.questions import answer_words, questions_data, waiting_on
 from executor.workflows.tdd.state import (
+    FINISHED,
     AgentCall,
     RunState,
     SessionArchive,
@@ -111,6 +113,11 @@ def status_data(plan: PlanView, named: Path | None = None) -> dict[str, Any]:
     outline = plan.outline()
     current = next((n for n, r in sorted(records.items()) if r.step in ACTIVE), None)
     live = live_run(layout, records.get(current) if current is not None else None, current)
+    parked = state.run.parked if state else {}
+    behind = waiting_on(
+        {o.number: o.dependencies for o in outline}, parked,
+        lambda n: (e := index.get(n)) is not None and e.status in FINISHED,
+    )  # fmt: skip
     phases = []
     rows: list[dict[str, Any]] = []
     for number, name in plan.phase_names().items():
@@ -119,7 +126,12 @@ def status_data(plan: PlanView, named: Path | None = None) -> dict[str, Any]:
             entry = index.get(s.number)
             row = {"number": s.number, "title": s.title, "dependencies": s.dependencies}
             at_it = live is not None and s.number == current
-            row.update(_session(entry, records.get(s.number), archive, live=at_it))
+            rec = records.get(s.number) or (p.record if (p := parked.get(s.number)) else None)
+            row.update(_session(entry, rec, archive, live=at_it))
+            if s.number in parked:
+                row["parked"] = True
+            if s.number in behind:
+                row["waiting_on"] = behind[s.number]
             sessions.append(row)
         rows += sessions
         phases.append({"number": number, "name": name, "sessions": sessions})
@@ -150,6 +162,7 @@ def status_data(plan: PlanView, named: Path | None = None) -> dict[str, Any]:
         "status": state.status if state and state.phases else "not_started",
         "current_session": current,
         "pending_request": pending,
+        "questions": questions_data(state),
         "live": live,
         "next": _next(state, pending, live, repo=_in_repository(plan.folder)),
         "phases": phases,
@@ -220,6 +233,9 @@ def _next(
         if rec.step in ACTIVE or rec.paused:
             return {"do": "resume", "session": number,
                     "words": scope or ["resume-session", str(number)]}  # fmt: skip
+    if state is not None and state.run.parked:  # a question waits, its work set aside
+        number = min(state.run.parked)
+        return {"do": "answer_parked", "session": number, "words": answer_words(number)}
     if state is not None and state.status == "completed":
         return {"do": "done", "session": None}
     if state is not None and any(lane.status != "integrated" for lane in state.run.lanes.values()):

@@ -154,8 +154,8 @@ class Parallel(Ends):
             state = opened.state
             self.plan, self.sessions = opened.plan, opened.sessions
             self.options, self.project = state.run.options, state.project_name
-            here = [n for n in self.sessions if (r := state.run.sessions.get(n)) and
-                    (r.step in ACTIVE or r.paused)]  # fmt: skip
+            here = [n for n in self.sessions if n in state.run.parked or (
+                (r := state.run.sessions.get(n)) and (r.step in ACTIVE or r.paused))]  # fmt: skip
             if here:
                 raise UserError(
                     f"session {here[0]} is in progress in this checkout (started without "
