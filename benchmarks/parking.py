@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 import executor.testrun as testrun
 import executor.vcs.plumbing as plumbing
 from executor.choices import Decision, Option
-from executor.workflows.tdd.options import Overrides
+from executor.runoptions import Overrides
 from executor.workflows.tdd.parking import lot
 from executor.workflows.tdd.run import Runner, RunRequest
 from executor.workflows.tdd.scope import PlanScope
