@@ -108,13 +108,19 @@ class RunOptions(Strict):
             "(docs/parallel.md); null or 0: one at a time in the checkout"
         ),
     )
+    pr: bool | None = Field(
+        default=None,
+        description="true: at the end of each phase, push its commits to a branch and open a "
+        "pull request with gh, the phase's report as its body (docs/report.md); null or "
+        "false: none (the default)",
+    )
 
     @model_serializer(mode="wrap")
     def _compact(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Unset, `parallel` and the mutation settings are left out: a run that never
-        asked for them saves the same options as before they existed."""
+        """Unset, `parallel`, the mutation settings and `pr` are left out: a run that
+        never asked for them saves the same options as before they existed."""
         out: dict[str, Any] = handler(self)
-        for name in ("parallel", "min_mutation_score", "mutation_budget"):
+        for name in ("parallel", "min_mutation_score", "mutation_budget", "pr"):
             if getattr(self, name) is None:
                 out.pop(name, None)
         return out

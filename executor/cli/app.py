@@ -54,6 +54,9 @@ COMMANDS = {
     "replay-agent": "replay",
     "template-create": "templates",
     "template-apply": "templates",
+    "report": "review",
+    "show": "review",
+    "pr": "review",
 }
 
 

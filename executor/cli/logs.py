@@ -104,7 +104,9 @@ class _Out:
 
     def show(self, log: Log, data: bytes, *, opened: bool) -> None:
         if opened:
-            what = "test output" if log.kind == "tests" else "agent transcript"
+            what = {"tests": "test output", "mutants": "mutation run"}.get(
+                log.kind, "agent transcript"
+            )
             gap = (b"" if self.at_line_start else b"\n") + (b"\n" if self.any else b"")
             path = (
                 log.path.relative_to(Path.cwd())

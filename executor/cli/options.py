@@ -215,6 +215,15 @@ RUN_OPTIONS: tuple[RunOpt, ...] = (
         metavar="N",
     ),
     RunOpt(
+        "pr",
+        ("--pr",),
+        bool,
+        "At the end of each phase, push its commits to a branch of their own (never forced) "
+        "and open a pull request with gh, the phase's report as its body (docs/report.md). "
+        "Saved with the run; --no-pr turns it off.",
+    ),
+    RunOpt("no_pr", ("--no-pr",), bool, "Open no pull request at the end of a phase."),
+    RunOpt(
         "force_parallel",
         ("--force-parallel",),
         bool,

@@ -188,6 +188,7 @@ def register(app: typer.Typer) -> None:
         """Run the example plan end to end with the replay agent (no LLM, no network)."""
 
         def body() -> int:
+            from executor.cli.review import end_of_run
             from executor.cli.status_view import render_status
             from executor.errors import UserError
             from executor.workflows.tdd.demo import run_demo
@@ -209,8 +210,11 @@ def register(app: typer.Typer) -> None:
                 activity=console.stderr_activity if json_output else console.activity,
             )
             data = status_data(result.plan)
+            plan_dir = Path(result.plan.folder)
             if json_output:
-                console.out_json({"exit_code": 0, "repository": str(root), "commits": log, **data})
+                ended = end_of_run(plan_dir, say=console.err) or {}
+                console.out_json({"exit_code": 0, "repository": str(root), "commits": log,
+                                  **data, **ended})  # fmt: skip
                 return 0
             console.out("")
             console.out("Commit log:")
@@ -223,12 +227,14 @@ def register(app: typer.Typer) -> None:
                 f"(rm -rf {fsutil.quote(where)})"
             )
             console.out(
-                "Next: look at a session's commit (git -C "
-                f"{fsutil.quote(root)} show HEAD~3), add Claude Code commands to a project "
-                "of yours (executor install-claude --plan PLAN), or check a plan of your own "
+                "Next: look at a session's whole history (executor show 2 --plan "
+                f"{fsutil.quote(plan_dir)}), add Claude Code commands to a project of yours "
+                "(executor install-claude --plan PLAN), or check a plan of your own "
                 "(executor plan validate PLAN), then run it: executor execute-plan --plan "
                 "PLAN --agent claude (executor agents lists the agents)."
             )
+            console.out("")
+            end_of_run(plan_dir)  # the demo ends with its summary and names its report
             return 0
 
         common.run(body, json_output=json_output)

@@ -46,6 +46,7 @@ class Overrides:
     parallel: int | None = None
     min_mutation_score: int | None = None
     mutation_budget: int | None = None
+    pr: bool | None = None
 
     def given(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}
