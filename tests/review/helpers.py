@@ -56,7 +56,8 @@ if step == "red":
         "def test_adds_negatives():\\n    assert add(-2, -3) == -5\\n"
     )
 elif step == "green":
-    (root / "calc.py").write_text("def add(a, b):\\n    return a + b\\n")
+    sign = "-" if os.environ.get("STANDIN_BROKEN") else "+"
+    (root / "calc.py").write_text("def add(a, b):\\n    return a " + sign + " b\\n")
 else:
     (root / "calc.py").write_text('def add(a, b):\\n    """a + b"""\\n    return a + b\\n')
 print("did " + step + " {HOSTILE}")
