@@ -38,7 +38,7 @@ class GitShown(GitReads):
     def shown(self, shas: Sequence[str], *, max_chars: int = 60_000) -> dict[str, Shown]:
         """The commits of `shas` that exist here, by full id (each patch cut at
         `max_chars`); one git call."""
-        known = [s for s in dict.fromkeys(shas) if s and self.resolve(s) is not None]
+        known = self.commits_among([s for s in dict.fromkeys(shas) if s])
         if not known:
             return {}
         proc = self._run(
@@ -67,6 +67,19 @@ class GitShown(GitReads):
                 cut=cut,
             )
         return found
+
+    def commits_among(self, names: Sequence[str]) -> list[str]:
+        """Those of `names` that name a commit here, in order; one git call."""
+        if not names:
+            return []
+        proc = self._run(
+            "cat-file",
+            "--batch-check=%(objecttype)",
+            check=False,
+            input_text="".join(f"{n}\n" for n in names),
+        )
+        kinds = proc.stdout.splitlines()
+        return [n for n, kind in zip(names, kinds, strict=False) if kind == "commit"]
 
     def tree_patch(self, a: str, b: str, *, max_chars: int = 60_000) -> str | None:
         """The diff from tree (or commit) `a` to `b`; None when either is gone (an

@@ -22,7 +22,7 @@ WHERE = {
 RED_SHOWN = 60
 
 
-def kind_of(step: Step) -> Kind:
+def _kind(step: Step) -> Kind:
     if step in AGENT_STEPS:
         return "agent"
     if step.value.endswith("_verify") or step is Step.HOOKS:
@@ -32,6 +32,10 @@ def kind_of(step: Step) -> Kind:
     if checkpoint_of(step) is not None or is_escalation(step):
         return "person"
     return "other"
+
+
+#: What kind of work each step is (read for every step of every session: looked up once).
+KIND_OF: dict[Step, Kind] = {step: _kind(step) for step in Step}
 
 
 def where(step: Step) -> str:
@@ -76,7 +80,7 @@ def spans(rec: SessionRecord) -> list[Span]:
                 h.outcome,
                 round(max(offset, 0.0), 3),
                 h.seconds,
-                kind_of(h.step),
+                KIND_OF[h.step],
                 h.at,
             )
         )

@@ -47,7 +47,9 @@ svg.split { display:block; border-radius:4px; margin:8px 0 2px; max-width:100%; 
 .gaps li { margin:2px 0; }
 .good { border-left:4px solid var(--ok); background:#ecfdf5; }
 section.session { background:var(--card); border:1px solid var(--line); border-radius:10px;
-  padding:16px 18px; margin:16px 0; }
+  padding:16px 18px; margin:16px 0;
+  /* a session off screen is not laid out until it is scrolled to: 200 open at once */
+  content-visibility:auto; contain-intrinsic-size:auto 1200px; }
 section.session > header { display:flex; align-items:baseline; gap:10px; flex-wrap:wrap;
   border-bottom:1px solid var(--line); padding-bottom:8px; }
 section.session h2 { margin:0; font-size:17px; }
