@@ -179,6 +179,13 @@ def _execute(
     else:
         callback.runner = Runner(req, report=report_fn(json_output))
     result = callback.result = callback.runner.execute()
+    if isinstance(callback.runner, Parallel) and result.state.run.options.pr:
+        # its sessions finish in their worktrees: the phases it completed, once it is over
+        for phase in result.state.phases:
+            if phase.status == "completed" and {e.number for e in phase.sessions} & set(
+                result.sessions
+            ):
+                _pull_request(plan, phase.number, report_fn(json_output))
     finish(result, json_output, plan)
     return 0
 

@@ -165,3 +165,19 @@ def test_pr_on_a_run_opens_the_phase_pull_request_at_its_end(
     ]
     saved = json.loads((plan / ".agent-state.json").read_text("utf-8"))
     assert saved["run"]["options"]["pr"] is True
+
+
+def test_pr_on_a_parallel_run_opens_it_once_the_run_is_over(git_repo: Path, tmp_path: Path) -> None:
+    plan = tiny_project(git_repo)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(git_repo, "remote", "add", "origin", str(remote))
+    env: dict[str, Any] = bin_dir(tmp_path, gh=True)
+    env["PATH"] += os.pathsep + os.environ["PATH"]
+    proc = run_cli(
+        "execute-phase", "1", "--plan", str(plan), "--agent-command", agent_command(tmp_path),
+        "--yes", "--pr", "--parallel", "2", "--force-parallel", cwd=git_repo, env=env,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert remote_branches(remote) == {BRANCH: git(git_repo, "rev-parse", "HEAD").strip()}
+    assert "pull request of phase 1 opened: https://github.com/someone/calc/pull/7" in proc.stdout

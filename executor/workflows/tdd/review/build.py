@@ -140,7 +140,8 @@ def session(
     out.attempts = facts.attempts(rec)
     out.runs = list(rec.runs)
     out.unverified = facts.unverified(rec, no_verify=state.run.options.no_verify)
-    out.problem = rec.problem if entry.status == "blocked" else ""
+    # why it stopped, or why a person skipped it (a session done has nothing left to say)
+    out.problem = rec.problem if entry.status in {"blocked", "skipped"} else ""
     if rec.blocked_reason and entry.status == "blocked":
         out.problem = rec.blocked_reason
     costs = [c.cost_usd for c in rec.agent_calls if c.cost_usd is not None]

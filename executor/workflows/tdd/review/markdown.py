@@ -163,7 +163,7 @@ def _core(s: SessionReview) -> str:
         f"**{text(s.status)}**{sha} · phase {s.phase} · {text(duration(s.seconds))}",
     ]
     if s.problem:
-        lines += ["", f"**Stopped:** {text(s.problem)}"]
+        lines += ["", f"**{s.problem_word}:** {text(s.problem)}"]
     lines += ["", f"**The plan asked** ({code(s.source) if s.source else 'not in the plan now'}):"]
     lines += [f"- {text(o)}" for o in s.objectives] or ["- (no objectives listed)"]
     lines += [f"- check: {text(c)}" for c in s.plan_checks]

@@ -152,6 +152,11 @@ class SessionReview:
     #: the whole record was read (False: only the seed entry is left)
     recorded: bool = True
 
+    @property
+    def problem_word(self) -> str:
+        """How its `problem` is introduced."""
+        return "Skipped after" if self.status == "skipped" else "Stopped"
+
     def red_by_reason(self) -> dict[str, list[str]]:
         """RED's tests by why they failed (tests that failed at one import: one reason)."""
         grouped: dict[str, list[str]] = {}

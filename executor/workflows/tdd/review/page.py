@@ -152,7 +152,7 @@ def _asked(s: SessionReview) -> str:
         "".join(f"<li>{e(o)}</li>" for o in s.objectives) or "<li class='muted'>none listed</li>"
     )
     checks = "".join(f"<li>check: {e(c)}</li>" for c in s.plan_checks)
-    problem = f"<p><b>Stopped:</b> {e(s.problem)}</p>" if s.problem else ""
+    problem = f"<p><b>{s.problem_word}:</b> {e(s.problem)}</p>" if s.problem else ""
     return (
         f'<h3>What the plan asked{where_from}</h3>{problem}<ul class="plain">{items}{checks}</ul>'
     )
@@ -210,7 +210,7 @@ def _answers(s: SessionReview) -> str:
         f"<tr><td class='num' title='{e(clock(a.at))}'>{e(clock(a.at)[11:])}</td>"
         f"<td>{e(where(Step(a.step)))}</td><td><b>{e(a.action)}</b>"
         f"{f'<br><span class=muted>{e(a.feedback[:400])}</span>' if a.feedback else ''}</td>"
-        f"<td class='num'>{e(_HOW[a.via])}</td><td class='num'>{e(seconds(a.waited))}</td></tr>"
+        f"<td class='nowrap'>{e(_HOW[a.via])}</td><td class='num'>{e(seconds(a.waited))}</td></tr>"
         for a in s.answers
     )
     return (

@@ -66,6 +66,7 @@ th { text-align:left; color:var(--muted); font-weight:500; font-size:12px;
   border-bottom:1px solid var(--line); padding:4px 8px 4px 0; }
 td { border-bottom:1px solid #f1f5f9; padding:4px 8px 4px 0; vertical-align:top; }
 td.num { text-align:right; white-space:nowrap; font-variant-numeric:tabular-nums; }
+td.nowrap { white-space:nowrap; }
 ul.plain { margin:4px 0; padding-left:18px; }
 pre { background:#0f172a; color:#e2e8f0; padding:10px 12px; border-radius:8px;
   overflow-x:auto; font-size:12px; line-height:1.45; margin:6px 0; }

@@ -62,7 +62,7 @@ def show_lines(s: SessionReview) -> list[str]:
     lines += [f"  - {o}" for o in s.objectives]
     lines += [f"  check before the commit: {c}" for c in s.plan_checks]
     if s.problem:
-        lines.append(f"Stopped: {s.problem}")
+        lines.append(f"{s.problem_word}: {s.problem}")
     lines += [f"Note: {n}" for n in s.notes]
     if not s.recorded:
         return [*lines, "", "No record of its steps is kept (not started, or adopted)."]
