@@ -33,6 +33,8 @@ sys.path.insert(0, str(ROOT))
 _SCRIPT = Path(sys.executable).with_name("executor")
 EXECUTOR = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "executor"]
 PER_PHASE = 20
+#: The page of a 200-session run opens in less than this (loaded and laid out).
+GOAL_MS = 2000
 STEPS = [
     ("before_start", "approve", 1.0),
     ("red_agent", "ok", 40.0),
@@ -337,6 +339,9 @@ def main() -> int:
         )
     if ns.keep is None:
         shutil.rmtree(root, ignore_errors=True)
+    if opened is not None and opened[0] > GOAL_MS:
+        print(f"goal missed: the page opens in more than {GOAL_MS / 1000:g} s")
+        return 1
     return 0
 
 
