@@ -14,7 +14,7 @@ from executor.errors import Paused
 from executor.store import seal
 from executor.workflows.tdd.review.build import review
 from executor.workflows.tdd.review.terminal import show_lines, summary_lines
-from executor.workflows.tdd.scope import SessionScope
+from executor.workflows.tdd.scope import PlanScope, SessionScope
 from tests.engine.harness import World
 from tests.engine.test_bridge_inprocess import host
 
@@ -128,3 +128,26 @@ def _strip(record: dict[str, object]) -> None:
     record.pop("runs", None)
     for h in record["history"]:  # type: ignore[attr-defined]
         h.pop("tree", None)
+
+
+def test_a_progress_header_says_where_a_run_is(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    world.agent.plan(1, "green", "broken")  # an automatic retry: attempt 2
+    world.run(PlanScope(), yes=True)
+    headers = [line for line in world.lines if line.startswith("-- ")]
+    assert headers == [
+        "-- session 1 of 2, RED, attempt 1 --",
+        "-- session 1 of 2, GREEN, attempt 1 --",
+        "-- session 1 of 2, GREEN, attempt 2 --",
+        "-- session 1 of 2, REFACTOR, attempt 1 --",
+        "-- session 2 of 2, RED, attempt 1 --",
+        "-- session 2 of 2, GREEN, attempt 1 --",
+    ]
+    (tmp_path / "again").mkdir()
+    again = World(tmp_path / "again")
+    again.run(yes=True)
+    again.lines.clear()
+    again.run(SessionScope(2), yes=True)
+    assert next(x for x in again.lines if x.startswith("-- ")) == (
+        "-- session 2 (1 of 1), RED, attempt 1 --"
+    )
