@@ -113,7 +113,6 @@ def session(
         completed_at=entry.completed_at,
         tests=_tests(entry),
         coverage=entry.coverage,
-        adopted=bool(entry.adopted),
         recorded=rec is not None,
     )
     _asked(out, plan, state)
@@ -131,8 +130,6 @@ def session(
     out.spans = facts.spans(rec)
     out.split = facts.split(rec, out.spans, out.seconds)
     out.red, out.red_count = facts.red_tests(rec)
-    out.red_files = list(rec.red.files)
-    out.red_passed = list(rec.red.passed)
     out.verified = rec.last_summary
     out.strength = rec.strength
     out.judged = facts.judged(rec)

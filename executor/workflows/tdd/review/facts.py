@@ -215,13 +215,14 @@ def unverified(rec: SessionRecord, *, no_verify: bool) -> list[Gap]:
                 "report the executor reads; only its exit code was checked",
             )
         )
-    if rec.red.passed:
+    passed = passed_in_red(rec)
+    if passed:
         gaps.append(
             Gap(
                 "sessions with tests passing in RED",
-                f"{plural(len(rec.red.passed), 'test')} "
-                f"already passed in RED (proving nothing new): "
-                f"{', '.join(rec.red.passed[:5])}",
+                f"{plural(len(passed), 'test')} "
+                f"of the session already passed in RED (proving nothing new): "
+                f"{', '.join(passed[:5])}",
             )
         )
     gaps += _strength_gaps(rec)
@@ -233,6 +234,17 @@ def unverified(rec: SessionRecord, *, no_verify: bool) -> list[Gap]:
             )
         )
     return gaps
+
+
+def passed_in_red(rec: SessionRecord) -> list[str]:
+    """The session's own tests (the definitions RED added or changed) that passed in RED;
+    the project's tests that passed beside them prove nothing either way."""
+    if not rec.red.session:
+        return list(rec.red.passed)
+    from executor.workflows.tdd.verdicts import matching
+
+    mine = matching(rec.red.session)
+    return [t for t in rec.red.passed if mine(t)]
 
 
 def _strength_gaps(rec: SessionRecord) -> list[Gap]:

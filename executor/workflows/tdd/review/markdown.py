@@ -112,7 +112,7 @@ def _head(run: RunReview) -> str:
     phase = f" (phase {run.phase}: {run.phase_names.get(run.phase, '')})" if run.phase else ""
     total = len(run.sessions)
     lines = [
-        f"# {text(run.project)}: run report{text(phase)}",
+        f"# {text(run.project)}: run report{' ' + text(phase) if phase else ''}",
         "",
         f"Plan {code(run.plan)} · run {code(run.run_id[:8])} · **{text(run.status)}** · "
         f"started {text(clock(run.started_at))} · last step {text(clock(run.updated_at))}",

@@ -129,8 +129,6 @@ class SessionReview:
     red: list[RedTest] = field(default_factory=list)
     #: how many RED tests there were (`red` lists the first of them)
     red_count: int = 0
-    red_files: list[str] = field(default_factory=list)
-    red_passed: list[str] = field(default_factory=list)
     #: `7 passing of 7`, or why not counted
     tests: str = "-"
     #: what the last verification measured (GREEN's and the suite's counts)
@@ -148,7 +146,6 @@ class SessionReview:
     cost_usd: float | None = None
     tokens: int | None = None
     retries: int = 0
-    adopted: bool = False
     #: the whole record was read (False: only the seed entry is left)
     recorded: bool = True
 
