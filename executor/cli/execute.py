@@ -52,31 +52,34 @@ def run_scope(scope: Scope, values: dict[str, Any], argv: list[str]) -> None:
     resume_argv = [*again, "--resume"]
     callback = Callback("executor " + shlex.join(again))
 
-    def after(code: int, error: BaseException | None) -> None:
-        if _stopped_in_a_session(callback, error) and not json_output:
-            from executor.cli.review import end_of_run
+    def body() -> int:
+        try:
+            return _execute(scope, values, resume_argv, callback)
+        except BaseException as e:  # its summary, then what stopped it and what to do next
+            if _stopped_in_a_session(callback, e) and not json_output:
+                from executor.cli.review import end_of_run
 
-            end_of_run(Path(values["plan"]), say=console.err)
-        callback.after(code, error)
+                end_of_run(Path(values["plan"]), say=console.err)
+            raise
 
     common.run(
-        lambda: _execute(scope, values, resume_argv, callback),
+        body,
         json_output=json_output,
         rerun="executor " + shlex.join(resume_argv),
         resume="executor " + shlex.join(again),
-        after=after,
+        after=callback.after,
         waiting=lambda e: _no_agent(e, callback, again),
     )
 
 
-def _stopped_in_a_session(callback: Callback, error: BaseException | None) -> bool:
+def _stopped_in_a_session(callback: Callback, error: BaseException) -> bool:
     """The run stopped for a person once it drove a session (a pause, a failure, a
     budget): it ends with its summary too. Not after exit 42 (a host answers and goes
     on) or an interruption (the person stopped it)."""
     from executor.errors import Interrupted, NeedAgent
 
     runner = callback.runner
-    if error is None or runner is None or runner.session is None:
+    if runner is None or runner.session is None:
         return False
     return not isinstance(error, (NeedAgent, Interrupted, KeyboardInterrupt))
 

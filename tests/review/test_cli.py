@@ -93,8 +93,11 @@ def test_a_run_that_stops_ends_with_its_summary_too(git_repo: Path) -> None:
     )  # fmt: skip
     assert proc.returncode == 16, proc.stderr
     err = proc.stderr.strip().splitlines()
-    assert err[-5].startswith("Summary: 0 of 1 session done, 0 waiting, 1 stopped;")
-    assert err[-1].startswith("Report: ") and (plan / ".agent-reports" / "report.html").is_file()
+    at = next(i for i, line in enumerate(err) if line.startswith("Summary: "))
+    assert err[at].startswith("Summary: 0 of 1 session done, 0 waiting, 1 stopped;")
+    assert err[at + 4].startswith("Report: ") and (plan / ".agent-reports/report.html").is_file()
+    # then what stopped it, and what to do next, last
+    assert err[-1].startswith("No human is available (--yes without a terminal)")
     shown = run_cli("show", "1", "--plan", str(plan), cwd=git_repo).stdout
     assert "Stopped: Session 1 GREEN could not be verified" in shown
 
