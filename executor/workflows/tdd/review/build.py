@@ -47,15 +47,14 @@ def review(
     *,
     phase: int | None = None,
     only: Collection[int] | None = None,
-    diffs: bool = True,
-    plan: PlanView | None = None,
 ) -> RunReview:
     """The review of the run of `named`: every session (of `phase`, or the numbers in
-    `only`), with commits and attempt diffs read from git when `diffs`."""
+    `only`), with its commit and its attempts' diffs read from git."""
+    from executor.vcs import GitRepo
     from executor.workflows.tdd.status import load_for_status
 
     layout, state = load_state(named)
-    plan = plan if plan is not None else load_for_status(named)
+    plan = load_for_status(named)
     phases = {p.number: p.name for p in state.phases}
     if phase is not None and phase not in phases:
         known = ", ".join(map(str, phases)) or "none"
@@ -85,12 +84,9 @@ def review(
             )
             run.sessions.append(session(entry, rec, p.number, p.name, plan, state))
     _totals(run)
-    if diffs:
-        from executor.vcs import GitRepo
-
-        repo = GitRepo(Path(state.run.repo))
-        _commits(run, repo)
-        _attempt_changes(run, repo)
+    repo = GitRepo(Path(state.run.repo))
+    _commits(run, repo)
+    _attempt_changes(run, repo)
     return run
 
 
@@ -125,8 +121,7 @@ def session(
         )
     if rec is None:
         return out
-    live = entry.status not in {"completed", "skipped"} and rec.history
-    out.seconds = elapsed(rec, now=False) if rec.started_at or live else 0.0
+    out.seconds = elapsed(rec)
     out.spans = facts.spans(rec)
     out.split = facts.split(rec, out.spans, out.seconds)
     out.red, out.red_count = facts.red_tests(rec)

@@ -31,8 +31,8 @@ NOTHING = "Nothing was pushed and no pull request was opened."
 
 @dataclass
 class Opened:
-    branch: str
-    commit: str
+    """The pull request: its address (as gh printed it), and whether it was open already."""
+
     url: str
     updated: bool
 
@@ -123,12 +123,10 @@ def open_pr(
         ) from None
     say(f"pushed {head[:12]} to {remote} {branch} ({len(commits)} session commit(s))")
     title = f"{state.project_name}: phase {phase}: {run.phase_names.get(phase, '')}".rstrip(": ")
-    return _create_or_update(gh, repo.root, branch, title, body_file, head)
+    return _create_or_update(gh, repo.root, branch, title, body_file)
 
 
-def _create_or_update(
-    gh: str, root: Path, branch: str, title: str, body_file: Path, head: str
-) -> Opened:
+def _create_or_update(gh: str, root: Path, branch: str, title: str, body_file: Path) -> Opened:
     found = _gh(
         gh,
         ["pr", "list", "--head", branch, "--state", "open", "--json", "url", "--jq", ".[0].url"],
@@ -138,7 +136,7 @@ def _create_or_update(
     if url:
         edited = _gh(gh, ["pr", "edit", url, "--body-file", str(body_file)], root)
         _check(edited, "update the pull request's body")
-        return Opened(branch, head, url, updated=True)
+        return Opened(url, updated=True)
     made = _gh(
         gh,
         ["pr", "create", "--head", branch, "--title", title, "--body-file", str(body_file)],
@@ -146,7 +144,7 @@ def _create_or_update(
     )
     _check(made, "open the pull request")
     lines = made.stdout.strip().splitlines()
-    return Opened(branch, head, lines[-1] if lines else "", updated=False)
+    return Opened(lines[-1] if lines else "", updated=False)
 
 
 def _check(proc: subprocess.CompletedProcess[str], what: str) -> None:
