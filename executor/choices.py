@@ -35,6 +35,9 @@ class Decision:
     #: asked live (a terminal prompt): time passed while the person thought, so what
     #: changed meanwhile is checked again (a bridge answer was there when the run began)
     waited: bool = False
+    #: how it was given (terminal, bridge, yes) and the seconds the question waited for it
+    via: str = ""
+    seconds: float = 0.0
 
 
 @dataclass(frozen=True)

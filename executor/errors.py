@@ -36,6 +36,8 @@ ExecutorError                      internal error unless a subclass says otherwi
     ├── PresetError                an agent preset cannot be built (unknown, prompt too long)
     ├── ConfigError                `[tool.executor]` / `.executor.toml` cannot be read
     ├── ProjectEnvError            the project's environment cannot run its tests (64)
+    ├── PullRequestError           a phase's pull request cannot be made (no gh, no login,
+    │                              no remote, the push refused); nothing was changed (64)
     ├── FrontmatterError
     ├── AnalysisFailedError        template-create: nothing to analyse (exit 3)
     ├── TemplateGenerationError    template-create: a component could not be made (exit 4)
@@ -402,6 +404,11 @@ class ConfigError(UserError):
 class ProjectEnvError(UserError):
     """The project's environment (`executor.projectenv`) cannot run its tests: not made
     yet, no pytest in it, or its interpreter does not start. Something to set up first."""
+
+
+class PullRequestError(UserError):
+    """A phase's pull request cannot be made: `gh` is missing or not logged in, there is
+    no remote, or the push was refused. Nothing was changed."""
 
 
 class PresetError(UserError):

@@ -207,6 +207,14 @@ class RunOptions:
         help="Seconds one mutation step may take (default: twice the session's verification, "
         "30 to 300); past it the score is partial. 0: no mutation step. Saved with the run.",
     )
+    pr: Opt[bool] = Opt(
+        False,
+        kind="flag",
+        off=("--no-pr",),
+        help="At the end of each phase, push its commits to a branch of their own (never "
+        "forced) and open a pull request with gh, the phase's report as its body "
+        "(docs/report.md). Saved with the run; --no-pr turns it off.",
+    )
     parallel: Opt[int | None] = Opt(
         None,
         kind="int",

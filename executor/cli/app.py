@@ -42,6 +42,9 @@ COMMANDS = {
     "bridge": "bridge",
     "plan": "plan",
     "hook": "hooks",
+    "report": "review",
+    "show": "review",
+    "pr": "review",
 }
 HELP = (
     "Drive AI coding agents through a written plan: RED/GREEN/REFACTOR verified by real "

@@ -51,14 +51,37 @@ def run_scope(scope: Scope, values: dict[str, Any], argv: list[str]) -> None:
     again = _with_abs_plan([a for a in argv if a != "--resume"], values)
     resume_argv = [*again, "--resume"]
     callback = Callback("executor " + shlex.join(again))
+
+    def body() -> int:
+        try:
+            return _execute(scope, values, resume_argv, callback)
+        except BaseException as e:  # its summary, then what stopped it and what to do next
+            if _stopped_in_a_session(callback, e) and not json_output:
+                from executor.cli.review import end_of_run
+
+                end_of_run(Path(values["plan"]), say=console.err)
+            raise
+
     common.run(
-        lambda: _execute(scope, values, resume_argv, callback),
+        body,
         json_output=json_output,
         rerun="executor " + shlex.join(resume_argv),
         resume="executor " + shlex.join(again),
         after=callback.after,
         waiting=lambda e: _no_agent(e, callback, again),
     )
+
+
+def _stopped_in_a_session(callback: Callback, error: BaseException) -> bool:
+    """The run stopped for a person once it drove a session (a pause, a failure, a
+    budget): it ends with its summary too. Not after exit 42 (a host answers and goes
+    on) or an interruption (the person stopped it)."""
+    from executor.errors import Interrupted, NeedAgent
+
+    runner = callback.runner
+    if runner is None or runner.session is None:
+        return False
+    return not isinstance(error, (NeedAgent, Interrupted, KeyboardInterrupt))
 
 
 def _no_agent(e: NeedAgent, callback: Callback, again: list[str]) -> str | None:
@@ -112,6 +135,10 @@ def _execute(
         raise UserError(f"--repo {values['repo']} is not a folder")
     plan = resolve_plan(values.get("plan"))
     values["plan"] = plan
+    if values.get("pr"):  # asked now: gh must work before anything runs
+        from executor.workflows.tdd.review.pr import gh_program
+
+        gh_program(plan if plan.is_dir() else plan.parent)
     req = RunRequest(
         plan=plan,
         scope=scope,
@@ -124,6 +151,7 @@ def _execute(
     json_output = bool(values.get("json_output"))
     req.activity = console.stderr_activity if json_output else console.activity
     req.on_ask = callback.on_ask
+    req.on_phase_done = lambda phase: _pull_request(plan, phase, report_fn(json_output))
     from executor.workflows.tdd.parallel.orchestrator import Parallel, wanted
 
     if wanted(req):
@@ -132,8 +160,30 @@ def _execute(
     else:
         callback.runner = Runner(req, report=report_fn(json_output))
     result = callback.result = callback.runner.execute()
-    finish(result, json_output)
+    if isinstance(callback.runner, Parallel) and result.state.run.options.pr:
+        # its sessions finish in their worktrees: the phases it completed, once it is over
+        for phase in result.state.phases:
+            if phase.status == "completed" and {e.number for e in phase.sessions} & set(
+                result.sessions
+            ):
+                _pull_request(plan, phase.number, report_fn(json_output))
+    finish(result, json_output, plan)
     return 0
+
+
+def _pull_request(plan: Path, phase: int, say: Any) -> None:
+    """`--pr`: phase N is finished; push it and open its pull request. A refusal is said
+    and the run goes on (the commits are safe; `executor pr N` tries again)."""
+    from executor.errors import UserError
+    from executor.workflows.tdd.review.pr import open_pr
+
+    try:
+        opened = open_pr(plan, phase, say=say)
+    except UserError as e:
+        console.err(f"pull request of phase {phase} not opened: {e}")
+        return
+    verb = "updated" if opened.updated else "opened"
+    say(f"pull request of phase {phase} {verb}: {opened.url or '(gh printed no address)'}")
 
 
 def agent_choice(values: dict[str, Any]) -> tuple[str | None, str | None]:
@@ -159,12 +209,18 @@ def agent_choice(values: dict[str, Any]) -> tuple[str | None, str | None]:
                        str(folder)]), None  # fmt: skip
 
 
-def finish(result: RunResult, json_output: bool) -> None:
+def finish(result: RunResult, json_output: bool, plan: Path) -> None:
+    """The end of a run that finished what it was asked: the status, the summary and the
+    report (written beside the state)."""
+    from executor.cli.review import end_of_run
     from executor.cli.status_view import render_status
     from executor.workflows.tdd.status import status_data
 
     data = status_data(result.plan)
-    if json_output:
-        console.out_json({"exit_code": 0, "sessions_run": result.sessions, **data})
+    if json_output:  # stdout holds the JSON alone; the summary's lines go to stderr too
+        ended = end_of_run(plan, say=console.err)
+        console.out_json({"exit_code": 0, "sessions_run": result.sessions, **data,
+                          **(ended or {})})  # fmt: skip
         return
     render_status(data, rich=console.is_tty())
+    end_of_run(plan)

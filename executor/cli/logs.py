@@ -97,7 +97,9 @@ class _Out:
         from executor import console
 
         if opened:
-            what = "test output" if log.kind == "tests" else "agent transcript"
+            what = {"tests": "test output", "mutants": "mutation run"}.get(
+                log.kind, "agent transcript"
+            )
             gap = (b"" if self.at_line_start else b"\n") + (b"\n" if self.any else b"")
             path = (
                 log.path.relative_to(Path.cwd())

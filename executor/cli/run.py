@@ -188,6 +188,9 @@ def demo(target: Path | None, interactive: bool, json_output: bool) -> None:
     from executor.cli.execute import report_fn
 
     def body() -> int:
+        from pathlib import Path
+
+        from executor.cli.review import end_of_run
         from executor.cli.status_view import render_status
         from executor.errors import UserError
         from executor.workflows.tdd.demo import run_demo
@@ -209,8 +212,11 @@ def demo(target: Path | None, interactive: bool, json_output: bool) -> None:
             activity=console.stderr_activity if json_output else console.activity,
         )
         data = status_data(result.plan)
+        plan_dir = Path(result.plan.folder)
         if json_output:
-            console.out_json({"exit_code": 0, "repository": str(root), "commits": log, **data})
+            ended = end_of_run(plan_dir, say=console.err) or {}
+            console.out_json({"exit_code": 0, "repository": str(root), "commits": log,
+                              **data, **ended})  # fmt: skip
             return 0
         console.out("")
         console.out("Commit log:")
@@ -223,12 +229,14 @@ def demo(target: Path | None, interactive: bool, json_output: bool) -> None:
             f"(rm -rf {fsutil.quote(where)})"
         )
         console.out(
-            "Next: look at a session's commit (git -C "
-            f"{fsutil.quote(root)} show HEAD~3), add Claude Code commands to a project "
-            "of yours (executor install-claude --plan PLAN), or check a plan of your own "
+            "Next: look at a session's whole history (executor show 2 --plan "
+            f"{fsutil.quote(plan_dir)}), add Claude Code commands to a project of yours "
+            "(executor install-claude --plan PLAN), or check a plan of your own "
             "(executor plan validate PLAN), then run it: executor execute-plan --plan "
             "PLAN --agent claude (executor agents lists the agents)."
         )
+        console.out("")
+        end_of_run(plan_dir)  # the demo ends with its summary and names its report
         return 0
 
     common.run(body, json_output=json_output)

@@ -10,7 +10,9 @@ another way (`--yes`, the terminal) is dropped, so it never blocks a later step.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -69,10 +71,11 @@ class Decider:
     def ask(self, q: Question, ledger: Ledger) -> Decision | Waiting | NoHuman:
         if q.checkpoint and self.yes:
             supersede(self.bridge.channel, ledger, self.bridge.durable)
-            return Decision("approve")
+            return Decision("approve", via="yes")
         if self.prompter is not None:
             if self.on_ask is not None and not self._showing:
                 self.on_ask(q)
+            started = time.monotonic()
             try:
                 decision = self.prompter.ask(q.text, q.options, detail=q.detail)
             except EOFError:
@@ -80,7 +83,11 @@ class Decider:
             else:
                 self._showing = decision.action.startswith("show_")
                 supersede(self.bridge.channel, ledger, self.bridge.durable)
-                return Decision(decision.action, decision.feedback, waited=True)
+                seconds = round(time.monotonic() - started, 3)
+                return Decision(
+                    decision.action, decision.feedback, waited=True, via="terminal",
+                    seconds=seconds,
+                )  # fmt: skip
         if self.yes:
             self.unanswered = q
             return NO_HUMAN
@@ -124,4 +131,15 @@ class Decider:
         except InvalidResponseError as e:
             raise channel.reject(str(e), "; ".join(e.problems), pending) from None
         self.bridge.apply(got, ledger)
-        return decision
+        return replace(decision, via="bridge", seconds=_since(pending.created_at))
+
+
+def _since(stamp: str) -> float:
+    """Seconds from the ISO time `stamp` (a request's) to now; 0 when unreadable."""
+    from datetime import datetime, timezone
+
+    try:
+        then = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return 0.0
+    return round(max((datetime.now(timezone.utc) - then).total_seconds(), 0.0), 3)

@@ -64,6 +64,11 @@ class Layout:
         return self.folder / ".agent-plan-cache.json"
 
     @property
+    def reports(self) -> Path:
+        """The run's reports (`executor report`): HTML and markdown."""
+        return self.folder / ".agent-reports"
+
+    @property
     def running(self) -> Path:
         """The agent process running now (`executor.engine.running`)."""
         return self.folder / RUNNING_NAME
@@ -81,4 +86,5 @@ class Layout:
             self.archive,
             self.plan_cache,
             self.running,
+            self.reports,
         ]

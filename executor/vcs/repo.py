@@ -15,6 +15,7 @@ from executor.vcs.copies import GitCopies
 from executor.vcs.lanes import GitLanes
 from executor.vcs.plumbing import _git_subprocess
 from executor.vcs.rollback import GitRollback
+from executor.vcs.shown import GitShown
 
 _TRAILER_KEY_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")
 
@@ -28,7 +29,7 @@ def with_trailers(message: str, trailers: dict[str, str]) -> str:
     return body + "\n"
 
 
-class GitRepo(GitRollback, GitLanes, GitCopies):
+class GitRepo(GitRollback, GitLanes, GitCopies, GitShown):
     """One git working tree, addressed by its top-level folder."""
 
     @classmethod

@@ -127,6 +127,10 @@ def test_phase_commands_name_the_phase_and_the_plan(ledger_repo: Path) -> None:
     fields, body = parse_frontmatter(text)
     assert fields["description"].startswith("Run phase 2 (")
     assert f"    executor execute-phase 2 --plan {PLAN} $ARGUMENTS\n" in body
+    # it ends by naming the phase's report (and offers its pull request when asked)
+    assert "End by naming the phase's report, whatever the exit code" in body
+    assert f"`executor report --phase 2 --plan {PLAN}`" in body
+    assert f"`executor pr 2 --plan {PLAN}`" in body
     session = (ledger_repo / ".claude/commands/execute-session.md").read_text(encoding="utf-8")
     assert f"    executor execute-session SESSION --phase PHASE --plan {PLAN}\n" in session
     assert "No plan is named here" not in session

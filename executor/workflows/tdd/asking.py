@@ -13,6 +13,8 @@ from executor.engine.decisions import NoHuman
 from executor.engine.machine import Outcome
 from executor.workflows.tdd import detail
 from executor.workflows.tdd.context import SessionPart, opt
+from executor.workflows.tdd.state import Answered
+from executor.workflows.tdd.step import Step
 
 O = Outcome  # noqa: E741 - the handlers read better with one letter
 
@@ -54,6 +56,7 @@ class Asking(SessionPart):
             if got.action in {"show_diff", "show_tests"}:
                 info = (shows or self.show)(got.action) + "\n\n" + info
                 continue
+            self.rec.add_answer(answered(self.rec.step, got))
             if got.action == "pause":
                 self.rec.paused = True
                 return O.PAUSE
@@ -106,3 +109,13 @@ class Asking(SessionPart):
     def diff_stat(self) -> str:
         base = self.rec.base_commit or "HEAD"
         return self.r.repo.diff_text(base, ignore=self._ignore(), stat=True).rstrip()
+
+
+def answered(step: Step, got: Decision) -> Answered:
+    """The record of an answer: what, when, how (terminal, bridge, --yes), how long it took."""
+    from executor.stamps import utc_now
+
+    return Answered(
+        step=step, action=got.action, via=got.via or "terminal",
+        at=utc_now(), waited=got.seconds, feedback=got.feedback[:2000],
+    )  # fmt: skip

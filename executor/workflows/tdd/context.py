@@ -94,6 +94,8 @@ class SessionRun:
     #: Run a mutation job (`executor.workflows.tdd.strength`) in a copy of the tested
     #: tree, sandboxed as the test runs are; None: no mutation runner (a fake test runner)
     measure: Callable[[Job], Measured] | None = None
+    #: Where the session is in the run: (its place among the sessions in scope, how many)
+    position: tuple[int, int] | None = None
     #: GREEN's mutation run, started beside its verification (`executor.workflows.tdd.
     #: ahead`); the mutation step takes it. Not saved: a new process measures again.
     ahead: Ahead | None = None

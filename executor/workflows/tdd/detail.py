@@ -92,7 +92,7 @@ def test_names(root: Path, files: Sequence[str]) -> dict[str, list[str]]:
     return found
 
 
-def _why(rec: SessionRecord, file: str, name: str) -> str:
+def why_failed(rec: SessionRecord, file: str, name: str) -> str:
     """Why the test `name` of `file` failed in RED (by id), else the file's own error."""
     module = file.removesuffix(".py").replace("/", ".")  # pytest's junit classname
     short = name.split(".")[-1]
@@ -130,7 +130,7 @@ def after_red(root: Path, rec: SessionRecord) -> str:
             names_of[file] = [i.split("::", 1)[-1] for i in ids]
     for file, names in names_of.items():
         lines += ["", f"{file}: {plural(len(names), 'test')}"]
-        lines += [f"- {n}: {_why(rec, file, n)}" for n in names[:40]]
+        lines += [f"- {n}: {why_failed(rec, file, n)}" for n in names[:40]]
         if len(names) > 40:
             lines.append(f"- ... and {len(names) - 40} more")
     if rec.red.passed:

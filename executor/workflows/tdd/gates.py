@@ -14,11 +14,13 @@ from collections.abc import Sequence
 
 from executor.choices import Option
 from executor.engine.machine import Outcome
+from executor.stamps import utc_now as now
 from executor.vcs.repo import with_trailers
 from executor.workflows.tdd import detail, verdicts
 from executor.workflows.tdd.commit import commit_message, commit_subject, trailers
 from executor.workflows.tdd.context import opt
 from executor.workflows.tdd.settling import Settling
+from executor.workflows.tdd.state import Answered
 from executor.workflows.tdd.step import Step, checkpoint_of
 from executor.workflows.tdd.strength import Strength, strength_trailer
 
@@ -42,6 +44,9 @@ class Gates(Settling, Strength):
                 action, self.rec.held_action = self.rec.held_action, None
                 return action
             if not asking:
+                self.rec.add_answer(
+                    Answered(step=step, action="approve", via="not_asked", at=now())
+                )
                 return "approve"
             got = self.question(name or step.value, text, options, info, name)
             if isinstance(got, Outcome):

@@ -2,8 +2,10 @@
 
 Both are in the run folder's `.agent-logs/`, written as they arrive: an agent call's
 transcript `s<N>.<role>.a<attempt>.f<failures>.log` (`executor.engine.process`), a test
-run's output `s<N>.<step>.a<attempt>.t<k>.tests.log` (`executor.testrun`). A session's
-latest of each is what `logs` shows; `follow` reads on as they grow, moving to a newer
+run's output `s<N>.<step>.a<attempt>.t<k>.tests.log` (`executor.testrun`), a mutation
+run's `s<N>.<step>.a<attempt>.mutants.tests.log` (its own pytest process, whose "no tests
+ran" is not the session's result). A session's latest transcript and test run are what
+`logs` shows; `follow` reads on as they grow, moving to a newer
 log as the run starts one, and ends when the run is over: no live process holds the
 run's lock (`.agent-state.lock` names its holder, `pid@host`, while it runs; blank once
 released, and a killed holder is not alive) and the log has not grown since.
@@ -40,7 +42,7 @@ _STATE_BYTES = 64_000_000
 class Log:
     path: Path
     session: int
-    kind: Literal["agent", "tests"]
+    kind: Literal["agent", "tests", "mutants"]
 
     @property
     def mtime(self) -> float:
@@ -63,9 +65,10 @@ def all_logs(layout: Layout, session: int | None = None) -> list[Log]:
             continue
         number = int(match["session"])
         if session is None or number == session:
-            kind: Literal["agent", "tests"] = (
-                "tests" if entry.name.endswith(".tests.log") else "agent"
-            )
+            kind: Literal["agent", "tests", "mutants"] = (
+                "mutants" if entry.name.endswith(".mutants.tests.log")
+                else "tests" if entry.name.endswith(".tests.log") else "agent"
+            )  # fmt: skip
             found.append(Log(Path(entry.path), number, kind))
     return sorted(found, key=lambda log: (log.mtime, log.path.name))
 
@@ -86,8 +89,10 @@ def current_session(layout: Layout) -> int | None:
 
 
 def latest(logs: list[Log]) -> list[Log]:
-    """The latest agent transcript and the latest test log among `logs`, oldest first."""
-    newest = {log.kind: log for log in logs}  # `logs` is oldest first: the last one wins
+    """The latest agent transcript and the latest of the session's own test runs among
+    `logs` (a mutation run's is not one), oldest first."""
+    own = (log for log in logs if log.kind != "mutants")
+    newest = {log.kind: log for log in own}  # `logs` is oldest first: the last one wins
     return sorted(newest.values(), key=lambda log: (log.mtime, log.path.name))
 
 

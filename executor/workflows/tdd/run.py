@@ -92,6 +92,9 @@ class RunRequest:
     activity: Callable[[str], Progress] | None = None
     #: Called before a person is asked at the terminal (`Decider.on_ask`).
     on_ask: Callable[[Question], None] | None = None
+    #: Called with a phase's number when a session finished it, if the run asks for a
+    #: pull request per phase (`--pr`).
+    on_phase_done: Callable[[int], None] | None = None
 
 
 @dataclass
@@ -325,6 +328,7 @@ class Runner:
                     spent=spent,
                     sandbox=sandbox,
                     measure=measuring,
+                    position=(i + 1, len(sessions)),
                 )
             )
             ended = drive(
@@ -339,6 +343,7 @@ class Runner:
                 _finish(state, number, rec, archive)
                 durable.save()
                 ran.append(number)
+                self._phase_done(state, number)
                 continue
             if lot.goes_on(ended, session):
                 continue
@@ -350,6 +355,16 @@ class Runner:
         durable.save()
         lot.end(sessions, plan)
         return RunResult(plan=plan, state=state, repo_root=repo.root, sessions=ran)
+
+    def _phase_done(self, state: RunState, number: int) -> None:
+        """`--pr`: the session finished its phase (every session of it is finished)."""
+        hook = self.req.on_phase_done
+        if hook is None or not state.run.options.pr:
+            return
+        phase = next((p for p in state.phases if any(e.number == number for e in p.sessions)),
+                     None)  # fmt: skip
+        if phase is not None and phase.status == "completed":
+            hook(phase.number)
 
 
 @dataclass

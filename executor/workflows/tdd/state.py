@@ -39,6 +39,7 @@ from executor.workflows.tdd.parallel.models import Lane, LaneLink
 from executor.workflows.tdd.parking.models import Parked
 from executor.workflows.tdd.step import (
     ACTIVE,
+    AGENT_STEPS,
     SessionStatus,
     Step,
     checkpoint_of,
@@ -65,6 +66,9 @@ class StepLog(Strict):
     at: str
     seconds: float
     note: str = ""
+    tree: str | None = Field(
+        default=None, description="an agent step: the tree its attempt left (what it changed)"
+    )
 
 
 class AgentCall(Strict):
@@ -80,6 +84,42 @@ class AgentCall(Strict):
     output_tokens: int | None = None
     turns: int | None = None
     log: str | None = Field(default=None, description="the transcript (.agent-logs/)")
+
+
+class Answered(Strict):
+    """A person's answer at a checkpoint or after a failure: what, when, how, and how long
+    the question waited for it."""
+
+    step: Step
+    action: str
+    via: Literal["terminal", "bridge", "yes", "not_asked"] = Field(
+        description="a person at the terminal, a person through the bridge, --yes, or not "
+        "asked (--checkpoints leaves the checkpoint out)"
+    )
+    at: str
+    waited: float = Field(default=0.0, description="seconds from the question to its answer")
+    feedback: str = Field(default="", description="what the person asked for (bounded)")
+
+
+class Ran(Strict):
+    """One test run the executor made for the session, as the runner's report counted it."""
+
+    step: Step
+    attempt: int
+    command: str
+    seconds: float
+    verdict: str
+    summary: str = Field(description="the run in one line, as the checkpoint showed it")
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    skipped: int = 0
+    counted: bool = Field(default=True, description="from the runner's report (not exit code)")
+    log: str | None = Field(default=None, description="its output (.agent-logs/)")
+
+
+#: The most test runs and answers a session's record keeps (its latest).
+KEPT = 100
 
 
 class RedFacts(Strict):
@@ -246,13 +286,28 @@ class SessionRecord(Strict):
     errors: list[str] = Field(default_factory=list)
     history: list[StepLog] = Field(default_factory=list)
     agent_calls: list[AgentCall] = Field(default_factory=list)
+    answers: list[Answered] = Field(
+        default_factory=list, description="every answer a person (or --yes) gave, in order"
+    )
+    runs: list[Ran] = Field(
+        default_factory=list, description="the executor's test runs for the session, in order"
+    )
     bridge: Ledger = Field(default_factory=Ledger)
 
     def log(self, step: Step, outcome: Outcome, seconds: float, note: str) -> None:
         """Record one transition (the driver calls this once per step it leaves)."""
+        tree = (self.tree or None) if step in AGENT_STEPS else None
         self.history.append(
-            StepLog(step=step, outcome=outcome.value, at=now(), seconds=seconds, note=note)
+            StepLog(
+                step=step, outcome=outcome.value, at=now(), seconds=seconds, note=note, tree=tree
+            )
         )
+
+    def add_answer(self, answer: Answered) -> None:
+        self.answers = [*self.answers[-(KEPT - 1) :], answer]
+
+    def add_run(self, run: Ran) -> None:
+        self.runs = [*self.runs[-(KEPT - 1) :], run]
 
 
 class ParkedSession(Parked):

@@ -39,7 +39,7 @@ from executor.workflows.tdd.counts import counted
 from executor.workflows.tdd.guard import Guard, note_settings
 from executor.workflows.tdd.hooks import find_hooks
 from executor.workflows.tdd.state import AgentCall as AgentCallLog
-from executor.workflows.tdd.state import TestEnvironment
+from executor.workflows.tdd.state import Ran, TestEnvironment
 from executor.workflows.tdd.step import Step
 from executor.workflows.tdd.strength import (
     session_tests,
@@ -175,6 +175,8 @@ class Work(Guard):
                 self.rec.problem = over.text
                 return O.BUDGET
             call = self._agent_call(role)
+            if self.r.position is not None:
+                self.r.report(progress_header(self.s.number, self.r.position, role, call.attempt))
             asking = f"{role.upper()}: asking {call.agent_name} (attempt {call.attempt})"
             act = self.r.activity(f"[session {self.s.number}] {asking}") if (
                 self.r.activity is not None and not isinstance(self.r.agents, BridgeAgents)
@@ -321,12 +323,13 @@ class Work(Guard):
                 lambda: self.r.run_tests(command, cover, None, log, python)
             )
             self._say(f"  {run.summary()}")
-            return run, changed + tampered
-        act = self.r.activity(label)
-        run, tampered = self.sealed_run(
-            lambda: self.r.run_tests(command, cover, LiveCount(act), log, python)
-        )
-        act.close(run.summary())
+        else:
+            act = self.r.activity(label)
+            run, tampered = self.sealed_run(
+                lambda: self.r.run_tests(command, cover, LiveCount(act), log, python)
+            )
+            act.close(run.summary())
+        self.rec.add_run(ran_log(self.rec.step, self.rec.attempt, run, log))
         return run, changed + tampered
 
     def _environment(self) -> TestEnvironment:
@@ -586,6 +589,25 @@ class Work(Guard):
         backup = self.r.repo.roll_back(base, paths, flags=self.rec.flags)
         self.rolled_back = (backup, base)
         return O.SKIP if self.rec.after_rollback == "skip" else O.OK
+
+
+def progress_header(number: int, position: tuple[int, int], role: str, attempt: int) -> str:
+    """`-- session 2 of 5, GREEN, attempt 1 --`: where a long run is (the session's place in
+    the run when its number in the plan is another)."""
+    place, total = position
+    where = f"session {number} of {total}" if number == place else (
+        f"session {number} ({place} of {total})")  # fmt: skip
+    return f"-- {where}, {role.upper()}, attempt {attempt} --"
+
+
+def ran_log(step: Step, attempt: int, run: TestRun, log: Path | None) -> Ran:
+    """The record of one test run: its counts from the runner's report, its time, its log."""
+    return Ran(
+        step=step, attempt=attempt, command=run.command, seconds=round(run.duration_s, 3),
+        verdict=run.verdict, summary=run.summary(), passed=run.passed, failed=run.failed,
+        errors=run.errors, skipped=run.skipped, counted=run.structured,
+        log=str(log) if log is not None else None,
+    )  # fmt: skip
 
 
 def _not_run(cases: list[TestCase]) -> str:
