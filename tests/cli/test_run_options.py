@@ -31,7 +31,7 @@ def test_config_lists_saves_and_reads_every_declared_option(git_repo: Path) -> N
         'checkpoints = "none"', 'sandbox = "off"', "no_verify = true", "max_retries = 4",
         'test_command = "python -m pytest -q"', "budget_usd = 5", "budget_tokens = 1000",
         "budget_minutes = 2.5", 'tag = "feature"', 'notify = "off"',
-        "min_mutation_score = 50", "mutation_budget = 0", "parallel = 0",
+        "min_mutation_score = 50", "mutation_budget = 0", "parallel = 0", "pr = true",
     ]) + "\n")  # fmt: skip
     shown = run_cli("config", "--plan", str(plan), "--json", cwd=git_repo)
     assert shown.returncode == 0, shown.stderr

@@ -53,7 +53,7 @@ def test_a_run_ends_with_its_summary_and_its_report_and_each_view_reads_it(
     text = shown.stdout
     for expected in (
         "Plan: plans/calc/PHASE_1_ARITHMETIC.md:3",
-        "red_verify attempt 1: `pytest tests/test_calc.py`: 0 failed, 0 passed, 1 errors",
+        "red_verify attempt 1: `pytest tests/test_calc.py`: 0 failed, 0 passed, 1 error",
         "green_verify attempt 1: `pytest`: 0 failed, 2 passed",
         "RED: 2 tests failed before the code was written:",
         "    - tests/test_calc.py::test_adds_negatives",

@@ -63,7 +63,7 @@ def test_each_test_run_is_recorded_with_its_counts_step_and_attempt(tmp_path: Pa
         ("refactor_verify", 1, "green"),
     ]
     assert runs[1]["failed"] == 1 and runs[2]["passed"] == 1
-    assert runs[0]["summary"].startswith("0 failed, 0 passed, 1 errors")
+    assert runs[0]["summary"].startswith("0 failed, 0 passed, 1 error")
     s = review(world.plan).sessions[0]
     green = [a for a in s.attempts if a.step == "green_agent"]
     assert green[1].changed == ["pkg/s1.py"]  # the retry fixed the broken implementation
