@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from executor import console
+from executor import console, interrupts
 from executor.errors import (
     BudgetSpent,
     ExecutorError,
@@ -89,6 +89,7 @@ def run(
 
     def watched() -> int | None:
         try:
+            interrupts.started()  # a Ctrl+C held while the command line was parsed
             return fn()
         except BaseException as e:
             raised.append(e)
