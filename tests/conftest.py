@@ -24,7 +24,7 @@ def pytest_configure(config: pytest.Config) -> None:
     A shell without job control (a script, a tool's shell) starts a background command
     (`.ci/run &`) with SIGINT ignored; that is inherited by every process started from
     it, and Python then installs no KeyboardInterrupt handler: the two tests that press
-    Ctrl+C on the CLI waited for their 120 s timeout (issue 42)."""
+    Ctrl+C on the CLI waited for their 120 s timeout."""
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
