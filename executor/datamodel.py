@@ -5,7 +5,8 @@ an unknown key is an error. `Tolerant` is for what other programs write (a host'
 response): unknown keys are dropped. Neither takes a number that is not finite
 (`inf`, `nan`): JSON cannot hold one, and pydantic would write it as `null`. Both build
 their validators on first use (`defer_build`), so a process pays only for the models it
-touches.
+touches; a Ctrl+C that arrives while one is built is raised once it is built
+(`executor.interrupts`).
 
 `validate` / `validate_json` are the one way a boundary reads data into a model: a
 pydantic `ValidationError` becomes `DataError`, one `location: problem` line per fault
@@ -19,6 +20,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from executor import interrupts
 from executor.errors import DataError
 
 __all__ = ["DataError", "Strict", "Tolerant", "dump", "problems", "validate", "validate_json"]
@@ -26,7 +28,29 @@ __all__ = ["DataError", "Strict", "Tolerant", "dump", "problems", "validate", "v
 M = TypeVar("M", bound=BaseModel)
 
 
-class Strict(BaseModel):
+class _Model(BaseModel):
+    """What both bases share: a validator is built whole, then a Ctrl+C is raised."""
+
+    @classmethod
+    def model_rebuild(
+        cls,
+        *,
+        force: bool = False,
+        raise_errors: bool = True,
+        _parent_namespace_depth: int = 2,
+        _types_namespace: Any = None,
+    ) -> bool | None:
+        # pydantic calls this on a model's first use (defer_build); one frame deeper here
+        with interrupts.held():
+            return super().model_rebuild(
+                force=force,
+                raise_errors=raise_errors,
+                _parent_namespace_depth=_parent_namespace_depth + 1,
+                _types_namespace=_types_namespace,
+            )
+
+
+class Strict(_Model):
     """A file the executor writes: unknown keys are errors."""
 
     model_config = ConfigDict(
@@ -34,7 +58,7 @@ class Strict(BaseModel):
     )
 
 
-class Tolerant(BaseModel):
+class Tolerant(_Model):
     """A file another program writes: unknown keys are dropped."""
 
     model_config = ConfigDict(

@@ -2,7 +2,8 @@
 
 `EXECUTOR_FAULT="state.replaced:kill,request.written:raise"` makes `hit("state.replaced")`
 SIGKILL the process and `hit("request.written")` raise `OSError(ENOSPC)`. Actions:
-`kill` (SIGKILL), `term` (SIGTERM to self), `raise` (ENOSPC), `eio` (EIO).
+`kill` (SIGKILL), `term` (SIGTERM to self), `int` (SIGINT to self: a Ctrl+C at that
+moment), `raise` (ENOSPC), `eio` (EIO).
 An optional `@N` suffix fires on the N-th hit only (`state.replaced:kill@2`).
 Unset, this costs one dict lookup.
 """
@@ -41,6 +42,8 @@ def hit(name: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
     elif action == "term":
         os.kill(os.getpid(), signal.SIGTERM)
+    elif action == "int":
+        os.kill(os.getpid(), signal.SIGINT)
     elif action == "raise":
         raise OSError(errno.ENOSPC, f"injected fault at {name}: No space left on device")
     elif action == "eio":

@@ -1,7 +1,7 @@
 """Start `python -m executor` for a test without paying its imports each time.
 
 Most of this suite's CPU went to starting the CLI: about a thousand `python -m executor`
-processes, each spending ~0.2 s importing typer, pydantic, markdown-it-py, GitPython and
+processes, each spending ~0.2 s importing pydantic, markdown-it-py, GitPython, rich and
 the executor before doing anything (docs/performance.md). A fork server imports all of
 that once per test worker; for each CLI call it forks, and the child becomes the CLI run
 exactly as `python -m executor ARGS` would run it: its own process and pid, the caller's
@@ -17,6 +17,9 @@ options (a new session, a preexec function). A call that differs from the server
 of those starts a new interpreter instead, and so does every call when
 PE_TESTS_FRESH_PROCESSES=1 (to check that the server hides nothing: the whole suite
 passes both ways, docs/performance.md).
+
+Every process `popen` starts is kept until `left_behind`, which kills one still running
+and closes the pipes left open (tests/conftest.py fails the test that left them).
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
+import shutil
 import socket
 import subprocess
 import sys
@@ -42,13 +47,18 @@ def _startup_env(env: Mapping[str, str]) -> dict[str, str]:
 
 
 class ForkServer:
-    """One server process (started on first use) for this test worker."""
+    """One server process (started on first use) for this test worker; `close` ends it
+    and removes its folder."""
 
     def __init__(self) -> None:
         self._proc: subprocess.Popen[bytes] | None = None
-        self._folder = Path(tempfile.mkdtemp(prefix="pe-forkserver-"))
-        self.socket = self._folder / "socket"
+        self._folder: Path | None = None
         self._env: dict[str, str] = {}
+
+    @property
+    def socket(self) -> Path:
+        assert self._folder is not None, "the fork server has not started"
+        return self._folder / "socket"
 
     def usable(self, env: Mapping[str, str], options: Mapping[str, object]) -> bool:
         """Whether a call with `env` and these Popen options can be a forked child."""
@@ -58,8 +68,16 @@ class ForkServer:
             self._start(env)
         return _startup_env(env) == self._env
 
+    def fds(self) -> set[int]:
+        """The descriptors this process holds for the server (its stdout pipe)."""
+        if self._proc is None or self._proc.stdout is None:
+            return set()
+        return {self._proc.stdout.fileno()}
+
     def _start(self, env: Mapping[str, str]) -> None:
-        self.close()
+        self._stop()
+        if self._folder is None:
+            self._folder = Path(tempfile.mkdtemp(prefix="pe-forkserver-"))
         self._env = _startup_env(env)
         self._proc = subprocess.Popen(
             [sys.executable, "-c", _SERVER, str(self.socket)],
@@ -68,17 +86,25 @@ class ForkServer:
         assert self._proc.stdout is not None
         ready = self._proc.stdout.readline()
         if ready != b"ready\n":
+            self._stop()
             raise RuntimeError(f"the test fork server did not start: {ready!r}")
 
-    def close(self) -> None:
+    def _stop(self) -> None:
         if self._proc is not None:
             self._proc.kill()
             self._proc.wait()
             assert self._proc.stdout is not None
             self._proc.stdout.close()
             self._proc = None
-        with contextlib.suppress(OSError):
-            self.socket.unlink()
+        if self._folder is not None:
+            with contextlib.suppress(OSError):
+                self.socket.unlink()
+
+    def close(self) -> None:
+        self._stop()
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None
 
 
 #: Popen options only a process of its own gives
@@ -101,24 +127,27 @@ class ForkedPopen(subprocess.Popen[Any]):
         # fmt: on
         argv = list(args)
         assert argv[:3] == [sys.executable, "-m", "executor"], argv
+        self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         null = os.open(os.devnull, os.O_RDONLY)
         try:
             fds = [p2cread if p2cread != -1 else null,
                    c2pwrite if c2pwrite != -1 else 1, errwrite if errwrite != -1 else 2]
             request = json.dumps({"args": argv[3:], "cwd": os.fspath(cwd or os.getcwd()),
                                   "env": dict(os.environ if env is None else env)})
-            self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             self._server.connect(str(SERVER.socket))
             socket.send_fds(self._server, [request.encode("utf-8") + b"\n"], fds)
             self._said = b""
             self.pid = int(self._line(None) or "0")
+            if not self.pid:
+                raise RuntimeError("the test fork server did not start the executor")
+        except BaseException:
+            self._server.close()
+            raise
         finally:
             os.close(null)
             self._close_pipe_fds(  # type: ignore[attr-defined]
                 p2cread, p2cwrite, c2pread, c2pwrite, errread, errwrite
             )
-        if not self.pid:
-            raise RuntimeError("the test fork server did not start the executor")
 
     def _line(self, timeout: float | None) -> str | None:
         """The server's next line (the pid, then the exit status), None past `timeout`."""
@@ -129,6 +158,7 @@ class ForkedPopen(subprocess.Popen[Any]):
             except (BlockingIOError, TimeoutError):
                 return None
             if not part:
+                self._server.close()
                 raise RuntimeError("the test fork server went away")
             self._said += part
         line, _, self._said = self._said.partition(b"\n")
@@ -159,9 +189,39 @@ def popen(
     """`subprocess.Popen(args, ...)` for `python -m executor ...`: forked from the server
     where that gives the same process, a new interpreter where it may not."""
     full = dict(os.environ if env is None else env)
+    proc: subprocess.Popen[Any]
     if list(args[:3]) == [sys.executable, "-m", "executor"] and SERVER.usable(full, options):
-        return ForkedPopen(list(args), env=full, **options)
-    return subprocess.Popen(list(args), env=env, **options)
+        proc = ForkedPopen(list(args), env=full, **options)
+    else:
+        proc = subprocess.Popen(list(args), env=env, **options)
+    _STARTED.append((proc, list(args)))
+    return proc
+
+
+#: Every process `popen` started since `left_behind` last looked.
+_STARTED: list[tuple[subprocess.Popen[Any], list[str]]] = []
+
+
+def left_behind() -> list[str]:
+    """End what the processes `popen` started were left with: one still running is
+    killed and waited for, every pipe closed. One line for each that was left so."""
+    said = []
+    for proc, args in _STARTED:
+        what = []
+        with contextlib.suppress(RuntimeError):  # its server gone: nothing more to learn
+            if proc.poll() is None:
+                proc.kill()
+                what.append("still running (killed)")
+            proc.wait()
+        pipes = [f for f in (proc.stdin, proc.stdout, proc.stderr) if f and not f.closed]
+        for pipe in pipes:
+            pipe.close()
+        if pipes:
+            what.append(f"{len(pipes)} pipe(s) open")
+        if what:
+            said.append(f"{shlex.join(args)}: {', '.join(what)}")
+    _STARTED.clear()
+    return said
 
 
 def run_process(
@@ -195,7 +255,7 @@ def run_process(
 #: The server: imports everything a CLI run imports, then forks one child a request.
 _SERVER = r"""
 import contextlib, gc, json, os, runpy, select, socket, sys
-import git, markdown_it, pydantic, questionary, rich, typer  # noqa: F401
+import git, markdown_it, pydantic, questionary, rich  # noqa: F401
 import pkgutil, importlib, executor
 for info in pkgutil.walk_packages(executor.__path__, "executor."):
     if info.name not in ("executor.__main__",):

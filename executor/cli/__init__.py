@@ -13,29 +13,37 @@ made from; and a shell asking for completions (`_EXECUTOR_COMPLETE` set by the s
 from __future__ import annotations
 
 import os
-import signal
 import sys
 from collections.abc import Sequence
-from typing import Any
-
-
-def _sigterm(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Console-script entry point. Returns the exit code (never raises SystemExit)."""
-    signal.signal(signal.SIGTERM, _sigterm)
-    args = list(argv) if argv is not None else sys.argv[1:]
-    if len(args) == 2 and args[0] == "hook":
-        from executor.claude.hooks import EVENTS, run
+    from executor import faults, interrupts
 
-        if args[1] in EVENTS:
-            return run(args[1])
-    if os.environ.get("_EXECUTOR_COMPLETE"):
-        from executor.cli.completion import complete
+    interrupts.install()  # a Ctrl+C is held until the command's error boundary takes it
+    try:
+        try:
+            faults.hit("cli.started")
+            args = list(argv) if argv is not None else sys.argv[1:]
+            if len(args) == 2 and args[0] == "hook":
+                from executor.claude.hooks import EVENTS, run
 
-        return complete(os.environ)
-    from executor.cli.app import run_app
+                if args[1] in EVENTS:
+                    interrupts.started()
+                    return run(args[1])
+            if os.environ.get("_EXECUTOR_COMPLETE"):
+                from executor.cli.completion import complete
 
-    return run_app(args)
+                interrupts.started()
+                return complete(os.environ)
+            from executor.cli.app import run_app
+
+            return run_app(args)
+        finally:
+            interrupts.started()  # a command that never reached its boundary: now
+    except KeyboardInterrupt:  # outside a command's error boundary: nothing is saved
+        from executor.exitcodes import ExitCode
+
+        print("Interrupted.", file=sys.stderr)
+        return int(ExitCode.INTERRUPTED)

@@ -12,7 +12,7 @@ import contextlib
 import os
 from collections.abc import Callable, Iterator, Sequence
 
-from executor import console
+from executor import console, interrupts
 from executor.errors import (
     BudgetSpent,
     ExecutorError,
@@ -80,6 +80,7 @@ def run(
 
     def watched() -> int | None:
         try:
+            interrupts.started()  # a Ctrl+C held while the command line was parsed
             return fn()
         except BaseException as e:
             raised.append(e)

@@ -1,18 +1,29 @@
 """Ctrl+C / SIGTERM: the line printed says what is true. A workflow that saved its run
 names the state file and the command that continues it; one interrupted before it saved
-anything says so; any other interruption claims nothing."""
+anything says so; any other interruption claims nothing. A Ctrl+C in the first moments
+of a command (its modules still importing, its first validators being built) stops it
+the same way, never with a traceback or an "internal error"."""
 
 from __future__ import annotations
 
+import contextlib
+import enum
 import shlex
+import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 import pytest
+from pydantic import TypeAdapter, ValidationError
 
+from executor import interrupts
 from executor.cli import common
 from executor.errors import Interrupted
-from tests.conftest import terminate_when
+from executor.workflows.tdd.state import RunState
+from tests.conftest import run_cli, terminate_when
 from tests.engine.helpers import make_project
 
 
@@ -116,3 +127,65 @@ def test_a_signal_at_a_terminal_prompt_interrupts_at_once(git_repo: Path, signal
         os.close(main)
     assert code == 130, shown[-2000:]
     assert b"Interrupted: the run so far is saved" in shown
+
+
+def test_ctrl_c_as_the_command_starts_is_taken_by_its_boundary(git_repo: Path) -> None:
+    """SIGINT before the command line is parsed: it came before any error boundary, and
+    the command died of it with a traceback."""
+    plan = make_project(git_repo)
+    proc = run_cli("status", "--plan", str(plan), cwd=git_repo,
+                   env={"EXECUTOR_FAULT": "cli.started:int"})  # fmt: skip
+    assert (proc.returncode, proc.stdout, proc.stderr) == (130, "", "Interrupted.\n")
+
+
+@pytest.fixture
+def cli_handlers() -> Iterator[None]:
+    """The handlers the command line installs, in this process for one test."""
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    interrupts.install()
+    yield
+    with contextlib.suppress(KeyboardInterrupt):
+        interrupts.started()
+    for number, handler in saved.items():
+        signal.signal(number, handler)
+
+
+def test_ctrl_c_while_the_command_line_is_parsed_waits_for_the_commands_boundary(
+    cli_handlers: None,
+) -> None:
+    """A KeyboardInterrupt raised while pydantic-core builds a validator is written off
+    as "exception ignored in 'Path'" and the run goes on (typer built one per `Path`
+    option as it parsed the command line: 5 in 145 parallel runs Ctrl+C'd in their
+    first half second ran on)."""
+    signal.raise_signal(signal.SIGINT)  # while the command line is parsed
+    assert TypeAdapter(Path).validate_python("plan") == Path("plan")  # nothing raised here
+    with pytest.raises(KeyboardInterrupt):
+        interrupts.started()  # the command's boundary (`common.run`)
+
+
+def test_ctrl_c_while_a_validator_is_built_is_raised_once_it_is_built(
+    cli_handlers: None,
+) -> None:
+    """SIGINT at the first Python code pydantic-core calls while it builds the run
+    state's validator (an enum member's `.value`): pydantic-core turned the
+    KeyboardInterrupt raised there into a SchemaError, and a run stopped in its first
+    moments said "internal error" (exit 70)."""
+    interrupts.started()
+    sent: list[str] = []
+
+    def press_ctrl_c(frame: FrameType, event: str, arg: Any) -> None:
+        called_by = frame.f_back.f_code.co_name if frame.f_back else ""
+        in_enum = frame.f_code.co_filename == enum.__file__
+        if event == "call" and called_by == "create_schema_validator" and in_enum and not sent:
+            sent.append(frame.f_code.co_name)
+            signal.raise_signal(signal.SIGINT)
+
+    sys.setprofile(press_ctrl_c)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            RunState.model_rebuild(force=True)
+    finally:
+        sys.setprofile(None)
+    assert sent == ["__get__"]  # `.value`, called from pydantic-core
+    with pytest.raises(ValidationError, match="project_name"):  # built whole: it validates
+        RunState.model_validate_json(b"{}")

@@ -1,16 +1,29 @@
 """Every plan the tests can read: our fixtures and examples, the real plans kept in the
 repository (tests/plan/real/files), and, where this machine has them, the real plans kept
-beside it (/work/realplans, /work/shared/plans-wild)."""
+beside it: in the folders PE_TESTS_REAL_PLANS and PE_TESTS_WILD_PLANS name (by default
+`realplans` and `shared/plans-wild` beside the repository's folder)."""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 REAL = Path(__file__).parent / "real"
-OUTSIDE = Path("/work/realplans")
-WILD = Path("/work/shared/plans-wild")
+
+
+def _beside(variable: str, default: str) -> Path:
+    """A folder of plans kept outside the repository: the one `variable` names, else
+    `default` beside the repository's folder."""
+    named = os.environ.get(variable)
+    return Path(named) if named else ROOT.parent / default
+
+
+#: plans whose licence keeps them out of the repository (tests/plan/real/SOURCES.md)
+OUTSIDE = _beside("PE_TESTS_REAL_PLANS", "realplans")
+#: plans of other tools, shared beside the repository (tests/plan/test_wild.py)
+WILD = _beside("PE_TESTS_WILD_PLANS", "shared/plans-wild")
 _NOT_PLANS = {"README.md", "speckit.tasks-command.md", "PHASE_TASKS_TEMPLATE.md"}
 
 

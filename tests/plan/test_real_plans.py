@@ -2,8 +2,9 @@
 (tests/plan/real/expected/<id>.json, our own work, written from the file before the
 parser read it; sources and licences in tests/plan/real/SOURCES.md). A plan whose
 repository has a permissive licence is kept in tests/plan/real/files/ byte for byte, with
-that licence, so CI proves its reading; the others stay beside the repository
-(/work/realplans) and their test is skipped where they are absent.
+that licence, so CI proves its reading; the others stay beside the repository (in the
+folder PE_TESTS_REAL_PLANS names, by default `realplans` beside the repository's folder)
+and their test is skipped where they are absent.
 
 Where we read a field differently, the difference is listed below with why; a
 difference that is not listed fails, and so does a listed one that went away.
@@ -19,7 +20,7 @@ import pytest
 
 from executor.plan import lint, load_plan
 from executor.plan.markdown import source_lines
-from tests.plan.corpus import real_plan
+from tests.plan.corpus import OUTSIDE, real_plan
 from tests.plan.reading import differences
 
 EXPECTED = Path(__file__).parent / "real" / "expected"
@@ -157,7 +158,10 @@ def _plan(plan_id: str) -> tuple[dict[str, Any], Path]:
     expected = json.loads((EXPECTED / f"{plan_id}.json").read_text(encoding="utf-8"))
     path = real_plan(expected["plan_path"])
     if path is None:
-        pytest.skip(f"{expected['plan_path']}: kept beside the repository (its licence), not here")
+        pytest.skip(
+            f"{expected['plan_path']}: kept beside the repository (its licence), not in "
+            f"{OUTSIDE}: PE_TESTS_REAL_PLANS names the folder that holds it"
+        )
     return expected, path
 
 

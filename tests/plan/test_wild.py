@@ -1,16 +1,14 @@
-"""Real plans from other tools (/work/shared/plans-wild) validate with the session counts
-a human reader counts. CI has no ../shared: there the test is skipped, and
+"""Real plans from other tools (the folder PE_TESTS_WILD_PLANS names, by default
+`shared/plans-wild` beside the repository's folder) validate with the session counts a
+human reader counts. Where they are not, the test is skipped, and
 tests/plan/test_readers.py covers the same constructs on our own fixtures."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from executor.plan import lint, load_plan
-
-WILD = Path("/work/shared/plans-wild")
+from tests.plan.corpus import WILD
 
 #: file -> (format, phases, sessions), counted by reading each plan before parsing it
 EXPECTED = {
@@ -29,7 +27,8 @@ NOT_PLANS = {
 }
 
 pytestmark = pytest.mark.skipif(
-    not WILD.is_dir(), reason=f"{WILD} (real plans shared beside the repository) is not here"
+    not WILD.is_dir(),
+    reason=f"no plans of other tools in {WILD}: PE_TESTS_WILD_PLANS names their folder",
 )
 
 

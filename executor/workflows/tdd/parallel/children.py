@@ -90,6 +90,13 @@ class Child:
             pump.join(timeout=5)
         return code
 
+    def close(self) -> None:
+        """Let go of the pipe its run reports on, read or not (a lane that stopped for a
+        question is started again: one pipe a start)."""
+        if self.said is not None:
+            os.close(self.said)
+            self.said = None
+
 
 class Launcher:
     """Starts lanes and holds the pipe they watch."""
@@ -176,9 +183,7 @@ class Launcher:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(child.proc.pid, signal.SIGKILL)
                 child.proc.wait()
-            if child.said is not None:
-                os.close(child.said)
-                child.said = None
+            child.close()
 
     def close(self) -> None:
         for fd in (self._watch, self._alive):

@@ -255,7 +255,10 @@ class Parallel(Ends):
             self.look()
         for n in done:
             child = self.children.pop(n)
-            self._after(n, child.wait(), child)
+            try:
+                self._after(n, child.wait(), child)
+            finally:
+                child.close()
         return bool(done)
 
     def _after(self, number: int, code: int, child: Child) -> None:
