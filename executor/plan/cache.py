@@ -40,10 +40,12 @@ class CacheIndex(Strict):
 
 
 class CachedPlan:
-    """A valid plan read from the cache: the outline at once, sessions on demand."""
+    """A valid plan read from the cache: the outline at once, sessions on demand, from
+    the bytes read once (another run may replace the file meanwhile: its offsets are not
+    ours)."""
 
-    def __init__(self, path: Path, index: CacheIndex, offset: int) -> None:
-        self._path = path
+    def __init__(self, data: bytes, index: CacheIndex, offset: int) -> None:
+        self._data = data
         self._index = index
         self._offset = offset
         self._sessions: dict[int, Session] = {}
@@ -62,10 +64,8 @@ class CachedPlan:
             where = self._index.at.get(number)
             if where is None:
                 return None
-            with self._path.open("rb") as f:
-                f.seek(self._offset + where[0])
-                raw = f.read(where[1])
-            self._sessions[number] = validate_json(Session, raw)
+            start = self._offset + where[0]
+            self._sessions[number] = validate_json(Session, self._data[start : start + where[1]])
         return self._sessions[number]
 
     def sessions(self) -> list[Session]:
@@ -126,12 +126,12 @@ def _read(cache: Path, key: str) -> CachedPlan | None:
     """The cached plan when its key is `key`; None for anything else (the cache is
     only a copy: a miss parses the plan)."""
     try:
-        with cache.open("rb") as f:
-            first = f.readline()
+        data = cache.read_bytes()
+        first = data[: data.find(b"\n") + 1]
         index = validate_json(CacheIndex, first)
     except (OSError, DataError):
         return None
-    return CachedPlan(cache, index, len(first)) if index.key == key else None
+    return CachedPlan(data, index, len(first)) if index.key == key else None
 
 
 def _write(cache: Path, key: str, plan: Plan) -> None:

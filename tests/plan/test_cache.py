@@ -41,6 +41,20 @@ def test_an_edited_plan_is_parsed_again(tmp_path: Path) -> None:
     assert load_plan(plan).outline() == again.outline()
 
 
+def test_a_cached_plan_reads_its_sessions_from_what_it_read_first(tmp_path: Path) -> None:
+    """Two runs of one plan (two terminals): the other one ticks boxes and rewrites the
+    cache while this one still reads sessions from it; its offsets are not the new file's."""
+    plan = ledger(tmp_path)
+    cache = plan / CACHE_NAME
+    parsed = load_valid(plan, cache=cache)
+    hit = load_valid(plan, cache=cache)
+    assert isinstance(hit, CachedPlan)
+    first = next(plan.glob("PHASE_*.md"))
+    first.write_text("# Phase 1: Other\n\n" + first.read_text("utf-8"), "utf-8")
+    load_valid(plan, cache=cache)  # the other run's cache, every offset moved
+    assert hit.sessions() == parsed.sessions()
+
+
 def test_a_damaged_outline_row_is_a_miss(tmp_path: Path) -> None:
     plan = ledger(tmp_path)
     cache = plan / CACHE_NAME
