@@ -147,6 +147,26 @@ def test_a_module_switched_off_for_collection(setting: str) -> None:
     assert _why(BASE, BASE + "\n" + setting + "\n") == {"<module>": ["collection"]}
 
 
+@pytest.mark.parametrize(
+    "setting",
+    [
+        "__test__ = False",
+        "pytestmark = pytest.mark.skip",
+        "if sys.version_info < (3, 8):\n    pytest.skip('old', allow_module_level=True)",
+        "collect_ignore = ['test_old.py']",
+    ],
+)
+def test_a_module_switched_on_again_is_no_weakening(setting: str) -> None:
+    """Taken away, what turned tests off makes the suite run more (a module-level skip
+    dropped with an old Python)."""
+    assert _why(BASE + "\n" + setting + "\n", BASE) == {}
+
+
+def test_a_plugin_taken_away_is_a_change_of_collection() -> None:
+    before = BASE + "\npytest_plugins = ['tests.timeouts']\n"
+    assert _why(before, BASE) == {"<module>": ["collection"]}
+
+
 def test_a_name_the_tests_use_taken_from_a_fake_is_rebound() -> None:
     after = BASE.replace("from lib import add", "from tests.fakes import add")
     assert _why(BASE, after) == {"<module>": ["rebound"]}

@@ -250,11 +250,13 @@ def _judge_class_head(j: Judged, old: ast.ClassDef, new: ast.ClassDef) -> None:
 
 def _judge_statements(j: Judged, old: list[ast.stmt], new: list[ast.stmt], after_red: bool) -> None:
     """What a module or class does besides its definitions: in RED imports may come and
-    go; what decides collection may not change; after RED only imports may be added."""
+    go; what turns tests off may not be added (taken away, the suite runs more: a
+    module-level skip dropped with an old Python) and the plugins loaded may not change;
+    after RED only imports may be added."""
     before, now = Counter(map(ast.dump, old)), Counter(map(ast.dump, new))
     added = [n for n in new if ast.dump(n) in now - before]
     removed = [n for n in old if ast.dump(n) in before - now]
-    if any(_decides_collection(n) for n in [*added, *removed]):
+    if any(_decides_collection(n) for n in added) or any(_loads_plugins(n) for n in removed):
         j.always.append("collection")
     if _rebound(old, added):
         j.always.append("rebound")
@@ -365,10 +367,22 @@ def _cases(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
 
 
 def _decides_collection(node: ast.stmt) -> bool:
+    names = _assigned(node)
+    if names:
+        return bool(names & _COLLECTION_NAMES)
+    return any(_is_skip_call(n) for n in ast.walk(node))
+
+
+def _loads_plugins(node: ast.stmt) -> bool:
+    """`pytest_plugins = [...]`: a plugin can pass tests, so one taken away is a change too."""
+    return "pytest_plugins" in _assigned(node)
+
+
+def _assigned(node: ast.stmt) -> set[str]:
     if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        return any(_dotted(t) in _COLLECTION_NAMES for t in targets)
-    return any(_is_skip_call(n) for n in ast.walk(node))
+        return {_dotted(t) for t in targets}
+    return set()
 
 
 def _rebound(old: list[ast.stmt], added: list[ast.stmt]) -> bool:
