@@ -242,6 +242,26 @@ def test_a_test_moved_to_a_new_module_is_the_same_test(git_repo: Path, tmp_path:
     assert out.startswith("0\n"), out
 
 
+def test_a_test_moved_and_renamed_whose_assertions_live_on_passes(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """cachetools `86352aed2b` again: `test_typedmethod` became `test_typed` in the new
+    module, the same assertions on methods of new names. Deleted, it still passes
+    against the new code; its assertions live on in the test RED wrote."""
+    half = "\n\ndef half(x):\n    return x / 2\n"
+    tests = TESTS + "\n\ndef test_half():\n    assert lib.half(4) == 2\n"
+    moved = "from lib import half\n\n\ndef test_halves():\n    assert half(4) == 2\n"
+    red = {"tests/test_lib.py": RED, "tests/test_half.py": moved}
+    plan, agent = _project(git_repo, tmp_path, red, {"lib.py": PLUS_ONE + half},
+                           tests=tests, more={"lib.py": LIB + half})  # fmt: skip
+    out = _run(plan, git_repo, agent)
+    assert out.startswith("0\n"), out
+    assert (
+        "tests/test_lib.py::test_half: deleted in RED; its assertions live on in "
+        "tests/test_half.py::test_halves; accepted"
+    ) in out
+
+
 def test_a_test_moved_and_emptied_is_still_weakened(git_repo: Path, tmp_path: Path) -> None:
     emptied = "def test_double_zero():\n    pass\n"
     red = {"tests/test_lib.py": RED.split("\n\n\ndef test_double_zero")[0] + "\n",

@@ -9,7 +9,9 @@ data file or a build product reads it there too), with the project's interpreter
 sandbox, sealed like every test run:
 
 - it passes: what it asked still holds. A thinned test asks something else besides, and
-  goes through; a deleted one pinned behaviour that is still there: a person decides.
+  goes through; a deleted one pinned behaviour that is still there: a person decides,
+  unless its assertions live on in a test RED wrote (moved and renamed with the code it
+  tests: `testchanges.lives_on`).
 - it fails: the session changed what it described. That is the session's to change only
   when the session says so: the change that makes it fail (found by undoing the
   session's changes to the code, one definition at a time: `revert`) is one the
@@ -20,6 +22,7 @@ sandbox, sealed like every test run:
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shlex
@@ -31,12 +34,14 @@ from typing import TYPE_CHECKING
 
 from executor.fsutil import read_regular
 from executor.vcs.trees import VOLATILE_DIRS
-from executor.workflows.tdd import revert, verdicts
+from executor.workflows.tdd import revert, testchanges, verdicts
 from executor.workflows.tdd.guard import Guard, weakened_problems
 
 if TYPE_CHECKING:
     from executor.testrun import TestRun
 
+#: A definition's syntax (`testchanges.definitions`).
+Syntax = ast.AST | list[ast.stmt] | bytes
 #: Test runs one judgement may take to find which change breaks a test (each is one
 #: pytest process over a few tests); past it, a person decides.
 MAX_TRIALS = 40
@@ -126,12 +131,17 @@ class Losses(Guard):
         files = {k.split("::", 1)[0] for k in [*rec.red.deleted, *rec.red.thinned]}
         failing = rec.red.failing
         spec = [k for k in rec.red.session or () if any(map(verdicts.matching([k]), failing))]
+        written: dict[str, Syntax] = {}
+        for file in sorted({k.split("::", 1)[0] for k in rec.red.session or ()}):
+            defs = testchanges.definitions(file, self._source(rec.tree, file))
+            written.update((k, defs[k]) for k in rec.red.session or () if k in defs)
         return _Context(
             units=units,
             versions=versions,
             earlier={f: self._source(base, f) for f in files},
             spec=spec,
             named=plan_names(self.s.source_text),
+            written=written,
         )
 
 
@@ -147,6 +157,14 @@ class _Context:
     earlier: dict[str, bytes | None]  # test file -> as the session found it
     spec: list[str]  # the session's tests that failed in RED
     named: set[str]
+    written: dict[str, Syntax]  # the session's tests (RED added or changed them)
+
+    def heir(self, key: str) -> str | None:
+        """A test of the session's that holds every assertion of the earlier `key`."""
+        file = key.split("::", 1)[0]
+        old = testchanges.definitions(file, self.earlier.get(file)).get(key)
+        return next((k for k, node in self.written.items() if testchanges.lives_on(old, node)),
+                    None)  # fmt: skip
 
     def undone(self, chosen: Sequence[revert.Unit]) -> dict[str, bytes | None]:
         """The files whose content changes when `chosen` are undone."""
@@ -202,7 +220,10 @@ def _judge(keys: list[str], deleted: set[str], trials: _Trials, ctx: _Context) -
     for key in keys:
         what = "deleted in RED" if key in deleted else "assertions or cases taken out in RED"
         if key not in earlier:
-            if key in deleted:
+            heir = ctx.heir(key) if key in deleted else None
+            if heir is not None:
+                out.append(Verdict(key, accepted=f"{what}; its assertions live on in {heir}"))
+            elif key in deleted:
                 out.append(Verdict(key, problem=(
                     f"{what}, yet it still passes against the new code: what it pinned is "
                     f"still there")))  # fmt: skip

@@ -25,6 +25,7 @@ its definitions). Other test files (JavaScript, data) are compared as text.
 from __future__ import annotations
 
 import ast
+import copy
 import hashlib
 import re
 from collections import Counter
@@ -352,6 +353,44 @@ def _is_assertion(node: ast.AST) -> bool:
 
 def _assertions(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     return sum(_count(stmt, _is_assertion) for stmt in _reachable(fn.body))
+
+
+def lives_on(old: object, new: object) -> bool:
+    """Whether every assertion of the test `old` is in the test `new` as well, names
+    aside (the same calls, operators and values: a test moved and renamed with the code
+    it tests, `cachetools` `86352aed2b`). A test without assertions lives on nowhere."""
+    if not all(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in (old, new)):
+        return False
+    assert isinstance(old, (ast.FunctionDef, ast.AsyncFunctionDef))
+    assert isinstance(new, (ast.FunctionDef, ast.AsyncFunctionDef))
+    was, now = _shapes(old), _shapes(new)
+    return bool(was) and all(now[shape] >= n for shape, n in was.items())
+
+
+def _shapes(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Counter[str]:
+    """Each assertion of `fn` with every name, dotted or not, blanked out (constants
+    kept)."""
+    found: Counter[str] = Counter()
+    for stmt in _reachable(fn.body):
+        for node in ast.walk(stmt):
+            if _is_assertion(node):
+                found[ast.dump(_Blank().visit(copy.deepcopy(node)))] += 1
+    return found
+
+
+class _Blank(ast.NodeTransformer):
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.Name(id="_", ctx=ast.Load())
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.value, ast.Name):  # `lib.half` is a name as `half` is
+            return node.value
+        return ast.Attribute(value=node.value, attr="_", ctx=ast.Load())
+
+    def visit_keyword(self, node: ast.keyword) -> ast.AST:
+        self.generic_visit(node)
+        return ast.keyword(arg="_", value=node.value)
 
 
 def _cases(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
