@@ -14,6 +14,7 @@ git and pytest, each in the shape the replayed libraries gave it:
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -64,12 +65,12 @@ TOX = (
 
 def _project(
     repo: Path, tmp: Path, red: dict[str, str], green: dict[str, str], *,
-    tests: str = TESTS, more: dict[str, str] | None = None,
+    tests: str = TESTS, more: dict[str, str] | None = None, plan: str = PLAN,
 ) -> tuple[Path, str]:  # fmt: skip
     """The project, the plan, and a replay agent writing `red` in RED, `green` in GREEN."""
     files = {"lib.py": LIB, "tests/test_lib.py": tests, **(more or {})}
     files[".gitignore"] = "__pycache__/\n.pytest_cache/\n"
-    files["project-plans/change/PHASE_1_CHANGE.md"] = PLAN
+    files["project-plans/change/PHASE_1_CHANGE.md"] = plan
     for rel, text in files.items():
         (repo / rel).parent.mkdir(parents=True, exist_ok=True)
         (repo / rel).write_text(text, encoding="utf-8")
@@ -138,6 +139,20 @@ def test_pytests_section_of_tox_ini_is_infrastructure_a_person_can_take_in(
         (False, True),
     ]
     assert "slow: slow tests" in git(git_repo, "show", "HEAD:tox.ini")
+
+
+def test_a_file_the_plan_says_goes_is_checked_gone(git_repo: Path, tmp_path: Path) -> None:
+    """click `d73083e3` deletes `requirements/tests37.txt`, which its plan lists as
+    "(delete)": the evidence check wanted it to exist."""
+    listed = PLAN.replace(
+        "- `tests/test_lib.py`\n", "- `tests/test_lib.py`\n- `old.txt` (delete)\n"
+    )
+    plan, agent = _project(git_repo, tmp_path, {"tests/test_lib.py": RED}, {"lib.py": PLUS_ONE},
+                           more={"old.txt": "x\n"}, plan=listed)  # fmt: skip
+    removes = 'if [ "$EXECUTOR_TDD_STEP" = green ]; then rm old.txt; fi'
+    out = _run(plan, git_repo, f"sh -c {shlex.quote(agent + ' && ' + removes)}")
+    assert out.startswith("0\n"), out
+    assert "old.txt" not in git(git_repo, "ls-files")
 
 
 # -- 2: a skip taken away makes the suite stronger ------------------------------------------

@@ -513,11 +513,13 @@ class Work(Losses, Flaky):
         return O.FAILED
 
     def evidence(self) -> Outcome:
-        """Every file the plan lists is in the tested tree and changed by the session."""
+        """Every file the plan lists is in the tested tree and changed by the session (one
+        it says goes: gone)."""
         repo, tree = self.r.repo, self.rec.verified or self.rec.tree
         changed = set(repo.tree_diff(repo.tree_of(self.rec.base_commit or "HEAD"), tree))
+        gone = [f.path for f in self.s.files if verdicts.says_gone(f.note)]
         problems = verdicts.evidence_problems(
-            [f.path for f in self.s.files], changed, set(repo.paths_in(tree))
+            [f.path for f in self.s.files], changed, set(repo.paths_in(tree)), gone=gone
         )
         if problems:
             failure = "evidence check failed: " + "; ".join(problems)
