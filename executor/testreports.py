@@ -3,6 +3,10 @@ report is read into test cases (id, outcome, message, file).
 
 - pytest (`pytest`, `py.test`, `python -m pytest`): `--junitxml=F -p no:cacheprovider
   -o junit_family=xunit1`; junit XML, whose xunit1 flavour gives each case its `file`.
+  The XML says nothing of a test marked xfail that passed (a non-strict XPASS: a plain
+  pass there), so `-r` also asks for XPASS lines in the short summary (`X` added to the
+  report characters the command gives, pytest's default `fE` otherwise), and the cases
+  those lines name are "xpassed", as pytest's summary counts them.
 - `node --test`: `--test-reporter=spec --test-reporter-destination=stdout
   --test-reporter=junit --test-reporter-destination=F` (the console keeps a readable
   report); junit XML without a `file` attribute (nodejs/node#59422): a command naming
@@ -28,7 +32,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 RunnerName = Literal["pytest", "node", "vitest", "jest"]
-Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed"]
+#: What the runner reported of a test; "flaky" is the executor's: it failed, then passed
+#: when run again on the same tree (`executor.testrun.TestRun.mark_flaky`).
+Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed", "flaky"]
 
 _PYTEST_NAMES = {"pytest", "py.test"}
 #: Names a shell finds on PATH that mean "the environment's Python" (a versioned one,
@@ -39,6 +45,8 @@ _TEST_FILE_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".t
 #: How pytest's junit XML marks an XPASS(strict): pytest 8/9 as a failure whose message
 #: starts with "[XPASS(strict)]", older ones as a skip with this message.
 _XPASS_STRICT = "xfail-marked test passes unexpectedly"
+#: pytest's report characters when a command gives none.
+_REPORT_CHARS = "fE"
 
 
 @dataclass
@@ -76,6 +84,9 @@ def prepare(argv: list[str], report: Path, python: str | None = None) -> Runner 
     pytest_argv = _as_pytest(argv, python or sys.executable)
     if pytest_argv is not None:
         extra = [f"--junitxml={report}", "-p", "no:cacheprovider", "-o", "junit_family=xunit1"]
+        chars = _report_chars(pytest_argv)
+        if not set(chars) & set("XaA"):  # a later -r replaces an earlier one
+            extra.append(f"-r{chars}X")
         return Runner("pytest", [*pytest_argv, *extra], report)
     names = [_program(t) for t in argv]
     if names and names[0] in ("node", "nodejs") and "--test" in argv:
@@ -117,8 +128,22 @@ def _as_pytest(argv: list[str], python: str) -> list[str] | None:
     return None
 
 
-def read_report(runner: Runner, text: str, *, cwd: Path, argv: list[str]) -> list[Case]:
-    """The cases in a report (empty when the runner wrote none or it is unreadable)."""
+def _report_chars(argv: list[str]) -> str:
+    """The report characters a pytest command line gives (`-ra`, `-r fE`), or pytest's."""
+    chars = _REPORT_CHARS
+    for i, token in enumerate(argv):
+        if token == "-r" and i + 1 < len(argv):
+            chars = argv[i + 1]
+        elif token.startswith("-r") and not token.startswith("--"):
+            chars = token[2:]
+    return chars
+
+
+def read_report(
+    runner: Runner, text: str, *, cwd: Path, argv: list[str], output: str = ""
+) -> list[Case]:
+    """The cases in a report (empty when the runner wrote none or it is unreadable);
+    `output`: what the runner printed (pytest's XPASS lines)."""
     if not text.strip():
         return []
     try:
@@ -126,7 +151,7 @@ def read_report(runner: Runner, text: str, *, cwd: Path, argv: list[str]) -> lis
             return _jest_cases(text, cwd)
         root = ET.fromstring(text)
         if runner.name == "pytest":
-            return [_pytest_case(e, cwd) for e in root.iter("testcase")]
+            return _xpassed([_pytest_case(e, cwd) for e in root.iter("testcase")], output)
         if runner.name == "vitest":
             return [_vitest_case(e) for e in root.iter("testcase")]
         only = _single_test_file(argv, cwd)
@@ -143,14 +168,11 @@ def _pytest_case(element: ET.Element, cwd: Path) -> Case:
     name = element.get("name", "")
     outcome, detail = _junit_outcome(element)
     collection = outcome == "error" and _has_message(element, "error", "collection failure")
-    message = (detail.get("message") or "") if detail is not None else ""
-    if detail is not None and detail.tag == "failure" and message.startswith("[XPASS(strict)]"):
-        outcome = "xpassed"
     if detail is not None and detail.tag == "skipped":
         if detail.get("type") == "pytest.xfail":
             outcome = "xfailed"
-        elif detail.get("message") == _XPASS_STRICT:
-            outcome = "xpassed"
+        elif detail.get("message") == _XPASS_STRICT:  # a failure, as pytest counts it
+            outcome = "failed"
     file = element.get("file") or _module_file(classname, cwd)
     return Case(
         id=f"{classname}::{name}" if classname else name,
@@ -159,6 +181,27 @@ def _pytest_case(element: ET.Element, cwd: Path) -> Case:
         file=file,
         collection=collection,
     )
+
+
+def _xpassed(cases: list[Case], output: str) -> list[Case]:
+    """`cases` with those pytest's `XPASS <node id>[ - reason]` lines name as "xpassed"."""
+    lines = [ln[6:] for ln in output.splitlines() if ln.startswith("XPASS ")]
+    if not lines:
+        return cases
+    for case in cases:
+        if case.outcome == "passed" and case.file:
+            node = node_id(case.id, case.file)
+            if any(ln == node or ln.startswith(node + " ") for ln in lines):
+                case.outcome = "xpassed"
+    return cases
+
+
+def node_id(case_id: str, file: str) -> str:
+    """pytest's node id of a case read from xunit1 junit XML, from its id and its file
+    (`tests.test_x.TestC::t`, `tests/test_x.py` -> `tests/test_x.py::TestC::t`)."""
+    classname, _, name = case_id.partition("::")
+    classes = classname.removeprefix(file.removesuffix(".py").replace("/", ".")).strip(".")
+    return "::".join([file, *(classes.split(".") if classes else []), name])
 
 
 def _module_file(classname: str, cwd: Path) -> str | None:

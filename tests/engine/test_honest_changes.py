@@ -92,29 +92,34 @@ def test_an_expectation_updated_in_red_beside_the_projects_own_skips_passes(
 
 
 @pytest.mark.parametrize(
-    ("deleted", "green"),
+    ("deleted", "added", "green", "said"),
     [
         # the code it tested is gone (boltons `289edfcd20`)
         (
             "def test_old_limit():\n    assert lib.OLD_LIMIT == 3\n",
-            LIB.replace("OLD_LIMIT = 3\n", ""),
+            "def test_triple():\n    assert lib.triple(2) == 6\n",
+            LIB.replace("OLD_LIMIT = 3\n", "") + "\n\ndef triple(x):\n    return x * 3\n",
+            "the session removed what it tested (lib.py: OLD_LIMIT)",
         ),
-        # what it described changed (parse `55467d28c2`)
-        ("def test_double():\n    assert lib.double(2) == 4\n", LIB.replace("x * 2", "x * 2 + 1")),
+        # what it described changed, and the session's new test asks for the change
+        # (parse `55467d28c2`)
+        (
+            "def test_double():\n    assert lib.double(2) == 4\n",
+            "def test_double_and_one():\n    assert lib.double(2) == 5\n",
+            LIB.replace("x * 2", "x * 2 + 1"),
+            "it fails because of the change to lib.py: double, which this session's tests need",
+        ),
     ],
     ids=["code-gone", "behaviour-changed"],
 )
 def test_a_test_deleted_with_what_it_described_passes(
-    git_repo: Path, tmp_path: Path, deleted: str, green: str
+    git_repo: Path, tmp_path: Path, deleted: str, added: str, green: str, said: str
 ) -> None:
-    red = TESTS.replace(deleted, "def test_triple():\n    assert lib.triple(2) == 6\n")
-    plan, agent = _project(
-        git_repo, tmp_path, red, green + "\n\ndef triple(x):\n    return x * 3\n"
-    )
+    plan, agent = _project(git_repo, tmp_path, TESTS.replace(deleted, added), green)
     out = _run(plan, git_repo, agent)
     assert out.startswith("0\n"), out
-    assert "tests RED deleted fail against the new code" in out
-    assert deleted.split("(")[0] not in git(git_repo, "show", "HEAD:tests/test_lib.py")
+    assert f"deleted in RED; {said}; accepted" in out
+    assert deleted.split("\n")[0] not in git(git_repo, "show", "HEAD:tests/test_lib.py")
 
 
 def test_a_test_deleted_while_what_it_tested_stays_goes_to_a_person(

@@ -147,6 +147,26 @@ def test_a_module_switched_off_for_collection(setting: str) -> None:
     assert _why(BASE, BASE + "\n" + setting + "\n") == {"<module>": ["collection"]}
 
 
+@pytest.mark.parametrize(
+    "setting",
+    [
+        "__test__ = False",
+        "pytestmark = pytest.mark.skip",
+        "if sys.version_info < (3, 8):\n    pytest.skip('old', allow_module_level=True)",
+        "collect_ignore = ['test_old.py']",
+    ],
+)
+def test_a_module_switched_on_again_is_no_weakening(setting: str) -> None:
+    """Taken away, what turned tests off makes the suite run more (a module-level skip
+    dropped with an old Python)."""
+    assert _why(BASE + "\n" + setting + "\n", BASE) == {}
+
+
+def test_a_plugin_taken_away_is_a_change_of_collection() -> None:
+    before = BASE + "\npytest_plugins = ['tests.timeouts']\n"
+    assert _why(before, BASE) == {"<module>": ["collection"]}
+
+
 def test_a_name_the_tests_use_taken_from_a_fake_is_rebound() -> None:
     after = BASE.replace("from lib import add", "from tests.fakes import add")
     assert _why(BASE, after) == {"<module>": ["rebound"]}
@@ -218,3 +238,32 @@ def test_test_files_by_the_runners_conventions(path: str, test: bool) -> None:
     from executor.workflows.tdd.verdicts import is_test_file
 
     assert is_test_file(path) is test
+
+
+@pytest.mark.parametrize(
+    ("new", "lives"),
+    [
+        # moved and renamed with the code it tests (cachetools `86352aed2b`)
+        ("def test_typed(self):\n    c = Cached()\n    self.assertEqual(c.get_typed(0), 1)\n"
+         "    assert Cached.get_typed(1.0) == 3\n", True),
+        ("def test_typed(self):\n    self.assertEqual(c.get_typed(0), 1)\n", False),
+        ("def test_typed(self):\n    self.assertEqual(c.get_typed(0), 2)\n"
+         "    assert Cached.get_typed(1.0) == 3\n", False),
+    ],
+    ids=["same-assertions", "one-fewer", "another-value"],
+)  # fmt: skip
+def test_a_deleted_tests_assertions_live_on_in_a_test_with_the_same_ones(
+    new: str, lives: bool
+) -> None:
+    from executor.workflows.tdd.testchanges import lives_on
+
+    old = (
+        "def test_typedmethod(self):\n    cached = Cached(None)\n"
+        "    self.assertEqual(cached.get_typedclassmethod(0), 1)\n"
+        "    assert Cached.get_typedclassmethod(1.0) == 3\n"
+    )
+    before = definitions("tests/test_x.py", old.encode())["tests/test_x.py::test_typedmethod"]
+    after = definitions("tests/test_y.py", new.encode())["tests/test_y.py::test_typed"]
+    assert lives_on(before, after) is lives
+    empty = definitions("tests/test_z.py", b"def test_z():\n    f()\n")["tests/test_z.py::test_z"]
+    assert not lives_on(empty, empty)  # no assertion lives on anywhere

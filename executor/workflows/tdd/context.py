@@ -145,6 +145,16 @@ class SessionPart:
     def _cmd(self, role: str) -> str | None:
         return self.s.test_command(role, self.r.project_test_command)  # type: ignore[arg-type]
 
+    def commands(self) -> list[str | None]:
+        """The session's test commands and the project's suite command (None: not given)."""
+        return [*(self._cmd(role) for role in ("red", "green", "refactor")), self.r.suite_command]
+
+    def runners(self) -> frozenset[str]:
+        """The runners those commands name, which read files of their own (tox: tox.ini)."""
+        from executor.workflows.tdd.tampering import runners_named
+
+        return runners_named(self.commands())
+
     def _ignore(self) -> list[Path]:
         """What is not the session's work: the executor's own files, and the files the
         person chose to keep out of its commit (not shown, not judged, kept on a rollback)."""

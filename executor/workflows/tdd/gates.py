@@ -16,7 +16,7 @@ from executor.choices import Option
 from executor.engine.machine import Outcome
 from executor.stamps import utc_now as now
 from executor.vcs.repo import with_trailers
-from executor.workflows.tdd import detail, verdicts
+from executor.workflows.tdd import detail, tampering, verdicts
 from executor.workflows.tdd.commit import commit_message, commit_subject, trailers
 from executor.workflows.tdd.context import opt
 from executor.workflows.tdd.settling import Settling
@@ -247,8 +247,23 @@ class Gates(Settling, Strength):
         rec.green_passed = [t for t in rec.green_passed if not mine(t)]
         rec.red.failing = [t for t in rec.red.failing if not mine(t)]
         rec.red.deleted = [k for k in rec.red.deleted if k.split("::")[0] not in files]
+        rec.red.thinned = [k for k in rec.red.thinned if k.split("::")[0] not in files]
         self._say(f"the changed tests are the session's from now on: {verdicts.describe(files)}")
         rec.weakened = []
+
+    def _accept_infra(self) -> None:
+        """The person approved the changed test infrastructure (they saw the diff): it is
+        what the session's tests run with from now on."""
+        rec, root = self.rec, self.r.repo.root
+        now = tampering.infra_fingerprint(root, rec.infra_changed, runners=self.runners())
+        for path in rec.infra_changed:
+            if path in now:
+                rec.red.infra[path] = now[path]
+            else:  # no longer infrastructure at all
+                rec.red.infra.pop(path, None)
+        self._say(f"the changed test infrastructure is the session's from now on: "
+                  f"{verdicts.describe(rec.infra_changed)}")  # fmt: skip
+        rec.infra_changed = []
 
     # -- agent steps ----------------------------------------------------------------------
     def escalated(self) -> Outcome:
@@ -266,6 +281,9 @@ class Gates(Settling, Strength):
             opt("skip", "Skip the session (roll back, mark it skipped)"),
             opt("pause", "Pause"),
         ]
+        if self.rec.infra_changed:  # what runs the tests reads it: a person takes it in
+            options.insert(1, opt("accept_infra", "Accept the changed test infrastructure "
+                                                  "(see the diff)"))  # fmt: skip
         if self.rec.weakened:  # tests only grow stronger without a person: this one decides
             options.insert(1, opt("accept_tests", "Accept the changed tests (see the diff)"))
         if self.rec.strength is not None and self.rec.strength.below:
@@ -284,6 +302,9 @@ class Gates(Settling, Strength):
             if got == "accept_tests":
                 self._accept_tests()
                 return O.OK  # verified again, with these tests
+            if got == "accept_infra":
+                self._accept_infra()
+                return O.OK  # verified again, against this infrastructure
             if got == "accept_strength":
                 self.accept_strength()
                 return O.OK  # verified again; the same tree's score then passes

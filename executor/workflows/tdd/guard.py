@@ -31,10 +31,16 @@ from executor.workflows.tdd import tampering, testchanges, verdicts
 from executor.workflows.tdd.context import SessionPart
 
 if TYPE_CHECKING:
+    import ast
+
     from executor.engine.layout import Layout
     from executor.testrun import TestRun
     from executor.vcs import GitRepo
     from executor.workflows.tdd.state import SessionRecord
+
+
+#: A test definition's key and its syntax (`testchanges.definitions`).
+Definition = tuple[str, "ast.AST | list[ast.stmt] | bytes"]
 
 
 @dataclass
@@ -196,9 +202,12 @@ class Guard(SessionPart):
         if unseen and rec.base_commit:
             base = rec.base_commit
             before.update(tampering.infra_fingerprint(
-                root, unseen, stored=lambda f: self._source(base, f)
+                root, unseen, stored=lambda f: self._source(base, f), runners=self.runners()
             ))  # fmt: skip
         infra = tampering.infra_changes(before, infra_now)
+        # what a person may take in at the next question
+        rec.infra_changed = sorted(p for p in {*before, *infra_now}
+                                   if before.get(p) != infra_now.get(p))  # fmt: skip
         if infra:
             problems.append(
                 f"test infrastructure changed during {role.upper()} (tampering: it decides "
@@ -226,7 +235,7 @@ class Guard(SessionPart):
                 f"session's modules (git ignores it; the commit holds the source): "
                 f"{verdicts.describe(planted)}"
             )
-        problems += self.weakened_tests(role) + self.deleted_tests(role)
+        problems += self.weakened_tests(role)
         problems += self.outside_changes() + self.environment_changes()
         gone = self._earlier_tests_gone(suite_run)
         if gone:
@@ -275,10 +284,9 @@ class Guard(SessionPart):
     def infra_now(self, changed: list[str]) -> dict[str, str]:
         """Test infrastructure as it stands: the changed files that are infrastructure,
         and every file the session's test commands run."""
-        commands = [self._cmd(role) for role in ("red", "green", "refactor")]
-        named = tampering.command_files(self.r.repo.root, [*commands, self.r.suite_command])
+        named = tampering.command_files(self.r.repo.root, self.commands())
         files = [f for f in changed if tampering.is_infra(f)] + named
-        return tampering.infra_fingerprint(self.r.repo.root, files)
+        return tampering.infra_fingerprint(self.r.repo.root, files, runners=self.runners())
 
     def weakened_tests(self, role: str, run: TestRun | None = None) -> list[str]:
         """Tests weakened since the session started (RED) or since RED (GREEN, REFACTOR),
@@ -286,9 +294,12 @@ class Guard(SessionPart):
         tests a change may have strengthened. Sets `rec.weakened` (their files)."""
         return self.judge_tests(role, run)[0]
 
-    def judge_tests(self, role: str, run: TestRun | None = None) -> tuple[list[str], list[str]]:
-        """`weakened_tests`, and the Python tests RED deleted: judged once GREEN has
-        changed the code (`deleted_tests`)."""
+    def judge_tests(
+        self, role: str, run: TestRun | None = None
+    ) -> tuple[list[str], list[str], list[str]]:
+        """`weakened_tests`; and the Python tests RED deleted, and those it took assertions
+        or cases from while they failed: judged once GREEN has changed the code
+        (`executor.workflows.tdd.losses`)."""
         rec, root = self.rec, self.r.repo.root
         # with no RED (a session of one GREEN step), what it changed is judged as RED's
         red = role == "red" or not rec.red.tests
@@ -301,6 +312,8 @@ class Guard(SessionPart):
         ) if red else list(rec.red.failing)  # fmt: skip
         found: dict[str, list[str]] = {}
         deleted: list[str] = []
+        thinned: list[str] = []
+        moves: dict[str, Definition] | None = None
         for file, keys in changed.items():
             old = testchanges.definitions(file, self._source(rev, file)) if rev else None
             new = testchanges.definitions(file, read_regular(root / file))
@@ -311,68 +324,39 @@ class Guard(SessionPart):
                 continue
             for j in testchanges.judge(old, new, keys, after_red=not red, failed_in_red=failed):
                 why = j.weakenings(fails_now=red and j.key in failed)
-                if role == "red" and why == ["gone"] and j.is_test and file.endswith(".py"):
+                if why == ["gone"]:  # moved to another file: judged as a change there
+                    moves = self._added_elsewhere(before) if moves is None else moves
+                    there = moves.get(j.key.split("::", 1)[1])
+                    if there is not None and there[0] != file:
+                        fails = red and any(map(verdicts.matching([there[0]]), failing))
+                        j = testchanges.judge({j.key: old[j.key]}, {j.key: there[1]}, [j.key],
+                                              after_red=not red)[0]  # fmt: skip
+                        why = j.weakenings(fails_now=fails)
+                python_test = role == "red" and j.is_test and file.endswith(".py")
+                if python_test and why == ["gone"]:
                     deleted.append(j.key)  # judged once GREEN has changed the code
+                elif python_test and not why and j.unless_failing:
+                    thinned.append(j.key)  # its failure in RED may be unrelated: judged too
                 elif why:
                     words = ", ".join(testchanges.WHY[w] for w in why)
                     found.setdefault(file, []).append(f"{j.key.split('::', 1)[1]} ({words})")
         rec.weakened = sorted(found)
-        return _weakened(role, found), deleted
+        return weakened_problems(role, found), deleted, thinned
 
-    def deleted_tests(self, role: str) -> list[str]:
-        """Tests RED deleted (`RedFacts.deleted`), run as the session found them against
-        the code as it stands now. One that fails there described behaviour this session
-        changed, and went with it: accepted, and said. One that still passes pinned
-        behaviour that is still there, so deleting it weakened the suite: a person
-        decides (docs/engine.md, "What counts as weakening")."""
-        rec = self.rec
-        if not rec.red.deleted or not rec.base_commit:
-            return []
-        still, tampered = self._still_passing(rec.red.deleted, rec.base_commit)
-        if tampered:
-            return tampered
-        if not still:
-            self._say(
-                f"tests RED deleted fail against the new code, so what they described is what "
-                f"this session changed: {verdicts.describe(rec.red.deleted)}; accepted"
-            )
-            rec.red.deleted = []
-            return []
-        kept: dict[str, list[str]] = {}
-        for key in still:
-            file, name = key.split("::", 1)
-            kept.setdefault(file, []).append(
-                f"{name} (deleted in RED, yet it still passes against the new code: what "
-                f"it pinned is still there)"
-            )
-        rec.weakened = sorted({*rec.weakened, *kept})
-        return _weakened(role, kept)
-
-    def _still_passing(self, keys: list[str], base: str) -> tuple[list[str], list[str]]:
-        """Those of the deleted tests `keys` that pass when their files, as `base` held
-        them, run against the session's tree: in a copy of it, sealed like any test run
-        (the person's checkout is left as it was), and what that run tampered with."""
-        import shlex
-        import tempfile
-
-        from executor.projectenv import Interpreter
-        from executor.testrun import DEFAULT_TEST_TIMEOUT, run_tests
-
-        env = self.rec.environment
-        python = Interpreter(env.python, env.source, env.prefix) if env else None
-        files = {k.split("::", 1)[0] for k in keys}
-        old = {f: data for f in files if (data := self._source(base, f)) is not None}
-        argv = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", *sorted(keys)]
-        with tempfile.TemporaryDirectory(prefix="executor-deleted-") as tmp:
-            self.r.repo.export_tree(self.rec.tree, Path(tmp), files=old)
-            run, tampered = self.sealed_run(lambda: run_tests(
-                shlex.join(argv), cwd=Path(tmp), interpreter=python,
-                timeout_s=self.r.options.test_timeout or DEFAULT_TEST_TIMEOUT,
-            ))  # fmt: skip
-        if run.collection_error and not run.timed_out:
-            return [], tampered  # the old file cannot even be read against the new code
-        failing = [c.id for c in run.cases if c.outcome in {"failed", "error"}]
-        return [k for k in keys if not any(map(verdicts.matching([k]), failing))], tampered
+    def _added_elsewhere(self, before: dict[str, str]) -> dict[str, Definition]:
+        """Python test definitions the worktree holds that `before` did not, by their name
+        within their file (`Class::test_x`): where a test that is gone from one file went
+        (a move), with its key."""
+        repo = self.r.repo
+        tree = repo.record_tree(exclude=self._ignore()).tree
+        found: dict[str, Definition] = {}
+        for rel in repo.paths_in(tree):
+            if not (rel.endswith(".py") and verdicts.is_test_file(rel)):
+                continue
+            for key, node in testchanges.definitions(rel, read_regular(repo.root / rel)).items():
+                if key not in before and "::" in key:
+                    found.setdefault(key.split("::", 1)[1], (key, node))
+        return found
 
     def _source(self, rev: str, path: str) -> bytes | None:
         """A file as `rev` (a commit or a tree) holds it; None when it holds none."""
@@ -388,7 +372,8 @@ class Guard(SessionPart):
         if suite_run is None or not suite_run.structured or not suite_run.cases:
             return []
         now = {c.id for c in suite_run.cases}
-        passing = {c.id for c in suite_run.cases if c.outcome == "passed"}
+        # a flaky test (it passed when run again) is not gone, though it counts as no pass
+        passing = {c.id for c in suite_run.cases if c.outcome in {"passed", "flaky"}}
         collected = {i.split("::", 1)[0] for i in now}
         before: set[str] = set()
         in_suite: set[str] = set()
@@ -404,9 +389,13 @@ class Guard(SessionPart):
         root = self.r.repo.root
         accepted = verdicts.session_ids(self.rec.accepted)  # a person took their change in
         changed = verdicts.matching(self.rec.red.session or ())  # RED changed them, judged
+        # gone before this session started (a commit of the person's): not its doing; read
+        # only where the runner's ids name the tests as their definitions do
+        at_start = verdicts.matching(self.rec.base_tests)
+        there = at_start if any(map(at_start, now)) else None
 
         def taken(tid: str) -> bool:
-            return accepted(tid) or changed(tid)
+            return accepted(tid) or changed(tid) or (there is not None and not there(tid))
 
         return sorted(t for t in in_suite - passing if not taken(t)) + [
             tid
@@ -416,7 +405,8 @@ class Guard(SessionPart):
         ]
 
 
-def _weakened(role: str, found: dict[str, list[str]]) -> list[str]:
+def weakened_problems(role: str, found: dict[str, list[str]]) -> list[str]:
+    """One line a file of weakened tests (`found`: file -> each test and why)."""
     return [
         f"tests in {f} weakened during {role.upper()} (tests only grow stronger without a "
         f"person; one may accept them at the next question): " + "; ".join(items[:5])

@@ -148,8 +148,15 @@ class RedFacts(Strict):
     tree: str | None = Field(default=None, description="the tree RED's tests were verified in")
     deleted: list[str] = Field(
         default_factory=list,
-        description="tests RED deleted: accepted when they fail against the code after GREEN "
-        "(what they described changed), a weakening while they still pass there",
+        description="tests RED deleted, run as the session found them against the code after "
+        "GREEN: a weakening while they still pass there; when they fail, accepted only if the "
+        "change that breaks them is the session's own (its tests need it, it removes what they "
+        "tested, or the plan names it)",
+    )
+    thinned: list[str] = Field(
+        default_factory=list,
+        description="tests RED took assertions or cases from while they failed: run as the "
+        "session found them against the code after GREEN, judged as `deleted` when they fail",
     )
 
 
@@ -225,6 +232,15 @@ class SessionRecord(Strict):
     )
     weakened: list[str] = Field(
         default_factory=list, description="tests a step weakened (a person may accept them)"
+    )
+    flaky: list[str] = Field(
+        default_factory=list,
+        description="tests the session did not touch that failed, then passed when run again "
+        "on the same tree (counted neither as failing nor as passing)",
+    )
+    infra_changed: list[str] = Field(
+        default_factory=list,
+        description="test infrastructure changed since RED (a person may take it in)",
     )
     accepted: list[str] = Field(
         default_factory=list,

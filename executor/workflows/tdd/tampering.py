@@ -2,12 +2,16 @@
 infrastructure (read by meaning), code that reaches into the test runner, code git
 ignores, bytecode Python runs without its source, git's own controls, and the plan.
 
-Test infrastructure is judged by what the runner reads, not by a pattern:
-`infra_fingerprint` hashes pytest's settings as parsed from pyproject.toml (any spelling
-of the table: `[ tool.pytest.ini_options ]`, `[tool."pytest".ini_options]`, dotted keys),
-setup.cfg or tox.ini; package.json's scripts and runner keys; conftest.py and the like
-whole; and every file a test command names (`./scripts/test.sh`, the Makefile of
-`make test`). Changing any of it after RED is tampering unless a person takes it in.
+Test infrastructure is judged by what runs the tests, not by a file's name: a file is
+infrastructure as far as what runs the tests reads it. `infra_fingerprint` hashes
+pytest's settings as parsed from pyproject.toml (any spelling of the table:
+`[ tool.pytest.ini_options ]`, `[tool."pytest".ini_options]`, dotted keys), setup.cfg
+(`[tool:pytest]`) or tox.ini (`[pytest]`); package.json's runner keys; conftest.py and
+the like whole; and what a runner the test commands name reads (`runners_named`): all
+of tox.ini for `tox`, noxfile.py for `nox`, package.json's scripts for `npm test`, the
+Makefile of `make test`, a script named (`./scripts/test.sh`). tox.ini's environments
+are no test infrastructure of `python -m pytest`. Changing infrastructure after RED is
+tampering unless a person takes it in.
 """
 
 from __future__ import annotations
@@ -70,27 +74,45 @@ def command_files(root: Path, commands: Iterable[str | None]) -> list[str]:
     `tests/run.py` is a test itself and not counted), and what defines `make`, `npm`,
     `tox`, `nox` or `just` targets."""
     found: set[str] = set()
-    for command in filter(None, commands):
-        try:
-            words = shlex.split(command)
-        except ValueError:
-            words = command.split()
-        for word in words:
-            candidate = word.removeprefix("./")
-            named = "/" in candidate or "." in candidate
-            if named and (root / candidate).is_file() and not is_test_file(candidate):
-                found.add(candidate)
-            found.update(n for n in _RUNS_FILES.get(word, ()) if (root / n).is_file())
+    for word in _words(commands):
+        candidate = word.removeprefix("./")
+        named = "/" in candidate or "." in candidate
+        if named and (root / candidate).is_file() and not is_test_file(candidate):
+            found.add(candidate)
+        runs = _RUNS_FILES.get(word.rsplit("/", 1)[-1], ())
+        found.update(n for n in runs if (root / n).is_file())
     return sorted(found)
 
 
+def runners_named(commands: Iterable[str | None]) -> frozenset[str]:
+    """The runners the test commands name that read files of their own (`tox`, `nox`,
+    `make`, `npm`, ...): what else counts as infrastructure (`infra_fingerprint`)."""
+    names = (w.rsplit("/", 1)[-1] for w in _words(commands))  # `.venv/bin/tox` is tox
+    return frozenset(n for n in names if n in _RUNS_FILES)
+
+
+def _words(commands: Iterable[str | None]) -> list[str]:
+    out = []
+    for command in filter(None, commands):
+        try:
+            out += shlex.split(command)
+        except ValueError:
+            out += command.split()
+    return out
+
+
 def infra_fingerprint(
-    root: Path, files: Iterable[str], *, stored: Callable[[str], bytes | None] | None = None
+    root: Path,
+    files: Iterable[str],
+    *,
+    stored: Callable[[str], bytes | None] | None = None,
+    runners: frozenset[str] = frozenset(),
 ) -> dict[str, str]:
     """Test infrastructure among `files`: path -> a hash of what configures the tests, as
-    the runner reads it (pytest's settings from pyproject.toml, setup.cfg or tox.ini,
-    parsed; package.json's scripts and runner keys; any other such file whole). `stored`:
-    read each file as a commit holds it instead (None: the commit has none, not listed)."""
+    what runs them reads it (pytest's settings from pyproject.toml, setup.cfg or tox.ini,
+    parsed; package.json's runner keys; any other such file whole; and what the
+    `runners` the test commands name read: `runners_named`). `stored`: read each file as
+    a commit holds it instead (None: the commit has none, not listed)."""
     out: dict[str, str] = {}
     for f in files:
         path = root / f
@@ -101,13 +123,14 @@ def infra_fingerprint(
             # gone; or no file (a FIFO is never waited on), which configures nothing
             out[f] = "-" if not os.path.lexists(path) else "special"
             continue
-        meaning = _settings(f.rsplit("/", 1)[-1], data.decode("utf-8", errors="replace"))
+        text = data.decode("utf-8", errors="replace")
+        meaning = _settings(f.rsplit("/", 1)[-1], text, runners)
         if meaning is not None:
             out[f] = _digest(meaning.encode())
     return out
 
 
-def _settings(name: str, text: str) -> str | None:
+def _settings(name: str, text: str, runners: frozenset[str]) -> str | None:
     """What of a config file configures the tests (None: nothing), as canonical text;
     a file its reader cannot parse counts whole (a broken config is a change too)."""
     try:
@@ -115,24 +138,33 @@ def _settings(name: str, text: str) -> str | None:
             import tomllib
 
             tool = tomllib.loads(text).get("tool", {})
-            return _canonical(tool.get("pytest")) if "pytest" in tool else None
+            read = {"pytest"} | ({"tox"} & runners)
+            picked = {k: tool[k] for k in sorted(read) if k in tool}
+            return _canonical(picked) if picked else None
         if name in {"setup.cfg", "tox.ini"}:
             parser = configparser.RawConfigParser(strict=False)
             parser.read_string(text)
-            wanted = [s for s in parser.sections() if s in {"tool:pytest", "pytest"}]
-            if name == "tox.ini" and parser.sections():
-                wanted = parser.sections()  # tox itself runs the tests it names
+            wanted = [s for s in parser.sections() if s in {"tool:pytest", "pytest"}
+                      or ("tox" in runners and _tox_section(name, s))]  # fmt: skip
             return _canonical({s: dict(parser.items(s)) for s in wanted}) if wanted else None
         if name == "package.json":
             data = json.loads(text)
             if not isinstance(data, dict):
                 return text
-            keys = ("scripts", "jest", "vitest", "mocha", "ava", "c8", "nyc")
+            keys = ["jest", "vitest", "mocha", "ava", "c8", "nyc"]
+            keys += ["scripts"] if runners & {"npm", "yarn", "pnpm"} else []
             picked = {k: data[k] for k in keys if k in data}
             return _canonical(picked) if picked else None
+        if name == "noxfile.py":
+            return text if "nox" in runners else None
     except (ValueError, configparser.Error, AttributeError):
         return text
     return text
+
+
+def _tox_section(name: str, section: str) -> bool:
+    """A section tox reads: all of tox.ini; `tox:tox` and `testenv...` of setup.cfg."""
+    return name == "tox.ini" or section.startswith(("tox:", "testenv"))
 
 
 def _digest(data: bytes) -> str:

@@ -25,6 +25,7 @@ its definitions). Other test files (JavaScript, data) are compared as text.
 from __future__ import annotations
 
 import ast
+import copy
 import hashlib
 import re
 from collections import Counter
@@ -250,11 +251,13 @@ def _judge_class_head(j: Judged, old: ast.ClassDef, new: ast.ClassDef) -> None:
 
 def _judge_statements(j: Judged, old: list[ast.stmt], new: list[ast.stmt], after_red: bool) -> None:
     """What a module or class does besides its definitions: in RED imports may come and
-    go; what decides collection may not change; after RED only imports may be added."""
+    go; what turns tests off may not be added (taken away, the suite runs more: a
+    module-level skip dropped with an old Python) and the plugins loaded may not change;
+    after RED only imports may be added."""
     before, now = Counter(map(ast.dump, old)), Counter(map(ast.dump, new))
     added = [n for n in new if ast.dump(n) in now - before]
     removed = [n for n in old if ast.dump(n) in before - now]
-    if any(_decides_collection(n) for n in [*added, *removed]):
+    if any(_decides_collection(n) for n in added) or any(_loads_plugins(n) for n in removed):
         j.always.append("collection")
     if _rebound(old, added):
         j.always.append("rebound")
@@ -352,6 +355,44 @@ def _assertions(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     return sum(_count(stmt, _is_assertion) for stmt in _reachable(fn.body))
 
 
+def lives_on(old: object, new: object) -> bool:
+    """Whether every assertion of the test `old` is in the test `new` as well, names
+    aside (the same calls, operators and values: a test moved and renamed with the code
+    it tests, `cachetools` `86352aed2b`). A test without assertions lives on nowhere."""
+    if not all(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in (old, new)):
+        return False
+    assert isinstance(old, (ast.FunctionDef, ast.AsyncFunctionDef))
+    assert isinstance(new, (ast.FunctionDef, ast.AsyncFunctionDef))
+    was, now = _shapes(old), _shapes(new)
+    return bool(was) and all(now[shape] >= n for shape, n in was.items())
+
+
+def _shapes(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Counter[str]:
+    """Each assertion of `fn` with every name, dotted or not, blanked out (constants
+    kept)."""
+    found: Counter[str] = Counter()
+    for stmt in _reachable(fn.body):
+        for node in ast.walk(stmt):
+            if _is_assertion(node):
+                found[ast.dump(_Blank().visit(copy.deepcopy(node)))] += 1
+    return found
+
+
+class _Blank(ast.NodeTransformer):
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.Name(id="_", ctx=ast.Load())
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.value, ast.Name):  # `lib.half` is a name as `half` is
+            return node.value
+        return ast.Attribute(value=node.value, attr="_", ctx=ast.Load())
+
+    def visit_keyword(self, node: ast.keyword) -> ast.AST:
+        self.generic_visit(node)
+        return ast.keyword(arg="_", value=node.value)
+
+
 def _cases(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     """How many cases its parametrisations make (their product; 1 without any)."""
     total = 1
@@ -365,10 +406,22 @@ def _cases(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
 
 
 def _decides_collection(node: ast.stmt) -> bool:
+    names = _assigned(node)
+    if names:
+        return bool(names & _COLLECTION_NAMES)
+    return any(_is_skip_call(n) for n in ast.walk(node))
+
+
+def _loads_plugins(node: ast.stmt) -> bool:
+    """`pytest_plugins = [...]`: a plugin can pass tests, so one taken away is a change too."""
+    return "pytest_plugins" in _assigned(node)
+
+
+def _assigned(node: ast.stmt) -> set[str]:
     if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        return any(_dotted(t) in _COLLECTION_NAMES for t in targets)
-    return any(_is_skip_call(n) for n in ast.walk(node))
+        return {_dotted(t) for t in targets}
+    return set()
 
 
 def _rebound(old: list[ast.stmt], added: list[ast.stmt]) -> bool:

@@ -364,10 +364,13 @@ def not_run(cases: Sequence[TestCase]) -> list[TestCase]:
     return [c for c in cases if c.outcome in _DODGES]
 
 
-def evidence_problems(listed: Sequence[str], changed: set[str], present: set[str]) -> list[str]:
+def evidence_problems(
+    listed: Sequence[str], changed: set[str], present: set[str], *, gone: Sequence[str] = ()
+) -> list[str]:
     """Every file the plan lists must be in the session's tree and changed by it
     (`present`: the files of the tree; a listed folder: something under it; a bare file
-    name the plan gives without its folder, `Settings.vue`: a file of that name)."""
+    name the plan gives without its folder, `Settings.vue`: a file of that name); one
+    the plan says goes (`gone`: `path (delete)`) must be gone from it, by this session."""
     problems = []
     for listed_path in listed:
         path = listed_path.rstrip("/")
@@ -377,11 +380,21 @@ def evidence_problems(listed: Sequence[str], changed: set[str], present: set[str
                 return True
             return "/" not in p and any(n.rsplit("/", 1)[-1] == p for n in names)
 
-        if not under(present):
+        if listed_path in gone:
+            if under(present):
+                problems.append(f"{path} (the plan says it goes) is still there")
+            elif not under(changed):
+                problems.append(f"{path} (the plan says it goes) was never there")
+        elif not under(present):
             problems.append(f"{path} (listed in the plan) does not exist")
         elif not under(changed):
             problems.append(f"{path} (listed in the plan) is not changed by this session")
     return problems
+
+
+def says_gone(note: str) -> bool:
+    """A plan's note on a file that says the session removes it (`(delete)`, `Remove:`)."""
+    return note.split(" ", 1)[0].lower().strip(":") in {"delete", "deleted", "remove", "removed"}
 
 
 def verified_summary(

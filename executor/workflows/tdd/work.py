@@ -36,8 +36,10 @@ from executor.workflows.tdd.brief import digest, render_brief, usage_line
 from executor.workflows.tdd.commit import commit_message, commit_subject, trailers
 from executor.workflows.tdd.context import LiveCount, SessionRun, agent_for
 from executor.workflows.tdd.counts import counted
-from executor.workflows.tdd.guard import Guard, note_settings
+from executor.workflows.tdd.flaky import Flaky, flaky_note
+from executor.workflows.tdd.guard import note_settings
 from executor.workflows.tdd.hooks import find_hooks
+from executor.workflows.tdd.losses import Losses
 from executor.workflows.tdd.state import AgentCall as AgentCallLog
 from executor.workflows.tdd.state import Ran, TestEnvironment
 from executor.workflows.tdd.step import Step
@@ -54,7 +56,7 @@ if TYPE_CHECKING:
 O = Outcome  # noqa: E741 - the handlers read better with one letter
 
 
-class Work(Guard):
+class Work(Losses, Flaky):
     """The work steps of one session (`executor.workflows.tdd.table` names them)."""
 
     def __init__(self, run: SessionRun) -> None:
@@ -63,6 +65,8 @@ class Work(Guard):
         self.rolled_back: tuple[str, str | None] | None = None
         #: Test runs so far in this process (each one's log has its own name).
         self.test_runs = 0
+        #: Tests the last verification found flaky (`executor.workflows.tdd.flaky`).
+        self.flaky_now: list[str] = []
 
     def red_agent(self) -> Outcome:
         return self.agent_step("red")
@@ -296,8 +300,7 @@ class Work(Guard):
 
     def _test_commands(self) -> tuple[str, ...]:
         """Every test command the session and the project use (an agent may run them)."""
-        roles = [self._cmd(r) for r in ("red", "green", "refactor")]
-        return tuple(dict.fromkeys(c for c in (*roles, self.r.suite_command) if c))
+        return tuple(dict.fromkeys(c for c in self.commands() if c))
 
     # -- verification ---------------------------------------------------------------------
     def _run(
@@ -365,24 +368,30 @@ class Work(Guard):
 
     def red_verify(self) -> Outcome:
         tree = self.r.repo.record_tree(exclude=self._ignore()).tree
-        run, tampered = self._run(self._cmd("red"))
-        weak, deleted = self.judge_tests("red", run) if self.rec.base_tests else ([], [])
-        weak += self.outside_changes() + self.environment_changes()
         root, repo = self.r.repo.root, self.r.repo
+        paths = repo.paths_in(tree)
+        tests = verdicts.test_fingerprints(root, [f for f in paths if verdicts.is_test_file(f)])
+        session = verdicts.session_keys(self.rec.base_tests, tests)
+        run, tampered = self._run(self._cmd("red"))
+        more, flaky = self.rerun_untouched([run], self._run, session)
+        tampered += more
+        weak, deleted, thinned = (
+            self.judge_tests("red", run) if self.rec.base_tests else ([], [], [])
+        )
+        weak += self.outside_changes() + self.environment_changes()
         changed = repo.tree_diff(repo.tree_of(self.rec.base_commit or "HEAD"), tree)
         mine = [f for f in changed if verdicts.is_test_file(f)]
-        paths = repo.paths_in(tree)
         env = self.rec.environment
-        why = "; ".join([*tampered, *weak]) or verdicts.red_problem(
+        not_red = verdicts.red_problem(
             run, mine, root, project=[*paths, *(f.path for f in self.s.files)],
             environment=f"{env.python} ({env.source})" if env else "",
         )  # fmt: skip
+        # the deciding reason first: no answer about changed tests makes a run RED
+        why = "; ".join([*tampered, *([not_red] if not_red else []), *weak]) or None
         if why is None and run is not None:
             red = self.rec.red = verdicts.red_facts(run, changed, tree=tree)
-            tests = [f for f in paths if verdicts.is_test_file(f)]
-            red.tests = verdicts.test_fingerprints(root, tests)
-            red.session = verdicts.session_keys(self.rec.base_tests, red.tests)
-            red.deleted = deleted
+            red.tests, red.session = tests, session
+            red.deleted, red.thinned = deleted, thinned
             red.infra = self.infra_now(changed)
             self.rec.verified = tree
             cases = verdicts.session_cases(run, red)
@@ -391,7 +400,9 @@ class Work(Guard):
             self.rec.tests_written = len(cases) or len(named) or None
             self.rec.tests_passing = sum(c.outcome == "passed" for c in cases)
             self.rec.tests_counted = counted(run, from_source=not cases and bool(named))
-            self.rec.last_summary = f"RED verified: {run.summary()}" + _not_run(cases)
+            self.rec.last_summary = (
+                f"RED verified: {run.summary()}" + _not_run(cases) + flaky_note(flaky)
+            )
             self.rec.last_failure = ""
             return O.OK
         assert why is not None
@@ -432,6 +443,8 @@ class Work(Guard):
                 self._say("  the suite does not collect this session's tests; running them too")
             session_run, more = self._run(command)
             tampered += more
+        more, self.flaky_now = self.rerun_untouched([suite_run, session_run], self._run, None)
+        tampered += more
         verdict = verdicts.pass_verdict(
             role,
             session_run=session_run,
@@ -443,6 +456,8 @@ class Work(Guard):
         # the run of the whole suite: the session's own when its command is the suite
         whole = suite_run or (session_run if command == self.r.suite_command else None)
         verdict.problems += [*tampered, *self.tampering(role, whole)]
+        if not verdict.problems:  # what RED took from tests, asked again of this code
+            verdict.problems += self.lost_tests(role)
         return verdict, suite_run, session_run
 
     def pass_verify(self, role: str) -> Outcome:
@@ -474,9 +489,11 @@ class Work(Guard):
             self.rec.tests_written = len(verdict.cases)
             self.rec.tests_passing = len(passed)
             self.rec.tests_counted = counted(session_run or suite_run)
-            self.rec.last_summary = verdicts.verified_summary(
-                role, verdict.cases, session_run, suite_run, command
-            ) + _not_run(verdict.cases)
+            self.rec.last_summary = (
+                verdicts.verified_summary(role, verdict.cases, session_run, suite_run, command)
+                + _not_run(verdict.cases)
+                + flaky_note(self.flaky_now)
+            )
             run = suite_run or session_run
             if role == "green":
                 self.rec.coverage = run.coverage if run is not None else None
@@ -505,11 +522,13 @@ class Work(Guard):
         return O.FAILED
 
     def evidence(self) -> Outcome:
-        """Every file the plan lists is in the tested tree and changed by the session."""
+        """Every file the plan lists is in the tested tree and changed by the session (one
+        it says goes: gone)."""
         repo, tree = self.r.repo, self.rec.verified or self.rec.tree
         changed = set(repo.tree_diff(repo.tree_of(self.rec.base_commit or "HEAD"), tree))
+        gone = [f.path for f in self.s.files if verdicts.says_gone(f.note)]
         problems = verdicts.evidence_problems(
-            [f.path for f in self.s.files], changed, set(repo.paths_in(tree))
+            [f.path for f in self.s.files], changed, set(repo.paths_in(tree)), gone=gone
         )
         if problems:
             failure = "evidence check failed: " + "; ".join(problems)
