@@ -125,6 +125,11 @@ def test_a_question_waits_parked_while_the_run_goes_on_and_its_answer_lands_it(
     assert "accept_tests" in out.stderr and "test_double (assertions removed)" in out.stderr
     assert "session 3 (More Things) waits on session(s) 1: not started" in out.stderr
     assert f"executor resume-session 1 --plan {plan}" in out.stderr
+    # the run's summary counts it as waiting, and `show` tells its question
+    assert "1 of 3 sessions done, 1 waiting, 1 stopped" in out.stderr
+    one = run_cli("show", "1", "--plan", str(plan), cwd=git_repo)
+    assert "Change Things (phase 1: " in one.stdout and ": parked" in one.stdout
+    assert "waits for a person's answer: Session 1 RED check failed" in one.stdout
     # its work is kept under its ref, not in the checkout, not on the branch
     parked = _parked(plan)["1"]
     assert git(git_repo, "show", f"{parked['ref']}:tests/test_lib.py") == RED_1

@@ -31,6 +31,9 @@ class Parked(Strict):
     at: str = Field(description="when it was parked")
     question: str = Field(description="what it asks, as its gate put it")
     options: list[Choice] = Field(default_factory=list, description="the answers it offers")
+    detail: str = Field(
+        default="", description="what its gate showed with the question (survivors, the diff)"
+    )
     definition: str = Field(description="the workflow definition it was parked under (P5)")
     cleared: bool = Field(
         default=False, description="its files have left the checkout (back at `base`)"

@@ -34,6 +34,16 @@ def not_work(layout: Layout, root: Path, rec: SessionRecord) -> list[Path]:
     return [*layout.owned(), *(root / f for f in rec.excluded)]
 
 
+#: how much of what the gate showed the state keeps (a diff can be long)
+DETAIL_CHARS = 4000
+
+
+def _shown(detail: str, number: int) -> str:
+    if len(detail) <= DETAIL_CHARS:
+        return detail
+    return detail[:DETAIL_CHARS] + f"\n... (cut here; executor show {number} shows it whole)"
+
+
 def park(
     state: RunState,
     number: int,
@@ -68,6 +78,7 @@ def park(
     parked = ParkedSession(
         ref=ref, commit=commit, base=base, at=utc_now(), question=q.text,
         options=[Choice(value=o.value, label=o.label) for o in q.options],
+        detail=_shown(q.detail, number),
         definition=definition, facts_on=base, record=rec,
     )  # fmt: skip
     del state.run.sessions[number]

@@ -118,6 +118,8 @@ def waiting_lines(
             f"  session {n} ({title(n)}) asks: {p.question} (choices: {choices}); its work "
             f"is kept under {p.ref}"
         )
+        # what a person would have been shown with the question, as a stop shows it
+        lines += [f"    {line}" for line in p.detail.strip().splitlines()]
     for n, behind in sorted(waiting.items()):
         on = ", ".join(map(str, behind))
         lines.append(f"  session {n} ({title(n)}) waits on session(s) {on}: not started")

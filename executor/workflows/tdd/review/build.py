@@ -79,10 +79,18 @@ def review(
         for entry in p.sessions:
             if only is not None and entry.number not in only:
                 continue
-            rec = state.record(entry.number) or (
-                archive.get(entry.number) if entry.status != "not_started" else None
+            parked = state.run.parked.get(entry.number)
+            rec = (
+                state.record(entry.number)
+                or (parked.record if parked else None)
+                or (archive.get(entry.number) if entry.status != "not_started" else None)
             )
-            run.sessions.append(session(entry, rec, p.number, p.name, plan, state))
+            one = session(entry, rec, p.number, p.name, plan, state)
+            if parked is not None:  # set aside with its question while the run went on
+                one.status = "parked"
+                one.problem = f"waits for a person's answer: {parked.question}"
+                one.notes.append(f"its work is kept under {parked.ref}, not committed")
+            run.sessions.append(one)
     _totals(run)
     repo = GitRepo(Path(state.run.repo))
     _commits(run, repo)

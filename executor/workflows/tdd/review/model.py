@@ -192,7 +192,12 @@ class RunReview:
     @property
     def waiting(self) -> int:
         return self.count(
-            "awaiting_approval", "in_progress", "red_phase", "green_phase", "refactor_phase"
+            "awaiting_approval",
+            "in_progress",
+            "red_phase",
+            "green_phase",
+            "refactor_phase",
+            "parked",
         )
 
     @property

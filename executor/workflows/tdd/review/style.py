@@ -57,7 +57,7 @@ section.session h2 { margin:0; font-size:17px; }
   font-weight:600; background:#e2e8f0; color:#334155; }
 .badge.completed { background:#d1fae5; color:#065f46; }
 .badge.blocked { background:#fee2e2; color:#991b1b; }
-.badge.awaiting_approval, .badge.in_progress, .badge.red_phase, .badge.green_phase,
+.badge.awaiting_approval, .badge.parked, .badge.in_progress, .badge.red_phase, .badge.green_phase,
 .badge.refactor_phase { background:#e0e7ff; color:#3730a3; }
 .badge.warn { background:#fef3c7; color:#92400e; }
 .grid { display:grid; grid-template-columns:1fr 1fr; gap:4px 28px; }
