@@ -64,6 +64,11 @@ class Layout:
         return self.folder / ".agent-plan-cache.json"
 
     @property
+    def pinned(self) -> Path:
+        """What the run pinned before any agent step (`executor.pinning`)."""
+        return self.folder / ".agent-pinned.json"
+
+    @property
     def running(self) -> Path:
         """The agent process running now (`executor.engine.running`)."""
         return self.folder / RUNNING_NAME
@@ -80,5 +85,6 @@ class Layout:
             self.logs,
             self.archive,
             self.plan_cache,
+            self.pinned,
             self.running,
         ]

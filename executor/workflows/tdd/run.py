@@ -48,6 +48,7 @@ from executor.workflows.tdd.workspace import check_plan_owner, check_workspace, 
 
 if TYPE_CHECKING:
     from executor.choices import Question
+    from executor.pinning import Pins
     from executor.project_config import RunOptions
     from executor.projectenv import Interpreter
     from executor.prompts import Prompter
@@ -197,8 +198,9 @@ class Runner:
         how = AgentProcess.from_options(options.agent_command, options.agent)
         assert how is not None
         own = OwnFiles(
-            [layout.state, layout.backup], cache=layout.plan_cache, reclaim=store.reclaim
-        )
+            [layout.state, layout.backup, layout.pinned], cache=layout.plan_cache,
+            reclaim=store.reclaim,
+        )  # fmt: skip
         walled = state.run.lane is not None and options.sandbox == "auto"
         agents = ProcessAgents(
             how, repo=repo.root, channel=channel, durable=durable, exclude=repo.exclude,
@@ -269,6 +271,7 @@ class Runner:
             )  # fmt: skip
 
         measuring = req.measure or (measure if req.run_tests is None else None)
+        pins = self._pins(opened, layout, sandbox)
         archive = SessionArchive(layout.archive)
         ran: list[int] = []
         index = state.index()
@@ -306,6 +309,7 @@ class Runner:
                         test_command=project_command,
                         tag=options.tag,
                     ),
+                    pins=pins,
                     backoff=req.backoff,
                     restored_plan=restored.get(number, []),
                     entry_step=rec.step.value,
@@ -336,6 +340,29 @@ class Runner:
             )  # fmt: skip
         durable.save()
         return RunResult(plan=plan, state=state, repo_root=repo.root, sessions=ran)
+
+    def _pins(self, opened: Opened, layout: Layout, sandbox: Sandbox | None) -> Pins:
+        """What the run pinned before any agent step (`executor.workflows.tdd.pins`); a
+        session's lane takes its parallel run's, pinned once for every lane."""
+        from executor.testrun import DEFAULT_TEST_TIMEOUT
+        from executor.workflows.tdd.pins import pin_run
+
+        state, repo = opened.state, opened.repo
+        outline = opened.plan.outline()
+        return pin_run(
+            state, repo, layout, commands=[opened.command, *(o.red_command for o in outline)],
+            suite=opened.suite, checkouts=checkouts(repo), report=self.report,
+            test_timeout=state.run.options.test_timeout or DEFAULT_TEST_TIMEOUT, sandbox=sandbox,
+        )  # fmt: skip
+
+
+def checkouts(repo: GitRepo) -> list[Path]:
+    """The checkouts whose environment a run's tests use: the repository's, and for a
+    linked worktree (a session's lane) the person's checkout too."""
+    common = repo.common_dir()
+    main = common.parent if common.name == ".git" else None
+    here = repo.root.resolve()
+    return [here] + ([main] if main is not None and main != here else [])
 
 
 @dataclass
@@ -455,7 +482,7 @@ def sandbox_of(repo: GitRepo, layout: Layout, plan: Path, extra: Sequence[Path] 
     common = repo.git_dir / "commondir"
     if common.is_file():
         git_dirs.append((repo.git_dir / common.read_text("utf-8").strip()).resolve())
-    own = [layout.state, layout.backup, layout.archive, layout.plan_cache]
+    own = [layout.state, layout.backup, layout.archive, layout.plan_cache, layout.pinned]
     return Sandbox.of([*git_dirs, *own, *plan_files(plan), *extra])
 
 

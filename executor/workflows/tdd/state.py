@@ -23,7 +23,7 @@ The JSON Schema is `docs/schemas/agent-state.schema.json`, kept in sync by a tes
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
@@ -31,6 +31,7 @@ from executor.bridge.models import Ledger
 from executor.datamodel import Strict
 from executor.engine.layout import Layout
 from executor.engine.machine import Outcome
+from executor.pinning import Pinned, TestEnvironment
 from executor.project_config import RunOptions
 from executor.stamps import utc_now as now
 from executor.store import StateStore
@@ -110,25 +111,6 @@ class RedFacts(Strict):
         description="tests RED deleted: accepted when they fail against the code after GREEN "
         "(what they described changed), a weakening while they still pass there",
     )
-
-
-class TestEnvironment(Strict):
-    """The project's environment a session's tests run in (`executor.projectenv`), as found
-    when the session started."""
-
-    __test__: ClassVar[bool] = False
-
-    python: str
-    source: str = Field(description="how it was found, in the person's words")
-    prefix: str | None = Field(default=None, description="the environment's folder")
-    identity: str = Field(description="the interpreter's real path (and hash, in the repo)")
-    plugins: dict[str, str] = Field(
-        default_factory=dict,
-        description="what runs in every test run: .pth files, sitecustomize, pytest plugins "
-        "(path -> content hash)",
-    )
-    site: list[str] = Field(default_factory=list, description="where its packages are")
-    coverage: bool = Field(default=False, description="pytest-cov is installed there")
 
 
 class PersonHook(Strict):
@@ -218,7 +200,8 @@ class SessionRecord(Strict):
         default=None, description="the person's commit hooks when the session started"
     )
     environment: TestEnvironment | None = Field(
-        default=None, description="the project's environment the session's tests run in"
+        default=None,
+        description="the project's environment the session's tests run in: the run's pin",
     )
     hook_rewrites: int = Field(default=0, description="hook runs in a row that changed files")
     hook_retries: int = Field(default=0, description="automatic retries after failing hooks")
@@ -338,6 +321,11 @@ class RunRecord(Strict):
     lane: LaneLink | None = Field(
         default=None, description="this run is one session's lane of another run"
     )
+    pinned: Pinned | None = Field(
+        default=None,
+        description="what the run pinned before any agent step: the environment its tests "
+        "run in, and the digest of the pin file (executor.pinning)",
+    )
 
     @model_serializer(mode="wrap")
     def _compact(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -348,6 +336,8 @@ class RunRecord(Strict):
             out.pop("lanes", None)
         if self.lane is None:
             out.pop("lane", None)
+        if self.pinned is None:
+            out.pop("pinned", None)
         return out
 
 

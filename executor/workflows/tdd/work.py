@@ -22,13 +22,8 @@ from executor.engine.agents import (
     Waiting,
 )
 from executor.engine.machine import Outcome
-from executor.errors import (
-    DirtyWorktreeError,
-    ProjectEnvError,
-    UserError,
-    VerificationFailedError,
-)
-from executor.projectenv import Interpreter
+from executor.errors import DirtyWorktreeError, UserError, VerificationFailedError
+from executor.pinning import interpreter
 from executor.stamps import utc_now as now
 from executor.words import plural
 from executor.workflows.tdd import budget, tampering, verdicts
@@ -39,7 +34,6 @@ from executor.workflows.tdd.counts import counted
 from executor.workflows.tdd.guard import Guard, note_settings
 from executor.workflows.tdd.hooks import find_hooks
 from executor.workflows.tdd.state import AgentCall as AgentCallLog
-from executor.workflows.tdd.state import TestEnvironment
 from executor.workflows.tdd.step import Step
 from executor.workflows.tdd.strength import session_tests, start_ahead, strength_trailer
 
@@ -122,8 +116,10 @@ class Work(Guard):
         self.rec.ignored = self.r.repo.ignored_entries(ignore=self._ignore())
         self.rec.outside = tampering.outside_config(self.r.repo.root)
         self.rec.flags = self.r.repo.index_flags()
-        self.rec.environment = self._environment()
-        self._say(f"tests run with {self.rec.environment.python} ({self.rec.environment.source})")
+        self.r.pins.pinned.used = True  # saved with the session's start, before any agent
+        env = self.rec.environment = self.r.pins.pinned.environment
+        if env is not None:
+            self._say(f"tests run with {env.python} ({env.source})")
         self._keep_flagged_changes(head)
         tests = [f for f in self.r.repo.paths_in(head) if verdicts.is_test_file(f)]
         self.rec.base_tests = verdicts.test_fingerprints(self.r.repo.root, tests)
@@ -298,15 +294,9 @@ class Work(Guard):
         """A sealed test run (`Guard.sealed_run`): the run, and what it tampered with."""
         if not command:
             return None, []
-        env = self.rec.environment or self._environment()
-        self.rec.environment = env
-        python = Interpreter(env.python, env.source, env.prefix)
-        moved = python.identity(self.r.repo.root)
-        changed = [] if moved == env.identity else [
-            f"the project's Python changed during the session ({env.identity} -> {moved}): "
-            f"the tests run only with the interpreter found when the session started"
-        ]  # fmt: skip
-        cover = coverage and env.coverage
+        env = self.rec.environment = self.r.pins.pinned.environment
+        python = interpreter(env) if env is not None else None
+        cover = coverage and env is not None and env.coverage
         label = f"[session {self.s.number}] running: {command}"
         log = self._test_log()
         if self.r.activity is None:
@@ -315,36 +305,13 @@ class Work(Guard):
                 lambda: self.r.run_tests(command, cover, None, log, python)
             )
             self._say(f"  {run.summary()}")
-            return run, changed + tampered
+            return run, tampered
         act = self.r.activity(label)
         run, tampered = self.sealed_run(
             lambda: self.r.run_tests(command, cover, LiveCount(act), log, python)
         )
         act.close(run.summary())
-        return run, changed + tampered
-
-    def _environment(self) -> TestEnvironment:
-        """The project's environment (`executor.projectenv`), found and asked once: where
-        its packages are (what runs in every test run is fingerprinted) and whether it has
-        pytest when the session's commands run pytest."""
-        from executor import projectenv
-
-        root = self.r.repo.root
-        found = projectenv.find(root)
-        probe = projectenv.probe(found)
-        commands = [*self._test_commands(), self.r.suite_command or ""]
-        if not probe.has_pytest and any("pytest" in c for c in commands):
-            raise ProjectEnvError(
-                f"pytest is not installed in {found.describe()}, which runs this project's "
-                f"tests: install it there (`{found.python} -m pip install pytest`), or "
-                f"activate the environment that has it, and run the same command again. "
-                f"Nothing was touched."
-            )
-        return TestEnvironment(
-            python=found.python, source=found.source, prefix=found.prefix,
-            identity=found.identity(root), plugins=projectenv.plugins(probe.site),
-            site=list(probe.site), coverage=probe.has_pytest_cov,
-        )  # fmt: skip
+        return run, tampered
 
     def _test_log(self) -> Path:
         """Where this test run's output goes as it arrives: `s<N>.<step>.a<attempt>.t<k>
