@@ -179,3 +179,37 @@ def test_43_07_a_hook_the_agent_writes_and_backdates_is_put_back(
     assert "git's own files" in out and ".git/hooks/pre-commit (added)" in out, out
     assert not (git_repo / ".git" / "hooks" / "pre-commit").exists()
     assert commits(git_repo)[0] == "add plan"
+
+
+def test_43_red_may_not_change_a_test_script_git_ignores_unseen(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """The session's tests run through `sh run-tests.sh`, a script of the person's that
+    git ignores. RED rewrote it to pass once `ledger/models.py` exists: RED failed for
+    real, GREEN wrote a stub, and the stub was committed. What the test commands run was
+    pinned only after RED acted; it is pinned when the session starts now."""
+    plan = make_project(git_repo)
+    phase = plan / "PHASE_1_LEDGER_CORE.md"
+    phase.write_text(phase.read_text("utf-8").replace("`pytest tests/test_models.py`",
+                                                      "`sh run-tests.sh`"), "utf-8")  # fmt: skip
+    (git_repo / "run-tests.sh").write_text("python -m pytest -q tests/test_models.py\n", "utf-8")
+    with (git_repo / ".gitignore").open("a", encoding="utf-8") as f:
+        f.write("run-tests.sh\n")
+    git(git_repo, "commit", "-qam", "the tests run through a local script")
+    code = (
+        "if os.environ['EXECUTOR_TDD_STEP'] == 'red':\n"
+        "    pathlib.Path('run-tests.sh').write_text('test -f ledger/models.py\\n')\n"
+        "else:\n"
+        f"    pathlib.Path('ledger/models.py').write_text({STUB!r})\n"
+    )
+    proc = forkserver.run_process(
+        [sys.executable, "-m", "executor", "execute-session", "1", "--plan", str(plan),
+         "--yes", "--max-retries", "0", "--test-command", "sh run-tests.sh", "--agent-command",
+         hostile(tmp_path, "red green refactor", code)],
+        cwd=git_repo, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 16, out
+    assert "test infrastructure changed during RED where no diff shows it" in out, out
+    assert "run-tests.sh" in out
+    assert commits(git_repo)[0] == "the tests run through a local script"

@@ -239,6 +239,23 @@ class Guard(PinJudge):
         files = [f for f in changed if tampering.is_infra(f)] + named
         return tampering.infra_fingerprint(self.r.repo.root, files)
 
+    def infra_unseen(self, changed: list[str]) -> list[str]:
+        """What the session's test commands run, changed in RED where its diff (`changed`)
+        does not show it: a file git ignores, which RED's own check ran with and nobody
+        saw. Pinned when the session started, before RED acted."""
+        before = self.rec.base_infra
+        if before is None:  # a session started before this was recorded
+            return []
+        now = self.infra_now(changed)
+        hidden = [f for f in sorted({*before, *now}) if f not in changed
+                  and before.get(f) != now.get(f)]  # fmt: skip
+        if not hidden:
+            return []
+        return [
+            f"test infrastructure changed during RED where no diff shows it (git ignores "
+            f"it; the test commands run it): {verdicts.describe(hidden)}"
+        ]
+
     def weakened_tests(self, role: str, run: TestRun | None = None) -> list[str]:
         """Tests weakened since the session started (RED) or since RED (GREEN, REFACTOR),
         judged by what changed (`testchanges`); `run`: RED's own test run, whose failing

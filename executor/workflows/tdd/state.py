@@ -164,6 +164,11 @@ class SessionRecord(Strict):
     base_tests: dict[str, str] = Field(
         default_factory=dict, description="every test's fingerprint when the session started"
     )
+    base_infra: dict[str, str] | None = Field(
+        default=None,
+        description="the files the session's test commands run, as the session started "
+        "(before RED): RED may change them only where its diff shows it",
+    )
     weakened: list[str] = Field(
         default_factory=list, description="tests a step weakened (a person may accept them)"
     )

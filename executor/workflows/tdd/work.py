@@ -123,6 +123,7 @@ class Work(Guard):
         self._keep_flagged_changes(head)
         tests = [f for f in self.r.repo.paths_in(head) if verdicts.is_test_file(f)]
         self.rec.base_tests = verdicts.test_fingerprints(self.r.repo.root, tests)
+        self.rec.base_infra = self.infra_now([])  # before RED acts, as the tests are
         self.rec.branch = self.r.repo.branch()
         self.rec.source_hash = self.s.source_hash
         self.rec.started_at = now()
@@ -328,6 +329,7 @@ class Work(Guard):
         weak += self.outside_changes() + self.environment_changes()
         root, repo = self.r.repo.root, self.r.repo
         changed = repo.tree_diff(repo.tree_of(self.rec.base_commit or "HEAD"), tree)
+        weak += self.infra_unseen(changed)
         mine = [f for f in changed if verdicts.is_test_file(f)]
         paths = repo.paths_in(tree)
         env = self.rec.environment
@@ -447,6 +449,10 @@ class Work(Guard):
         failure = "; ".join(verdict.problems)
         self.rec.last_failure = failure + ("\n" + verdict.output if verdict.output else "")
         self.rec.errors.append(f"{role}: {failure}")
+        missing = self._missing(tree, session_run, suite_run)
+        if missing is not None:  # no agent attempt can install it: a person does
+            self.rec.problem = f"Session {self.s.number} {role.upper()}: {missing}"
+            return O.FAILED
         if self.rec.retries < self.r.options.max_retries:
             self.rec.retries += 1
             self.rec.attempt += 1
@@ -461,6 +467,24 @@ class Work(Guard):
             f"{failure}"
         )
         return O.FAILED
+
+    def _missing(self, tree: str, *runs: TestRun | None) -> str | None:
+        """Why a failing run is a dependency missing from the environment the tests ran
+        in, as RED says it (`verdicts.red_problem`); None when it is not."""
+        project = [*self.r.repo.paths_in(tree), *(f.path for f in self.s.files)]
+        env = self.rec.environment
+        for run in runs:
+            if run is None or run.verdict != "red":
+                continue
+            missing = verdicts.missing_dependency(run, project)
+            if missing is not None:
+                where = f"{env.python} ({env.source})" if env else "the project's environment"
+                return (
+                    f"the tests cannot import {missing!r}, which is no part of the project "
+                    f"and is not installed in {where}: a dependency is missing, not the "
+                    f"agent's failure. Install it there, then check again (no agent call)"
+                )
+        return None
 
     def evidence(self) -> Outcome:
         """Every file the plan lists is in the tested tree and changed by the session."""
