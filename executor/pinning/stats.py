@@ -93,7 +93,8 @@ def changed(pinned: Mapping[str, str], now: Mapping[str, str]) -> dict[str, str]
     """Paths that differ: path -> "added", "removed" or "changed". A file whose stat
     moved but whose content was pinned (racy) and is the same is unchanged."""
     out: dict[str, str] = {}
-    for path in pinned.keys() | now.keys():
+    moved = {path for path, _ in pinned.items() ^ now.items()}  # in C: most are equal
+    for path in moved:
         was, is_ = pinned.get(path), now.get(path)
         if was is None or was == "-":
             if is_ is not None and is_ != "-":
