@@ -96,9 +96,10 @@ def _check_collects(
     timeout: float,
     sandbox: Sandbox | None,
 ) -> None:
-    """Before the first agent call: the project's tests, as HEAD holds them, collect in
-    `env` (they import the project and what it needs). A failure is the environment's,
-    said once, and costs no agent attempt."""
+    """Before the first agent call: the project's tests, as HEAD holds them, can import
+    the project and what it needs in `env`. A module missing there is the
+    environment's failure, said once, and costs no agent attempt (code that does not
+    load is the sessions' to fix)."""
     if not suite or "pytest" not in suite:
         return
     paths = repo.paths_in("HEAD")
@@ -111,13 +112,17 @@ def _check_collects(
                     interpreter=pinning.interpreter(env), sandbox=sandbox)  # fmt: skip
     if not run.collection_error or run.timed_out:
         return
+    missing = verdicts.missing_dependency(run, [])
+    if missing is None:
+        return  # the project's code fails to load: the sessions' business, not the environment's
     where = f"{env.python} ({env.source})"
-    missing = verdicts.missing_dependency(run, paths)
+    python = shlex.quote(env.python)
     cause = (
         f"they cannot import {missing!r}, which is no part of the repository and is not "
-        f"installed there: install it there (`{shlex.quote(env.python)} -m pip install ...`)"
-        if missing
-        else f"{run.collection_message()}: install the project and what it needs there"
+        f"installed there: install it there (`{python} -m pip install ...`)"
+        if verdicts.missing_dependency(run, paths) is not None
+        else f"they cannot import the project itself ({missing!r}): install it there "
+        f"(`{python} -m pip install -e .`)"
     )
     raise ProjectEnvError(
         f"the project's tests do not collect in {where}, where they run: {cause}, or "
