@@ -7,8 +7,9 @@ virtual environment with pytest, pytest-cov, pytest-xdist and hypothesis install
 (default: the one this runs in, which `pip install -e ".[dev]"` makes so), used as a git
 repository's `.venv`. It prints the environment's size, the median time of a pin (the
 interpreter asked once, every file's stat, git's files read) and of a comparison with
-nothing changed, then with a plugin's `.egg-info` added (what is found). Figures, not a
-test: docs/performance.md keeps them.
+nothing changed, then with a plugin's `.egg-info` added (what is found): wall time and
+this process's CPU time (user + system: what holds on a loaded machine), beside a bare
+`python -c pass` of the same run. Figures, not a test: docs/performance.md keeps them.
 """
 
 from __future__ import annotations
@@ -30,6 +31,25 @@ def _median(seconds: list[float]) -> str:
     return f"{statistics.median(seconds) * 1000:.0f} ms"
 
 
+class Timed:
+    """Wall and CPU seconds of each round."""
+
+    def __init__(self) -> None:
+        self.wall: list[float] = []
+        self.cpu: list[float] = []
+
+    def __enter__(self) -> Timed:
+        self._wall, self._cpu = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.wall.append(time.perf_counter() - self._wall)
+        self.cpu.append(time.process_time() - self._cpu)
+
+    def __str__(self) -> str:
+        return f"{_median(self.wall)} wall, {_median(self.cpu)} CPU"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--venv", type=Path, default=Path(sys.prefix))
@@ -44,41 +64,46 @@ def main() -> int:
         found = projectenv.find(repo, env)
         git = gitfiles.places(repo / ".git", repo, os.environ)
         path = Path(tmp) / "pinned.json"
-        pins, made = [], []
+        pins, made, probed, bare = [], Timed(), Timed(), Timed()
         for _ in range(args.repeat):
-            started = time.perf_counter()
-            probe = projectenv.probe(found, env, root=repo)
-            pinned = pinning.pin(found, probe, checkouts=[repo], python=True, git=git,
-                                 path=path, environ=env)  # fmt: skip
-            made.append(time.perf_counter() - started)
+            with bare:
+                subprocess.run([sys.executable, "-c", "pass"], check=True)
+            with probed:
+                probe = projectenv.probe(found, env, root=repo)
+            with made:
+                pinned = pinning.pin(found, probe, checkouts=[repo], python=True, git=git,
+                                     path=path, environ=env)  # fmt: skip
             pins.append(pinning.Pins(pinned, path, git))
         files = len(pins[-1].file().files)  # type: ignore[union-attr]
-        same = []
+        same = Timed()
         for _ in range(args.repeat):
-            started = time.perf_counter()
-            changes = pins[-1].changes(found.python)
-            same.append(time.perf_counter() - started)
+            with same:
+                changes = pins[-1].changes(found.python)
             assert changes is not None and not changes, changes
         site = Path(probe.site[-1])
         egg = site / "bench_plugin-1.0.egg-info"
-        found_it = []
+        found_it = Timed()
         try:
             egg.mkdir()
             (egg / "entry_points.txt").write_text("[pytest11]\nbench = bench_plugin\n")
             for _ in range(args.repeat):
-                started = time.perf_counter()
-                changes = pins[-1].changes(found.python)
-                found_it.append(time.perf_counter() - started)
+                with found_it:
+                    changes = pins[-1].changes(found.python)
                 assert changes is not None and changes.environment, "the plugin was not found"
         finally:
             (egg / "entry_points.txt").unlink(missing_ok=True)
             egg.rmdir()
         roots = environment.expand(pinned.roots)
     print(f"environment: {found.python} ({len(roots)} roots, {files} files pinned)")
-    print(f"pytest plugins by entry point: {', '.join(sorted(pinned.environment.plugins))}")  # type: ignore[union-attr]
-    print(f"pin (probe + every file's stat + git's files, written): {_median(made)}")
-    print(f"one comparison, nothing changed: {_median(same)}")
-    print(f"one comparison, a plugin's .egg-info added (found): {_median(found_it)}")
+    assert pinned.environment is not None
+    print(f"pytest plugins by entry point: {', '.join(sorted(pinned.environment.plugins))}")
+    print(
+        f"bare `python -c pass`: {_median(bare.wall)} wall; load average {os.getloadavg()[0]:.1f}"
+    )
+    print(f"the interpreter asked (one process): {_median(probed.wall)} wall")
+    print(f"pin (every file's stat, git's files read, the pin file written): {made}")
+    print(f"one comparison, nothing changed: {same}")
+    print(f"one comparison, a plugin's .egg-info added (found): {found_it}")
     return 0
 
 
