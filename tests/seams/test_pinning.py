@@ -158,3 +158,23 @@ def test_a_test_run_loads_the_pinned_plugins_by_name_and_no_other(tmp_path: Path
     found = Interpreter(python.python, "test", python.prefix)  # as pytest finds them
     run = run_tests("python -m pytest -s tests", cwd=project, interpreter=found, env=env)
     assert "LOADED kept" in run.output_tail and "LOADED late" in run.output_tail
+
+
+def test_an_honest_projects_plugins_work_when_named(tmp_path: Path) -> None:
+    """With autoload off, the plugins pinned by name still do their work: xdist's `-n 2`
+    and pytest-cov's coverage, as in a project that uses both."""
+    project = tmp_path / "project"
+    (project / "tests").mkdir(parents=True)
+    (project / "mod.py").write_text("def f():\n    return 1\n", encoding="utf-8")
+    (project / "tests" / "test_x.py").write_text(
+        "import pytest\n\nfrom mod import f\n\n\n@pytest.mark.parametrize('n', range(4))\n"
+        "def test_x(n):\n    assert f() == 1\n",
+        encoding="utf-8",
+    )
+    names = ("xdist", "xdist.looponfail", "pytest_cov", "hypothesispytest")
+    python = Interpreter(sys.executable, "test", sys.prefix, plugins=names)
+    run = run_tests("python -m pytest -n 2 tests", cwd=project, interpreter=python,
+                    coverage=True, env={"PYTHONPATH": str(project)})  # fmt: skip
+    assert run.verdict == "green" and run.passed == 4, run.output_tail
+    assert "gw0" in run.output_tail or "2 workers" in run.output_tail, run.output_tail
+    assert run.coverage is not None and run.coverage > 0
