@@ -44,15 +44,17 @@ def pin_run(
     *,
     commands: Sequence[str | None],
     suite: str | None,
+    planned: Sequence[str],
     checkouts: Sequence[Path],
     report: Callable[[str], None],
     test_timeout: float,
     sandbox: Sandbox | None = None,
 ) -> pinning.Pins:
     """The run's pin: the one it has, or made now, before any agent step (and made again
-    while no agent step ran with it and another environment is found: a person who
-    fixed the environment before the first agent call runs again). Raises
-    ProjectEnvError when the environment cannot run the tests."""
+    while no session started with it and another environment is found: a person who
+    fixed the environment before the first agent call runs again). `planned`: the files
+    the plan's sessions list. Raises ProjectEnvError when the environment cannot run
+    the tests."""
     git = gitfiles.places(repo.git_dir, repo.root, os.environ)
     pinned = state.run.pinned
     if pinned is not None:
@@ -75,7 +77,7 @@ def pin_run(
         )
     if python:
         _check_collects(pinning.tested_with(found, probe, os.environ), repo, suite,
-                        test_timeout, sandbox)  # fmt: skip
+                        planned, test_timeout, sandbox)  # fmt: skip
     state.run.pinned = pinning.pin(found, probe, checkouts=list(checkouts), python=python,
                                    git=git, path=layout.pinned, environ=os.environ)  # fmt: skip
     report(f"[run] tests run with {found.describe()}; pinned for the run")
@@ -93,13 +95,14 @@ def _check_collects(
     env: pinning.TestEnvironment,
     repo: GitRepo,
     suite: str | None,
+    planned: Sequence[str],
     timeout: float,
     sandbox: Sandbox | None,
 ) -> None:
     """Before the first agent call: the project's tests, as HEAD holds them, can import
     the project and what it needs in `env`. A module missing there is the
-    environment's failure, said once, and costs no agent attempt (code that does not
-    load is the sessions' to fix)."""
+    environment's failure, said once, and costs no agent attempt (a module the plan
+    lists, `planned`, or code that does not load is the sessions' to make or fix)."""
     if not suite or "pytest" not in suite:
         return
     paths = repo.paths_in("HEAD")
@@ -112,18 +115,21 @@ def _check_collects(
                     interpreter=pinning.interpreter(env), sandbox=sandbox)  # fmt: skip
     if not run.collection_error or run.timed_out:
         return
-    missing = verdicts.missing_dependency(run, [])
-    if missing is None:
-        return  # the project's code fails to load: the sessions' business, not the environment's
-    where = f"{env.python} ({env.source})"
-    python = shlex.quote(env.python)
-    cause = (
-        f"they cannot import {missing!r}, which is no part of the repository and is not "
-        f"installed there: install it there (`{python} -m pip install ...`)"
-        if verdicts.missing_dependency(run, paths) is not None
-        else f"they cannot import the project itself ({missing!r}): install it there "
-        f"(`{python} -m pip install -e .`)"
-    )
+    where, python = f"{env.python} ({env.source})", shlex.quote(env.python)
+    dependency = verdicts.missing_dependency(run, [*paths, *planned])
+    unplanned = verdicts.missing_dependency(run, planned)  # the project's own, or not
+    if dependency is not None:
+        cause = (
+            f"they cannot import {dependency!r}, which is no part of the repository and is "
+            f"not installed there: install it there (`{python} -m pip install ...`)"
+        )
+    elif unplanned is not None and "." not in unplanned:
+        cause = (
+            f"they cannot import the project itself ({unplanned!r}, in the repository but "
+            f"not on the import path): install it there (`{python} -m pip install -e .`)"
+        )
+    else:
+        return  # a module the plan's sessions make, or code that does not load: theirs
     raise ProjectEnvError(
         f"the project's tests do not collect in {where}, where they run: {cause}, or "
         f"activate the project's own environment, and run the same command again "
@@ -143,7 +149,8 @@ class PinJudge(SessionPart):
         pins = self.r.pins
         env = pins.pinned.environment
         changes = pins.changes(env.python if env else None)
-        if changes is None:
+        if changes is None:  # nothing can be taken in as a person's until one looks
+            pins.pinned.unsettled = {str(pins.path): "changed"}
             return [self._pin_file_changed()]
         out = []
         if changes.git:

@@ -351,9 +351,16 @@ class Runner:
         outline = opened.plan.outline()
         return pin_run(
             state, repo, layout, commands=[opened.command, *(o.red_command for o in outline)],
-            suite=opened.suite, checkouts=checkouts(repo), report=self.report,
+            suite=opened.suite, planned=planned(opened.plan), checkouts=checkouts(repo),
+            report=self.report,
             test_timeout=state.run.options.test_timeout or DEFAULT_TEST_TIMEOUT, sandbox=sandbox,
         )  # fmt: skip
+
+
+def planned(plan: PlanView) -> list[str]:
+    """Every file the plan's sessions list (what they make, or change)."""
+    sessions = (plan.session(o.number) for o in plan.outline())
+    return [f.path for s in sessions if s is not None for f in s.files]
 
 
 def checkouts(repo: GitRepo) -> list[Path]:

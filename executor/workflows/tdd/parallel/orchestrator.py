@@ -57,7 +57,14 @@ from executor.workflows.tdd.parallel.proof import unproven
 from executor.workflows.tdd.parallel.shared import unsettled_message
 from executor.workflows.tdd.parallel.watch import Watch
 from executor.workflows.tdd.parallel.waves import completed, may_start
-from executor.workflows.tdd.run import Opened, RunRequest, RunResult, open_run, plan_folder
+from executor.workflows.tdd.run import (
+    Opened,
+    RunRequest,
+    RunResult,
+    open_run,
+    plan_folder,
+    planned,
+)
 from executor.workflows.tdd.state import state_store
 from executor.workflows.tdd.step import ACTIVE
 from executor.workflows.tdd.workspace import check_workspace
@@ -216,7 +223,8 @@ class Parallel(Ends):
         pins = pin_run(
             state, self.repo, self.layout,
             commands=[opened.command, *(o.red_command for o in opened.plan.outline())],
-            suite=opened.suite, checkouts=[self.repo.root.resolve()], report=self.report,
+            suite=opened.suite, planned=planned(opened.plan),
+            checkouts=[self.repo.root.resolve()], report=self.report,
             test_timeout=state.run.options.test_timeout or DEFAULT_TEST_TIMEOUT,
         )  # fmt: skip
         pins.pinned.used = True
