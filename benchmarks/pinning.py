@@ -73,7 +73,7 @@ def main() -> int:
             with made:
                 pinned = pinning.pin(found, probe, checkouts=[repo], python=True, git=git,
                                      path=path, environ=env)  # fmt: skip
-            pins.append(pinning.Pins(pinned, path, git))
+            pins.append(pinning.Pins(pinned, path))
         files = len(pins[-1].file().files)  # type: ignore[union-attr]
         same = Timed()
         for _ in range(args.repeat):

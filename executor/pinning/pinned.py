@@ -61,6 +61,9 @@ class Pinned(Strict):
         default_factory=list, description="the checkouts whose environment it is"
     )
     python: bool = Field(default=True, description="the Python environment is pinned too")
+    git: list[str] = Field(
+        default_factory=list, description="git's own files and folders kept (gitfiles.places)"
+    )
     digest: str = Field(description="sha256 of the pin file (.agent-pinned.json)")
     used: bool = Field(
         default=False,
@@ -118,18 +121,16 @@ def pin(
     fsutil.atomic_write_bytes(path, data, fault="pinned")
     return Pinned(
         environment=tested_with(found, probe, environ), roots=roots, digest=_sha(data),
-        checkouts=[str(c) for c in checkouts], python=python,
+        checkouts=[str(c) for c in checkouts], python=python, git=git,
     )  # fmt: skip
 
 
 class Pins:
     """A run's `Pinned` with its pin file: the one place the judges ask."""
 
-    def __init__(self, pinned: Pinned, path: Path, git: list[str]) -> None:
+    def __init__(self, pinned: Pinned, path: Path) -> None:
         self.pinned = pinned
         self.path = path
-        #: the git control places (`gitfiles.places`): what is compared now
-        self.git_places = git
         self._file: PinFile | None = None
 
     def file(self) -> PinFile | None:
@@ -153,7 +154,7 @@ class Pins:
         pycs = [p for p, what in moved.items() if p.endswith(".pyc") and what != "removed"]
         for ok in stats.interpreter_wrote(python, pycs) if python else ():
             moved.pop(ok, None)
-        git = gitfiles.changed(pinned.git, gitfiles.keep(self.git_places))
+        git = gitfiles.changed(pinned.git, gitfiles.keep(self.pinned.git))
         return Changes(environment=moved, git=git)
 
     def put_back_git(self, paths: list[str]) -> None:

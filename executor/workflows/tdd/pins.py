@@ -55,10 +55,9 @@ def pin_run(
     fixed the environment before the first agent call runs again). `planned`: the files
     the plan's sessions list. Raises ProjectEnvError when the environment cannot run
     the tests."""
-    git = gitfiles.places(repo.git_dir, repo.root, os.environ)
     pinned = state.run.pinned
     if pinned is not None:
-        pins = pinning.Pins(pinned, layout.pinned, git)
+        pins = pinning.Pins(pinned, layout.pinned)
         if pinned.used or pinned.environment is None or state.run.lane is not None:
             return pins  # the run's (a lane's: its parallel run's, for every lane)
         found = projectenv.find(repo.root)
@@ -78,10 +77,11 @@ def pin_run(
     if python:
         _check_collects(pinning.tested_with(found, probe, os.environ), repo, suite,
                         planned, test_timeout, sandbox)  # fmt: skip
+    git = gitfiles.places(repo.git_dir, repo.root, os.environ)
     state.run.pinned = pinning.pin(found, probe, checkouts=list(checkouts), python=python,
                                    git=git, path=layout.pinned, environ=os.environ)  # fmt: skip
     report(f"[run] tests run with {found.describe()}; pinned for the run")
-    return pinning.Pins(state.run.pinned, layout.pinned, git)
+    return pinning.Pins(state.run.pinned, layout.pinned)
 
 
 def _is_python(root: Path, commands: Sequence[str]) -> bool:
@@ -152,6 +152,7 @@ class PinJudge(SessionPart):
         if changes is None:  # nothing can be taken in as a person's until one looks
             pins.pinned.unsettled = {str(pins.path): "changed"}
             return [self._pin_file_changed()]
+        self.r.pins_settled = True  # compared now: nothing waited since
         out = []
         if changes.git:
             pins.put_back_git(list(changes.git))
@@ -217,8 +218,8 @@ def repin(state: RunState, repo: GitRepo, layout: Layout, pins: pinning.Pins) ->
     probe = projectenv.probe(found, root=repo.root)
     old = pins.pinned
     made = pinning.pin(found, probe, checkouts=[Path(c) for c in old.checkouts or [str(repo.root)]],
-                       python=old.python, git=pins.git_places, path=layout.pinned,
+                       python=old.python, git=old.git, path=layout.pinned,
                        environ=os.environ)  # fmt: skip
     made.used = old.used
     state.run.pinned = made
-    return pinning.Pins(made, layout.pinned, pins.git_places)
+    return pinning.Pins(made, layout.pinned)
