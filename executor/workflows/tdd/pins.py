@@ -44,7 +44,7 @@ def pin_run(
     *,
     commands: Sequence[str | None],
     suite: str | None,
-    planned: Sequence[str],
+    planned: Callable[[], Sequence[str]],
     checkouts: Sequence[Path],
     report: Callable[[str], None],
     test_timeout: float,
@@ -53,8 +53,8 @@ def pin_run(
     """The run's pin: the one it has, or made now, before any agent step (and made again
     while no session started with it and another environment is found: a person who
     fixed the environment before the first agent call runs again). `planned`: the files
-    the plan's sessions list. Raises ProjectEnvError when the environment cannot run
-    the tests."""
+    the plan's sessions list (asked only when it pins). Raises ProjectEnvError when the
+    environment cannot run the tests."""
     pinned = state.run.pinned
     if pinned is not None:
         pins = pinning.Pins(pinned, layout.pinned)
@@ -63,6 +63,8 @@ def pin_run(
         found = projectenv.find(repo.root)
         if found.python == pinned.environment.python:
             return pins
+        report(f"[run] the environment found is now {found.describe()}: no session started "
+               f"with the one pinned before, so the run's tests run with this one")  # fmt: skip
     found = projectenv.find(repo.root)
     probe = projectenv.probe(found, root=repo.root)
     words = [c for c in [*commands, suite] if c]
@@ -76,11 +78,10 @@ def pin_run(
         )
     if python:
         _check_collects(pinning.tested_with(found, probe, os.environ), repo, suite,
-                        planned, test_timeout, sandbox)  # fmt: skip
+                        planned(), test_timeout, sandbox)  # fmt: skip
     git = gitfiles.places(repo.git_dir, repo.root, os.environ)
     state.run.pinned = pinning.pin(found, probe, checkouts=list(checkouts), python=python,
                                    git=git, path=layout.pinned, environ=os.environ)  # fmt: skip
-    report(f"[run] tests run with {found.describe()}; pinned for the run")
     return pinning.Pins(state.run.pinned, layout.pinned)
 
 

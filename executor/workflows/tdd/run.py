@@ -351,7 +351,7 @@ class Runner:
         outline = opened.plan.outline()
         return pin_run(
             state, repo, layout, commands=[opened.command, *(o.red_command for o in outline)],
-            suite=opened.suite, planned=planned(opened.plan), checkouts=checkouts(repo),
+            suite=opened.suite, planned=lambda: planned(opened.plan), checkouts=checkouts(repo),
             report=self.report,
             test_timeout=state.run.options.test_timeout or DEFAULT_TEST_TIMEOUT, sandbox=sandbox,
         )  # fmt: skip

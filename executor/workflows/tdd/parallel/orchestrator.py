@@ -223,7 +223,7 @@ class Parallel(Ends):
         pins = pin_run(
             state, self.repo, self.layout,
             commands=[opened.command, *(o.red_command for o in opened.plan.outline())],
-            suite=opened.suite, planned=planned(opened.plan),
+            suite=opened.suite, planned=lambda: planned(opened.plan),
             checkouts=[self.repo.root.resolve()], report=self.report,
             test_timeout=state.run.options.test_timeout or DEFAULT_TEST_TIMEOUT,
         )  # fmt: skip
