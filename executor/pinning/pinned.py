@@ -167,14 +167,15 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def shown(changed: Mapping[str, str], root: Path, *, most: int = 8) -> list[str]:
-    """`path (what)` for each change, paths relative to `root` where inside it (`.git/...`
-    for git's folder); past `most`, grouped by folder."""
-    top = os.path.realpath(root)
+def shown(changed: Mapping[str, str], *roots: Path | str, most: int = 8) -> list[str]:
+    """`path (what)` for each change, paths relative to the first of `roots` they are
+    inside (`.git/...` for git's folder); past `most`, grouped by folder."""
+    tops = [os.path.realpath(r) for r in roots]
 
     def rel(path: str) -> str:
-        if path.startswith(top + os.sep):
-            return path[len(top) + 1 :]
+        for top in tops:
+            if path.startswith(top + os.sep):
+                return path[len(top) + 1 :]
         return path
 
     items = sorted((rel(p), what) for p, what in changed.items())

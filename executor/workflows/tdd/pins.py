@@ -159,7 +159,7 @@ class PinJudge(SessionPart):
             pins.put_back_git(list(changes.git))
             out.append(
                 f"git's own files changed during {when} (what your next git command runs): "
-                f"{verdicts.describe(pinning.shown(changes.git, self.r.repo.root))}; they "
+                f"{verdicts.describe(pinning.shown(changes.git, *self._roots()))}; they "
                 f"were put back as they were when the run started"
             )
         new = {p: w for p, w in changes.environment.items() if pins.pinned.unsettled.get(p) != w}
@@ -180,13 +180,18 @@ class PinJudge(SessionPart):
         env = pins.pinned.environment
         what = f"{env.python} ({env.source})" if env else "the project's environment"
         step = self.rec.step.value.split("_", 1)[0].upper()
-        shown = pinning.shown(only or pins.pinned.unsettled, self.r.repo.root)
+        shown = pinning.shown(only or pins.pinned.unsettled, *self._roots())
         return (
             f"the project's environment changed during {step} ({when}): what the tests "
             f"run with, {what}, is not what the run pinned: {verdicts.describe(shown)} (a "
             f"package, a plugin, a .pth file or the interpreter decides what passes as "
             f"surely as a conftest.py; a person may take it in at the next question)"
         )
+
+    def _roots(self) -> list[Path | str]:
+        """What paths are shown relative to: the repository, then the checkouts the
+        pin is of (a lane's person's checkout)."""
+        return [self.r.repo.root, *self.r.pins.pinned.checkouts]
 
     def _pin_file_changed(self) -> str:
         return (

@@ -57,10 +57,10 @@ class Settling(Asking, PinJudge):
             self._say("the project's environment is as the run pinned it again")
         if pins.pinned.unsettled or (changes is not None and not changes and moved is None):
             return None
-        root = self.r.repo.root
         what = (
             [f"the environment found is now {moved}"] if moved is not None else
-            [] if changes is None else pinning.shown({**changes.environment, **changes.git}, root)
+            [] if changes is None else
+            pinning.shown({**changes.environment, **changes.git}, *self._roots())
         )  # fmt: skip
         self.take_environment()
         note = (
