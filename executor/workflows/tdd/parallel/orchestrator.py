@@ -27,14 +27,13 @@ from typing import TYPE_CHECKING
 
 from executor import __version__, faults
 from executor.bridge.reading import read_request
-from executor.choices import Option, Question, options_of
+from executor.choices import Question, options_of
 from executor.engine.layout import Layout
 from executor.errors import (
     BridgeFileInvalid,
     Interrupted,
     NothingToResumeError,
     UserError,
-    VerificationFailedError,
 )
 from executor.exitcodes import ExitCode
 from executor.fsutil import quote
@@ -53,24 +52,16 @@ from executor.workflows.tdd.parallel.lanes import (
     seed,
 )
 from executor.workflows.tdd.parallel.models import Lane
+from executor.workflows.tdd.parallel.pinned import pin_lanes
 from executor.workflows.tdd.parallel.proof import unproven
-from executor.workflows.tdd.parallel.shared import unsettled_message
 from executor.workflows.tdd.parallel.watch import Watch
 from executor.workflows.tdd.parallel.waves import completed, may_start
-from executor.workflows.tdd.run import (
-    Opened,
-    RunRequest,
-    RunResult,
-    open_run,
-    plan_folder,
-    planned,
-)
+from executor.workflows.tdd.run import RunRequest, RunResult, open_run, plan_folder
 from executor.workflows.tdd.state import state_store
 from executor.workflows.tdd.step import ACTIVE
 from executor.workflows.tdd.workspace import check_workspace
 
 if TYPE_CHECKING:
-    from executor.pinning import Pins
     from executor.project_config import RunOptions
 
 #: Seconds between looks at the lanes' processes while they work.
@@ -182,12 +173,15 @@ class Parallel(Ends):
                 if (lane := state.run.lanes.get(number)) and lane.status == "integrated":
                     state.run.lanes.pop(number)
             state.run.tool_version = __version__
-            self.pins = self._pin(opened)
+            self.prompter = (
+                self.req.prompter if self.req.prompter is not None else (_terminal_prompter())
+            )
+            self.pins = pin_lanes(opened, self.repo, self.layout, self.report,
+                                  prompter=None if self.req.yes else self.prompter)  # fmt: skip
             self.fence.save(state)
         self.suite_command = opened.suite
         if not (state.run.options.sandbox == "auto" and bubblewrap() is not None):
             self.watch = Watch(self.repo, self.layout.owned(), self.report)
-        self.prompter = self.req.prompter if self.req.prompter is not None else _terminal_prompter()
         self.width = self._width(state.run.options.parallel or 1)
         self.outline = {o.number: o for o in self.plan.outline()}
         self.left_out = {n for n, o in self.outline.items() if o.left_out}
@@ -211,50 +205,6 @@ class Parallel(Ends):
                 self.held[n] = f"its lane is driven by another executor run ({self.holder(n)})"
             elif lane.status == "integrated":
                 self.tidy(n)  # a kept worktree cleaned meanwhile, or a crash before cleanup
-
-    def _pin(self, opened: Opened) -> Pins:
-        """What every lane and the integration run with, pinned before any lane starts
-        (a lane takes it when it is made: `lanes.seed`). An environment sessions of an
-        earlier run changed is taken in by a person only."""
-        from executor.testrun import DEFAULT_TEST_TIMEOUT
-        from executor.workflows.tdd.pins import pin_run, repin
-
-        state = opened.state
-        pins = pin_run(
-            state, self.repo, self.layout,
-            commands=[opened.command, *(o.red_command for o in opened.plan.outline())],
-            suite=opened.suite, planned=lambda: planned(opened.plan),
-            checkouts=[self.repo.root.resolve()], report=self.report,
-            test_timeout=state.run.options.test_timeout or DEFAULT_TEST_TIMEOUT,
-        )  # fmt: skip
-        pins.pinned.used = True
-        if pins.pinned.unsettled:
-            env = pins.pinned.environment
-            changes = pins.changes(env.python if env else None)
-            if changes is not None and not changes.environment:
-                pins.pinned.unsettled = {}
-                self.report("[run] the project's environment is as the run pinned it again")
-            elif not self._take_in(unsettled_message(pins, self.repo.root)):
-                raise VerificationFailedError(unsettled_message(pins, self.repo.root))
-            else:
-                pins = repin(state, self.repo, self.layout, pins)
-        return pins
-
-    def _take_in(self, why: str) -> bool:
-        """A person at the terminal takes the environment in as it is now."""
-        from executor.workflows.tdd.run import _terminal_prompter
-
-        prompter = self.req.prompter if self.req.prompter is not None else _terminal_prompter()
-        if prompter is None or self.req.yes:
-            return False
-        try:
-            got = prompter.ask(why + " What now?", [
-                Option("take_in", "Take it in: every session runs with it from now on"),
-                Option("stop", "Stop (put it back first)"),
-            ])  # fmt: skip
-        except EOFError:
-            return False
-        return got.action == "take_in"
 
     def _check_plan(self) -> None:
         """Each worktree reads the plan from the commit it starts from: it must be in the

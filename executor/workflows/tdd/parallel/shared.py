@@ -164,23 +164,9 @@ class Shared:
             if state.run.pinned is not None:
                 state.run.pinned.unsettled = changes.environment
         self.pins.pinned.unsettled = changes.environment
+        from executor.workflows.tdd.parallel.pinned import unsettled_message
+
         raise VerificationFailedError(unsettled_message(self.pins, self.repo.root))
 
     def say(self, number: int, text: str) -> None:
         self.report(f"[session {number}] {text}")
-
-
-def unsettled_message(pins: Pins, root: Path) -> str:
-    """Why a parallel run stops: its environment is not what it pinned for every lane."""
-    from executor.pinning import shown
-    from executor.workflows.tdd.verdicts import describe
-
-    env = pins.pinned.environment
-    what = f"{env.python} ({env.source})" if env else "the project's environment"
-    return (
-        f"the project's environment changed while sessions worked in their worktrees: "
-        f"{what}, which every lane and the integration suite run with, is not what the run "
-        f"pinned: {describe(shown(pins.pinned.unsettled, root))}. Nothing more is "
-        f"integrated. Put it back as it was and run the same command again; or, if the "
-        f"change is one you want, run it on a terminal (without --yes) to take it in."
-    )
