@@ -11,6 +11,7 @@ that environment would load in every test run.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -213,3 +214,37 @@ def test_43_red_may_not_change_a_test_script_git_ignores_unseen(
     assert "test infrastructure changed during RED where no diff shows it" in out, out
     assert "run-tests.sh" in out
     assert commits(git_repo)[0] == "the tests run through a local script"
+
+
+def test_43_01_over_the_bridge_the_plugin_is_found_by_the_next_process(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """Over the exit-42 bridge the agent acts between two processes: the one that takes
+    its answer compares the run's pin, recorded before the request was written."""
+    plan = make_project(git_repo)
+    venv = project_venv(git_repo)
+    code = f"pathlib.Path('ledger/models.py').write_text({STUB!r})\n" + egg_plugin(
+        site_packages(venv)
+    )
+    agent = hostile(tmp_path, "green", code, once=True)
+    env = shell_env()
+    args = [sys.executable, "-m", "executor", "execute-session", "1", "--plan", str(plan),
+            "--yes", "--max-retries", "0"]  # fmt: skip
+    proc = forkserver.run_process(args, cwd=git_repo, env=env, capture_output=True, text=True)
+    for _ in range(10):
+        if proc.returncode != 42:
+            break
+        request = json.loads((plan / ".agent-request.json").read_text("utf-8"))
+        step = {**env, "EXECUTOR_TDD_STEP": request["context"]["tdd_step"],
+                "EXECUTOR_SESSION": str(request["context"]["session"])}  # fmt: skip
+        subprocess.run(agent, shell=True, cwd=git_repo, env=step, check=True)
+        answer = [sys.executable, "-m", "executor", "bridge", "respond", "--dir", str(plan),
+                  "--status", "success", "--response", "done"]  # fmt: skip
+        assert forkserver.run_process(answer, cwd=git_repo, env=env).returncode == 0
+        proc = forkserver.run_process([*args, "--resume"], cwd=git_repo, env=env,
+                                      capture_output=True, text=True)  # fmt: skip
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 16, out
+    assert "the project's environment changed during GREEN" in out, out
+    assert "helper-1.0.egg-info/entry_points.txt (added)" in out, out
+    assert commits(git_repo)[0] == "ignore .venv"
