@@ -135,7 +135,7 @@ class Guard(PinJudge):
                 f"its step; folded back into the worktree (the executor makes the one "
                 f"session commit)"
             )
-        problems = self.pins_after("its agent step")
+        problems = self.pins_after("its agent step", agent=True)
         restored = r.restored_plan or restore_plan(r.repo, r.layout, rec, Path(r.state.run.plan))
         r.restored_plan = []
         if restored:

@@ -8,8 +8,8 @@ tests at all), and each judge compares against that pin (`PinJudge`).
   escalation, or it is as pinned again.
 - While no agent step ran (the session waited at a question, or between two runs), a
   difference is the person's: taken in, said, and what was verified is verified again.
-  But a session's tests never change interpreter unasked once an agent step ran with
-  the pinned one: a person decides (with `--yes`, the run stops, exit 16).
+  But the run's tests never change interpreter unasked once a session started with the
+  pinned one: a person decides (with `--yes`, the run stops, exit 16).
 """
 
 from __future__ import annotations
@@ -56,16 +56,14 @@ def pin_run(
     the plan's sessions list (asked only when it pins). Raises ProjectEnvError when the
     environment cannot run the tests."""
     pinned = state.run.pinned
-    if pinned is not None:
-        pins = pinning.Pins(pinned, layout.pinned)
-        if pinned.used or pinned.environment is None or state.run.lane is not None:
-            return pins  # the run's (a lane's: its parallel run's, for every lane)
-        found = projectenv.find(repo.root)
+    if pinned is not None and (pinned.used or pinned.environment is None or state.run.lane):
+        return pinning.Pins(pinned, layout.pinned)  # a lane's: its parallel run's, for all
+    found = projectenv.find(repo.root)
+    if pinned is not None and pinned.environment is not None:
         if found.python == pinned.environment.python:
-            return pins
+            return pinning.Pins(pinned, layout.pinned)
         report(f"[run] the environment found is now {found.describe()}: no session started "
                f"with the one pinned before, so the run's tests run with this one")  # fmt: skip
-    found = projectenv.find(repo.root)
     probe = projectenv.probe(found, root=repo.root)
     words = [c for c in [*commands, suite] if c]
     python = _is_python(repo.root, words)
@@ -142,10 +140,10 @@ def _check_collects(
 class PinJudge(SessionPart):
     """Each judge of the run's pin, for one session."""
 
-    def pins_after(self, when: str) -> list[str]:
-        """What differs from the pin after `when` ("its step", "a test run"): the
+    def pins_after(self, when: str, *, agent: bool = False) -> list[str]:
+        """What differs from the pin after `when` ("its agent step", "the test run"): the
         session's change. git's own files are put back; an environment that differs is
-        `unsettled` until a person takes it in, or it is as pinned again. An agent
+        `unsettled` until a person takes it in, or it is as pinned again. An `agent`
         step is told the whole difference; a test run what it changed itself."""
         pins = self.r.pins
         env = pins.pinned.environment
@@ -166,8 +164,8 @@ class PinJudge(SessionPart):
         if pins.pinned.unsettled and not changes.environment:
             self._say("the project's environment is as the run pinned it again")
         pins.pinned.unsettled = changes.environment
-        if changes.environment and (new or when == "its step"):
-            out.append(self._unsettled(when, new if when != "its step" else None))
+        if changes.environment and (new or agent):
+            out.append(self._unsettled(when, None if agent else new))
         return out
 
     def environment_changes(self) -> list[str]:
