@@ -76,8 +76,9 @@ DESCRIPTIONS: dict[ExitCode, str] = {
     ExitCode.NEED_AGENT: "NEED_AGENT: a request file was written; fulfil it with "
     "`executor bridge respond` and re-run the same command with --resume.",
     ExitCode.USAGE_ERROR: "Bad command-line usage, or something to set up first that the "
-    "message names (git identity, a test command, a folder of its own for a second plan). "
-    "Nothing was touched.",
+    "message names (git identity, a test command, a folder of its own for a second plan, "
+    "an environment where the project's tests can import what they need). Nothing was "
+    "touched.",
     ExitCode.INTERNAL_ERROR: "A bug in the executor (please report it with the traceback "
     "shown by --verbose).",
     ExitCode.INTERRUPTED: "Interrupted (Ctrl+C / SIGTERM). The message says what the run "

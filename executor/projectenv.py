@@ -5,7 +5,9 @@ Tests run with what the person's shell at the repository root would use, never t
 executor's own environment by accident (installed with pipx or uv tool, the executor
 lives in a venv of its own that has none of the project's dependencies). In order:
 
-1. the active virtual environment (`VIRTUAL_ENV`; a conda one: `CONDA_PREFIX`);
+1. the active virtual environment (`VIRTUAL_ENV`; a conda one: `CONDA_PREFIX`), unless
+   it is the executor's own (its README activates it) and the repository has one of its
+   own (2 or 3), which is taken instead, and said;
 2. the repository's own `.venv` (or `venv`) at its root;
 3. what the project declares: `uv.lock` (uv's project environment:
    `UV_PROJECT_ENVIRONMENT`, else `.venv`), `poetry.lock` (`poetry env info --path`),
@@ -18,15 +20,12 @@ The environment's `bin` folder goes first on the test command's PATH and `VIRTUA
 names it, so `python`, `pytest`, `make test` and `tox` all find the project's tools; a
 bare `pytest` or `python -m pytest` is run with its interpreter (`executor.testreports`).
 
-What runs in every test run without a test asking for it -- `.pth` files,
-`sitecustomize`/`usercustomize`, pytest plugins registered by entry point -- is
-fingerprinted (`Interpreter.plugins`) when a session starts; a change during the session
-decides what passes as surely as a changed conftest.py, and is judged the same way.
+The environment is found and probed once, when a run starts, and pinned with everything
+a test run loads from it (`executor.pinning`): the run's sessions use that one.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -41,11 +40,24 @@ from executor.errors import ProjectEnvError
 #: How long a tool that names its environment may take (poetry, hatch start slowly).
 _TOOL_SECONDS = 30
 _PROBE = (
-    "import importlib.util as u, json, site, sys, sysconfig\n"
+    "import importlib.util as u, json, os, site, sys, sysconfig\n"
     "paths = {sysconfig.get_path('purelib'), sysconfig.get_path('platlib')}\n"
     "try:\n    paths.add(site.getusersitepackages())\nexcept Exception:\n    pass\n"
+    "std = tuple(os.path.join(sysconfig.get_path(k), '') for k in ('stdlib', 'platstdlib'))\n"
+    "extra = sys.argv[1:]\n"
+    "found = [p for p in sorted(paths) + sys.path + extra if p and os.path.isdir(p)"
+    " and (p in paths or not os.path.join(p, '').startswith(std))]\n"
+    "points = {}\n"
+    "try:\n"
+    "    from importlib.metadata import distributions\n"
+    "    for d in distributions(path=sys.path + extra):\n"
+    "        for e in d.entry_points.select(group='pytest11'):\n"
+    "            points.setdefault(e.name, d.metadata['Name'] or '?')\n"
+    "except Exception:\n    points = None\n"
     "print(json.dumps({'prefix': sys.prefix, 'version': sys.version.split()[0],"
-    " 'site': sorted(p for p in paths if p),"
+    " 'executable': sys.executable,"
+    " 'site': sorted(p for p in paths if p), 'paths': list(dict.fromkeys(found)),"
+    " 'points': points,"
     " 'pytest': u.find_spec('pytest') is not None,"
     " 'pytest_cov': u.find_spec('pytest_cov') is not None}))\n"
 )
@@ -60,6 +72,10 @@ class Interpreter:
     source: str
     #: The environment's folder (a venv's or conda's prefix), None for PATH's python3.
     prefix: str | None = None
+    #: The pytest plugins a test run loads, by entry point name, with pytest's autoload
+    #: off (`executor.testrun`): those there when the run was pinned. None: as pytest
+    #: finds them itself.
+    plugins: tuple[str, ...] | None = None
 
     @property
     def bin(self) -> str | None:
@@ -79,16 +95,6 @@ class Interpreter:
         env.pop("PYTHONHOME", None)
         return env
 
-    def identity(self, root: Path) -> str:
-        """What the interpreter is: its real path, and for one inside the repository `root`
-        (a venv made with --copies, or a script put in its place) a hash of its content."""
-        real = Path(os.path.realpath(self.python))
-        if not real.is_file():
-            return f"{real} (missing)"
-        if not real.is_relative_to(Path(os.path.realpath(root))):
-            return str(real)
-        return f"{real} {_digest(real)}"
-
 
 @dataclass(frozen=True)
 class Probe:
@@ -98,6 +104,14 @@ class Probe:
     site: tuple[str, ...]
     has_pytest: bool
     has_pytest_cov: bool
+    #: What a test run's imports can reach besides the standard library: the site folders,
+    #: what `.pth` files add, PYTHONPATH and the repository's root (`python -m pytest`).
+    paths: tuple[str, ...] = ()
+    #: The binary that runs (`python` may be a link or a script that runs it).
+    executable: str = ""
+    #: The pytest plugins registered by entry point (`pytest11`) there: name -> the
+    #: distribution that registers it; None when they could not be listed.
+    entry_points: dict[str, str] | None = None
 
 
 def find(root: Path, environ: Mapping[str, str] | None = None) -> Interpreter:
@@ -108,22 +122,43 @@ def find(root: Path, environ: Mapping[str, str] | None = None) -> Interpreter:
     for var, label in (("VIRTUAL_ENV", "the active virtual environment"),
                        ("CONDA_PREFIX", "the active conda environment")):  # fmt: skip
         prefix = env.get(var)
-        if prefix and _python_in(Path(prefix)):
-            return Interpreter(str(_python_in(Path(prefix))), f"{label}, ${var}", prefix)
-    for top in _checkouts(root):
-        for name in (".venv", "venv"):
-            folder = top / name
-            if (folder / "pyvenv.cfg").is_file() and _python_in(folder):
-                return Interpreter(str(_python_in(folder)), f"the repository's {name}", str(folder))
-    declared = _declared(root, env)
-    if declared is not None:
-        return declared
+        python = _python_in(Path(prefix)) if prefix else None
+        if prefix is None or python is None:
+            continue
+        if not _is_own(prefix):
+            return Interpreter(str(python), f"{label}, ${var}", prefix)
+        # the executor's own (its README activates it): the project's comes first
+        own = _projects(root, env)
+        if own is not None:
+            why = f"; the active environment, ${var}, is the executor's own"
+            return Interpreter(own.python, own.source + why, own.prefix)
+        return Interpreter(str(python), f"{label}, ${var}, which is the executor's own: the "
+                           f"repository has none of its own", prefix)  # fmt: skip
+    own = _projects(root, env)
+    if own is not None:
+        return own
     found = shutil.which("python3", path=env.get("PATH")) or shutil.which(
         "python", path=env.get("PATH")
     )
     if found:
         return Interpreter(found, "python3 on PATH")
     return Interpreter(sys.executable, "the executor's own Python: no other was found")
+
+
+def _projects(root: Path, env: Mapping[str, str]) -> Interpreter | None:
+    """The repository's own environment: its `.venv` (or `venv`), else the one its project
+    tool declares; None when it has none."""
+    for top in _checkouts(root):
+        for name in (".venv", "venv"):
+            folder = top / name
+            if (folder / "pyvenv.cfg").is_file() and _python_in(folder):
+                return Interpreter(str(_python_in(folder)), f"the repository's {name}", str(folder))
+    return _declared(root, env)
+
+
+def _is_own(prefix: str) -> bool:
+    """Whether `prefix` is the environment the executor itself runs from."""
+    return os.path.realpath(prefix) == os.path.realpath(sys.prefix)
 
 
 def _checkouts(root: Path) -> list[Path]:
@@ -207,11 +242,16 @@ def _uses_hatch(root: Path) -> bool:
     return "[tool.hatch.envs" in text
 
 
-def probe(interpreter: Interpreter, environ: Mapping[str, str] | None = None) -> Probe:
-    """Ask the interpreter where its packages are and whether it has pytest."""
+def probe(
+    interpreter: Interpreter, environ: Mapping[str, str] | None = None, root: Path | None = None
+) -> Probe:
+    """Ask the interpreter where its packages are and whether it has pytest; with the
+    repository `root`, also what a test run there imports from (`Probe.paths`)."""
     env = interpreter.environ(os.environ if environ is None else environ)
+    extra = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    extra += [str(root)] if root is not None else []
     try:
-        proc = subprocess.run([interpreter.python, "-I", "-c", _PROBE], env=env,
+        proc = subprocess.run([interpreter.python, "-I", "-c", _PROBE, *extra], env=env,
                               capture_output=True, text=True, timeout=_TOOL_SECONDS,
                               stdin=subprocess.DEVNULL)  # fmt: skip
         data = json.loads(proc.stdout)
@@ -220,60 +260,15 @@ def probe(interpreter: Interpreter, environ: Mapping[str, str] | None = None) ->
             f"cannot run the project's Python {interpreter.describe()}: it did not start "
             f"or said nothing readable. Activate a working environment and run again."
         ) from None
+    points = data.get("points")
     return Probe(
         version=str(data.get("version", "")),
         site=tuple(str(p) for p in data.get("site", [])),
         has_pytest=bool(data.get("pytest")),
         has_pytest_cov=bool(data.get("pytest_cov")),
+        paths=tuple(str(p) for p in data.get("paths", [])),
+        executable=str(data.get("executable", "")),
+        entry_points=None
+        if not isinstance(points, dict)
+        else {str(k): str(v) for k, v in points.items()},
     )
-
-
-def plugins(site_dirs: tuple[str, ...]) -> dict[str, str]:
-    """What runs in every test run without a test asking: `.pth` files,
-    sitecustomize/usercustomize, and pytest plugins registered by entry point
-    (`pytest11`), each path -> a hash of its content."""
-    out: dict[str, str] = {}
-    for folder in map(Path, site_dirs):
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            name = entry.name
-            if name.endswith(".pth") or name in {"sitecustomize.py", "usercustomize.py"}:
-                out[entry.path] = _digest(Path(entry.path))
-            elif name.endswith(".dist-info"):
-                points = Path(entry.path) / "entry_points.txt"
-                text = _read(points)
-                if "[pytest11]" in text:
-                    out[str(points)] = hashlib.sha256(text.encode()).hexdigest()[:16]
-            elif name in {"sitecustomize", "usercustomize"}:
-                out[entry.path] = _digest(Path(entry.path) / "__init__.py")
-    return out
-
-
-def plugin_changes(before: Mapping[str, str], now: Mapping[str, str]) -> list[str]:
-    """Plugins, `.pth` files and customize modules added, changed or removed."""
-    out = []
-    for path in sorted(set(before) | set(now)):
-        if path not in before:
-            out.append(f"{path} (added)")
-        elif path not in now:
-            out.append(f"{path} (removed)")
-        elif before[path] != now[path]:
-            out.append(f"{path} (changed)")
-    return out
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text("utf-8", errors="replace")
-    except OSError:
-        return ""
-
-
-def _digest(path: Path) -> str:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-    except OSError:
-        return "-"

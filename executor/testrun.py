@@ -5,8 +5,9 @@ junit XML, `node --test`'s junit reporter, vitest's junit reporter, jest's JSON 
 and counts, test ids and each test's file come from it, never from the console text.
 Tests run in the project's own environment (`executor.projectenv`: its `bin` first on
 PATH, `VIRTUAL_ENV` set), and a bare `pytest` / `python -m pytest` / `python3 -m pytest`
-runs with its interpreter, never the executor's own by accident. Tests run with
-PYTHONDONTWRITEBYTECODE=1
+runs with its interpreter, never the executor's own by accident; pytest loads the
+plugins the interpreter names (`Interpreter.plugins`: those registered when the run was
+pinned, `executor.pinning`) and no other. Tests run with PYTHONDONTWRITEBYTECODE=1
 (unless the caller's env says otherwise) so no `__pycache__` appears in the repository.
 (A bytecode cache of its own would keep a planted `.pyc` out, but makes every run compile
 pytest and the standard library again: 1.3 s became 3.2 s; `guards.unchecked_pycs`
@@ -245,6 +246,10 @@ def run_tests(
         runner = prepare(argv, Path(tmp) / "report", python.python)
         cov_file = Path(tmp) / "coverage.json"
         run_argv = runner.argv if runner else argv
+        if runner is not None and runner.name == "pytest" and python.plugins is not None:
+            # the plugins there when the run was pinned, and no other (`executor.pinning`)
+            full_env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+            run_argv = [*run_argv, *(arg for name in python.plugins for arg in ("-p", name))]
         if coverage and runner is not None and runner.name == "pytest":
             # named, so it loads where plugins do not load themselves
             # (PYTEST_DISABLE_PLUGIN_AUTOLOAD)

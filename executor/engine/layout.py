@@ -69,6 +69,11 @@ class Layout:
         return self.folder / ".agent-reports"
 
     @property
+    def pinned(self) -> Path:
+        """What the run pinned before any agent step (`executor.pinning`)."""
+        return self.folder / ".agent-pinned.json"
+
+    @property
     def running(self) -> Path:
         """The agent process running now (`executor.engine.running`)."""
         return self.folder / RUNNING_NAME
@@ -85,6 +90,7 @@ class Layout:
             self.logs,
             self.archive,
             self.plan_cache,
+            self.pinned,
             self.running,
             self.reports,
         ]

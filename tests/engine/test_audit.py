@@ -392,11 +392,12 @@ def test_9_09_hooks_an_agent_writes_into_git_never_run_on_our_commit(
     )
     agent = shlex.join(["sh", "-c", f"{replay_cmd()} && {install}"])
     proc = run_cli(*session(plan, "--yes", "--agent-command", agent), cwd=git_repo)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
     assert not marker.exists()
-    assert commits(git_repo)[0] == "feat(ledger): Ledger Models"
-    assert proc.stdout.count("git's own files changed since this session started") == 1
-    assert ".git/hooks/post-commit" in proc.stdout
+    # git's own files are the run's pin: the hooks are put back, the step fails (issue 43)
+    assert proc.returncode == 16, proc.stdout + proc.stderr
+    assert ".git/hooks/post-commit (added)" in proc.stderr
+    assert not (git_repo / ".git" / "hooks" / "post-commit").exists()
+    assert commits(git_repo)[0] == "add plan"
 
 
 def test_9_10_oversized_answers_are_rejected_and_moved_aside(
@@ -720,10 +721,13 @@ def test_an_fsmonitor_an_agent_configures_never_runs_in_our_git_calls(
     plan = make_project(git_repo)
     marker = tmp_path / "fsmonitor-ran"
     act = f"git config core.fsmonitor {shlex.quote(f'touch {marker}; true')}"
+    config = (git_repo / ".git" / "config").read_bytes()
     proc = run_cli(*session(plan, "--yes", "--agent-command", _hostile(act)), cwd=git_repo)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
     assert not marker.exists()
-    assert ".git/config" in proc.stdout  # reported once, for the person to look at
+    # git's own files are the run's pin: put back, and the step fails (issue 43)
+    assert proc.returncode == 16, proc.stdout + proc.stderr
+    assert ".git/config (changed); they were put back" in proc.stderr
+    assert (git_repo / ".git" / "config").read_bytes() == config
 
 
 def test_what_an_agent_leaves_running_is_stopped_with_its_step(git_repo: Path) -> None:

@@ -55,9 +55,11 @@ def test_19_hostile_a_hook_the_agent_writes_never_runs_in_the_executors_git(
         "h.chmod(0o755)\n"
     )
     out = run(plan, git_repo, hostile(tmp_path, "green", plant, once=True))
-    assert out.startswith("0\n"), out
     assert not marker.exists(), "the agent's hook ran inside the executor's git commands"
-    assert commits(git_repo)[0] == "feat(ledger): Ledger Models"
+    # and it is git's own file the agent wrote: put back, the step failed (issue 43)
+    assert out.startswith("16\n"), out
+    assert f".git/hooks/{hook} (added); they were put back" in out, out
+    assert not (git_repo / ".git" / "hooks" / hook).exists()
 
 
 # -- code under test may not reach into the runner ---------------------------------------

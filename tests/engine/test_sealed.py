@@ -302,11 +302,14 @@ def test_19_07_signing_and_textconv_programs_never_run(git_repo: Path, tmp_path:
         f"subprocess.run(['git', 'config', 'diff.evil.textconv', {str(program)!r}], check=True)\n"
         "pathlib.Path('.git/info/attributes').write_text('* diff=evil\\n')\n"
     )
+    config = (git_repo / ".git" / "config").read_bytes()
     out = run(plan, git_repo, hostile(tmp_path, "red", configure, once=True))
-    assert out.startswith("0\n"), out
-    assert commits(git_repo)[0] == "feat(ledger): Ledger Models"
     assert not marker.exists()
-    assert "git's own files changed since this session started" in out
+    # git's own files are the run's pin: what the agent wrote there is put back (issue 43)
+    assert out.startswith("16\n"), out
+    assert ".git/config (changed), .git/info/attributes (added); they were put back" in out
+    assert (git_repo / ".git" / "config").read_bytes() == config
+    assert not (git_repo / ".git" / "info" / "attributes").exists()
 
 
 # -- 9, 10: a person's files --------------------------------------------------------------------

@@ -473,8 +473,10 @@ def test_a_hook_changed_during_the_session_is_not_run(world: World) -> None:
     with pytest.raises(UserError):
         world.run(yes=True, max_retries=0)
     rec = world.record(1)
-    assert rec["step"] == "refactor_escalated"
-    assert "only the hook you had then is run" in rec["last_failure"]
+    # git's own files are the run's pin: the agent's hook is put back, its step fails
+    assert rec["step"] == "green_escalated"
+    assert ".git/hooks/pre-commit (changed); they were put back" in rec["last_failure"]
+    assert path.read_text("utf-8").endswith("exit 0\n")
 
 
 @pytest.mark.parametrize(

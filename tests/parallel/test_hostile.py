@@ -4,11 +4,14 @@ own run verified, and the main run's state says only what happened."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from executor.sandbox import bubblewrap
+from tests import forkserver
 from tests.conftest import git, run_cli
 from tests.parallel.helpers import (
     HOSTILE,
@@ -220,3 +223,44 @@ def test_a_sessions_test_runs_and_agent_never_write_the_persons_checkout(
     if not walled:
         backup = git(git_repo, "for-each-ref", "--format=%(refname)", "refs/executor/backup/")
         assert "checkout-during-sessions" in backup
+
+
+def test_43_09_a_lane_cannot_give_every_lane_a_plugin_through_the_checkouts_venv(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    """Session 1's agent finds the person's checkout and puts a pytest plugin (an
+    `.egg-info` entry point) into its ignored `.venv`, which every lane and the
+    integration suite run with: session 2's broken `beta` passed with it and landed on
+    the person's branch (the checkout watch recorded only what git does not ignore, and
+    the integration suite checked no environment). The run's environment is pinned once
+    for all lanes; the lane that changed it fails, and nothing more is integrated."""
+    from tests.engine.test_pinned import egg_plugin, project_venv, shell_env, site_packages
+
+    specs = [simple(1, "alpha"), simple(2, "beta")]
+    specs[1].code = "def beta() -> str:\n    return 'wrong'\n"
+    make_project(git_repo, specs)
+    venv = project_venv(git_repo)
+    plant = tmp_path / "plant.py"
+    plant.write_text("import pathlib\n" + egg_plugin(site_packages(venv)), "utf-8")
+    solutions = make_solutions(tmp_path, specs)
+    command = (
+        f'sh -c \'if [ "$EXECUTOR_SESSION:$EXECUTOR_TDD_STEP" = 1:red ]; then '
+        f"{sys.executable} {plant}; fi; {agent(solutions)}'"
+    )
+    proc = run_process(
+        ["execute-plan", "--plan", PLAN, "--parallel", "2", "--yes", "--agent-command", command],
+        cwd=git_repo, env=shell_env(),
+    )  # fmt: skip
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 16, out
+    assert "helper-1.0.egg-info/entry_points.txt (added)" in out, out
+    assert not (git_repo / "beta.py").exists()
+    assert "feat(tools): Beta" not in subjects(git_repo)
+
+
+def run_process(
+    args: list[str], *, cwd: Path, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """The real CLI in exactly `env`."""
+    return forkserver.run_process([sys.executable, "-m", "executor", *args], cwd=cwd, env=env,
+                                  capture_output=True, text=True, timeout=600)  # fmt: skip

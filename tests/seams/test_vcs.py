@@ -452,21 +452,6 @@ def test_is_merge_and_is_pushed(git_repo: Path, tmp_path: Path) -> None:
     assert repo.is_pushed(first) and not repo.is_pushed("HEAD")
 
 
-def test_git_controls_changed_reads_a_linked_worktrees_shared_hooks(
-    git_repo: Path, tmp_path: Path
-) -> None:
-    from executor.workflows.tdd.tampering import git_controls_changed
-
-    linked = tmp_path / "linked"
-    git(git_repo, "worktree", "add", "-q", "-b", "side", str(linked))
-    since = time.time()
-    time.sleep(0.05)
-    hook = git_repo / ".git" / "hooks" / "post-commit"
-    hook.write_text("#!/bin/sh\n", encoding="utf-8")
-    assert git_controls_changed(GitRepo(linked).git_dir, since) == [".git/hooks/post-commit"]
-    assert git_controls_changed(GitRepo(git_repo).git_dir, time.time() + 60) == []
-
-
 def test_a_file_name_that_is_not_utf8_is_a_clear_error(git_repo: Path) -> None:
     os.close(os.open(os.fsencode(git_repo) + b"/bad\xff.txt", os.O_CREAT | os.O_WRONLY))
     with pytest.raises(errors.UserError, match=r"not UTF-8 .*bad\\xff\.txt"):

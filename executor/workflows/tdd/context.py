@@ -21,6 +21,7 @@ from executor.words import plural
 from executor.workflows.tdd.state import RunState, SessionArchive, SessionRecord, Spent
 
 if TYPE_CHECKING:
+    from executor.pinning import Pins
     from executor.projectenv import Interpreter
     from executor.sandbox import Sandbox
     from executor.strength.job import Job
@@ -71,6 +72,9 @@ class SessionRun:
     policy: RetryPolicy
     #: Parse the plan again (after the executor put a plan file back); returns it.
     reload_plan: Callable[[], PlanView]
+    #: What the run pinned before any agent step (`executor.pinning`): the one thing the
+    #: judges of the environment and of git's own files compare against.
+    pins: Pins
     #: Multiplier for retry backoff sleeps (0 in tests).
     backoff: float = 1.0
     #: A live progress line for something slow (None: report lines only).
@@ -99,6 +103,9 @@ class SessionRun:
     #: GREEN's mutation run, started beside its verification (`executor.workflows.tdd.
     #: ahead`); the mutation step takes it. Not saved: a new process measures again.
     ahead: Ahead | None = None
+    #: The pin was compared since this process took the session up, or since a person
+    #: last answered at length (`PinJudge.settle_pins`).
+    pins_settled: bool = False
 
     def spent_now(self) -> Spent:
         return self.spent() if self.spent is not None else self.state.run.spent
@@ -204,9 +211,6 @@ class SessionPart:
     def drifted(self) -> bool:
         """The session's section of the plan changed since the session started."""
         return bool(self.rec.source_hash) and self.rec.source_hash != self.s.source_hash
-
-    def changed_meanwhile(self) -> bool:
-        return self.drifted() or bool(self.person_edits())
 
 
 _VERBOSE = re.compile(r"\s(PASSED|FAILED|ERROR)\b")

@@ -53,9 +53,11 @@ class Gates(Settling, Strength):
                 return got
             if got.feedback:
                 self.rec.feedback.append(got.feedback)
-            if not got.waited or not self.changed_meanwhile():
+            if not got.waited:
                 return got.action
-            self.rec.held_action = got.action  # asked again after the edits are settled
+            # a person answered at length: what changed meanwhile is settled first
+            self.r.pins_settled = False
+            self.rec.held_action = got.action
 
     def checkpoint(self, step: Step, text: str, extra: Sequence[Option], info: str) -> Outcome:
         name = checkpoint_of(step)
@@ -276,6 +278,11 @@ class Gates(Settling, Strength):
             self.rec.held_action = "recheck"
         options = [
             opt("retry", "Retry (the agent gets the failure output)"),
+            opt(
+                "check",
+                "Check again, no agent call (after you fixed the cause, e.g. "
+                "installed a missing dependency)",
+            ),
             opt("show_diff", "Show code"),
             opt("rollback", "Roll back the session"),
             opt("skip", "Skip the session (roll back, mark it skipped)"),
@@ -284,6 +291,15 @@ class Gates(Settling, Strength):
         if self.rec.infra_changed:  # what runs the tests reads it: a person takes it in
             options.insert(1, opt("accept_infra", "Accept the changed test infrastructure "
                                                   "(see the diff)"))  # fmt: skip
+        if self.r.pins.pinned.unsettled:  # what the tests run with: a person decides
+            options.insert(
+                1,
+                opt(
+                    "accept_environment",
+                    "Take the project's environment in "
+                    "as it is now (the tests run with it from now on)",
+                ),
+            )
         if self.rec.weakened:  # tests only grow stronger without a person: this one decides
             options.insert(1, opt("accept_tests", "Accept the changed tests (see the diff)"))
         if self.rec.strength is not None and self.rec.strength.below:
@@ -297,8 +313,12 @@ class Gates(Settling, Strength):
             )
             if isinstance(got, Outcome):
                 return got
-            if got == "recheck":
+            if got in {"recheck", "check"}:
                 return O.OK
+            if got == "accept_environment":
+                self.take_environment()
+                self._say("the project's environment as it is now is the run's from now on")
+                return O.OK  # verified again, with it
             if got == "accept_tests":
                 self._accept_tests()
                 return O.OK  # verified again, with these tests

@@ -5,13 +5,13 @@ test run, and at verification.
   executor's); a plan file it changed is put back and the step fails (the plan is
   read-only to agents); a file the person kept out of the session is put back if the
   agent touched it; what a clone would not get back (a nested repository, a link out of
-  the repository) fails the step; git hooks or config changed during the session are
-  reported once.
+  the repository) fails the step; and what the run pinned is compared (`PinJudge`): git's
+  own files it changed are put back, a changed environment fails the step.
 - Around every test run (`sealed_run`): the tree, HEAD, the executor's own files and the
-  person's kept-out files are recorded before the run and compared after it. Anything a
-  test run changed is put back and fails the step: the code under test cannot rewrite
-  itself, commit, forge the state or the plan cache, or edit the plan while it is
-  verified (P24).
+  person's kept-out files are recorded before the run and compared after it, and the
+  run's pin after it. Anything a test run changed is put back and fails the step: the
+  code under test cannot rewrite itself, commit, forge the state or the plan cache, or
+  edit the plan while it is verified (P24).
 - At verification (`tampering`): test infrastructure changed since RED, code that
   reaches into the runner, code git ignores, unchecked bytecode, earlier sessions'
   passing tests gone, and tests weakened since they were written (P25).
@@ -28,7 +28,7 @@ from executor.engine.process import OwnFiles
 from executor.fsutil import read_regular
 from executor.words import plural
 from executor.workflows.tdd import tampering, testchanges, verdicts
-from executor.workflows.tdd.context import SessionPart
+from executor.workflows.tdd.pins import PinJudge
 
 if TYPE_CHECKING:
     import ast
@@ -54,7 +54,7 @@ class Seal:
     settings: dict[str, str]
 
 
-class Guard(SessionPart):
+class Guard(PinJudge):
     # -- around a test run --------------------------------------------------------------
     def sealed_run(self, run: Callable[[], TestRun]) -> tuple[TestRun, list[str]]:
         """Run the tests; then put back whatever the run changed, and say what it was."""
@@ -77,7 +77,7 @@ class Guard(SessionPart):
         layout = self.r.layout
         archived = sorted(layout.archive.glob("*.json")) if layout.archive.is_dir() else []
         return OwnFiles(
-            [layout.state, layout.backup, *archived], cache=layout.plan_cache,
+            [layout.state, layout.backup, layout.pinned, *archived], cache=layout.plan_cache,
             reclaim=self.r.reclaim,
         )  # fmt: skip
 
@@ -117,7 +117,7 @@ class Guard(SessionPart):
         settings = restore_settings(repo, seal.settings)
         if settings:
             problems.append(f"{who} changed the executor's settings: {', '.join(settings)}")
-        return problems + self._cleared()
+        return problems + self.pins_after(who) + self._cleared()
 
     def _put_back_kept(self, kept: dict[str, str]) -> list[str]:
         repo = self.r.repo
@@ -141,8 +141,7 @@ class Guard(SessionPart):
                 f"its step; folded back into the worktree (the executor makes the one "
                 f"session commit)"
             )
-        self._note_git_controls(role)
-        problems = []
+        problems = self.pins_after("its agent step", agent=True)
         restored = r.restored_plan or restore_plan(r.repo, r.layout, rec, Path(r.state.run.plan))
         r.restored_plan = []
         if restored:
@@ -166,27 +165,6 @@ class Guard(SessionPart):
         """What recording the tree removed since it was last reported (`GitTrees.cleared`)."""
         cleared, self.r.repo.cleared = self.r.repo.cleared, []
         return [f"the worktree held {c}." for c in cleared]
-
-    def _note_git_controls(self, role: str) -> None:
-        """Say (once a session) which of git's hooks or config changed since it started."""
-        rec = self.rec
-        if not rec.started_at:
-            return
-        from datetime import datetime
-
-        since = datetime.fromisoformat(rec.started_at.replace("Z", "+00:00")).timestamp()
-        changed = tampering.git_controls_changed(self.r.repo.git_dir, since)
-        if not changed:
-            return
-        note = (
-            f"git's own files changed since this session started (by the agent during its "
-            f"step, or by you while it waited): {verdicts.describe(changed)}. The executor's "
-            f"git commands run no hooks or configured programs; yours will: look at them "
-            f"before your next commit."
-        )
-        if note not in rec.errors:
-            rec.errors.append(note)
-            self._say(f"{role.upper()}: {note}")
 
     # -- at verification --------------------------------------------------------------------
     def tampering(self, role: str, suite_run: TestRun | None) -> list[str]:
@@ -262,31 +240,29 @@ class Guard(SessionPart):
             f"them yourself): {verdicts.describe(changed)}"
         ]
 
-    def environment_changes(self) -> list[str]:
-        """What runs in every test run of the project's environment (`.pth` files,
-        sitecustomize, pytest plugins) changed since the session started: it decides
-        what passes as surely as a conftest.py (an agent's `pip install` of a plugin)."""
-        env = self.rec.environment
-        if env is None:
-            return []
-        from executor.projectenv import plugin_changes, plugins
-
-        changed = plugin_changes(env.plugins, plugins(tuple(env.site)))
-        if not changed:
-            return []
-        return [
-            f"the project's environment changed during the session: what runs in every test "
-            f"run of {env.python} ({env.source}) is not what it was: {verdicts.describe(changed)} "
-            f"(a pytest plugin, a .pth file or sitecustomize decides what passes; a person may "
-            f"accept it at the next question)"
-        ]
-
     def infra_now(self, changed: list[str]) -> dict[str, str]:
         """Test infrastructure as it stands: the changed files that are infrastructure,
         and every file the session's test commands run."""
         named = tampering.command_files(self.r.repo.root, self.commands())
         files = [f for f in changed if tampering.is_infra(f)] + named
         return tampering.infra_fingerprint(self.r.repo.root, files, runners=self.runners())
+
+    def infra_unseen(self, changed: list[str]) -> list[str]:
+        """What the session's test commands run, changed in RED where its diff (`changed`)
+        does not show it: a file git ignores, which RED's own check ran with and nobody
+        saw. Pinned when the session started, before RED acted."""
+        before = self.rec.base_infra
+        if before is None:  # a session started before this was recorded
+            return []
+        now = self.infra_now(changed)
+        hidden = [f for f in sorted({*before, *now}) if f not in changed
+                  and before.get(f) != now.get(f)]  # fmt: skip
+        if not hidden:
+            return []
+        return [
+            f"test infrastructure changed during RED where no diff shows it (git ignores "
+            f"it; the test commands run it): {verdicts.describe(hidden)}"
+        ]
 
     def weakened_tests(self, role: str, run: TestRun | None = None) -> list[str]:
         """Tests weakened since the session started (RED) or since RED (GREEN, REFACTOR),

@@ -49,6 +49,7 @@ from executor.workflows.tdd.workspace import check_plan_owner, check_workspace, 
 
 if TYPE_CHECKING:
     from executor.choices import Question
+    from executor.pinning import Pins
     from executor.projectenv import Interpreter
     from executor.prompts import Prompter
     from executor.runoptions import RunOptions
@@ -201,8 +202,9 @@ class Runner:
         how = AgentProcess.from_options(options.agent_command, options.agent)
         assert how is not None
         own = OwnFiles(
-            [layout.state, layout.backup], cache=layout.plan_cache, reclaim=store.reclaim
-        )
+            [layout.state, layout.backup, layout.pinned], cache=layout.plan_cache,
+            reclaim=store.reclaim,
+        )  # fmt: skip
         walled = state.run.lane is not None and options.sandbox == "auto"
         agents = ProcessAgents(
             how, repo=repo.root, channel=channel, durable=durable, exclude=repo.exclude,
@@ -278,6 +280,7 @@ class Runner:
             )  # fmt: skip
 
         measuring = req.measure or (measure if req.run_tests is None else None)
+        pins = self._pins(opened, layout, sandbox)
         archive = SessionArchive(layout.archive)
         ran: list[int] = []
         lot = ParkingLot(
@@ -320,6 +323,7 @@ class Runner:
                         test_command=project_command,
                         tag=options.tag,
                     ),
+                    pins=pins,
                     backoff=req.backoff,
                     restored_plan=restored.get(number, []),
                     entry_step=rec.step.value,
@@ -365,6 +369,36 @@ class Runner:
                      None)  # fmt: skip
         if phase is not None and phase.status == "completed":
             hook(phase.number)
+
+    def _pins(self, opened: Opened, layout: Layout, sandbox: Sandbox | None) -> Pins:
+        """What the run pinned before any agent step (`executor.workflows.tdd.pins`); a
+        session's lane takes its parallel run's, pinned once for every lane."""
+        from executor.testrun import DEFAULT_TEST_TIMEOUT
+        from executor.workflows.tdd.pins import pin_run
+
+        state, repo = opened.state, opened.repo
+        outline = opened.plan.outline()
+        return pin_run(
+            state, repo, layout, commands=[opened.command, *(o.red_command for o in outline)],
+            suite=opened.suite, planned=lambda: planned(opened.plan), checkouts=checkouts(repo),
+            report=self.report,
+            test_timeout=state.run.options.test_timeout or DEFAULT_TEST_TIMEOUT, sandbox=sandbox,
+        )  # fmt: skip
+
+
+def planned(plan: PlanView) -> list[str]:
+    """Every file the plan's sessions list (what they make, or change)."""
+    sessions = (plan.session(o.number) for o in plan.outline())
+    return [f.path for s in sessions if s is not None for f in s.files]
+
+
+def checkouts(repo: GitRepo) -> list[Path]:
+    """The checkouts whose environment a run's tests use: the repository's, and for a
+    linked worktree (a session's lane) the person's checkout too."""
+    common = repo.common_dir()
+    main = common.parent if common.name == ".git" else None
+    here = repo.root.resolve()
+    return [here] + ([main] if main is not None and main != here else [])
 
 
 @dataclass
@@ -486,7 +520,7 @@ def sandbox_of(repo: GitRepo, layout: Layout, plan: Path, extra: Sequence[Path] 
     common = repo.git_dir / "commondir"
     if common.is_file():
         git_dirs.append((repo.git_dir / common.read_text("utf-8").strip()).resolve())
-    own = [layout.state, layout.backup, layout.archive, layout.plan_cache]
+    own = [layout.state, layout.backup, layout.archive, layout.plan_cache, layout.pinned]
     return Sandbox.of([*git_dirs, *own, *plan_files(plan), *extra])
 
 

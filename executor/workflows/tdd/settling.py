@@ -1,18 +1,21 @@
 """What changed while a TDD session waited for a person, settled before a gate asks
-its own question: the session's section of the plan (drift) and files a person edited.
-Neither is committed or acted on silently (`Settling.settle`)."""
+its own question: the session's section of the plan (drift), files a person edited, and
+what the run pinned (the project's environment, git's own files). None is committed or
+acted on silently (`Settling.settle`)."""
 
 from __future__ import annotations
 
+from executor import pinning
 from executor.choices import Decision
 from executor.engine.machine import Outcome
 from executor.workflows.tdd import verdicts
 from executor.workflows.tdd.asking import Asking
 from executor.workflows.tdd.context import opt
+from executor.workflows.tdd.pins import PinJudge
 from executor.workflows.tdd.step import RECHECK_AT
 
 
-class Settling(Asking):
+class Settling(Asking, PinJudge):
     def settle(self) -> Outcome | None:
         """Before a gate asks its own question: settle what changed while the session
         waited. Two things can: the session's section of the plan (drift) and files in
@@ -28,8 +31,81 @@ class Settling(Asking):
             out = self._drift()
             if out is not None:
                 return out
+        pinned = self.settle_pins()
+        if pinned is not None:
+            return pinned
         edits = self.person_edits()
         return self._edits(edits) if edits else None
+
+    def settle_pins(self) -> Outcome | None:
+        """What the run pinned, changed while no agent step ran: the person's. Taken in
+        and said (what was verified is verified again); but another interpreter than
+        the one an agent step ran with is asked about, and with nobody to ask the run
+        stops. What an agent step changed is left for a person to take in at the
+        escalation. Compared once a process, and again after a long answer."""
+        if self.r.pins_settled:
+            return None
+        self.r.pins_settled = True
+        pins = self.r.pins
+        moved = self.interpreter_moved()
+        if moved is not None and pins.pinned.used:
+            return self._other_interpreter(moved)
+        env = pins.pinned.environment
+        changes = pins.changes(env.python if env else None)
+        if pins.pinned.unsettled and changes is not None and not changes.environment:
+            pins.pinned.unsettled = {}
+            self._say("the project's environment is as the run pinned it again")
+        if pins.pinned.unsettled or (changes is not None and not changes and moved is None):
+            return None
+        what = (
+            [f"the environment found is now {moved}"] if moved is not None else
+            [] if changes is None else
+            pinning.shown({**changes.environment, **changes.git}, *self._roots())
+        )  # fmt: skip
+        self.take_environment()
+        note = (
+            f"the project's environment or git's own files changed while no agent step ran "
+            f"(yours): {verdicts.describe(what) or 'the record of the pin'}; taken in: the "
+            f"tests run with {self.rec.environment.python if self.rec.environment else '?'} "
+            f"as it is now"
+        )
+        self.rec.errors.append(note)
+        self._say(note)
+        if self.rec.step in RECHECK_AT:
+            self._say("verifying again with it")
+            return Outcome.RECHECK
+        return None
+
+    def _other_interpreter(self, moved: str) -> Outcome | None:
+        """Another environment is found than the one the run's sessions ran with: a
+        person decides (`--yes`: the run stops)."""
+        env = self.r.pins.pinned.environment
+        assert env is not None
+        self.rec.problem = (
+            f"The environment the tests would run in now, {moved}, is not the one this "
+            f"run's sessions ran with, {env.python} ({env.source}): a new `.venv`, an "
+            f"environment (de)activated, a lock file. The environment belongs to the run."
+        )
+        options = [
+            opt("use_new", "Use it from now on (the session's checks run with it again)"),
+            opt("abort", "Abort the session (roll back; everything is backed up first)"),
+            opt("pause", "Pause (restore the environment, then run again)"),
+        ]
+        got = self.question("environment", self.rec.problem + " What now?", options, "", None)
+        if got is Outcome.NO_HUMAN:
+            self.rec.last_failure = (
+                "Run the same command on a terminal (or through a host) to choose, or put "
+                "the environment back as it was."
+            )
+            return got
+        if isinstance(got, Outcome):
+            return got
+        assert isinstance(got, Decision)
+        if got.action == "abort":
+            return Outcome.ABORT
+        self.take_environment()
+        self._say(f"the tests run with {moved} from now on")
+        return Outcome.RECHECK if self.rec.step in RECHECK_AT else None
 
     def _drift(self) -> Outcome | None:
         s, rec = self.s, self.rec

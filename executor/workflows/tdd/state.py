@@ -23,7 +23,7 @@ The JSON Schema is `docs/schemas/agent-state.schema.json`, kept in sync by a tes
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
@@ -31,6 +31,7 @@ from executor.bridge.models import Ledger
 from executor.datamodel import Strict
 from executor.engine.layout import Layout
 from executor.engine.machine import Outcome
+from executor.pinning import Pinned, TestEnvironment
 from executor.runoptions import RunOptions
 from executor.stamps import utc_now as now
 from executor.store import StateStore
@@ -160,25 +161,6 @@ class RedFacts(Strict):
     )
 
 
-class TestEnvironment(Strict):
-    """The project's environment a session's tests run in (`executor.projectenv`), as found
-    when the session started."""
-
-    __test__: ClassVar[bool] = False
-
-    python: str
-    source: str = Field(description="how it was found, in the person's words")
-    prefix: str | None = Field(default=None, description="the environment's folder")
-    identity: str = Field(description="the interpreter's real path (and hash, in the repo)")
-    plugins: dict[str, str] = Field(
-        default_factory=dict,
-        description="what runs in every test run: .pth files, sitecustomize, pytest plugins "
-        "(path -> content hash)",
-    )
-    site: list[str] = Field(default_factory=list, description="where its packages are")
-    coverage: bool = Field(default=False, description="pytest-cov is installed there")
-
-
 class PersonHook(Strict):
     """The person's commit hooks as the repository had them when a session started:
     the ones the session runs before "Commit?" (`executor.workflows.tdd.hooks`)."""
@@ -230,6 +212,11 @@ class SessionRecord(Strict):
     base_tests: dict[str, str] = Field(
         default_factory=dict, description="every test's fingerprint when the session started"
     )
+    base_infra: dict[str, str] | None = Field(
+        default=None,
+        description="the files the session's test commands run, as the session started "
+        "(before RED): RED may change them only where its diff shows it",
+    )
     weakened: list[str] = Field(
         default_factory=list, description="tests a step weakened (a person may accept them)"
     )
@@ -275,7 +262,8 @@ class SessionRecord(Strict):
         default=None, description="the person's commit hooks when the session started"
     )
     environment: TestEnvironment | None = Field(
-        default=None, description="the project's environment the session's tests run in"
+        default=None,
+        description="the project's environment the session's tests run in: the run's pin",
     )
     hook_rewrites: int = Field(default=0, description="hook runs in a row that changed files")
     hook_retries: int = Field(default=0, description="automatic retries after failing hooks")
@@ -428,6 +416,11 @@ class RunRecord(Strict):
         description="sessions set aside while their question waits for a person (--yes, "
         "nobody to ask): their work under a ref, not in the checkout",
     )
+    pinned: Pinned | None = Field(
+        default=None,
+        description="what the run pinned before any agent step: the environment its tests "
+        "run in, and the digest of the pin file (executor.pinning)",
+    )
 
     @model_serializer(mode="wrap")
     def _compact(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -440,6 +433,8 @@ class RunRecord(Strict):
             out.pop("lane", None)
         if not self.parked:
             out.pop("parked", None)
+        if self.pinned is None:
+            out.pop("pinned", None)
         return out
 
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from executor import fsutil
 from executor.engine.machine import Outcome
-from executor.projectenv import Interpreter
+from executor.pinning import interpreter
 from executor.strength.facts import SURVIVORS_KEPT, StrengthFacts, SurvivorFact
 from executor.strength.job import Job, SessionTests
 from executor.workflows.tdd import verdicts
@@ -283,7 +283,7 @@ def mutation_job(
     env = rec.environment
     return Job(mutants, lambda dest: r.repo.export_tree(tree, dest, repository=True), prefix,
                tests, collect, budget, _mutants_log(part),
-               Interpreter(env.python, env.source, env.prefix) if env else None)  # fmt: skip
+               interpreter(env) if env else None)  # fmt: skip
 
 
 def start_ahead(part: SessionPart, tree: str) -> bool:

@@ -12,9 +12,10 @@ must kill the mutants of its changed lines (`green_strength`: a figure, and a ga
 measured again, `refactor_strength`); the repository's own commit hooks run (`hooks`: a
 failure goes back to the agent, files they reformat are tested again); after_refactor
 asks "Commit?"; the evidence check, the commit, and session_complete. A step that fails
-after its retries goes to its escalation, where a person chooses: retry, roll back,
-skip, or pause. With nobody to ask (`--yes`, no terminal) the run stops there (exit 16);
-running it again unattended checks again (`ok`: back to the verify step, no agent call).
+after its retries goes to its escalation, where a person chooses: retry, check again
+(no agent call), roll back, skip, or pause. With nobody to ask (`--yes`, no terminal)
+the run stops there (exit 16); running it again unattended checks again (`ok`: back to
+the verify step, no agent call).
 Every checkpoint offers abort (rollback). A gate whose files changed while it waited, and
 were taken into the session, verifies again first (`recheck`). A session the plan ticks
 as done whose tests pass here is adopted (no agent, no commit).

@@ -1,6 +1,7 @@
 """What in the tree decides what passes, besides the code under test: test
 infrastructure (read by meaning), code that reaches into the test runner, code git
-ignores, bytecode Python runs without its source, git's own controls, and the plan.
+ignores, bytecode Python runs without its source, and the plan (git's own files and the
+project's environment are the run's pin: `executor.pinning`).
 
 Test infrastructure is judged by what runs the tests, not by a file's name: a file is
 infrastructure as far as what runs the tests reads it. `infra_fingerprint` hashes
@@ -296,31 +297,6 @@ def runner_hooks(root: Path, files: Iterable[str], *, is_test: Callable[[str], b
 #: holds. Searching for them first is a substring scan: the patterns' word-boundary
 #: alternatives take milliseconds on a real module of 100 KB, at every sealed run.
 _WORDS = (b"pytest", b"TestReport", b"hookimpl", b"pluginmanager", b"force_", b"outcome")
-
-
-def git_controls_changed(git_dir: Path, since: float) -> list[str]:
-    """git's own files that decide what git runs or shows (`config`, `info/attributes`
-    with its filters, `info/exclude`, `hooks/*` but the shipped `.sample`s) modified after
-    `since` (a POSIX time), as `.git/...` paths.
-
-    They are outside the worktree, so no diff shows them; the executor's own git writes
-    run no hooks, but the person's next `git commit` would.
-    """
-    common = git_dir / "commondir"  # a linked worktree: hooks and config are shared
-    if common.is_file():
-        git_dir = (git_dir / common.read_text("utf-8").strip()).resolve()
-    found = []
-    hooks = git_dir / "hooks"
-    candidates = [git_dir / "config", git_dir / "info" / "attributes", git_dir / "info" / "exclude"]
-    if hooks.is_dir():
-        candidates += sorted(p for p in hooks.iterdir() if not p.name.endswith(".sample"))
-    for path in candidates:
-        try:
-            if path.stat().st_mtime > since:
-                found.append(".git/" + path.relative_to(git_dir).as_posix())
-        except OSError:
-            continue
-    return found
 
 
 #: Folders of caches and build output that tools write and git is told to ignore.

@@ -22,13 +22,8 @@ from executor.engine.agents import (
     Waiting,
 )
 from executor.engine.machine import Outcome
-from executor.errors import (
-    DirtyWorktreeError,
-    ProjectEnvError,
-    UserError,
-    VerificationFailedError,
-)
-from executor.projectenv import Interpreter
+from executor.errors import DirtyWorktreeError, UserError, VerificationFailedError
+from executor.pinning import interpreter
 from executor.stamps import utc_now as now
 from executor.words import plural
 from executor.workflows.tdd import budget, tampering, verdicts
@@ -41,7 +36,7 @@ from executor.workflows.tdd.guard import note_settings
 from executor.workflows.tdd.hooks import find_hooks
 from executor.workflows.tdd.losses import Losses
 from executor.workflows.tdd.state import AgentCall as AgentCallLog
-from executor.workflows.tdd.state import Ran, TestEnvironment
+from executor.workflows.tdd.state import Ran
 from executor.workflows.tdd.step import Step
 from executor.workflows.tdd.strength import (
     session_tests,
@@ -131,12 +126,15 @@ class Work(Losses, Flaky):
         self.rec.ignored = self.r.repo.ignored_entries(ignore=self._ignore())
         self.rec.outside = tampering.outside_config(self.r.repo.root)
         self.rec.flags = self.r.repo.index_flags()
-        self.rec.environment = self._environment()
-        self._say(f"tests run with {self.rec.environment.python} ({self.rec.environment.source})")
+        self.r.pins.pinned.used = True  # saved with the session's start, before any agent
+        env = self.rec.environment = self.r.pins.pinned.environment
+        if env is not None:
+            self._say(f"tests run with {env.python} ({env.source})")
         self.rec.stryker = stryker_at_start(self)
         self._keep_flagged_changes(head)
         tests = [f for f in self.r.repo.paths_in(head) if verdicts.is_test_file(f)]
         self.rec.base_tests = verdicts.test_fingerprints(self.r.repo.root, tests)
+        self.rec.base_infra = self.infra_now([])  # before RED acts, as the tests are
         self.rec.branch = self.r.repo.branch()
         self.rec.source_hash = self.s.source_hash
         self.rec.started_at = now()
@@ -309,15 +307,9 @@ class Work(Losses, Flaky):
         """A sealed test run (`Guard.sealed_run`): the run, and what it tampered with."""
         if not command:
             return None, []
-        env = self.rec.environment or self._environment()
-        self.rec.environment = env
-        python = Interpreter(env.python, env.source, env.prefix)
-        moved = python.identity(self.r.repo.root)
-        changed = [] if moved == env.identity else [
-            f"the project's Python changed during the session ({env.identity} -> {moved}): "
-            f"the tests run only with the interpreter found when the session started"
-        ]  # fmt: skip
-        cover = coverage and env.coverage
+        env = self.rec.environment = self.r.pins.pinned.environment
+        python = interpreter(env) if env is not None else None
+        cover = coverage and env is not None and env.coverage
         label = f"[session {self.s.number}] running: {command}"
         log = self._test_log()
         if self.r.activity is None:
@@ -333,30 +325,7 @@ class Work(Losses, Flaky):
             )
             act.close(run.summary())
         self.rec.add_run(ran_log(self.rec.step, self.rec.attempt, run, log))
-        return run, changed + tampered
-
-    def _environment(self) -> TestEnvironment:
-        """The project's environment (`executor.projectenv`), found and asked once: where
-        its packages are (what runs in every test run is fingerprinted) and whether it has
-        pytest when the session's commands run pytest."""
-        from executor import projectenv
-
-        root = self.r.repo.root
-        found = projectenv.find(root)
-        probe = projectenv.probe(found)
-        commands = [*self._test_commands(), self.r.suite_command or ""]
-        if not probe.has_pytest and any("pytest" in c for c in commands):
-            raise ProjectEnvError(
-                f"pytest is not installed in {found.describe()}, which runs this project's "
-                f"tests: install it there (`{found.python} -m pip install pytest`), or "
-                f"activate the environment that has it, and run the same command again. "
-                f"Nothing was touched."
-            )
-        return TestEnvironment(
-            python=found.python, source=found.source, prefix=found.prefix,
-            identity=found.identity(root), plugins=projectenv.plugins(probe.site),
-            site=list(probe.site), coverage=probe.has_pytest_cov,
-        )  # fmt: skip
+        return run, tampered
 
     def _test_log(self) -> Path:
         """Where this test run's output goes as it arrives: `s<N>.<step>.a<attempt>.t<k>
@@ -380,6 +349,7 @@ class Work(Losses, Flaky):
         )
         weak += self.outside_changes() + self.environment_changes()
         changed = repo.tree_diff(repo.tree_of(self.rec.base_commit or "HEAD"), tree)
+        weak += self.infra_unseen(changed)
         mine = [f for f in changed if verdicts.is_test_file(f)]
         env = self.rec.environment
         not_red = verdicts.red_problem(
@@ -506,6 +476,10 @@ class Work(Losses, Flaky):
         failure = "; ".join(verdict.problems)
         self.rec.last_failure = failure + ("\n" + verdict.output if verdict.output else "")
         self.rec.errors.append(f"{role}: {failure}")
+        missing = self._missing(tree, session_run, suite_run)
+        if missing is not None:  # no agent attempt can install it: a person does
+            self.rec.problem = f"Session {self.s.number} {role.upper()}: {missing}"
+            return O.FAILED
         if self.rec.retries < self.r.options.max_retries:
             self.rec.retries += 1
             self.rec.attempt += 1
@@ -520,6 +494,24 @@ class Work(Losses, Flaky):
             f"{failure}"
         )
         return O.FAILED
+
+    def _missing(self, tree: str, *runs: TestRun | None) -> str | None:
+        """Why a failing run is a dependency missing from the environment the tests ran
+        in, as RED says it (`verdicts.red_problem`); None when it is not."""
+        project = [*self.r.repo.paths_in(tree), *(f.path for f in self.s.files)]
+        env = self.rec.environment
+        for run in runs:
+            if run is None or run.verdict != "red":
+                continue
+            missing = verdicts.missing_dependency(run, project)
+            if missing is not None:
+                where = f"{env.python} ({env.source})" if env else "the project's environment"
+                return (
+                    f"the tests cannot import {missing!r}, which is no part of the project "
+                    f"and is not installed in {where}: a dependency is missing, not the "
+                    f"agent's failure. Install it there, then check again (no agent call)"
+                )
+        return None
 
     def evidence(self) -> Outcome:
         """Every file the plan lists is in the tested tree and changed by the session (one

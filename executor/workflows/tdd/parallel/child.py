@@ -57,7 +57,14 @@ def lane_guarded(link: LaneLink) -> list[Path]:
     """The main run's files and plan: what a lane's test runs may not write."""
     main = Path(link.plan)
     layout = Layout(run_folder(main))
-    return [layout.state, layout.backup, layout.archive, layout.plan_cache, *plan_files(main)]
+    return [
+        layout.state,
+        layout.backup,
+        layout.archive,
+        layout.plan_cache,
+        layout.pinned,
+        *plan_files(main),
+    ]
 
 
 def lane_sandbox(sandbox: Sandbox, repo: GitRepo, *, agent: bool = False) -> Sandbox:

@@ -164,7 +164,8 @@ def _submodules(
 
 def seed(main: RunState, lane: Lane, number: int, places: Places) -> None:
     """The lane's own run state, when it has none: the seed view of every session, the
-    run's id and options, the link back, and finished sessions' records."""
+    run's id and options, the link back, finished sessions' records, and what the run
+    pinned (its record and its pin file)."""
     worktree = Path(lane.worktree)
     layout = places.layout_in(worktree)
     store = state_store(layout)
@@ -181,10 +182,14 @@ def seed(main: RunState, lane: Lane, number: int, places: Places) -> None:
             plan=str(places.plan_in(worktree)),
             options=options,
             lane=LaneLink(plan=main.run.plan, session=number, worker=lane.worker),
+            pinned=main.run.pinned.model_copy(deep=True) if main.run.pinned else None,
         )
         child = RunState(project_name=main.project_name, plan_version=main.plan_version, run=record)
         child.phases = [p.model_copy(deep=True) for p in main.phases]
         _link_archive(places.layout.archive, layout.archive, inside=layout.folder)
+        if main.run.pinned is not None:  # every lane runs with what the run pinned
+            pinned = places.layout.pinned.read_bytes()
+            fsutil.atomic_write_bytes(layout.pinned, pinned, fault="pinned")
         store.save(child)
 
 

@@ -52,6 +52,7 @@ from executor.workflows.tdd.parallel.lanes import (
     seed,
 )
 from executor.workflows.tdd.parallel.models import Lane
+from executor.workflows.tdd.parallel.pinned import pin_lanes
 from executor.workflows.tdd.parallel.proof import unproven
 from executor.workflows.tdd.parallel.watch import Watch
 from executor.workflows.tdd.parallel.waves import completed, may_start
@@ -172,11 +173,15 @@ class Parallel(Ends):
                 if (lane := state.run.lanes.get(number)) and lane.status == "integrated":
                     state.run.lanes.pop(number)
             state.run.tool_version = __version__
+            self.prompter = (
+                self.req.prompter if self.req.prompter is not None else (_terminal_prompter())
+            )
+            self.pins = pin_lanes(opened, self.repo, self.layout, self.report,
+                                  prompter=None if self.req.yes else self.prompter)  # fmt: skip
             self.fence.save(state)
         self.suite_command = opened.suite
         if not (state.run.options.sandbox == "auto" and bubblewrap() is not None):
             self.watch = Watch(self.repo, self.layout.owned(), self.report)
-        self.prompter = self.req.prompter if self.req.prompter is not None else _terminal_prompter()
         self.width = self._width(state.run.options.parallel or 1)
         self.outline = {o.number: o for o in self.plan.outline()}
         self.left_out = {n for n, o in self.outline.items() if o.left_out}

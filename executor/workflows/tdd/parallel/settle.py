@@ -86,7 +86,9 @@ class Settle(Shared):
             self.look()
 
     def suite(self, number: int, commit: str, worker: int) -> tuple[bool, str]:
-        """The whole suite on `commit`, in the executor's integration worktree."""
+        """The whole suite on `commit`, in the executor's integration worktree, with the
+        environment the run pinned (compared before and after)."""
+        from executor.pinning import interpreter
         from executor.testrun import DEFAULT_TEST_TIMEOUT, run_tests
         from executor.vcs import GitRepo
         from executor.workflows.tdd.parallel.child import lane_guarded, lane_sandbox
@@ -118,6 +120,8 @@ class Settle(Shared):
             if options.sandbox == "auto"
             else None
         )
+        self.look()  # it runs with what the run pinned, as each lane's runs did
+        env = self.pins.pinned.environment
         self.say(number, f"running the whole suite on {commit[:12]}: {command}")
         run = run_tests(
             map_test_command(command, load_project_config(path)),
@@ -125,6 +129,7 @@ class Settle(Shared):
             timeout_s=options.test_timeout or DEFAULT_TEST_TIMEOUT,
             env=worker_env(worker),
             sandbox=sandbox,
+            interpreter=interpreter(env) if env is not None else None,
         )
         changed = spot.tree_diff(spot.tree_of(commit), spot.record_tree().tree)
         self.look()

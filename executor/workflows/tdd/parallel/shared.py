@@ -30,6 +30,7 @@ from executor.workflows.tdd.parallel.models import Lane
 from executor.workflows.tdd.state import RunState
 
 if TYPE_CHECKING:
+    from executor.pinning import Pins
     from executor.prompts import Prompter
     from executor.vcs import GitRepo
     from executor.workflows.tdd.parallel.watch import Watch
@@ -67,6 +68,8 @@ class Shared:
     fence: Fence
     #: the person's checkout, watched where no sandbox keeps sessions out of it
     watch: Watch | None
+    #: what the run pinned before any lane started: every lane's, and the integration's
+    pins: Pins
 
     def order(self, number: int) -> int:
         """Where session `number` is in the run's (plan) order."""
@@ -129,9 +132,41 @@ class Shared:
 
     def look(self) -> None:
         """Where no sandbox keeps sessions out of the person's checkout: put back what
-        they wrote there (`watch`)."""
+        they wrote there (`watch`); and everywhere, compare what the run pinned."""
         if self.watch is not None:
             self.watch.check()
+        self.check_pins()
+
+    def check_pins(self) -> None:
+        """What the run pinned for every lane and the integration (`executor.pinning`),
+        as sessions left it: git's own files a session changed are put back; a changed
+        environment stops the run before anything more is integrated (every lane and
+        the integration suite run with it), and stays the sessions' change until it is
+        as pinned again or a person takes it in."""
+        from executor.errors import VerificationFailedError
+        from executor.pinning import shown
+        from executor.workflows.tdd.verdicts import describe
+
+        env = self.pins.pinned.environment
+        changes = self.pins.changes(env.python if env else None)
+        if changes is None:
+            raise VerificationFailedError(
+                f"the executor's record of what the run pinned ({self.pins.path}) changed "
+                f"while sessions worked: nothing more is integrated (tampering)."
+            )
+        if changes.git:
+            self.pins.put_back_git(list(changes.git))
+            self.report(f"[run] git's own files changed while sessions worked: "
+                        f"{describe(shown(changes.git, self.repo.root))}; put back")  # fmt: skip
+        if not changes.environment:
+            return
+        with self.turn() as state:
+            if state.run.pinned is not None:
+                state.run.pinned.unsettled = changes.environment
+        self.pins.pinned.unsettled = changes.environment
+        from executor.workflows.tdd.parallel.pinned import unsettled_message
+
+        raise VerificationFailedError(unsettled_message(self.pins, self.repo.root))
 
     def say(self, number: int, text: str) -> None:
         self.report(f"[session {number}] {text}")
