@@ -91,7 +91,7 @@ class Losses(Guard):
     def _trials(self, folder: Path) -> _Trials:
         """The session's tree written to `folder`, with the checkout's ignored files
         linked in; runs pytest on test ids there (`_Trials`)."""
-        from executor.projectenv import Interpreter
+        from executor.pinning import interpreter
         from executor.testrun import DEFAULT_TEST_TIMEOUT, run_tests
 
         repo, rec = self.r.repo, self.rec
@@ -105,7 +105,7 @@ class Losses(Guard):
                 link.parent.mkdir(parents=True, exist_ok=True)
                 os.symlink(repo.root / entry.rstrip("/"), link)
         env = rec.environment
-        python = Interpreter(env.python, env.source, env.prefix) if env else None
+        python = interpreter(env) if env else None  # the pinned plugins, and only those
         limit = self.r.options.test_timeout or DEFAULT_TEST_TIMEOUT
 
         def run(ids: Sequence[str]) -> TestRun:
