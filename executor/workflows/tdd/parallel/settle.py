@@ -61,9 +61,8 @@ class Settle(Shared):
     def integrate_one(self, number: int) -> None:
         """Integrate lane `number` (finished): one at a time across every run of the plan,
         holding the main checkout against a run there too."""
-        self.places.lock_folder()
         with (
-            exclusive(self.places.integrating, what="integrates a session", wait=TURN_WAIT * 4),
+            self.moving_checkout("integrates a session"),
             exclusive(self.repo.git_dir / "executor-run.lock", what=f"holds this worktree "
                       f"({self.repo.root})", wait=TURN_WAIT),
         ):  # fmt: skip

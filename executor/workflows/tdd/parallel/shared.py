@@ -24,7 +24,7 @@ from executor.errors import LockedError
 from executor.plan.cache import PlanView
 from executor.store import StateStore, exclusive
 from executor.workflows.tdd.parallel.children import STOP_GRACE, Child, Launcher
-from executor.workflows.tdd.parallel.fence import Fence
+from executor.workflows.tdd.parallel.fence import TURN_WAIT, Fence
 from executor.workflows.tdd.parallel.lanes import Places, sync_options, worker_env
 from executor.workflows.tdd.parallel.models import Lane
 from executor.workflows.tdd.state import RunState
@@ -134,8 +134,28 @@ class Shared:
         """Where no sandbox keeps sessions out of the person's checkout: put back what
         they wrote there (`watch`); and everywhere, compare what the run pinned."""
         if self.watch is not None:
-            self.watch.check()
+            with self.moving_checkout("looks at your checkout"):
+                self.watch.check()
         self.check_pins()
+
+    #: this run holds `moving_checkout` now
+    _moving = False
+
+    @contextlib.contextmanager
+    def moving_checkout(self, what: str) -> Iterator[None]:
+        """The lock every run of the plan takes to move the person's checkout (an
+        integration) or to look at it: a look between another run's move of HEAD and of
+        the files took its integration for a session's writes and put it back."""
+        if self._moving:
+            yield
+            return
+        self.places.lock_folder()
+        with exclusive(self.places.integrating, what=what, wait=TURN_WAIT * 4):
+            self._moving = True
+            try:
+                yield
+            finally:
+                self._moving = False
 
     def check_pins(self) -> None:
         """What the run pinned for every lane and the integration (`executor.pinning`),
