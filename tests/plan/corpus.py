@@ -1,16 +1,18 @@
 """Every plan the tests can read: our fixtures and examples, the real plans kept in the
 repository (tests/plan/real/files), and, where this machine has them, the real plans kept
-beside it (/work/realplans, /work/shared/plans-wild)."""
+beside it: the folder `EXECUTOR_REAL_PLANS` names (laid out like tests/plan/real/files) and
+the shared plans `EXECUTOR_WILD_PLANS` names."""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 REAL = Path(__file__).parent / "real"
-OUTSIDE = Path("/work/realplans")
-WILD = Path("/work/shared/plans-wild")
+OUTSIDE = Path(os.environ.get("EXECUTOR_REAL_PLANS") or REAL / "beside")
+WILD = Path(os.environ.get("EXECUTOR_WILD_PLANS") or REAL / "wild")
 _NOT_PLANS = {"README.md", "speckit.tasks-command.md", "PHASE_TASKS_TEMPLATE.md"}
 
 

@@ -2,8 +2,8 @@
 (tests/plan/real/expected/<id>.json, our own work, written from the file before the
 parser read it; sources and licences in tests/plan/real/SOURCES.md). A plan whose
 repository has a permissive licence is kept in tests/plan/real/files/ byte for byte, with
-that licence, so CI proves its reading; the others stay beside the repository
-(/work/realplans) and their test is skipped where they are absent.
+that licence, so CI proves its reading; the others stay beside the repository (in the
+folder `EXECUTOR_REAL_PLANS` names) and their test is skipped where they are absent.
 
 Where we read a field differently, the difference is listed below with why; a
 difference that is not listed fails, and so does a listed one that went away.
@@ -131,10 +131,6 @@ KNOWN: dict[tuple[str, int, str], str] = {
     ("tm-edu-parser", 1, "files"): _TM_FILES,
     ("tm-edu-parser", 8, "files"): _TM_FILES,
     ("tm-edu-parser", 10, "files"): _TM_FILES,
-    ("tm-edu-parser", 11, "test_commands"): (
-        "an inline `python -c` is taken for a check; this one exports to Google Sheets, an "
-        "effect only its code shows"
-    ),
     ("tm-prompt-enhancer", 2, "files"): _TM_FILES,
     ("tm-prompt-enhancer", 4, "files"): _TM_FILES,
     ("tm-prompt-enhancer", 9, "files"): _TM_FILES,

@@ -1,16 +1,14 @@
-"""Real plans from other tools (/work/shared/plans-wild) validate with the session counts
-a human reader counts. CI has no ../shared: there the test is skipped, and
-tests/plan/test_readers.py covers the same constructs on our own fixtures."""
+"""Real plans from other tools (the shared plans-wild folder `EXECUTOR_WILD_PLANS` names)
+validate with the session counts a human reader counts. Where that folder is absent (CI)
+the test is skipped, and tests/plan/test_readers.py covers the same constructs on our own
+fixtures."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 
 from executor.plan import lint, load_plan
-
-WILD = Path("/work/shared/plans-wild")
+from tests.plan.corpus import WILD
 
 #: file -> (format, phases, sessions), counted by reading each plan before parsing it
 EXPECTED = {
