@@ -200,7 +200,21 @@ def as_file(text: str, *, listed: bool = False) -> str | None:
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
     if name in _WELL_KNOWN or _NAME.match(name) or _DOTFILE.match(name):
         return path
+    if path.startswith("/"):
+        return None  # `/cli-utilities/config`: a route or a page id, not a file
     return path if listed and "/" in path and _BARE_NAME.match(name) else None
+
+
+_TEST_NAME = re.compile(
+    r"^test_.+\.py$|_test\.(?:py|go|dart|exs|cpp|cc|c)$|\.(?:test|spec)\.[cm]?[jt]sx?$"
+    r"|(?:Test|Tests|Spec|IT)\.(?:java|kt|cs|swift|php|scala|groovy)$|_(?:spec|test)\.rb$"
+)
+
+
+def is_test_name(path: str) -> bool:
+    """A test file by its name, in the conventions of the common languages (`test_x.py`,
+    `x_test.go`, `x.test.ts`, `XTest.java`, `x_spec.rb`); a helper under `tests/` is not."""
+    return _TEST_NAME.search(path.replace("\\", "/").rsplit("/", 1)[-1]) is not None
 
 
 def is_source_name(path: str) -> bool:

@@ -66,8 +66,17 @@ def plan_target(path: Path) -> Path:
 
 
 _SESSION = re.compile(rf"^ {{0,3}}#{{1,6}}[ \t]+(?:{words.SESSION})[ \t]*#?\d", re.I | re.M)
-_TASK = re.compile(rf"^ {{0,3}}#{{2,4}}[ \t]+(?:{words.TASK})[ \t]*#?\d", re.I | re.M)
-_SPECKIT_TASK = re.compile(r"^[ \t]*[-*][ \t]+\[[ xX]\][ \t]+(?:\*\*|__)?T\d{2,}\b", re.M)
+_TASK = re.compile(
+    rf"^ {{0,3}}#{{2,4}}[ \t]+(?:{words.TASK})[ \t]*#?(?:\d|[a-z]+\d+(?:[-.][a-z]*\d+)*[ \t:])",
+    re.I | re.M,
+)
+#: A spec-kit task: a box with an id (`T001`, `**T-101**`, `**任务 1.1**:`).
+_SPECKIT_TASK = re.compile(
+    rf"^[ \t]*[-*][ \t]+\[[ xX]\][ \t]+(?:\*\*|__)?(?:T-?\d{{2,}}\b|(?:{words.TASK})[ \t]*\d)",
+    re.M | re.I,
+)
+_BOX = re.compile(r"^[-*][ \t]+\[[ xX]\][ \t]+\S", re.M)
+_PHASE_HEAD = re.compile(rf"^ {{0,3}}#{{1,6}}[ \t]+(?:{words.PHASE})[ \t]*\d", re.I | re.M)
 _KIRO_TASK = re.compile(
     r"^[ \t]*[-*][ \t]+\[[ xX-]\]\*?[ \t]+(?:\d+\.|\d+(?:\.\d+)+)[ \t]+\S", re.M
 )
@@ -107,6 +116,8 @@ def detect_text(text: str, name: str = "") -> PlanFormat | None:
     kiro = len(_KIRO_TASK.findall(text))
     if kiro >= 2 and kiro > max(sessions, tasks):
         return "kiro"
+    if name.lower() == "tasks.md" and not sessions and not tasks and _boxed_phases(text):
+        return "speckit"  # a checkbox list under phase headings, in spec-kit's file
     if tasks > sessions:
         return "superpowers"
     if sessions:
@@ -118,6 +129,12 @@ def detect_text(text: str, name: str = "") -> PlanFormat | None:
     if len(_PHASE_UNIT.findall(text)) >= 2:
         return "overview" if name in OVERVIEW_NAMES else "phase"
     return None
+
+
+def _boxed_phases(text: str) -> bool:
+    """Phase headings with top-level checkbox items after them."""
+    first = _PHASE_HEAD.search(text)
+    return first is not None and _BOX.search(text, first.end()) is not None
 
 
 def detect(path: Path) -> tuple[PlanFormat, Path]:

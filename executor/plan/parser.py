@@ -60,6 +60,8 @@ class _FileParser:
         #: Test command a line outside every session names ("Run tests after every
         #: change - `npm run test:run`"): sessions that name none use it.
         self.file_command: tuple[int, str] | None = None
+        #: `Session N` sections that record work done (a journal), beside the units.
+        self.journal: list[Section] = []
 
     def error(self, line: int, message: str) -> None:
         self.result.diagnostics.append(
@@ -122,10 +124,17 @@ class _FileParser:
                     f"heading '{text}' looks like a session but has no readable "
                     "number; expected 'Session N: Title'",
                 )
+        journal = [u for u in found if isinstance(u, Section) and _is_record(u)]
+        if journal and len(journal) == len(found):
+            found = []  # a journal of sessions done: the plan's work is elsewhere in the file
         if not found:
             found.extend(self.bold_sessions())
         if not found and not self.overview:
-            found.extend(self.phase_units(ids))
+            found.extend(self.phase_units(ids) or self.work_units())
+        if journal and not found:
+            found = list(journal)
+        elif journal:
+            self.journal = journal
         return found
 
     def session_or_parts(self, section: Section) -> list[Section]:
@@ -139,6 +148,29 @@ class _FileParser:
         """A file with no sessions whose `Phase A: ...` sections hold the work."""
         units = [s for s, id_, _ in ids if not id_.isdigit() and s.all_blocks()]
         return units if len(units) >= 2 else []
+
+    def work_units(self) -> list[Section]:
+        """A file with no sessions: the sections that hold its work, read by structure.
+        A TDD cycle (a section whose sub-sections are RED / GREEN / REFACTOR steps) is a
+        unit anywhere; under a phase heading (`## Phase 1`, `### Fase 2 - ...`), its
+        numbered sub-sections (`### 1.1 Project Setup`, `### Phase 8.1`) are the units,
+        else the phase itself when it holds work items."""
+        units: list[Section] = []
+        for section in self.doc.root.walk():
+            if section.heading is None or any(section.line in range(u.line, u.end + 1)
+                                              for u in units):  # fmt: skip
+                continue
+            if _is_cycle(section):
+                units.append(section)
+                continue
+            if not _is_phase(section):
+                continue
+            parts = [c for c in section.children if _numbered(c) and c.all_blocks()]
+            if parts:
+                units.extend(parts)
+            elif _holds_work(section, own=True):
+                units.append(section)
+        return units
 
     # --- phases --------------------------------------------------------------------
 
@@ -202,13 +234,10 @@ class _FileParser:
         if (m := voc.SESSION_HEADING.match(text) or voc.PART_HEADING.match(text)) is not None:
             number, title = int(m.group(1)), m.group(2)
         else:
-            found = voc.PHASE_ID_HEADING.match(text)
-            assert found is not None
-            number, title, label = (
-                len(self.result_sessions()) + 1,
-                found.group(2) or "",
-                found.group(1),
-            )
+            label, title = _unit_id(text)
+            number = len(self.result_sessions()) + 1
+            if label == str(number):
+                label = None
         draft = self.new_draft(number, title, section.line, label)
         nested = [c.line for c in section.walk() if c is not section and c.line in self.unit_lines]
         reader = SessionReader(draft, self.warn, skip=set(nested))
@@ -288,3 +317,56 @@ class _FileParser:
                     f"cannot read the dependency '{text}'; expected 'None', "
                     "'Session N' or 'Sessions N, M'",
                 )
+
+
+_KEYCAP = re.compile(r"^((?:\d\uFE0F?\u20E3)+)\s*")
+_DOTTED = re.compile(r"^(\d+(?:\.\d+)+|\d+)[.)]?\s+(.+)$")
+
+
+def _unit_id(text: str) -> tuple[str | None, str]:
+    """(the unit's own id, its title): `Phase A: Model` -> A, `1.1 Project Setup` -> 1.1,
+    `Phase 8.1: Caching` -> 8.1, `1️⃣ SessionId VO (Cycle 1)` -> 1."""
+    if (found := voc.PHASE_ID_HEADING.match(text)) is not None:
+        return found.group(1), found.group(2) or ""
+    if (m := voc.SUB_PHASE.match(text)) is not None:
+        return m.group(1), m.group(2)
+    if (m := _KEYCAP.match(text)) is not None:
+        return re.sub(r"\D", "", m.group(1)), text[m.end() :]
+    if (m := _DOTTED.match(text)) is not None:
+        return m.group(1), m.group(2)
+    return None, text
+
+
+def _numbered(section: Section) -> bool:
+    return _unit_id(plain(section.title, ticks=False))[0] is not None
+
+
+def _is_phase(section: Section) -> bool:
+    text = plain(section.title, ticks=False)
+    return bool(voc.PHASE_HEADING.match(text) or voc.PHASE_ID_HEADING.match(text))
+
+
+def _is_cycle(section: Section) -> bool:
+    """Sub-sections naming two or more of RED, GREEN, REFACTOR: one TDD cycle."""
+    roles = {voc.step_role(plain(c.title, ticks=False)).role for c in section.children}
+    return len(roles - {None}) >= 2
+
+
+def _holds_work(section: Section, *, own: bool = False) -> bool:
+    """Work items: checkbox items, or list items and step sections (a phase's own)."""
+    blocks = section.blocks if own else section.all_blocks()
+    if any(b.kind == "item" and b.checked is not None for b in blocks):
+        return True
+    return own and any(b.kind == "item" and not b.item for b in blocks)
+
+
+def _is_record(section: Section) -> bool:
+    """A `Session N` section that records work done rather than planning it: it holds no
+    open box and no step, and says it is done (`✅`, `Completed`)."""
+    blocks = section.all_blocks()
+    if any(b.kind == "item" and b.checked is False for b in blocks):
+        return False
+    if any(voc.step_role(plain(b.text, ticks=False)).role for b in blocks if b.kind == "heading"):
+        return False
+    said = " ".join([section.title, *(b.text for b in blocks[:4])])
+    return bool(voc.DONE_WORDS.search(said))

@@ -129,8 +129,8 @@ class SessionReader:
     def on_code(self, block: Block) -> None:
         if block.info.lower().startswith("mermaid"):
             return
-        if self.kind == "files" and block.info.lower() in _TREE_INFO and is_tree(block.text):
-            self.read_tree(block)
+        if block.info.lower() in _TREE_INFO and is_tree(block.text) and self.kind != "commit":
+            self.read_tree(block)  # a directory tree lists the files it makes, any section
             return
         if self.kind == "commit":
             for offset, raw in enumerate(block.text.split("\n")):
@@ -307,6 +307,7 @@ class SessionReader:
             d.objectives.append(ChecklistItem(text=text, checked=bool(checked)))
         elif kind == "exit":
             d.exit_criteria.append(ChecklistItem(text=text, checked=bool(checked)))
+            self.criterion_command(children, line)
         elif kind == "files" and in_item:
             self.read_file_spec(children, line)
         elif kind == "test_cases":
@@ -317,6 +318,14 @@ class SessionReader:
             problem = d.read_value(kind, plain(children, ticks=False), line)
             if problem:
                 self.warn(line, problem)
+
+    def criterion_command(self, text: str, line: int) -> None:
+        """`**Erfolgskriterium:** `pytest` mit > 80% Coverage`: a criterion that opens with
+        a command verifies the session when it is a check (else it is named, with why)."""
+        lead = re.match(r"\s*`([^`]+)`", text)  # the criterion is the command's outcome
+        command = lead.group(1) if lead and as_file(lead.group(1)) is None else ""
+        if (" " in command or judge(command) is None) and command and self.check(command, line):
+            self.d.verify.append((line, command))
 
     def collect_paths(self, text: str, line: int = 0) -> None:
         """Paths a step's text names are the step's files; one that leaves the

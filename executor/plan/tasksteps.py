@@ -50,6 +50,11 @@ _CHANGE = re.compile(
 )
 _TEST_KINDS = re.compile(r"tests?|测试|測試|テスト|테스트|prueba|teste|ki[eể]m", re.I)
 _RED_KINDS = ("write_test", "verify_fail")
+_ROLE_MEANING: dict[StepRole, voc.StepMeaning] = {
+    "red": "write_test",
+    "green": "implement",
+    "refactor": "refactor",
+}
 
 
 @dataclass
@@ -69,7 +74,30 @@ class _Step:
 
     @property
     def meaning(self) -> voc.StepMeaning:
-        return self.shape or voc.step_meaning(self.title)
+        if self.shape is not None:
+            return self.shape
+        said = voc.step_meaning(self.title)
+        role = voc.step_role(self.title).role  # `Write docs acceptance check (RED)`
+        if role is None or said == "commit" or voc.MEANING_ROLE.get(said) == role:
+            return said
+        checks = said.startswith("verify")
+        if role == "red":
+            return "verify_fail" if checks else "write_test"
+        return "verify_pass" if role == "green" and checks else _ROLE_MEANING[role]
+
+    @property
+    def by_hand(self) -> bool:
+        """A verification a person makes: said so (`Manual API test`, `Expected: manual
+        review shows ...`), or one no check can run of what a person looks at (`Verify
+        the page renders on a phone`)."""
+        if self.meaning == "commit":
+            return False
+        if voc.is_manual(self.title) or voc.is_manual(self.expected or ""):
+            return True
+        said = f"{self.title} {self.expected or ''}"
+        return (
+            self.meaning.startswith("verify") and not self.commands and voc.looks_at_product(said)
+        )
 
     @property
     def verifies(self) -> bool:

@@ -23,6 +23,14 @@ PHASE_HEADING = Unit(words.PHASE)
 PHASE_ID_HEADING = re.compile(
     r"^phase\s+(\d+[a-z]|[a-z])(?![\w.])\s*(?:[:\-–—.]\s*(.*))?$", re.IGNORECASE
 )
+#: A sub-phase holding its own work (`Phase 8.1: Caching`, `Fase 2.3 - Tela`).
+SUB_PHASE = re.compile(rf"^(?:{words.PHASE})\s*(\d+\.\d+(?:\.\d+)*)\s*[:\-–—.]?\s*(.*)$", re.I)
+#: A record says its work is done: `✅`, `Completed`, `完了`, `已完成`.
+DONE_WORDS = re.compile(
+    r"✅|✔|\b(?:completed?|done|finished)\b|完了|完成|已完成|완료|erledigt|abgeschlossen"
+    r"|termin[ée]e?|conclu[ií]do|completad[oa]",
+    re.I,
+)
 #: A part of a session file (`## Part 2: RegisterScreen (TDD)`).
 PART_HEADING = re.compile(r"^part\s+(\d+)(?![\w.])\s*[:\-–—.]\s*(.*)$", re.IGNORECASE)
 PHASE_FILE = re.compile(r"^phase[_\- ]?(\d+)(?:[_\- ](.*))?\.(?:md|markdown)$", re.IGNORECASE)
@@ -51,10 +59,12 @@ _SECTIONS: list[tuple[re.Pattern[str], SectionKind]] = [
     (re.compile(r"context", re.I), "context"),
     (re.compile(r"coverage", re.I), "coverage"),
     (re.compile(r"test cases|tests to write|test plan", re.I), "test_cases"),
-    (re.compile(r"\bfiles?\b", re.I), "files"),
+    (re.compile(rf"\bfiles?\b|^(?:{words.FILES_LABEL})$", re.I), "files"),
     (
         re.compile(
-            r"exit criteria|success criteria|acceptance criteria|done when|definition of done", re.I
+            r"exit criteria|success criteria|acceptance criteria|done when|definition of done"
+            rf"|{words.EXIT_LABEL}",
+            re.I,
         ),
         "exit",
     ),
@@ -275,14 +285,21 @@ def path_problem(path: str) -> str | None:
 
 # --- task plans (format C) and checklist task files (format D) ------------------------
 
-TASK_HEADING = Unit(words.TASK, r"\d+(?:\.\d+)*")
+#: `Task 3`, `Task 1.2`, `Task 3a`, `Task p01-t01` (an id of letters and numbers).
+TASK_HEADING = Unit(words.TASK, r"\d+(?:\.\d+)*[a-z]?|[a-z]+\d+(?:[-.][a-z]*\d+)*")
 #: Headings that group tasks into phases in a task plan (`## Phase 2`, `## Chunk 1: X`).
 GROUP_HEADING = Unit(rf"{words.PHASE}|chunk|part|milestone|stage|slice|sprint")
 #: A step: `**Step 3: Write minimal implementation**` (bold optional, `Step 3.` too).
 STEP_LINE = Unit(words.STEP, r"\d+[a-z]?", rest=False, bold=True)
 #: A spec-kit task: `T012 [P] [US1] Contract test for ... in tests/contract/x.py`.
 #: `T012 [P] ...`, `**T012** ...` (bold ids), the text running over several lines.
-SPECKIT_TASK = re.compile(r"^(?:\*\*|__)?(T\d{2,}[a-z]?)\b(?:\*\*|__)?:?\s*(.*)$", re.S)
+SPECKIT_TASK = re.compile(
+    rf"^(?:\*\*|__)?(T-?\d{{2,}}[a-z]?|(?:{words.TASK})\s*\d+(?:\.\d+)*|\d+(?:\.\d+)+)(?!\w)"
+    r"(?:\*\*|__)?\s*[.:：)]?\s*(?:\*\*|__)?\s*(.*)$",
+    re.S | re.I,
+)
+#: A task id written with its unit word (`任务 1.1`, `Task 3`): the number is the id.
+TASK_ID_WORD = re.compile(rf"^(?:{words.TASK})\s*(\d+(?:\.\d+)*)$", re.I)
 #: `Phase 3.2: ...`, `フェーズ 1: ...`; `Phase N: Polish ...` is the template's own
 #: placeholder, kept by authors: the next phase in plan order.
 SPECKIT_PHASE = Unit(words.PHASE, r"\d+(?:\.\d+)*|N")
@@ -369,6 +386,33 @@ _TEST_SECTION = re.compile(
 _IMPL_SECTION = re.compile(
     rf"\bimplement|{words.IMPLEMENT}|検証|验证|驗證|검증|verification|verif|validat", re.I
 )
+
+
+_NAMES_TESTS = re.compile(
+    r"\btests?\b|\bsuite\b|\blint|\btype-?check|\bbuild\b|\bcompil|テスト|测试|測試|테스트"
+    r"|\bpruebas?\b|\btestes?\b|ビルド|构建|建置|빌드|tsc\b|mypy|pytest",
+    re.I,
+)
+
+
+_LOOK = re.compile(words.LOOK, re.I)
+
+
+def looks_at_product(text: str) -> bool:
+    """Words for what a person looks at in the running product (a page, a screen, a
+    dashboard, a phone): a verification of it that no check runs is a person's."""
+    return _LOOK.search(words.normal(text)) is not None and not names_tests(text)
+
+
+def names_tests(text: str) -> bool:
+    """Words that name the project's tests or build (`Verify all tests pass`, `全テスト`):
+    a verification of them is the suite's to make, not a person's."""
+    return _NAMES_TESTS.search(text) is not None
+
+
+def is_test_word(label: str) -> bool:
+    """A label naming tests (`Test`, `Tests`, `測試`, `テスト`): what a task's test field is."""
+    return bool(_TEST_SECTION.search(label))
 
 
 def is_test_section(heading: str) -> bool:

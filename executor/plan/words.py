@@ -44,6 +44,19 @@ MANUAL = (
     r"|von\s+hand|[àa]\s+la\s+main|manuel(?:le)?|\ba\s+mano\b|manualmente|th[uủ]\s+c[oô]ng"
 )
 
+#: `Depends on` / `依赖` / `依存`: a task's or phase's dependencies (the English forms are
+#: matched where they are read).
+DEPENDS = r"依赖|依賴|依存|의존|abh[aä]ngig\s+von|d[ée]pend\s+de|depende\s+de|depende\s+da"
+
+#: What a person looks at in the running product: a page, a screen, a dashboard, a phone.
+LOOK = (
+    r"\b(?:web\s*)?pages?\b|\bscreens?\b|\bdashboards?\b|\bphones?\b|\bmobile\b"
+    r"|\bvisual(?:ly)?\b|\beyeball|\bby\s+eye\b|\bin\s+the\s+(?:ui|app)\b|\bdisplays?\b"
+    r"|\bshows?\s+up\b|\brenders?\s+(?:correctly|properly|fine)\b"
+    r"|页面|頁面|画面|畫面|屏幕|界面|介面|显示|顯示|表示され|ページ|화면|페이지|표시"
+    r"|\bseite\b|\banzeige|\bbildschirm|\bp[aá]gina\b|\bpantalla\b|\btela\b|\b[ée]cran\b"
+)
+
 #: `Run:` / `运行：` / `実行:` / `Befehl:` labels before a command.
 RUN_LABEL = (
     r"run|command|test\s+command|verify|运行|執行|执行|命令|実行|コマンド|실행|명령|ausf[uü]hren"
@@ -59,6 +72,13 @@ EXPECTED_LABEL = (
 FILES_LABEL = (
     r"files?|文件|檔案|ファイル|関連ファイル|파일|dateien|datei|fichiers?|archivos?|arquivos?"
     r"|t[eệ]p(?:\s+tin)?"
+)
+#: `**Exit criteria**` / `**Erfolgskriterium:**` / `完成条件`: what says a session is done.
+EXIT_LABEL = (
+    r"erfolgskriteri(?:um|en)|akzeptanzkriteri(?:um|en)|abnahmekriteri(?:um|en)|完成条件|完成标准"
+    r"|验收标准|驗收標準|完了条件|受け入れ基準|受入基準|완료\s*조건|수용\s*기준|crit[èe]res?\s+"
+    r"(?:d'acceptation|de\s+r[ée]ussite)|crit[ée]rios?\s+de\s+(?:aceita[cç][aã]o|pronto|sucesso)"
+    r"|criterios?\s+de\s+(?:aceptaci[oó]n|[ée]xito)"
 )
 #: Kinds of a `**Files:**` item that the task changes (Create / Modify / Test / Delete).
 FILE_CHANGES = (
