@@ -121,7 +121,7 @@ def _named(path: Path, doc: Document, covered: list[range], plan: Plan) -> list[
         looks = _looks_like(block)
         if looks is None:
             continue
-        if block.kind == "heading" and _known(looks, plan):
+        if block.kind == "heading" and _known(looks, plan, path):
             continue  # `#### Session 2` of an overview whose PHASE file holds Session 2
         if block.kind == "heading":
             end = _section_end(doc, block)
@@ -168,15 +168,18 @@ def _named(path: Path, doc: Document, covered: list[range], plan: Plan) -> list[
     return out
 
 
-def _known(looks: _Found, plan: Plan) -> bool:
+def _known(looks: _Found, plan: Plan, path: Path) -> bool:
     """A session or phase heading whose unit the plan has, read from another file."""
     m = re.search(r"\d+", words.normal(looks.text))
     if looks.typo or m is None:
         return False
     number = int(m.group())
     if looks.kind == "session":
-        return plan.session(number) is not None
-    return looks.kind == "phase" and any(p.number == number for p in plan.phases)
+        found = plan.session(number)
+        return found is not None and found.source_file != path
+    return looks.kind == "phase" and any(
+        p.number == number and p.source_file != path for p in plan.phases
+    )
 
 
 def _section_end(doc: Document, heading: Block) -> int:

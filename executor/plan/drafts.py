@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from executor.plan import vocabulary as voc
+from executor.plan.files import as_file
 from executor.plan.mermaid import Edge
 from executor.plan.models import (
     ChecklistItem,
@@ -121,6 +122,10 @@ def to_session(d: SessionDraft, path: Path, lines: list[str], end: int) -> Sessi
     if green is not None and green.test_command is None and d.verify:
         green.command_line, green.test_command = d.verify[-1]
     files = list(d.files)
+    for step in steps.values():  # a path a step names is the session's too
+        for named in step.files:
+            if named not in {f.path for f in files} and as_file(named) is not None:
+                files.append(FileSpec(path=named, note="named in a step", line=step.line))
     for staged, line in d.staged:
         if staged not in {f.path for f in files}:
             files.append(FileSpec(path=staged, note="staged by the commit step", line=line))

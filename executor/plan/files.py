@@ -193,8 +193,8 @@ def as_file(text: str, *, listed: bool = False) -> str | None:
         folder = raw.rstrip("*").rstrip("/")
         return folder + "/" if folder and _PATH_CHARS.match(folder) else None
     path = raw if raw.endswith("/") else raw.rstrip(".,;:")
-    if not path or not _PATH_CHARS.match(path) or "*" in path:
-        return None
+    if not path or not _PATH_CHARS.match(path) or "*" in path or path.startswith("@"):
+        return None  # `@/schemas/x.ts`, `@scope/pkg`: an import alias or a package
     if path.endswith("/"):
         return path if path.strip("./") else None
     name = path.replace("\\", "/").rsplit("/", 1)[-1]

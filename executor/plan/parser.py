@@ -204,8 +204,9 @@ class _FileParser:
         return self.phase
 
     def phase_at(self, line: int) -> Phase:
-        """The phase a session at `line` belongs to: the last phase heading before it."""
-        before = [p for p in self.phases.values() if p.line is not None and p.line < line]
+        """The phase a session at `line` belongs to: the last phase heading before it (or
+        at it: a phase that holds its work itself)."""
+        before = [p for p in self.phases.values() if p.line is not None and p.line <= line]
         if before:
             return max(before, key=lambda p: p.line or 0)
         return self.current_phase()
@@ -319,7 +320,7 @@ class _FileParser:
                 )
 
 
-_KEYCAP = re.compile(r"^((?:\d\uFE0F?\u20E3)+)\s*")
+_KEYCAP = re.compile(r"^((?:\d\uFE0F?\u20E3|\U0001F51F)+)\s*")  # 1️⃣ 2️⃣ ... 🔟
 _DOTTED = re.compile(r"^(\d+(?:\.\d+)+|\d+)[.)]?\s+(.+)$")
 
 
@@ -328,17 +329,21 @@ def _unit_id(text: str) -> tuple[str | None, str]:
     `Phase 8.1: Caching` -> 8.1, `1️⃣ SessionId VO (Cycle 1)` -> 1."""
     if (found := voc.PHASE_ID_HEADING.match(text)) is not None:
         return found.group(1), found.group(2) or ""
+    if (m := voc.PHASE_HEADING.match(text)) is not None:
+        return m.group(1), voc.phase_name(m.group(2) or "")
     if (m := voc.SUB_PHASE.match(text)) is not None:
         return m.group(1), m.group(2)
     if (m := _KEYCAP.match(text)) is not None:
-        return re.sub(r"\D", "", m.group(1)), text[m.end() :]
+        return re.sub(r"\D", "", m.group(1).replace("\U0001f51f", "10")), text[m.end() :]
     if (m := _DOTTED.match(text)) is not None:
         return m.group(1), m.group(2)
     return None, text
 
 
 def _numbered(section: Section) -> bool:
-    return _unit_id(plain(section.title, ticks=False))[0] is not None
+    """A sub-section with an id of its own (`1.1`, `Phase 8.1`, `2.`), not a phase."""
+    text = plain(section.title, ticks=False)
+    return _unit_id(text)[0] is not None and voc.PHASE_HEADING.match(text) is None
 
 
 def _is_phase(section: Section) -> bool:

@@ -102,7 +102,7 @@ _ROLE_WORDS: list[tuple[StepRole, re.Pattern[str]]] = [
     ("refactor", re.compile(words.REFACTOR_WORD, re.I)),
 ]
 _ROLE_FALLBACK: list[tuple[StepRole, re.Pattern[str]]] = [
-    ("red", re.compile(r"fail|write (?:the )?tests?|tests? first", re.I)),
+    ("red", re.compile(r"fail(?!-?\s*fast)|write (?:the )?tests?|tests? first", re.I)),
     ("green", re.compile(r"implement|make (?:the )?tests? pass|pass", re.I)),
     ("refactor", re.compile(r"clean ?up|polish|tidy", re.I)),
 ]
