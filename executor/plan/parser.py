@@ -329,14 +329,13 @@ def _unit_id(text: str) -> tuple[str | None, str]:
     `Phase 8.1: Caching` -> 8.1, `1️⃣ SessionId VO (Cycle 1)` -> 1."""
     if (found := voc.PHASE_ID_HEADING.match(text)) is not None:
         return found.group(1), found.group(2) or ""
-    if (m := voc.PHASE_HEADING.match(text)) is not None:
-        return m.group(1), voc.phase_name(m.group(2) or "")
-    if (m := voc.SUB_PHASE.match(text)) is not None:
-        return m.group(1), m.group(2)
-    if (m := _KEYCAP.match(text)) is not None:
-        return re.sub(r"\D", "", m.group(1).replace("\U0001f51f", "10")), text[m.end() :]
-    if (m := _DOTTED.match(text)) is not None:
-        return m.group(1), m.group(2)
+    if (phase := voc.PHASE_HEADING.match(text)) is not None:
+        return phase.group(1), voc.phase_name(phase.group(2) or "")
+    for pattern in (voc.SUB_PHASE, _DOTTED):
+        if (m := pattern.match(text)) is not None:
+            return m.group(1), m.group(2)
+    if (cap := _KEYCAP.match(text)) is not None:
+        return re.sub(r"\D", "", cap.group(1).replace("\U0001f51f", "10")), text[cap.end() :]
     return None, text
 
 
