@@ -9,6 +9,7 @@ from pathlib import Path
 
 from executor.plan import vocabulary as voc
 from executor.plan.files import as_file
+from executor.plan.inline import code_spans
 from executor.plan.mermaid import Edge
 from executor.plan.models import (
     ChecklistItem,
@@ -122,10 +123,18 @@ def to_session(d: SessionDraft, path: Path, lines: list[str], end: int) -> Sessi
     if green is not None and green.test_command is None and d.verify:
         green.command_line, green.test_command = d.verify[-1]
     files = list(d.files)
-    for step in steps.values():  # a path a step names is the session's too
-        for named in step.files:
-            if named not in {f.path for f in files} and as_file(named) is not None:
-                files.append(FileSpec(path=named, note="named in a step", line=step.line))
+    named_in = [(n, "named in a step", st.line) for st in steps.values() for n in st.files]
+    named_in += [  # a bullet summary's paths: `Rate limit `apps/x/throttling.py``
+        (n, "named in its work", d.line)
+        for o in d.objectives
+        for n in code_spans(o.text)
+        if not n.startswith("/")  # `/api/posts/`: a route
+    ]
+    for named, note, line in named_in:
+        known = {f.path for f in files}
+        if as_file(named) is None or named in known or any(k.endswith("/" + named) for k in known):
+            continue  # `apps/users/models.py` beside the list's `backend/apps/users/models.py`
+        files.append(FileSpec(path=named, note=note, line=line))
     for staged, line in d.staged:
         if staged not in {f.path for f in files}:
             files.append(FileSpec(path=staged, note="staged by the commit step", line=line))
@@ -157,7 +166,16 @@ def to_session(d: SessionDraft, path: Path, lines: list[str], end: int) -> Sessi
         box_lines=[line for line, _ in d.boxes],
         claimed_done=d.said_done or (bool(boxes) and all(boxes)),
         derived=derived,
+        checkpoints=list(dict.fromkeys(o.text for o in d.objectives if _by_hand(o.text))),
     )
+
+
+def _by_hand(text: str) -> bool:
+    """A check a person makes: said so (`check the dashboard by hand`), or a test of what
+    a person looks at (`Test dark mode appearance`, `Test responsive breakpoints`)."""
+    if voc.is_manual(text):
+        return True
+    return voc.step_meaning(text).startswith("verify") and voc.looks_at_product(text)
 
 
 def _one_step(d: SessionDraft, steps: dict[str, Step]) -> Step:

@@ -108,6 +108,8 @@ def detect_text(text: str, name: str = "") -> PlanFormat | None:
     if name.endswith(".json"):
         return "taskmaster" if '"tasks"' in text or _TAG_LIST.search(text) else None
     text = words.normal(text)  # full-width `：`, `１` as ASCII
+    if PHASE_FILE.match(name):
+        return "phase"  # the planner's own file, whatever its tasks look like
     sessions = len(_SESSION.findall(text))
     tasks = len(_TASK.findall(text))
     checklist = len(_SPECKIT_TASK.findall(text))

@@ -87,7 +87,26 @@ class _FileParser:
             else:
                 self.read_session(unit)
         self.result.phases = sorted(self.phases.values(), key=lambda p: p.number)
+        self.read_journal()
         return self.result
+
+    def read_journal(self) -> None:
+        """What a journal of finished sessions says is done is done: a unit its entries
+        name (`Completed Phase 8.1`, `8.2 ✅`) is claimed done (and re-proven)."""
+        said = [
+            text
+            for j in self.journal
+            for b in j.all_blocks()
+            if b.kind in ("item", "paragraph")
+            for _, text in b.lines()
+            if voc.DONE_WORDS.search(text)
+        ]
+        for phase in self.phases.values():
+            for session in phase.sessions:
+                label = session.label
+                mention = rf"(?<![\d.]){re.escape(label or '')}(?!\d|\.\d)"
+                if label and any(re.search(mention, line) for line in said):
+                    session.claimed_done = True
 
     def units(self) -> list[Section | tuple[Block, int, list[Block], int]]:
         """Every session section in document order (phases opened on the way), then the
@@ -152,7 +171,8 @@ class _FileParser:
     def work_units(self) -> list[Section]:
         """A file with no sessions: the sections that hold its work, read by structure.
         A TDD cycle (a section whose sub-sections are RED / GREEN / REFACTOR steps) is a
-        unit anywhere; under a phase heading (`## Phase 1`, `### Fase 2 - ...`), its
+        unit anywhere, and so is a sub-phase holding work items (`### Phase 8.1: ...`);
+        under a phase heading (`## Phase 1`, `### Fase 2 - ...`), its
         numbered sub-sections (`### 1.1 Project Setup`, `### Phase 8.1`) are the units,
         else the phase itself when it holds work items."""
         units: list[Section] = []
@@ -160,7 +180,7 @@ class _FileParser:
             if section.heading is None or any(section.line in range(u.line, u.end + 1)
                                               for u in units):  # fmt: skip
                 continue
-            if _is_cycle(section):
+            if _is_cycle(section) or (_is_sub_phase(section) and _holds_work(section)):
                 units.append(section)
                 continue
             if not _is_phase(section):
@@ -348,6 +368,11 @@ def _numbered(section: Section) -> bool:
 def _is_phase(section: Section) -> bool:
     text = plain(section.title, ticks=False)
     return bool(voc.PHASE_HEADING.match(text) or voc.PHASE_ID_HEADING.match(text))
+
+
+def _is_sub_phase(section: Section) -> bool:
+    """`### Phase 8.1: Caching`: a phase's part that holds its own work."""
+    return voc.SUB_PHASE.match(plain(section.title, ticks=False)) is not None
 
 
 def _is_cycle(section: Section) -> bool:

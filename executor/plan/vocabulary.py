@@ -389,8 +389,9 @@ _IMPL_SECTION = re.compile(
 
 
 _NAMES_TESTS = re.compile(
-    r"\btests?\b|\bsuite\b|\blint|\btype-?check|\bbuild\b|\bcompil|テスト|测试|測試|테스트"
-    r"|\bpruebas?\b|\btestes?\b|ビルド|构建|建置|빌드|tsc\b|mypy|pytest",
+    r"\btests\b|\b(?:unit|integration|e2e|component)\s+tests?\b|\btest\s+(?:suite|coverage)"
+    r"|\bsuite\b|\blint|\btype-?check|\bbuild\b|\bcompil|全部?测试|所有测试|全テスト|테스트\s*통과"
+    r"|\bpruebas\b|\btestes\b|ビルド|构建|建置|빌드|\btsc\b|\bmypy\b|\bpytest\b",
     re.I,
 )
 
