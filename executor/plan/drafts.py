@@ -166,16 +166,8 @@ def to_session(d: SessionDraft, path: Path, lines: list[str], end: int) -> Sessi
         box_lines=[line for line, _ in d.boxes],
         claimed_done=d.said_done or (bool(boxes) and all(boxes)),
         derived=derived,
-        checkpoints=list(dict.fromkeys(o.text for o in d.objectives if _by_hand(o.text))),
+        checkpoints=list(dict.fromkeys(o.text for o in d.objectives if voc.by_hand(o.text))),
     )
-
-
-def _by_hand(text: str) -> bool:
-    """A check a person makes: said so (`check the dashboard by hand`), or a test of what
-    a person looks at (`Test dark mode appearance`, `Test responsive breakpoints`)."""
-    if voc.is_manual(text):
-        return True
-    return voc.step_meaning(text).startswith("verify") and voc.looks_at_product(text)
 
 
 def _one_step(d: SessionDraft, steps: dict[str, Step]) -> Step:

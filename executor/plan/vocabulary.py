@@ -405,6 +405,15 @@ def looks_at_product(text: str) -> bool:
     return _LOOK.search(words.normal(text)) is not None and not names_tests(text)
 
 
+def by_hand(text: str) -> bool:
+    """A check a person makes: said so (`check the dashboard by hand`, `手動驗證`), or a
+    verification of what a person looks at (`Test dark mode appearance`, `Ensure the
+    responsive design works on mobile`)."""
+    if is_manual(text):
+        return True
+    return step_meaning(text).startswith("verify") and looks_at_product(text)
+
+
 def names_tests(text: str) -> bool:
     """Words that name the project's tests or build (`Verify all tests pass`, `全テスト`):
     a verification of them is the suite's to make, not a person's."""
