@@ -296,6 +296,8 @@ def _message(f: _Found, plan: Plan) -> str:
             f"task line '{_short(f.text)}' is outside every session: it was not read; move "
             "it into a phase (or session) of the plan"
         )
+    if f.done and f.kind == "phase" and plan.format == "speckit":
+        return f"phase '{_short(f.text)}' holds no task: it is no session"
     if f.done:
         return (
             f"heading '{_short(f.text)}' looks like a {f.kind} but is outside every session "

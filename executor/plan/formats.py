@@ -133,6 +133,32 @@ def detect_text(text: str, name: str = "") -> PlanFormat | None:
     return None
 
 
+#: (format, a line of its shape, what breaks a file of that shape when it gives no session)
+_SHAPES: list[tuple[PlanFormat, re.Pattern[str], str]] = [
+    ("speckit", _SPECKIT_TASK, "no '## Phase N: Title' heading holds its task lines"),
+    ("kiro", _KIRO_TASK, "its numbered tasks are not '- [ ] 1. Title' items of one list"),
+    ("superpowers", re.compile(rf"^ {{0,3}}#{{1,6}}[ \t]+(?:{words.TASK})\b", re.I | re.M),
+     "its task headings carry no number or id ('### Task 1: Title', '### Task p01-t01:')"),
+    ("phase", re.compile(rf"^ {{0,3}}#{{1,6}}[ \t]+(?:{words.SESSION}|{words.PHASE})\b",
+                         re.I | re.M),
+     "its headings number no session ('## Session 1: Title') and no phase holds work"),
+]  # fmt: skip
+
+
+def resemblance(text: str) -> tuple[PlanFormat, int, str, str] | None:
+    """For a file that gave no session: the format it looks like by its first line of that
+    shape, that line (number, text), and what breaks it. None: it looks like no plan."""
+    normal = words.normal(text)
+    found = [
+        (m.start(), fmt, why) for fmt, pattern, why in _SHAPES if (m := pattern.search(normal))
+    ]
+    if not found:
+        return None
+    start, fmt, why = min(found)
+    line = normal.count("\n", 0, start) + 1
+    return fmt, line, text.split("\n")[line - 1].strip(), why
+
+
 def _boxed_phases(text: str) -> bool:
     """Phase headings with top-level checkbox items after them."""
     first = _PHASE_HEAD.search(text)

@@ -27,6 +27,7 @@ from executor.plan.formats import (
     format_named,
     others_beside,
     plan_file,
+    resemblance,
 )
 from executor.plan.markdown import kept
 from executor.plan.models import NO_PLAN_FILES, Diagnostic, Plan, PlanFormat
@@ -124,9 +125,9 @@ def _finish(plan: Plan, where: Path) -> None:
                 names = ", ".join(p.relative_to(where).as_posix() for p in below)
                 empty.message += f"; plans in its subfolders: {names} (name one with --plan)"
         elif not plan.errors:  # an unreadable file already says why (one error, not two)
-            message = _NO_SESSIONS[plan.format] + _what_it_is(plan, where)
+            line, message = _refusal(plan, where)
             plan.diagnostics.append(
-                Diagnostic(severity="error", path=where, line=1, message=message)
+                Diagnostic(severity="error", path=where, line=line, message=message)
             )
     plan.diagnostics.sort(key=lambda d: (str(d.path), d.line))
 
@@ -137,6 +138,21 @@ def plans_below(folder: Path) -> list[Path]:
 
     found = [d for d in sorted(folder.glob("*/")) if is_plan_folder(d)]
     return [*found, *(p for p in find_plans(folder) if p not in found and p != folder)]
+
+
+def _refusal(plan: Plan, where: Path) -> tuple[int, str]:
+    """(line, message) for a plan that gave no session: the format the file resembles and
+    the line that broke it, when its shape shows one; else what its format expects."""
+    said = _what_it_is(plan, where)
+    if said or not where.is_file() or where.suffix == ".json":
+        return 1, _NO_SESSIONS[plan.format] + said
+    found = resemblance(where.read_text(encoding="utf-8", errors="replace"))
+    if found is None:
+        return 1, _NO_SESSIONS[plan.format]
+    fmt, line, text, why = found
+    other = f" (read it with --format {fmt})" if fmt != plan.format else ""
+    shown = text if len(text) <= 60 else text[:57] + "..."
+    return line, f"no sessions found: this reads like {KINDS[fmt]} ('{shown}'), but {why}{other}"
 
 
 def _what_it_is(plan: Plan, where: Path) -> str:

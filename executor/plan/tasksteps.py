@@ -275,8 +275,11 @@ def _read_commands(
     first `Expected:` text after a check."""
     awaiting = bare
     expected: str | None = None
+    ran = False  # a command was named (a check or not): an `Expected:` after it is its
 
     def take(line: int, command: str) -> None:
+        nonlocal ran
+        ran = True
         why = judge(command)
         if why is None:
             into.append((line, command))
@@ -299,7 +302,7 @@ def _read_commands(
                     if spans:
                         take(line, spans[0])
                     awaiting = not spans and not plain(run.group(1))
-                elif (exp := _EXPECTED.match(words.normal(part))) and into and expected is None:
+                elif (exp := _EXPECTED.match(words.normal(part))) and ran and expected is None:
                     expected = plain(exp.group(1), ticks=False) or None
     return expected
 

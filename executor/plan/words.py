@@ -110,7 +110,8 @@ PASSES = (
 )
 RUNS = (
     r"运行|執行|执行|実行|확인|실행|ausf[uü]hren|laufen\s+lassen|ex[eé]cuter|lancer|ejecutar"
-    r"|executar|rodar|ch[aạ]y|验证|検証|確認|검증|pr[uü]fen|best[aä]tigen|v[eé]rifier|verificar"
+    r"|executar|rodar|ch[aạ]y|验证|驗證|検証|確認|检查|檢查|核对|核對|검증|pr[uü]fen|best[aä]tigen"
+    r"|v[eé]rifier|verificar"
     r"|ki[eể]m\s+tra|x[aá]c\s+nh[aậ]n"
 )
 IMPLEMENT = (
