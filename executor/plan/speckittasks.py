@@ -102,11 +102,14 @@ def read_task(
     text = " ".join(lines[:meta])  # `Depends: T001` / `Files: ...` lines are not the title
     named = text_command(text)
     command = checked(named, block.line, refused) if named else None
-    for line, detail in details if named is None else []:  # a detail line that runs one
+    runs: list[tuple[int, str]] = []
+    for line, detail in details if named is None else []:  # detail lines that run checks
         said = text_command(detail)
         if said is not None:
             named = said
-            command = checked(said, line, refused) or command
+            runs += [found] if (found := checked(said, line, refused)) else []
+    if runs:  # `執行 `pnpm build``, then `執行 `pnpm test``: both, in order
+        command = (runs[0][0], join([c for _, c in runs]) or runs[0][1])
     words_ = task_words(text)
     checking = voc.step_meaning(words_).startswith("verify")
     walked = (named is not None and command is None) or _WALK.search(text) is not None

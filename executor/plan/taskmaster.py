@@ -157,9 +157,8 @@ class _TasksFile:
             dependencies=[int(d) for d in _list(task, "dependencies") if str(d).isdigit()],
             is_checkpoint=bool(_CHECKPOINT.search(title)),
             checkpoints=[
-                ln.strip()
-                for ln in [*strategy.split("\n"), *(t.text for t in subtasks)]
-                if ln.strip() and voc.by_hand(ln)
+                *(ln.strip() for ln in strategy.split("\n") if voc.by_hand(ln, verifying=True)),
+                *(t.text for t in subtasks if voc.by_hand(t.text)),
             ],
             status=status,
             tag=tag,

@@ -405,13 +405,21 @@ def looks_at_product(text: str) -> bool:
     return _LOOK.search(words.normal(text)) is not None and not names_tests(text)
 
 
-def by_hand(text: str) -> bool:
+def by_hand(text: str, *, verifying: bool = False) -> bool:
     """A check a person makes: said so (`check the dashboard by hand`, `手動驗證`), or a
     verification of what a person looks at (`Test dark mode appearance`, `Ensure the
-    responsive design works on mobile`)."""
-    if is_manual(text):
+    responsive design works on mobile`, `Test on web browser`); `verifying`: the text is
+    a check by where it stands (a test strategy). A browser named by work (`Build the
+    exercise browser screen`) is no check."""
+    if is_manual(_BROWSER.sub("", text)):
         return True
-    return step_meaning(text).startswith("verify") and looks_at_product(text)
+    built = _BUILDS.match(words.normal(text).strip()) is not None  # `Build the X screen`: work
+    checks = verifying or (step_meaning(text).startswith("verify") and not built)
+    return checks and (looks_at_product(text) or _BROWSER.search(text) is not None)
+
+
+_BROWSER = re.compile(r"\bbrowsers?\b", re.I)
+_BUILDS = re.compile(rf"(?:{words.BUILD})\b", re.I)
 
 
 def names_tests(text: str) -> bool:

@@ -53,7 +53,7 @@ LOOK = (
     r"\b(?:web\s*)?pages?\b|\bscreens?\b|\bdashboards?\b|\bphones?\b|\bmobile\b"
     r"|\bvisual(?:ly)?\b|\beyeball|\bby\s+eye\b|\bin\s+the\s+(?:ui|app)\b|\bdisplays?\b"
     r"|\bshows?\s+up\b|\brenders?\s+(?:correctly|properly|fine)\b|\bappearance\b"
-    r"|\bresponsive\b|\bbreakpoints?\b|\bscreen\s*readers?\b|\blighthouse\b"
+    r"|\bresponsive\b|\bbreakpoints?\b|\bscreen\s*readers?\b|\blighthouse\b|\bdevices?\b"
     r"|页面|頁面|画面|畫面|屏幕|界面|介面|显示|顯示|表示され|ページ|화면|페이지|표시"
     r"|\bseite\b|\banzeige|\bbildschirm|\bp[aá]gina\b|\bpantalla\b|\btela\b|\b[ée]cran\b"
 )
