@@ -20,13 +20,14 @@ from pathlib import Path
 
 from executor.plan import vocabulary as voc
 from executor.plan.checks import judge, not_a_check
-from executor.plan.drafts import FileResult, SessionDraft, to_session
+from executor.plan.drafts import FileResult, SessionDraft, is_test_bullet, to_session
 from executor.plan.files import as_file
-from executor.plan.inline import code_spans, plain
+from executor.plan.inline import code_spans, plain, read_label
 from executor.plan.markdown import Block, Section, parse
-from executor.plan.mermaid import mermaid_edges
+from executor.plan.mermaid import mermaid_edges, tree_edges
 from executor.plan.models import Diagnostic, Phase
-from executor.plan.sessionread import SessionReader
+from executor.plan.phasedeps import table_dependencies
+from executor.plan.sessionread import SessionReader, unroled_step
 from executor.plan.sessiontext import split_source, trimmed_end
 
 _BOLD_SESSION = re.compile(
@@ -62,6 +63,9 @@ class _FileParser:
         self.file_command: tuple[int, str] | None = None
         #: `Session N` sections that record work done (a journal), beside the units.
         self.journal: list[Section] = []
+        #: The plan says its method is TDD (`- **TDD:** Tests written before ...`): a
+        #: summary session with a Tests bullet writes them first.
+        self.declared_tdd = False
 
     def error(self, line: int, message: str) -> None:
         self.result.diagnostics.append(
@@ -79,6 +83,13 @@ class _FileParser:
         for block in self.doc.blocks:
             if block.kind == "code" and block.info.lower().startswith("mermaid"):
                 self.result.edges.extend(mermaid_edges(block.text, block.line + 1))
+            elif block.kind == "code":
+                self.result.edges.extend(tree_edges(block.text, block.line + 1))
+            elif block.kind == "table":
+                rows = self.lines[block.line - 1 : block.end]
+                self.result.phase_waits.update(table_dependencies(rows))
+            elif block.kind in ("item", "paragraph") and (label := read_label(block.first)):
+                self.declared_tdd = self.declared_tdd or label.label.upper() == "TDD"
         units = self.units()
         self.unit_lines = {u.line for u in units if isinstance(u, Section)}
         for unit in units:
@@ -245,6 +256,7 @@ class _FileParser:
             tdd=parts.tdd,
             hours=parts.hours,
             label=label,
+            optional=parts.optional,
             said_done=voc.says_done(raw_title),
         )
 
@@ -299,6 +311,14 @@ class _FileParser:
         self.finish(draft, reader, trimmed_end(self.lines, min(last, end), line))
 
     def finish(self, draft: SessionDraft, reader: SessionReader, end: int) -> None:
+        for line, text in draft.unroled if "red" in draft.steps else []:
+            self.warn(line, unroled_step(text))
+        if (  # a summary session (no steps of its own) under the plan's declared TDD
+            self.declared_tdd
+            and not draft.steps
+            and (draft.test_cases or any(is_test_bullet(o.text) for o in draft.objectives))
+        ):
+            draft.tdd = True
         self.judge_dependency_prose(draft)
         if draft.dependencies is not None:
             self.result.stated_dependencies.add(draft.number)

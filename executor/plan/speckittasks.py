@@ -17,7 +17,7 @@ import re
 from executor.plan import vocabulary as voc
 from executor.plan import words
 from executor.plan.checks import judge
-from executor.plan.commands import join, text_command
+from executor.plan.commands import detail_command, join, text_command
 from executor.plan.files import as_file, is_source_name, is_test_name, prose_paths
 from executor.plan.inline import plain, read_label
 from executor.plan.markdown import Block
@@ -37,6 +37,15 @@ _META = re.compile(
     re.I,
 )
 _TASK_REF = re.compile(r"\bT-?(\d{2,})([a-z]?)(?:\s*[-–—]\s*T-?(\d{2,}))?|\b(\d+(?:\.\d+)+)\b")
+#: An open box whose line ends on a done mark (`- [ ] Project structure created ✅`).
+_CLAIMED = re.compile(r"[✅✔☑]\uFE0F?\s*$")
+#: A task's files label and what follows it (`**建立檔案**: ...`, `Files: ...`).
+_FILES_LINE = re.compile(
+    rf"^\s*(?:[-*+]\s+)?\**\s*(?:[^\s:：*`]{{1,8}}\s?)?(?:{words.FILES_LABEL})\s*\**\s*[:：]"
+    r"\s*\**\s*(.*)$",
+    re.I,
+)
+_NONE = re.compile(r"^(?:無|无|なし|없음|none|n/a|-|—|keine|aucun|ninguno|nenhum)\b", re.I)
 _MARKERS = re.compile(r"^(?:\[[^\]]*\]\s*)+")
 #: A task that writes tests (not test fixtures, helpers or configuration).
 _WRITES_TESTS = re.compile(
@@ -104,7 +113,7 @@ def read_task(
     command = checked(named, block.line, refused) if named else None
     runs: list[tuple[int, str]] = []
     for line, detail in details if named is None else []:  # detail lines that run checks
-        said = text_command(detail)
+        said = text_command(detail) or detail_command(text, detail)
         if said is not None:
             named = said
             runs += [found] if (found := checked(said, line, refused)) else []
@@ -116,13 +125,14 @@ def read_task(
     watched = " ".join([words_, *(d for _, d in details)])
     looked_at = checking and command is None and voc.looks_at_product(watched)
     body = "\n".join([block.text.replace("\n", " "), *(d for _, d in details)])
+    labeled = _labeled_files(text, [*lines[1:], *(d for _, d in details)])
     return PlanTask(
         label=ident if ident is not None else str(ordinal),
         text=task_label(text)[1].strip(),
         line=block.line,
-        done=bool(block.checked),
+        done=bool(block.checked) or _CLAIMED.search(text) is not None,
         role=role,
-        files=task_paths(body, checking=checking),
+        files=task_paths(body, checking=checking) if labeled is None else labeled,
         command=command[1] if command else None,
         manual=bool(_MANUAL.search(text))
         or (manual_checks and checking and walked)
@@ -130,6 +140,16 @@ def read_task(
         or any(_says_manual(d) for _, d in details),
         depends_on=depends_on("\n".join([block.text, *(d for _, d in details)])),
     )
+
+
+def _labeled_files(title: str, lines: list[str]) -> list[str] | None:
+    """With a files label (`**修改檔案**: `src/lib/logger.ts``, `Files: none`), the
+    files its title and that label name: its other lines (a description, acceptance
+    criteria) talk about them. None with no label: then all its prose says."""
+    said = [m.group(1) for ln in lines if (m := _FILES_LINE.match(ln)) and m.group(1).strip()]
+    if not said:
+        return None
+    return task_paths("\n".join([title, *(s for s in said if not _NONE.match(s.strip()))]))
 
 
 def _says_manual(detail: str) -> bool:

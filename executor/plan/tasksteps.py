@@ -45,7 +45,7 @@ _FAILS = re.compile(words.FAILS, re.I)
 _PASSES = re.compile(words.PASSES, re.I)
 _CHANGE = re.compile(
     r"^(?:create|modify|update|edit|rewrite|in|at (?:the )?(?:top|end|bottom) of|add (?:\w+ )?to)"
-    r"\s+`([^`]+)`",
+    r"\s*[:：]?\s+`([^`]+)`",
     re.I,
 )
 _TEST_KINDS = re.compile(r"tests?|测试|測試|テスト|테스트|prueba|teste|ki[eể]m", re.I)
@@ -221,7 +221,10 @@ class TaskSteps:
         verifying = [s for s in steps if s.verifies and s.commands]
         if role == "red":
             first = next((s for s in verifying if s.meaning == "verify_fail"), None)
-            chosen = first or next(iter(verifying), None)
+            # else the run a test-writing step names itself (`Write the check (RED)`, `Run: ...`)
+            chosen = (
+                first or next(iter(verifying), None) or next((s for s in steps if s.commands), None)
+            )
             if chosen is None:
                 return None, None, None
             return chosen.commands[0][0], chosen.commands[0][1], chosen.expected

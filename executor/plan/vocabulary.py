@@ -144,6 +144,11 @@ class TitleParts:
     title: str
     tdd: bool
     hours: float | None
+    #: `Enhanced UX Features (Optional)`: the plan leaves it to the reader.
+    optional: bool = False
+
+
+_OPTIONAL = re.compile(r"\((?:optional|opcional|optionnel|facultatif|可选|可選|任意|선택)\)", re.I)
 
 
 def split_title(raw: str) -> TitleParts:
@@ -169,7 +174,7 @@ def split_title(raw: str) -> TitleParts:
             break
         title = title[: m.start()].rstrip()
     tdd = tdd or bool(re.search(r"\bTDD\b", title))
-    return TitleParts(title.rstrip(" -–—:"), tdd, hours)
+    return TitleParts(title.rstrip(" -–—:"), tdd, hours, _OPTIONAL.search(title) is not None)
 
 
 def says_done(heading: str) -> bool:

@@ -71,7 +71,7 @@ EXPECTED_LABEL = (
 )
 #: A `**Files:**` label: `Files`, `文件`, `ファイル`, `Dateien`, `Archivos`.
 FILES_LABEL = (
-    r"files?|文件|檔案|ファイル|関連ファイル|파일|dateien|datei|fichiers?|archivos?|arquivos?"
+    r"files?|文件|檔案|ファイル|関連ファイル|파일|dateien|datei|fichiers?|archivos?|arquivos?|skripte?|scripts?"
     r"|t[eệ]p(?:\s+tin)?"
 )
 #: `**Exit criteria**` / `**Erfolgskriterium:**` / `完成条件`: what says a session is done.
@@ -105,7 +105,7 @@ FAILS = (
     r"|[eé]chec|falla|falha|th[aấ]t\s+b[aạ]i|\bred\b|fail"
 )
 PASSES = (
-    r"通过|成功|パス|通る|통과|성공|gr[uü]n|erfolg|bestanden|passe|r[eé]ussi|pasa|passa"
+    r"通过|通過|成功|パス|通る|통과|성공|gr[uü]n|erfolg|bestanden|passe|r[eé]ussi|pasa|passa"
     r"|th[aà]nh\s+c[oô]ng|green|pass"
 )
 RUNS = (
