@@ -143,10 +143,17 @@ def plans_below(folder: Path) -> list[Path]:
 def _refusal(plan: Plan, where: Path) -> tuple[int, str]:
     """(line, message) for a plan that gave no session: the format the file resembles and
     the line that broke it, when its shape shows one; else what its format expects."""
-    said = _what_it_is(plan, where)
-    if said or not where.is_file() or where.suffix == ".json":
+    text = where.read_text(encoding="utf-8", errors="replace") if where.is_file() else ""
+    other = detect_text(text, where.name) if text else None
+    if other is not None and other != plan.format:  # what it is, not what it is not
+        return 1, (
+            f"no sessions found: this is {KINDS[other]}, not {KINDS[plan.format]}: read it "
+            f"without --format, or with --format {other}"
+        )
+    said = _what_it_is(plan, text)
+    if said or not text or where.suffix == ".json":
         return 1, _NO_SESSIONS[plan.format] + said
-    found = resemblance(where.read_text(encoding="utf-8", errors="replace"))
+    found = resemblance(text)
     if found is None:
         return 1, _NO_SESSIONS[plan.format]
     fmt, line, text, why = found
@@ -155,20 +162,14 @@ def _refusal(plan: Plan, where: Path) -> tuple[int, str]:
     return line, f"no sessions found: this reads like {KINDS[fmt]} ('{shown}'), but {why}{other}"
 
 
-def _what_it_is(plan: Plan, where: Path) -> str:
-    """Why a file gave no sessions: another format, a template, or an overview whose
+def _what_it_is(plan: Plan, text: str) -> str:
+    """Why a file of its format gave no sessions: a template, or an overview whose
     sessions live elsewhere."""
-    if not where.is_file():
-        return ""
-    text = where.read_text(encoding="utf-8", errors="replace")
     if _PLACEHOLDER_HEADING.search(text) is not None:
         return (
             " (its headings hold {{...}} placeholders: this is a template to fill in, not a plan)"
         )
-    other = detect_text(text, where.name)
-    if other is not None and other != plan.format:
-        return f" (this is {KINDS[other]}: read it without --format, or with --format {other})"
-    if plan.phases:
+    if plan.phases and plan.format in ("phase", "overview"):
         names = ", ".join(p.label or str(p.number) for p in plan.phases)
         return (
             f" ({KINDS[plan.format]} with phases {names} but no sessions: "

@@ -238,6 +238,16 @@ def test_a_refusal_names_the_format_a_file_resembles_and_the_line_that_broke_it(
     assert "spec-kit tasks.md" in found[0].message and "Session" not in found[0].message
 
 
+def test_a_refusal_of_another_format_never_speaks_of_phase_files(tmp_path: Path) -> None:
+    tasks = write(tmp_path / ".taskmaster" / "tasks", "tasks.json", '{"master": {"tasks": []}}')
+    assert _errors(tasks) == ['1: no tasks found; expected {"tasks": [{"id": 1, "title": ...}]}']
+    kiro = write(tmp_path, "kiro.md", "# Plan\n\n- [ ] Set up\n  - [ ] 1.1 Create x\n")
+    r = run_cli("plan", "validate", str(kiro), cwd=tmp_path)
+    assert r.returncode == 15
+    assert "this reads like a Kiro tasks.md ('- [ ] 1.1 Create x')" in r.stdout
+    assert "Session" not in r.stdout and "PHASE" not in r.stdout
+
+
 def test_plan_show_marks_a_persons_checks(tmp_path: Path) -> None:
     path = write(
         tmp_path,
