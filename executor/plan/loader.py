@@ -156,10 +156,10 @@ def _refusal(plan: Plan, where: Path) -> tuple[int, str]:
     found = resemblance(text)
     if found is None:
         return 1, _NO_SESSIONS[plan.format]
-    fmt, line, text, why = found
-    other = f" (read it with --format {fmt})" if fmt != plan.format else ""
-    shown = text if len(text) <= 60 else text[:57] + "..."
-    return line, f"no sessions found: this reads like {KINDS[fmt]} ('{shown}'), but {why}{other}"
+    fmt, line, broken, why = found
+    hint = f" (read it with --format {fmt})" if fmt != plan.format else ""
+    shown = broken if len(broken) <= 60 else broken[:57] + "..."
+    return line, f"no sessions found: this reads like {KINDS[fmt]} ('{shown}'), but {why}{hint}"
 
 
 def _what_it_is(plan: Plan, text: str) -> str:
