@@ -130,7 +130,7 @@ def to_session(d: SessionDraft, path: Path, lines: list[str], end: int) -> Sessi
     if not tdd:
         steps = {"green": _one_step(d, steps)}
     green = steps.get("green")
-    if green is not None and green.test_command is None and d.verify:
+    if green is not None and green.test_command is None and not green.inherits and d.verify:
         green.command_line, green.test_command = d.verify[-1]
     named_in = [(n, "named in a step", st.line) for st in steps.values() for n in st.files]
     named_in += [  # a bullet summary's paths: `Rate limit `apps/x/throttling.py``
