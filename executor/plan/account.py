@@ -100,18 +100,19 @@ def _covered(plan: Plan) -> dict[Path, list[range]]:
     return spans
 
 
-def _inside(line: int, covered: list[range]) -> bool:
-    """`line` in one of `covered` (sorted by start)."""
-    i = bisect_right(covered, line, key=lambda r: r.start) - 1
-    return any(line in covered[k] for k in range(max(0, i - 1), i + 1))
+def _inside(line: int, covered: list[range], starts: list[int]) -> bool:
+    """`line` in one of `covered` (sorted by start; `starts` their starts)."""
+    i = bisect_right(starts, line) - 1
+    return i >= 0 and (line in covered[i] or (i > 0 and line in covered[i - 1]))
 
 
 def _named(path: Path, doc: Document, covered: list[range], plan: Plan) -> list[Diagnostic]:
     found: list[_Found] = []
+    starts = [r.start for r in covered]
     for block in doc.blocks:
         if block.kind not in ("heading", "item", "paragraph"):
             continue
-        if _inside(block.line, covered):  # read as a session's: only a misspelt unit is news
+        if _inside(block.line, covered, starts):  # a session's: only a misspelt unit is news
             if not _may_be_typo(block):
                 continue
             looks = _looks_like(block)

@@ -249,9 +249,12 @@ def _judge_inner(name: str, command: str, depth: int) -> str | None:
     return f"{why} (inside `{name}{'' if name == 'eval' else ' -c'}`)"
 
 
+_PYTHON = re.compile(r"python(?:\d(?:\.\d+)?)?|pypy3?")
+
+
 def _embedded(name: str, args: list[str]) -> str | None:
     """Why a program given inline (`python -c CODE`, `node -e CODE`) is no check."""
-    language = "python" if re.fullmatch(r"python(?:\d(?:\.\d+)?)?|pypy3?", name) else name
+    language = "python" if _PYTHON.fullmatch(name) else name
     flags = _INLINE.get(language)
     if flags is None:
         return None

@@ -140,11 +140,12 @@ def to_session(d: SessionDraft, path: Path, lines: list[str], end: int) -> Sessi
         if not n.startswith("/")  # `/api/posts/`: a route
     ]
     files = _under_project(d.files, d.tree_roots, [n for n, _, _ in named_in])
+    known = {f.path for f in files}
     for named, note, line in named_in:
-        known = {f.path for f in files}
-        if as_file(named) is None or named in known or any(k.endswith("/" + named) for k in known):
+        if named in known or as_file(named) is None or any(k.endswith("/" + named) for k in known):
             continue  # `apps/users/models.py` beside the list's `backend/apps/users/models.py`
         files.append(FileSpec(path=named, note=note, line=line))
+        known.add(named)
     for staged, line in d.staged:
         if staged not in {f.path for f in files}:
             files.append(FileSpec(path=staged, note="staged by the commit step", line=line))
@@ -182,7 +183,7 @@ def to_session(d: SessionDraft, path: Path, lines: list[str], end: int) -> Sessi
                 t
                 for t in [
                     *(o.text for o in d.objectives),
-                    *(t for st in steps.values() for t in st.tasks),
+                    *(t for r, st in steps.items() if r != "red" for t in st.tasks),  # not tests
                 ]
                 if voc.by_hand(t)
             )
@@ -194,8 +195,10 @@ def _under_project(files: list[FileSpec], drawn: set[str], named: list[str]) -> 
     """`files` without the top folder of the tree that drew them all when the session
     names the same files without it: a tree drawn under `personal-aid/` while the steps
     change `src-tauri/Cargo.toml` is drawn from above the project."""
+    if len(drawn) != 1:
+        return list(files)
     roots = {f.path.split("/", 1)[0] for f in files}
-    if len(roots) != 1 or roots != drawn or any("/" not in f.path for f in files):
+    if roots != drawn or any("/" not in f.path for f in files):
         return list(files)
     root = roots.pop() + "/"
     if not any(root + n in {f.path for f in files} for n in named if not n.startswith(root)):

@@ -82,16 +82,18 @@ def git(args: list[str]) -> str | None:
     return f"it is a git command that writes (git {sub})"
 
 
+_MIGRATES = re.compile(
+    r"\bmigrate\b|\bmakemigrations\b|\bdb\s+(?:push|reset|seed|migrate|upgrade|downgrade"
+    r"|drop|stamp)\b"
+)
+_ONLY_LOOKS = re.compile(r"--check\b|--dry-run\b|\bstatus\b|--plan\b")
+
+
 def migrates(name: str, args: list[str]) -> bool:
     joined = " ".join(args)
-    return bool(
-        re.search(
-            r"\bmigrate\b|\bmakemigrations\b|\bdb\s+(?:push|reset|seed|migrate|upgrade|downgrade"
-            r"|drop|stamp)\b",
-            joined,
-        )
-        and not re.search(r"--check\b|--dry-run\b|\bstatus\b|--plan\b", joined)
-    ) or (name == "prisma" and bool(args) and args[0] in ("migrate", "db"))
+    if name == "prisma" and bool(args) and args[0] in ("migrate", "db"):
+        return True
+    return bool(_MIGRATES.search(joined) and not _ONLY_LOOKS.search(joined))
 
 
 def script_target(name: str, args: list[str]) -> str | None:

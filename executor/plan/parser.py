@@ -88,8 +88,11 @@ class _FileParser:
             elif block.kind == "table":
                 rows = self.lines[block.line - 1 : block.end]
                 self.result.phase_waits.update(table_dependencies(rows))
-            elif block.kind in ("item", "paragraph") and (label := read_label(block.first)):
-                self.declared_tdd = self.declared_tdd or label.label.upper() == "TDD"
+            elif block.kind == "item" and block.text[2:5].upper() == "TDD":  # `**TDD:**`
+                label = read_label(block.first)
+                self.declared_tdd = self.declared_tdd or bool(
+                    label and label.label.upper() == "TDD"
+                )
         units = self.units()
         self.unit_lines = {u.line for u in units if isinstance(u, Section)}
         for unit in units:
@@ -413,9 +416,11 @@ def _is_record(section: Section) -> bool:
     """A `Session N` section that records work done rather than planning it: it holds no
     open box and no step, and says it is done (`✅`, `Completed`)."""
     blocks = section.all_blocks()
+    said = " ".join([section.title, *(b.text for b in blocks[:4])])
+    if not voc.DONE_WORDS.search(said):  # most sessions: no word of work done
+        return False
     if any(b.kind == "item" and b.checked is False for b in blocks):
         return False
-    if any(voc.step_role(plain(b.text, ticks=False)).role for b in blocks if b.kind == "heading"):
-        return False
-    said = " ".join([section.title, *(b.text for b in blocks[:4])])
-    return bool(voc.DONE_WORDS.search(said))
+    return not any(
+        voc.step_role(plain(b.text, ticks=False)).role for b in blocks if b.kind == "heading"
+    )

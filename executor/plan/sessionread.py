@@ -31,6 +31,7 @@ _FILE_LABEL = re.compile(r"^(?:\*\*|__)`([^`]+)`(?:\*\*|__)\s*(?:\([^)]*\))?\s*:
 _RUN_TESTS = re.compile(r"\brun\b[^`]*\btests?\b", re.I)
 _GIT_ADD = re.compile(r"^\s*git\s+add\s+(.+)$")
 _STEPS_LABEL = re.compile(rf"^(?:{words.STEP})(?:s|e)?$", re.I)
+_LEAD_SPAN = re.compile(r"\s*`([^`]+)`")
 _TREE_INFO = ("", "text", "tree", "txt", "plaintext", "plain")
 
 Warn = Callable[[int, str], None]
@@ -178,7 +179,8 @@ class SessionReader:
             if labelled is not None and kind not in (None, "container"):
                 self.on_label(kind, labelled.rest, item.line, in_item=True)
             else:
-                self.step_check(text, item.line)
+                if self.kind in (None, "tasks", "objectives"):  # not a files list, a criterion
+                    self.step_check(text, item.line)
                 self.on_text(text, item.line, checked=item.checked, in_item=True)
         for line, more in others:
             self.on_line(more, line)
@@ -272,9 +274,9 @@ class SessionReader:
     def step_check(self, text: str, line: int) -> None:
         """An item that runs a check to verify (`Run `npx tauri build` to verify the full
         bundle works`): its step's command, or the session's outside steps."""
-        if not voc.step_meaning(text).startswith("verify"):
+        if (command := text_command(text)) is None:
             return
-        if (command := text_command(text)) is None or not self.check(command, line):
+        if not voc.step_meaning(text).startswith("verify") or not self.check(command, line):
             return
         if self.step is None:  # a summary's item: the session's verification
             self.d.verify.append((line, command))
@@ -346,9 +348,9 @@ class SessionReader:
     def criterion_command(self, text: str, line: int) -> None:
         """`**Erfolgskriterium:** `pytest` mit > 80% Coverage`: a criterion that opens with
         a command verifies the session when it is a check (else it is named, with why)."""
-        lead = re.match(r"\s*`([^`]+)`", text)  # the criterion is the command's outcome
+        lead = _LEAD_SPAN.match(text)  # the criterion is the command's outcome
         command = lead.group(1) if lead and as_file(lead.group(1)) is None else ""
-        if (" " in command or judge(command) is None) and command and self.check(command, line):
+        if command and (" " in command or judge(command) is None) and self.check(command, line):
             self.d.verify.append((line, command))
 
     def collect_paths(self, text: str, line: int = 0) -> None:

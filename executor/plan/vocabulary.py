@@ -148,6 +148,7 @@ class TitleParts:
     optional: bool = False
 
 
+_SAYS_TDD = re.compile(r"\bTDD\b")
 _OPTIONAL = re.compile(r"\((?:optional|opcional|optionnel|facultatif|可选|可選|任意|선택)\)", re.I)
 
 
@@ -173,7 +174,7 @@ def split_title(raw: str) -> TitleParts:
         else:
             break
         title = title[: m.start()].rstrip()
-    tdd = tdd or bool(re.search(r"\bTDD\b", title))
+    tdd = tdd or _SAYS_TDD.search(title) is not None
     return TitleParts(title.rstrip(" -–—:"), tdd, hours, _OPTIONAL.search(title) is not None)
 
 
@@ -217,13 +218,16 @@ def parse_hours(text: str) -> float | None:
 
 def parse_count(text: str) -> int | None:
     """`~70 tests`, `15,000 tokens`, `15k` -> the number."""
-    m = re.search(r"(\d[\d,_]*(?:\.\d+)?)\s*([kK])?\b", text)
+    m = _COUNT.search(text)
     if not m:
         return None
     value = float(m.group(1).replace(",", "").replace("_", ""))
     return int(value * 1000) if m.group(2) else int(value)
 
 
+_COUNT = re.compile(r"(\d[\d,_]*(?:\.\d+)?)\s*([kK])?\b")
+_REF_PARTS = re.compile(r"\s*(?:,|&|\band\b|\bor\b)\s*")
+_REF_RANGE = re.compile(r"(\d+)\s*(?:-|–|—|to)\s*#?(\d+)")
 _NONE = re.compile(r"^\s*[(*_]*\s*(?:none|n/?a|nothing|no dependencies|no prior \w+|-+)\b", re.I)
 _REF_CACHE: dict[str, re.Pattern[str]] = {}
 
@@ -249,9 +253,9 @@ def parse_session_refs(text: str, word: str = "session") -> list[int] | None:
     refs: list[int] = []
     for m in _refs_pattern(word).finditer(text):
         body = re.sub(rf"(?i){word}s?\s+", "", m.group(0))
-        for part in re.split(r"\s*(?:,|&|\band\b|\bor\b)\s*", body):
+        for part in _REF_PARTS.split(body):
             part = part.strip().lstrip("#")
-            rng = re.fullmatch(r"(\d+)\s*(?:-|–|—|to)\s*#?(\d+)", part)
+            rng = _REF_RANGE.fullmatch(part)
             if rng:
                 lo, hi = int(rng.group(1)), int(rng.group(2))
                 refs.extend(range(lo, hi + 1) if hi >= lo and hi - lo < 1000 else [lo, hi])
@@ -264,6 +268,7 @@ def parse_session_refs(text: str, word: str = "session") -> list[int] | None:
     return None
 
 
+_DRIVE = re.compile(r"^[A-Za-z]:/")
 _PATHISH = re.compile(r"^[\w.@~+\-/\\()\[\]]+$")
 _FILE_NAME = re.compile(r"^[\w\-@+.]*[A-Za-z_][\w\-@+]*\.[A-Za-z][A-Za-z0-9]{0,5}$")
 
@@ -279,7 +284,7 @@ def looks_like_path(text: str) -> bool:
 def path_problem(path: str) -> str | None:
     """Why `path` leaves the repository (absolute, home, `..`), or None if it stays inside."""
     p = path.replace("\\", "/")
-    if p.startswith("/") or re.match(r"^[A-Za-z]:/", p):
+    if p.startswith("/") or _DRIVE.match(p):
         return "is absolute"
     if p.startswith("~"):
         return "points into a home directory"
@@ -366,12 +371,12 @@ _STEP_MEANINGS: list[tuple[StepMeaning, re.Pattern[str]]] = [
     ),
 ]
 #: A step a person does by hand: its commands are not the executor's to run.
-_MANUAL = re.compile(words.MANUAL, re.I)
+_MANUAL = re.compile(words.MANUAL)  # searched in lowered text (see words.LOOK)
 
 
 def is_manual(title: str) -> bool:
     """`Manual API test`, `Test in browser console`, `Test manually with curl`."""
-    return bool(_MANUAL.search(title))
+    return bool(_MANUAL.search(title.lower()))
 
 
 @lru_cache(maxsize=1024)  # plans repeat the same few labels in every session
@@ -401,13 +406,13 @@ _NAMES_TESTS = re.compile(
 )
 
 
-_LOOK = re.compile(words.LOOK, re.I)
+_LOOK = re.compile(words.LOOK)
 
 
 def looks_at_product(text: str) -> bool:
     """Words for what a person looks at in the running product (a page, a screen, a
     dashboard, a phone): a verification of it that no check runs is a person's."""
-    return _LOOK.search(words.normal(text)) is not None and not names_tests(text)
+    return _LOOK.search(words.normal(text).lower()) is not None and not names_tests(text)
 
 
 def by_hand(text: str, *, verifying: bool = False) -> bool:
@@ -416,14 +421,21 @@ def by_hand(text: str, *, verifying: bool = False) -> bool:
     responsive design works on mobile`, `Test on web browser`); `verifying`: the text is
     a check by where it stands (a test strategy). A browser named by work (`Build the
     exercise browser screen`) is no check."""
-    if is_manual(_BROWSER.sub("", text)):
+    low = words.normal(text).lower()
+    may_say = not low.isascii() or any(k in low for k in _MANUAL_KEYS)
+    if may_say and is_manual(_BROWSER.sub("", text)):
         return True
-    built = _BUILDS.match(words.normal(text).strip()) is not None  # `Build the X screen`: work
-    checks = verifying or (step_meaning(text).startswith("verify") and not built)
-    return checks and (looks_at_product(text) or _BROWSER.search(text) is not None)
+    if not verifying and (
+        not step_meaning(text).startswith("verify") or _BUILDS.match(low.strip()) is not None
+    ):
+        return False  # `Build the exercise browser screen`: work
+    return _BROWSER.search(text) is not None or looks_at_product(text)
 
 
 _BROWSER = re.compile(r"\bbrowsers?\b", re.I)
+#: A piece of each ASCII word of `words.MANUAL` (any other alphabet is searched in full):
+#: most work items hold none, and a substring test costs nothing beside the regex.
+_MANUAL_KEYS = ("manu", "hand", "brows", "mano", "main", "cong")
 _BUILDS = re.compile(rf"(?:{words.BUILD})\b", re.I)
 
 
