@@ -88,7 +88,7 @@ class _FileParser:
             elif block.kind == "table":
                 rows = self.lines[block.line - 1 : block.end]
                 self.result.phase_waits.update(table_dependencies(rows))
-            elif block.kind == "item" and block.text[2:5].upper() == "TDD":  # `**TDD:**`
+            elif block.kind == "item" and block.text.startswith(("**TDD", "__TDD")):
                 label = read_label(block.first)
                 self.declared_tdd = self.declared_tdd or bool(
                     label and label.label.upper() == "TDD"
@@ -113,7 +113,7 @@ class _FileParser:
             for b in j.all_blocks()
             if b.kind in ("item", "paragraph")
             for _, text in b.lines()
-            if voc.DONE_WORDS.search(text)
+            if voc.says_done_word(text)
         ]
         for phase in self.phases.values():
             for session in phase.sessions:
@@ -415,10 +415,16 @@ def _holds_work(section: Section, *, own: bool = False) -> bool:
 def _is_record(section: Section) -> bool:
     """A `Session N` section that records work done rather than planning it: it holds no
     open box and no step, and says it is done (`✅`, `Completed`)."""
-    blocks = section.all_blocks()
-    said = " ".join([section.title, *(b.text for b in blocks[:4])])
-    if not voc.DONE_WORDS.search(said):  # most sessions: no word of work done
+    first: list[Block] = []  # its first blocks: where an entry says it is done
+    for part in section.walk():
+        first += [part.heading] if part is not section and part.heading is not None else []
+        first += part.blocks
+        if len(first) >= 4:
+            break
+    said = " ".join([section.title, *(b.text for b in first[:4])])
+    if not voc.says_done_word(said):  # most sessions: no word of work done
         return False
+    blocks = section.all_blocks()
     if any(b.kind == "item" and b.checked is False for b in blocks):
         return False
     return not any(

@@ -25,12 +25,18 @@ PHASE_ID_HEADING = re.compile(
 )
 #: A sub-phase holding its own work (`Phase 8.1: Caching`, `Fase 2.3 - Tela`).
 SUB_PHASE = re.compile(rf"^(?:{words.PHASE})\s*(\d+\.\d+(?:\.\d+)*)\s*[:\-–—.]?\s*(.*)$", re.I)
-#: A record says its work is done: `✅`, `Completed`, `完了`, `已完成`.
-DONE_WORDS = re.compile(
+#: A record says its work is done: `✅`, `Completed`, `完了`, `已完成` (`says_done_word`).
+_DONE_WORDS = re.compile(
     r"✅|✔|\b(?:completed?|done|finished)\b|完了|完成|已完成|완료|erledigt|abgeschlossen"
-    r"|termin[ée]e?|conclu[ií]do|completad[oa]",
-    re.I,
+    r"|termin[ée]e?|conclu[ií]do|completad[oa]"
 )
+
+
+def says_done_word(text: str) -> bool:
+    """A word of work done in `text` (searched lowered: a case-blind pattern costs more)."""
+    return _DONE_WORDS.search(text.lower()) is not None
+
+
 #: A part of a session file (`## Part 2: RegisterScreen (TDD)`).
 PART_HEADING = re.compile(r"^part\s+(\d+)(?![\w.])\s*[:\-–—.]\s*(.*)$", re.IGNORECASE)
 PHASE_FILE = re.compile(r"^phase[_\- ]?(\d+)(?:[_\- ](.*))?\.(?:md|markdown)$", re.IGNORECASE)
@@ -422,20 +428,21 @@ def by_hand(text: str, *, verifying: bool = False) -> bool:
     a check by where it stands (a test strategy). A browser named by work (`Build the
     exercise browser screen`) is no check."""
     low = words.normal(text).lower()
-    may_say = not low.isascii() or any(k in low for k in _MANUAL_KEYS)
+    may_say = not low.isascii() or _MANUAL_HINT.search(low) is not None
     if may_say and is_manual(_BROWSER.sub("", text)):
         return True
-    if not verifying and (
-        not step_meaning(text).startswith("verify") or _BUILDS.match(low.strip()) is not None
-    ):
-        return False  # `Build the exercise browser screen`: work
-    return _BROWSER.search(text) is not None or looks_at_product(text)
+    if _BROWSER.search(text) is None and not looks_at_product(text):
+        return False
+    if verifying:
+        return True
+    built = _BUILDS.match(low.strip()) is not None  # `Build the exercise browser screen`: work
+    return step_meaning(text).startswith("verify") and not built
 
 
 _BROWSER = re.compile(r"\bbrowsers?\b", re.I)
 #: A piece of each ASCII word of `words.MANUAL` (any other alphabet is searched in full):
-#: most work items hold none, and a substring test costs nothing beside the regex.
-_MANUAL_KEYS = ("manu", "hand", "brows", "mano", "main", "cong")
+#: most work items hold none, and these literals cost little beside the whole pattern.
+_MANUAL_HINT = re.compile("manu|hand|brows|mano|main|cong")
 _BUILDS = re.compile(rf"(?:{words.BUILD})\b", re.I)
 
 
