@@ -100,18 +100,19 @@ def _covered(plan: Plan) -> dict[Path, list[range]]:
     return spans
 
 
-def _inside(line: int, covered: list[range]) -> bool:
-    """`line` in one of `covered` (sorted by start)."""
-    i = bisect_right(covered, line, key=lambda r: r.start) - 1
-    return any(line in covered[k] for k in range(max(0, i - 1), i + 1))
+def _inside(line: int, covered: list[range], starts: list[int]) -> bool:
+    """`line` in one of `covered` (sorted by start; `starts` their starts)."""
+    i = bisect_right(starts, line) - 1
+    return i >= 0 and (line in covered[i] or (i > 0 and line in covered[i - 1]))
 
 
 def _named(path: Path, doc: Document, covered: list[range], plan: Plan) -> list[Diagnostic]:
     found: list[_Found] = []
+    starts = [r.start for r in covered]
     for block in doc.blocks:
         if block.kind not in ("heading", "item", "paragraph"):
             continue
-        if _inside(block.line, covered):  # read as a session's: only a misspelt unit is news
+        if _inside(block.line, covered, starts):  # a session's: only a misspelt unit is news
             if not _may_be_typo(block):
                 continue
             looks = _looks_like(block)
@@ -121,7 +122,7 @@ def _named(path: Path, doc: Document, covered: list[range], plan: Plan) -> list[
         looks = _looks_like(block)
         if looks is None:
             continue
-        if block.kind == "heading" and _known(looks, plan):
+        if block.kind == "heading" and _known(looks, plan, path):
             continue  # `#### Session 2` of an overview whose PHASE file holds Session 2
         if block.kind == "heading":
             end = _section_end(doc, block)
@@ -168,15 +169,18 @@ def _named(path: Path, doc: Document, covered: list[range], plan: Plan) -> list[
     return out
 
 
-def _known(looks: _Found, plan: Plan) -> bool:
+def _known(looks: _Found, plan: Plan, path: Path) -> bool:
     """A session or phase heading whose unit the plan has, read from another file."""
     m = re.search(r"\d+", words.normal(looks.text))
     if looks.typo or m is None:
         return False
     number = int(m.group())
     if looks.kind == "session":
-        return plan.session(number) is not None
-    return looks.kind == "phase" and any(p.number == number for p in plan.phases)
+        found = plan.session(number)
+        return found is not None and found.source_file != path
+    return looks.kind == "phase" and any(
+        p.number == number and p.source_file != path for p in plan.phases
+    )
 
 
 def _section_end(doc: Document, heading: Block) -> int:
@@ -293,6 +297,8 @@ def _message(f: _Found, plan: Plan) -> str:
             f"task line '{_short(f.text)}' is outside every session: it was not read; move "
             "it into a phase (or session) of the plan"
         )
+    if f.done and f.kind == "phase" and plan.format == "speckit":
+        return f"phase '{_short(f.text)}' holds no task: it is no session"
     if f.done:
         return (
             f"heading '{_short(f.text)}' looks like a {f.kind} but is outside every session "

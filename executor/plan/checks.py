@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from executor.plan import programs
+from executor.plan import effects, embedded, programs
 
 _PLACEHOLDER = re.compile(r"<[A-Za-z_][^<>\n]*>|\{\{[^}]*\}\}|\bYOUR_[A-Z_]+\b")
 _VARIABLE = re.compile(r"^\$?\{?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\}?$|^\$\{?\w+\}?$")
@@ -44,6 +44,13 @@ def not_a_check(command: str, why: str) -> str:
 
 def judge(command: str | None) -> str | None:
     """Why `command` may not verify a session (None: it is a check)."""
+    why = _verdict(command, 0)
+    return "it runs no test, linter, type checker or build" if why == "neutral" else why
+
+
+def _verdict(command: str | None, depth: int) -> str | None:
+    """None: a check; "neutral": it changes nothing and checks nothing; else why not.
+    `depth`: how many shells (`bash -c`, `eval`) the command runs inside."""
     if command is None or not command.strip():
         return "it is empty"
     text = command.strip()
@@ -69,13 +76,11 @@ def judge(command: str | None) -> str | None:
     for before, after in zip(tokens, [*tokens[1:], ""], strict=True):
         if before in (">", ">>", "&>", ">|", "&>>") and after != "/dev/null":
             return f"it writes a file ({before} {after})"
-    verdicts = [_part(part) for part in _parts(tokens)]
+    verdicts = [_part(part, depth) for part in _parts(tokens)]
     refused = next((v for v in verdicts if v not in (None, "neutral")), None)
     if refused is not None:
         return refused
-    if None not in verdicts:
-        return "it runs no test, linter, type checker or build"
-    return None
+    return "neutral" if None not in verdicts else None
 
 
 def _parts(tokens: list[str]) -> list[list[str]]:
@@ -120,28 +125,41 @@ def _program(word: str) -> str:
     return word.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".exe")
 
 
-def _part(words: list[str]) -> str | None:
+def _part(words: list[str], depth: int = 0) -> str | None:
     """None: a check; "neutral": changes nothing and checks nothing; else why not."""
+    switch = next((w for w in words if _ASSIGNMENT.match(w)), None)
+    if switch is not None and (why := effects.assignment_effect(switch)) is not None:
+        return why
     words = _unwrap(words)
     if not words:
         return "neutral"
     name = _program(words[0])
     args = words[1:]
     sub = next((a for a in args if not a.startswith("-")), "")
+    if (inner := _inner_command(name, args)) is not None:
+        return _judge_inner(name, inner, depth)
+    if name in ("xargs", "parallel") and args:
+        return _part(_after_options(args), depth + 1)
+    if name == "find" and (action := next((a for a in args if a in _FIND_ACTS), None)):
+        return f"it runs commands or deletes files (find {action})"
+    if (program := _embedded(name, args)) is not None:
+        return program
     if name in programs.SHELL_BUILTINS or name in programs.READERS:
         return "neutral"
-    if (
-        name in ("sed", "awk", "perl")
-        and "-i" not in args
-        and not any(a.startswith("-i") for a in args)
-    ):
+    if name in ("sed", "awk", "perl") and not any(a.startswith("-i") for a in args):
         return "neutral"
-    if (writes := _formats(name, args, sub)) is not None:
-        return writes
+    target = effects.script_target(name, args)
+    for rule in (
+        effects.rewrites(name, args, sub),
+        effects.snapshot_update(name, args, target),
+        effects.version_bump(name, args, sub),
+    ):
+        if rule is not None:
+            return rule
     if name in programs.READ_CHECKS:
         return None
     if name == "git":
-        return _git(args)
+        return effects.git(args)
     if name in programs.NETWORK:
         return f"it is a network call ({name})"
     if name in programs.DEPLOYERS:
@@ -151,7 +169,7 @@ def _part(words: list[str]) -> str | None:
     if name in programs.EDITORS:
         return f"it opens a program for a person ({name})"
     if name in ("docker", "podman"):
-        return _container(args)
+        return _container(args, depth)
     if name in ("terraform", "tofu") and sub == "init":
         return "neutral"  # fetches providers; `terraform init && terraform validate` checks
     if sub in ("install", "uninstall") or (
@@ -166,7 +184,7 @@ def _part(words: list[str]) -> str | None:
         return f"it creates or adds files ({name} {sub})"
     if name in ("pip", "pip3", "pipx", "brew", "apt", "apt-get", "gem", "conda"):
         return f"it installs or changes dependencies ({name})"
-    if name in programs.WRITERS and not (name in ("sed", "perl", "awk") and "-i" not in args):
+    if name in programs.WRITERS:
         if name in ("sed", "perl", "awk"):
             return f"it edits files ({name} -i)"
         return f"it changes files ({name})"
@@ -177,11 +195,10 @@ def _part(words: list[str]) -> str | None:
         return f"it deploys or publishes ({name} {sub})"
     if name in ("terraform", "tofu", "pulumi") and sub not in ("validate", "plan", "fmt", "init"):
         return f"it changes infrastructure ({name} {sub})"
-    if _migrates(name, args):
+    if effects.migrates(name, args):
         return f"it changes a database ({' '.join(words[:3])})"
-    target = _script_target(name, args)
-    if target is not None and programs.MUTATE_WORD.match(target):
-        return f"it runs `{target}`, which changes things rather than checking them"
+    if target is not None and (why := effects.target_effect(name, args, target)) is not None:
+        return why
     if name in programs.TEST_TOOLS or name in programs.LINTERS:
         return None
     if name in programs.BUILDERS or programs.CHECK_WORD.search(name):
@@ -193,42 +210,74 @@ def _part(words: list[str]) -> str | None:
     return "neutral"  # the project's own program or script: it checks nothing by itself
 
 
-def _formats(name: str, args: list[str], sub: str) -> str | None:
-    """A formatter or fixer that rewrites files (`black .`, `eslint --fix`), not a check."""
-    flags = set(args)
-    if {"--fix", "--write", "--fix-dry-run"} & flags - {"--fix-dry-run"}:
-        return f"it rewrites files ({name} {'--fix' if '--fix' in flags else '--write'})"
-    checking = {"--check", "--diff", "-l", "--list", "--dry-run", "--verify-no-changes"} & flags
-    if checking:
+_FIND_ACTS = frozenset(
+    {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
+)
+#: Flags that hand an interpreter its program as the next word.
+_INLINE = {
+    "python": ("-c",),
+    "node": ("-e", "--eval", "-p", "--print"),
+    "deno": ("eval",),
+    "bun": ("-e", "--eval", "-p", "--print"),
+    "ruby": ("-e",),
+    "perl": ("-e", "-E"),
+    "php": ("-r",),
+}
+_MAX_DEPTH = 4
+
+
+def _inner_command(name: str, args: list[str]) -> str | None:
+    """The command string a shell (`bash -c '...'`, `sh -lc '...'`) or `eval` runs."""
+    if name == "eval":
+        return " ".join(args)
+    if name not in programs.SHELLS:
         return None
-    if name in programs.FORMATTERS and (name not in ("gofmt", "goimports") or "-w" in flags):
-        return f"it rewrites files ({name})"
-    if (name, sub) in {
-        ("ruff", "format"),
-        ("cargo", "fmt"),
-        ("go", "fmt"),
-        ("dotnet", "format"),
-        ("deno", "fmt"),
-        ("dart", "format"),
-        ("mix", "format"),
-        ("swift", "format"),
-    }:
-        return f"it rewrites files ({name} {sub})"
+    for i, a in enumerate(args):
+        if re.fullmatch(r"-[a-z]*c[a-z]*", a) and not a.startswith("--"):
+            return args[i + 1] if i + 1 < len(args) else ""
+        if not a.startswith("-"):
+            return None  # a script: `bash scripts/check.sh`
     return None
 
 
-def _git(args: list[str]) -> str | None:
-    sub = next((a for a in args if not a.startswith("-")), "")
-    if sub == "diff" and {"--exit-code", "--check", "--quiet"} & set(args):
+def _judge_inner(name: str, command: str, depth: int) -> str | None:
+    if depth >= _MAX_DEPTH:
+        return f"it nests shells too deep to read ({name} -c)"
+    why = _verdict(command, depth + 1)
+    if why is None or why == "neutral":
+        return why
+    return f"{why} (inside `{name}{'' if name == 'eval' else ' -c'}`)"
+
+
+_PYTHON = re.compile(r"python(?:\d(?:\.\d+)?)?|pypy3?")
+
+
+def _embedded(name: str, args: list[str]) -> str | None:
+    """Why a program given inline (`python -c CODE`, `node -e CODE`) is no check."""
+    language = "python" if _PYTHON.fullmatch(name) else name
+    flags = _INLINE.get(language)
+    if flags is None:
         return None
-    if sub in programs.GIT_READS or sub == "":
-        return "neutral"
-    if sub in ("push", "pull", "fetch", "clone", "ls-remote"):
-        return f"it is a network call (git {sub})"
-    return f"it is a git command that writes (git {sub})"
+    i = next((k for k, a in enumerate(args) if a in flags), None)
+    if i is None:
+        return None
+    code = args[i + 1] if i + 1 < len(args) else ""
+    if language == "python":
+        return embedded.python_effect(code)
+    if language in ("node", "deno", "bun"):
+        return embedded.javascript_effect(code)
+    return f"it runs a program given inline in a language the executor does not read ({name})"
 
 
-def _container(args: list[str]) -> str | None:
+def _after_options(args: list[str]) -> list[str]:
+    """What `xargs -n 1 -I {} CMD` runs: the words from the first that is no option."""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] in ("-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a") else 1
+    return args[i:]
+
+
+def _container(args: list[str], depth: int) -> str | None:
     words = [a for a in args if not a.startswith("-")]
     if words[:1] == ["compose"]:
         words = words[1:]
@@ -237,9 +286,12 @@ def _container(args: list[str]) -> str | None:
         return None if sub in ("build", "config") else "neutral"
     if sub in ("run", "exec"):
         inner = [a for a in args[args.index(sub) + 1 :]]
-        for i in range(len(inner)):  # the first word that judges as a check
-            if _part(inner[i:]) is None and not inner[i].startswith("-"):
-                return None
+        for i in range(len(inner)):  # the first word whose rule decides
+            if inner[i].startswith("-"):
+                continue
+            found = _part(inner[i:], depth + 1)
+            if found is None or (found != "neutral" and _program(inner[i]) in _KNOWN):
+                return found
         return f"it runs a container ({' '.join(['docker', *words[:2]])})"
     if sub in ("push", "login"):
         return f"it is a network call (docker {sub})"
@@ -248,53 +300,25 @@ def _container(args: list[str]) -> str | None:
     )
 
 
-def _migrates(name: str, args: list[str]) -> bool:
-    joined = " ".join(args)
-    return bool(
-        re.search(r"\bmigrate\b|\bmakemigrations\b|\bdb\s+(?:push|reset|seed|migrate)", joined)
-        and not re.search(r"--check\b|--dry-run\b|\bstatus\b|--plan\b", joined)
-    ) or (name == "prisma" and bool(args) and args[0] in ("migrate", "db"))
-
-
-def _script_target(name: str, args: list[str]) -> str | None:
-    """The script or target a runner runs: `npm run dev` -> dev, `make deploy` -> deploy."""
-    plain = _operands(args)
-    if name in ("npm", "pnpm", "yarn", "bun") and plain:
-        if plain[0] in ("run", "run-script") and len(plain) > 1:
-            return plain[1]
-        return plain[0]
-    if name in ("make", "just", "task", "rake", "mix", "invoke", "nox", "tox") and plain:
-        return next((p for p in plain if "=" not in p), None)
-    if name in ("python", "python3") and plain[:1] == ["manage.py"] and len(plain) > 1:
-        return plain[1]
-    return None
-
-
-def _operands(args: list[str]) -> list[str]:
-    """The words that are not options or option values."""
-    out: list[str] = []
-    skip = False
-    for a in args:
-        if skip:
-            skip = False
-        elif a in programs.VALUED:
-            skip = True
-        elif not a.startswith("-"):
-            out.append(a)
-    return out
+#: Programs whose verdict inside a container is their own (a service name is not one).
+_KNOWN = (
+    programs.SHELLS
+    | programs.BUILDERS
+    | programs.TEST_TOOLS
+    | programs.LINTERS
+    | programs.INSTALLERS
+    | programs.WRITERS
+    | programs.NETWORK
+    | programs.DATABASES
+    | {"git", "eval", "xargs", "find"}
+)
 
 
 def _builder(name: str, args: list[str], target: str | None) -> str | None:
     """A build tool, a language's runner or a script: a check when what it runs is one."""
     plain = [a for a in args if not a.startswith("-")]
     sub = plain[0] if plain else ""
-    if name in ("make", "just", "task", "npm", "pnpm", "yarn", "bun", "rake", "mix", "gradle",
-                "gradlew", "mvn", "mvnw", "cargo", "go", "dotnet", "swift", "deno", "flutter",
-                "dart", "cmake", "ninja", "meson", "bazel", "xcodebuild", "sbt", "ant",
-                "msbuild", "stack", "cabal", "dune", "zig", "turbo", "nx", "lerna", "composer",
-                "artisan", "elm", "gleam", "helm", "terraform", "tofu", "packer", "godot",
-                "webpack", "vite", "rollup", "esbuild", "parcel", "scons", "lein", "tsx",
-                "ts-node"):  # fmt: skip
+    if name in _BUILD_TOOLS:
         if name in ("go", "cargo", "dotnet", "swift", "deno", "flutter", "dart", "mix") and sub in (
             "run",
             "start",
@@ -304,47 +328,40 @@ def _builder(name: str, args: list[str], target: str | None) -> str | None:
         if name in ("tsx", "ts-node") and not programs.CHECK_WORD.search(" ".join(plain)):
             return f"it runs the program ({name}), not a check"
         return None
-    if name in ("node", "python", "python3", "php", "ruby", "perl", "bash", "sh", "zsh", "pwsh",
-                "Rscript", "R", "julia", "gcc", "g++", "clang", "javac", "kotlinc", "rustc",
-                "clj", "raco", "nim", "crystal"):  # fmt: skip
+    if name in _RUNTIMES:
         if name in ("bash", "sh", "zsh") and "-n" in args:
             return None  # a syntax check: `sh -n bin/harness`
-        if {"-c", "-e", "--eval", "--test", "-m"} & set(args) or name in (
-            "gcc",
-            "g++",
-            "clang",
-            "javac",
-            "kotlinc",
-            "rustc",
-        ):
-            module = args[args.index("-m") + 1] if "-m" in args[:-1] else None
-            if (
-                module is not None
-                and module
-                not in programs.TEST_TOOLS
-                | programs.LINTERS
-                | {
-                    "compileall",
-                    "py_compile",
-                    "doctest",
-                    "unittest",
-                    "pytest",
-                    "build",
-                    "mypy",
-                    "json.tool",
-                    "tabnanny",
-                    "pyflakes",
-                    "pycodestyle",
-                    "coverage",
-                }
-                and not programs.CHECK_WORD.search(module)
-            ):
-                return f"it runs a module ({module}), not a check"
+        if "-m" in args[:-1]:
+            module = args[args.index("-m") + 1]
+            if module in _CHECK_MODULES or programs.CHECK_WORD.search(module):
+                return None
+            return f"it runs a module ({module}), not a check"
+        if {"-c", "-e", "--eval", "--test"} & set(args) or name in _COMPILERS:
+            return None  # an inline program already judged (`_embedded`), or a compile
+        if target is not None or programs.CHECK_WORD.search(sub):
             return None
-        script = sub
-        if target is not None or programs.CHECK_WORD.search(script):
-            return None
-        if programs.SETUP_SCRIPT.search(script.rsplit("/", 1)[-1]):
-            return f"it runs a setup script ({script}), not a check"
+        if programs.SETUP_SCRIPT.search(sub.rsplit("/", 1)[-1]):
+            return f"it runs a setup script ({sub}), not a check"
         return "neutral"  # running the program itself checks nothing
     return None
+
+
+_BUILD_TOOLS = frozenset(
+    {"make", "just", "task", "npm", "pnpm", "yarn", "bun", "rake", "mix", "gradle", "gradlew",
+     "mvn", "mvnw", "cargo", "go", "dotnet", "swift", "deno", "flutter", "dart", "cmake",
+     "ninja", "meson", "bazel", "xcodebuild", "sbt", "ant", "msbuild", "stack", "cabal", "dune",
+     "zig", "turbo", "nx", "lerna", "composer", "artisan", "elm", "gleam", "helm", "terraform",
+     "tofu", "packer", "godot", "webpack", "vite", "rollup", "esbuild", "parcel", "scons",
+     "lein", "tsx", "ts-node"}
+)  # fmt: skip
+_COMPILERS = frozenset({"gcc", "g++", "clang", "javac", "kotlinc", "rustc"})
+_RUNTIMES = frozenset(
+    {"node", "python", "python3", "php", "ruby", "perl", "bash", "sh", "zsh", "pwsh", "Rscript",
+     "R", "julia", "clj", "raco", "nim", "crystal"}
+) | _COMPILERS  # fmt: skip
+_CHECK_MODULES = (
+    programs.TEST_TOOLS
+    | programs.LINTERS
+    | {"compileall", "py_compile", "doctest", "unittest", "pytest", "build", "mypy",
+       "json.tool", "tabnanny", "pyflakes", "pycodestyle", "coverage"}
+)  # fmt: skip

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from executor.plan import words
 from executor.plan.checks import judge
 from executor.plan.inline import code_spans
 from executor.plan.vocabulary import looks_like_path
@@ -42,6 +43,12 @@ _SPAN_THEN_VERB = re.compile(
 
 
 _SPAN = re.compile(r"`[^`]*`")
+#: A piece of every verb `_RUN_VERB` and `_SPAN_THEN_VERB` know, in lowered text: a line
+#: with none runs nothing (most lines; the whole patterns cost more).
+_VERB_HINT = re.compile(
+    r"run|execut|exécut|verify|check|confirm|validate|运行|執行|执行|実行|실행|ausf|ejecut"
+    r"|ch[aạ]y|確認|検証|확인|검증|pr[uü]f"
+)
 #: `git add ...` / `git commit ...` lines of a block: one commit per session is ours.
 _OURS = re.compile(r"^(?:git\s+(?:-C\s+\S+\s+)?(?:add|commit)\b)")
 
@@ -88,7 +95,7 @@ def verifies(command: str | None) -> bool:
 
 def text_command(text: str) -> str | None:
     """The command a line of prose tells the reader to run (`Run \\`npm test\\``)."""
-    if "`" not in text:
+    if "`" not in text or _VERB_HINT.search(text.lower()) is None:
         return None
     masked = _SPAN.sub(lambda m: "`" + "x" * (len(m.group(0)) - 2) + "`", text)
     m = _RUN_VERB.search(masked)  # a verb outside code spans
@@ -102,6 +109,28 @@ def text_command(text: str) -> str | None:
         return None
     command = spans[0].strip()
     return command if " " in command or command.isidentifier() else None
+
+
+_RUN_WORD = re.compile(
+    r"\b(?:run|execute)\b|运行|執行|执行|実行|실행|ausf[uü]hren|ejecutar|executar|ex[eé]cuter",
+    re.I,
+)
+_LEADING_SPAN = re.compile(r"^\s*`([^`]+)`")
+#: An outcome with the command that shows it: `所有測試通過 (`pnpm test X`)`, `builds (`make`)`.
+_OUTCOME = re.compile(rf"(?:{words.PASSES})[^`\n]{{0,12}}?\(\s*`([^`]+)`\s*\)", re.I)
+
+
+def detail_command(task: str, detail: str) -> str | None:
+    """The command a detail line of a task names without a verb before it: an outcome's
+    (`編譯成功 (`pnpm build`)`), or one listed under a task that says it runs checks
+    (`執行 TypeScript 類型檢查和 lint` over `` `pnpm tsc --noEmit` ✅ 通過 ``)."""
+    outcome = _OUTCOME.search(detail)
+    span = _LEADING_SPAN.match(detail) if _RUN_WORD.search(_SPAN.sub("", task)) else None
+    found = outcome or span
+    if found is None:
+        return None
+    command = found.group(1).strip()
+    return command if " " in command and not looks_like_path(command) else None
 
 
 def join(commands: list[str]) -> str | None:

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from executor.plan import vocabulary as voc
+from executor.plan.files import as_file
+from executor.plan.inline import code_spans
 from executor.plan.mermaid import Edge
 from executor.plan.models import (
     ChecklistItem,
@@ -29,6 +31,8 @@ class FileResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: Session numbers whose dependencies were stated in prose (not just absent).
     stated_dependencies: set[int] = field(default_factory=set)
+    #: Phase -> the phases it waits for, from a table of phases (`phasedeps`).
+    phase_waits: dict[int, list[int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -48,6 +52,7 @@ class SessionDraft:
     tdd: bool
     hours: float | None
     label: str | None = None
+    optional: bool = False
     objectives: list[ChecklistItem] = field(default_factory=list)
     exit_criteria: list[ChecklistItem] = field(default_factory=list)
     files: list[FileSpec] = field(default_factory=list)
@@ -68,6 +73,11 @@ class SessionDraft:
     #: `**Status**: ✅ Completed`, or a heading that says COMPLETE.
     said_done: bool = False
     subheadings: int = 0
+    #: (line, text) of `Step N:` headings naming no TDD role: the work of a session
+    #: with no TDD steps, a slip in one that has them.
+    unroled: list[tuple[int, str]] = field(default_factory=list)
+    #: The one top folder of each directory tree it draws (`personal-aid/`).
+    tree_roots: set[str] = field(default_factory=set)
     #: (line, check) of the session's verification sections and steps, in order.
     verify: list[tuple[int, str]] = field(default_factory=list)
     #: Paths its commit block stages (`git add PATH`).
@@ -85,6 +95,8 @@ class SessionDraft:
             self.hours = hours
         elif kind == "tests_count":
             self.tests = voc.parse_count(text)
+            if self.tests is None:  # `**Tests:** Sidecar lifecycle (start, ...)`: what they test
+                self.test_cases.append(text)
         elif kind == "context":
             self.context_tokens = voc.parse_count(text)
         elif kind == "next":
@@ -118,9 +130,22 @@ def to_session(d: SessionDraft, path: Path, lines: list[str], end: int) -> Sessi
     if not tdd:
         steps = {"green": _one_step(d, steps)}
     green = steps.get("green")
-    if green is not None and green.test_command is None and d.verify:
+    if green is not None and green.test_command is None and not green.inherits and d.verify:
         green.command_line, green.test_command = d.verify[-1]
-    files = list(d.files)
+    named_in = [(n, "named in a step", st.line) for st in steps.values() for n in st.files]
+    named_in += [  # a bullet summary's paths: `Rate limit `apps/x/throttling.py``
+        (n, "named in its work", d.line)
+        for o in d.objectives
+        for n in code_spans(o.text)
+        if not n.startswith("/")  # `/api/posts/`: a route
+    ]
+    files = _under_project(d.files, d.tree_roots, [n for n, _, _ in named_in])
+    known = {f.path for f in files}
+    for named, note, line in named_in:
+        if named in known or as_file(named) is None or any(k.endswith("/" + named) for k in known):
+            continue  # `apps/users/models.py` beside the list's `backend/apps/users/models.py`
+        files.append(FileSpec(path=named, note=note, line=line))
+        known.add(named)
     for staged, line in d.staged:
         if staged not in {f.path for f in files}:
             files.append(FileSpec(path=staged, note="staged by the commit step", line=line))
@@ -130,6 +155,7 @@ def to_session(d: SessionDraft, path: Path, lines: list[str], end: int) -> Sessi
         title=d.title,
         phase=d.phase,
         label=d.label,
+        optional=d.optional,
         tdd=tdd,
         objectives=d.objectives,
         red=steps.get("red"),
@@ -152,7 +178,32 @@ def to_session(d: SessionDraft, path: Path, lines: list[str], end: int) -> Sessi
         box_lines=[line for line, _ in d.boxes],
         claimed_done=d.said_done or (bool(boxes) and all(boxes)),
         derived=derived,
+        checkpoints=list(
+            dict.fromkeys(
+                t
+                for t in [
+                    *(o.text for o in d.objectives),
+                    *(t for r, st in steps.items() if r != "red" for t in st.tasks),  # not tests
+                ]
+                if voc.by_hand(t)
+            )
+        ),
     )
+
+
+def _under_project(files: list[FileSpec], drawn: set[str], named: list[str]) -> list[FileSpec]:
+    """`files` without the top folder of the tree that drew them all when the session
+    names the same files without it: a tree drawn under `personal-aid/` while the steps
+    change `src-tauri/Cargo.toml` is drawn from above the project."""
+    if len(drawn) != 1:
+        return list(files)
+    roots = {f.path.split("/", 1)[0] for f in files}
+    if roots != drawn or any("/" not in f.path for f in files):
+        return list(files)
+    root = roots.pop() + "/"
+    if not any(root + n in {f.path for f in files} for n in named if not n.startswith(root)):
+        return list(files)
+    return [f.model_copy(update={"path": f.path.removeprefix(root)}) for f in files]
 
 
 def _one_step(d: SessionDraft, steps: dict[str, Step]) -> Step:
@@ -179,7 +230,13 @@ def _one_step(d: SessionDraft, steps: dict[str, Step]) -> Step:
     )
 
 
+_SAYS_TDD = re.compile(r"\bTDD\b")  # `Write tests first (TDD - existing functionality)`
 _TEST_BULLET = re.compile(r"^(?:\*\*|__)?(?:write\s+(?:\w+\s+)?tests?|tests?)\b", re.I)
+
+
+def is_test_bullet(text: str) -> bool:
+    """A summary bullet about the session's tests (`**Tests:** ...`, `Write unit tests`)."""
+    return _TEST_BULLET.match(text) is not None
 
 
 def _derive_steps(d: SessionDraft) -> dict[str, Step]:
@@ -187,9 +244,9 @@ def _derive_steps(d: SessionDraft) -> dict[str, Step]:
     so or its first bullet writes tests, then RED holds the test bullets (all of them
     when none is one), GREEN the rest, and REFACTOR follows; else one GREEN step."""
     bullets = [o.text for o in d.objectives]
-    if not (d.tdd or _TEST_BULLET.match(bullets[0])):
+    if not (d.tdd or _TEST_BULLET.match(bullets[0]) or any(_SAYS_TDD.search(b) for b in bullets)):
         return {}
-    tests = [b for b in bullets if _TEST_BULLET.match(b)] or bullets
+    tests = [b for b in bullets if _TEST_BULLET.match(b)] or d.test_cases or bullets
     work = [b for b in bullets if b not in tests] or list(bullets)
     return {
         "red": Step(

@@ -17,7 +17,14 @@ from executor.plan.models import FileSpec
 
 _FILE_PREFIX = re.compile(r"^(?:create|modify|update|test|add|edit|new)\s*:\s*", re.I)
 _FILE_ITEM = re.compile(
-    rf"^({words.FILE_CHANGES}|{words.FILE_READS})(?:\s*/\s*\w+)?\s*[:：]\s*(.*)$", re.I
+    rf"^({words.FILE_CHANGES}|{words.FILE_READS})(?:\s*/\s*\w+|(?:\s+[a-z]+){{1,2}})?\s*[:：]"
+    r"\s*(.*)$",
+    re.I,
+)
+#: An item with no `Kind:` label that starts with its change (`Move or rewrite existing
+#: `guide/workflow/*``, `Split `guide/getting-started``).
+_VERB_ITEM = re.compile(
+    rf"^((?:{words.FILE_CHANGES}|split|rewrite)(?:\s+[a-z]+){{0,3}})\s+(`.*)$", re.I
 )
 _FILE_READ = re.compile(rf"^(?:{words.FILE_READS})$", re.I)
 _LINE_SUFFIX = re.compile(r":\d[\d,\-– ]*$")
@@ -110,6 +117,8 @@ _SOURCE_EXT = frozenset(
         "props",
         "targets",
         "gradle",
+        "mod",
+        "sum",
         "plist",
         "storyboard",
         "xib",
@@ -168,6 +177,8 @@ _HEADER_COMMENT = re.compile(
 _IN_FOLDER = re.compile(r"`([^`]+)`\s+in\s+`([^`]+/)`")
 #: `` `infra/x/main.tf`, `outputs.tf`, `variables.tf` ``: the names after a path share its folder.
 _SIBLINGS = re.compile(r"`([^`\s]+/)[^`/\s]+`((?:\s*(?:,|and|&|、|和|及|및)\s*`[^`/\s]+`)+)")
+#: `` `internal/` 及其子目录：`auth/`, `flower/` ``: sub-folders listed after their folder.
+_SUBFOLDERS = re.compile(r"`([^`\s]+/)`[^`\n]{0,16}?[:：]\s*((?:`[^`/\s]+/`\s*[,、，]?\s*)+)")
 #: A path the task compares against or follows, not one it changes.
 _REFERENCE = re.compile(
     r"\b(?:matching|per|see|mirroring|following|based\s+on|compared?\s+(?:to|with)"
@@ -193,20 +204,37 @@ def as_file(text: str, *, listed: bool = False) -> str | None:
         folder = raw.rstrip("*").rstrip("/")
         return folder + "/" if folder and _PATH_CHARS.match(folder) else None
     path = raw if raw.endswith("/") else raw.rstrip(".,;:")
-    if not path or not _PATH_CHARS.match(path) or "*" in path:
-        return None
+    if not path or not _PATH_CHARS.match(path) or "*" in path or path.startswith("@"):
+        return None  # `@/schemas/x.ts`, `@scope/pkg`: an import alias or a package
     if path.endswith("/"):
         return path if path.strip("./") else None
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
     if name in _WELL_KNOWN or _NAME.match(name) or _DOTFILE.match(name):
         return path
+    if path.startswith("/"):
+        return None  # `/cli-utilities/config`: a route or a page id, not a file
     return path if listed and "/" in path and _BARE_NAME.match(name) else None
 
 
+_TEST_NAME = re.compile(
+    r"^test_.+\.py$|_test\.(?:py|go|dart|exs|cpp|cc|c)$|\.(?:test|spec)\.[cm]?[jt]sx?$"
+    r"|(?:Test|Tests|Spec|IT)\.(?:java|kt|cs|swift|php|scala|groovy)$|_(?:spec|test)\.rb$"
+)
+
+
+def is_test_name(path: str) -> bool:
+    """A test file by its name, in the conventions of the common languages (`test_x.py`,
+    `x_test.go`, `x.test.ts`, `XTest.java`, `x_spec.rb`); a helper under `tests/` is not."""
+    return _TEST_NAME.search(path.replace("\\", "/").rsplit("/", 1)[-1]) is not None
+
+
 def is_source_name(path: str) -> bool:
-    """A path whose extension is a source or config file's (`package.json`, not
-    `activities.list`)."""
-    return path.endswith("/") or path.rsplit(".", 1)[-1].lower() in _SOURCE_EXT
+    """A path whose extension is a source or config file's (`package.json`, `go.mod`,
+    not `activities.list`), or a well-known name (`Makefile`)."""
+    name = path.rsplit("/", 1)[-1]
+    return (
+        path.endswith("/") or name in _WELL_KNOWN or name.rsplit(".", 1)[-1].lower() in _SOURCE_EXT
+    )
 
 
 def list_item_files(item: str, line: int) -> list[FileSpec]:
@@ -235,7 +263,7 @@ def task_file_spec(item: str, line: int) -> FileSpec | None:
     """A `**Files:**` item of a task plan: `Create: `path`` (Read items and items that
     name no path, such as `Test: Manual`, give None)."""
     text = plain(item)
-    m = _FILE_ITEM.match(text.lstrip("*_ "))
+    m = _FILE_ITEM.match(text.lstrip("*_ ")) or _VERB_ITEM.match(text.lstrip("*_ "))
     if m is None:
         return None
     kind, rest = m.group(1).lower(), m.group(2).strip()
@@ -268,6 +296,11 @@ def prose_paths(text: str, *, bare: bool = False) -> list[str]:
     for m in _FOLDER_THEN_FILE.finditer(text):
         if as_file(m.group(2)) is not None:
             joined[m.group(2)] = m.group(1) + m.group(2)
+    made: set[str] = set()  # a folder made with the sub-folders listed after it
+    for m in _SUBFOLDERS.finditer(text):
+        made.add(m.group(1))
+        for name in code_spans(m.group(2)):
+            joined.setdefault(name, m.group(1) + name)
     for m in _SIBLINGS.finditer(text):
         for name in code_spans(m.group(2)):
             if as_file(name) is not None:
@@ -278,9 +311,9 @@ def prose_paths(text: str, *, bare: bool = False) -> list[str]:
     for span in spans:
         if span in joined:
             span = joined[span]
-        elif span in where or span in joined.values() or span in {
+        elif span not in made and (span in where or span in joined.values() or span in {
             v[: -len(k)] for k, v in joined.items()
-        }:  # fmt: skip
+        }):  # fmt: skip
             continue
         path = as_file(span)
         if path is not None and not path.startswith(("http", "/api", "//")):
@@ -321,7 +354,7 @@ def tree_paths(text: str) -> list[tuple[str, str, int]]:
             continue
         flat = _TREE_MARKS.sub(lambda m: " " * len(m.group(0)), body)
         name = flat.strip()
-        if not name or " " in name:
+        if not name or " " in name or not name.strip(".…"):  # `...`: more not drawn
             continue
         rows.append(
             (len(flat) - len(flat.lstrip()), name, comment.group(1) if comment else "", offset)

@@ -66,8 +66,17 @@ def plan_target(path: Path) -> Path:
 
 
 _SESSION = re.compile(rf"^ {{0,3}}#{{1,6}}[ \t]+(?:{words.SESSION})[ \t]*#?\d", re.I | re.M)
-_TASK = re.compile(rf"^ {{0,3}}#{{2,4}}[ \t]+(?:{words.TASK})[ \t]*#?\d", re.I | re.M)
-_SPECKIT_TASK = re.compile(r"^[ \t]*[-*][ \t]+\[[ xX]\][ \t]+(?:\*\*|__)?T\d{2,}\b", re.M)
+_TASK = re.compile(
+    rf"^ {{0,3}}#{{2,4}}[ \t]+(?:{words.TASK})[ \t]*#?(?:\d|[a-z]+\d+(?:[-.][a-z]*\d+)*[ \t:])",
+    re.I | re.M,
+)
+#: A spec-kit task: a box with an id (`T001`, `**T-101**`, `**任务 1.1**:`).
+_SPECKIT_TASK = re.compile(
+    rf"^[ \t]*[-*][ \t]+\[[ xX]\][ \t]+(?:\*\*|__)?(?:T-?\d{{2,}}\b|(?:{words.TASK})[ \t]*\d)",
+    re.M | re.I,
+)
+_BOX = re.compile(r"^[-*][ \t]+\[[ xX]\][ \t]+\S", re.M)
+_PHASE_HEAD = re.compile(rf"^ {{0,3}}#{{1,6}}[ \t]+(?:{words.PHASE})[ \t]*\d", re.I | re.M)
 _KIRO_TASK = re.compile(
     r"^[ \t]*[-*][ \t]+\[[ xX-]\]\*?[ \t]+(?:\d+\.|\d+(?:\.\d+)+)[ \t]+\S", re.M
 )
@@ -99,6 +108,8 @@ def detect_text(text: str, name: str = "") -> PlanFormat | None:
     if name.endswith(".json"):
         return "taskmaster" if '"tasks"' in text or _TAG_LIST.search(text) else None
     text = words.normal(text)  # full-width `：`, `１` as ASCII
+    if PHASE_FILE.match(name):
+        return "phase"  # the planner's own file, whatever its tasks look like
     sessions = len(_SESSION.findall(text))
     tasks = len(_TASK.findall(text))
     checklist = len(_SPECKIT_TASK.findall(text))
@@ -107,6 +118,8 @@ def detect_text(text: str, name: str = "") -> PlanFormat | None:
     kiro = len(_KIRO_TASK.findall(text))
     if kiro >= 2 and kiro > max(sessions, tasks):
         return "kiro"
+    if name.lower() == "tasks.md" and not sessions and not tasks and _boxed_phases(text):
+        return "speckit"  # a checkbox list under phase headings, in spec-kit's file
     if tasks > sessions:
         return "superpowers"
     if sessions:
@@ -118,6 +131,38 @@ def detect_text(text: str, name: str = "") -> PlanFormat | None:
     if len(_PHASE_UNIT.findall(text)) >= 2:
         return "overview" if name in OVERVIEW_NAMES else "phase"
     return None
+
+
+#: (format, a line of its shape, what breaks a file of that shape when it gives no session)
+_SHAPES: list[tuple[PlanFormat, re.Pattern[str], str]] = [
+    ("speckit", _SPECKIT_TASK, "no '## Phase N: Title' heading holds its task lines"),
+    ("kiro", _KIRO_TASK, "its numbered tasks are not '- [ ] 1. Title' items of one list"),
+    ("superpowers", re.compile(rf"^ {{0,3}}#{{1,6}}[ \t]+(?:{words.TASK})\b", re.I | re.M),
+     "its task headings carry no number or id ('### Task 1: Title', '### Task p01-t01:')"),
+    ("phase", re.compile(rf"^ {{0,3}}#{{1,6}}[ \t]+(?:{words.SESSION}|{words.PHASE})\b",
+                         re.I | re.M),
+     "its headings number no session ('## Session 1: Title') and no phase holds work"),
+]  # fmt: skip
+
+
+def resemblance(text: str) -> tuple[PlanFormat, int, str, str] | None:
+    """For a file that gave no session: the format it looks like by its first line of that
+    shape, that line (number, text), and what breaks it. None: it looks like no plan."""
+    normal = words.normal(text)
+    found = [
+        (m.start(), fmt, why) for fmt, pattern, why in _SHAPES if (m := pattern.search(normal))
+    ]
+    if not found:
+        return None
+    start, fmt, why = min(found)
+    line = normal.count("\n", 0, start) + 1
+    return fmt, line, text.split("\n")[line - 1].strip(), why
+
+
+def _boxed_phases(text: str) -> bool:
+    """Phase headings with top-level checkbox items after them."""
+    first = _PHASE_HEAD.search(text)
+    return first is not None and _BOX.search(text, first.end()) is not None
 
 
 def detect(path: Path) -> tuple[PlanFormat, Path]:

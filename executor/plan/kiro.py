@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from executor.plan import vocabulary as voc
 from executor.plan import words
 from executor.plan.checks import judge
 from executor.plan.commands import text_command
@@ -226,6 +227,7 @@ class _SpecTasks:
             dependencies=[before] if before else [],
             optional=item.star,
             is_checkpoint=bool(_CHECKPOINT.match(plain(task.title))),
+            checkpoints=[plain(t) for t in [task.title, *details] if voc.by_hand(plain(t))],
             status="in-progress" if item.mark == "-" else None,
             context_files=self.context,
             **located(self.path, self.lines, item.line, end),

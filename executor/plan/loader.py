@@ -27,6 +27,7 @@ from executor.plan.formats import (
     format_named,
     others_beside,
     plan_file,
+    resemblance,
 )
 from executor.plan.markdown import kept
 from executor.plan.models import NO_PLAN_FILES, Diagnostic, Plan, PlanFormat
@@ -124,9 +125,9 @@ def _finish(plan: Plan, where: Path) -> None:
                 names = ", ".join(p.relative_to(where).as_posix() for p in below)
                 empty.message += f"; plans in its subfolders: {names} (name one with --plan)"
         elif not plan.errors:  # an unreadable file already says why (one error, not two)
-            message = _NO_SESSIONS[plan.format] + _what_it_is(plan, where)
+            line, message = _refusal(plan, where)
             plan.diagnostics.append(
-                Diagnostic(severity="error", path=where, line=1, message=message)
+                Diagnostic(severity="error", path=where, line=line, message=message)
             )
     plan.diagnostics.sort(key=lambda d: (str(d.path), d.line))
 
@@ -139,20 +140,36 @@ def plans_below(folder: Path) -> list[Path]:
     return [*found, *(p for p in find_plans(folder) if p not in found and p != folder)]
 
 
-def _what_it_is(plan: Plan, where: Path) -> str:
-    """Why a file gave no sessions: another format, a template, or an overview whose
+def _refusal(plan: Plan, where: Path) -> tuple[int, str]:
+    """(line, message) for a plan that gave no session: the format the file resembles and
+    the line that broke it, when its shape shows one; else what its format expects."""
+    text = where.read_text(encoding="utf-8", errors="replace") if where.is_file() else ""
+    other = detect_text(text, where.name) if text else None
+    if other is not None and other != plan.format:  # what it is, not what it is not
+        return 1, (
+            f"no sessions found: this is {KINDS[other]}, not {KINDS[plan.format]}: read it "
+            f"without --format, or with --format {other}"
+        )
+    said = _what_it_is(plan, text)
+    if said or not text or where.suffix == ".json":
+        return 1, _NO_SESSIONS[plan.format] + said
+    found = resemblance(text)
+    if found is None:
+        return 1, _NO_SESSIONS[plan.format]
+    fmt, line, broken, why = found
+    hint = f" (read it with --format {fmt})" if fmt != plan.format else ""
+    shown = broken if len(broken) <= 60 else broken[:57] + "..."
+    return line, f"no sessions found: this reads like {KINDS[fmt]} ('{shown}'), but {why}{hint}"
+
+
+def _what_it_is(plan: Plan, text: str) -> str:
+    """Why a file of its format gave no sessions: a template, or an overview whose
     sessions live elsewhere."""
-    if not where.is_file():
-        return ""
-    text = where.read_text(encoding="utf-8", errors="replace")
     if _PLACEHOLDER_HEADING.search(text) is not None:
         return (
             " (its headings hold {{...}} placeholders: this is a template to fill in, not a plan)"
         )
-    other = detect_text(text, where.name)
-    if other is not None and other != plan.format:
-        return f" (this is {KINDS[other]}: read it without --format, or with --format {other})"
-    if plan.phases:
+    if plan.phases and plan.format in ("phase", "overview"):
         names = ", ".join(p.label or str(p.number) for p in plan.phases)
         return (
             f" ({KINDS[plan.format]} with phases {names} but no sessions: "

@@ -20,13 +20,14 @@ from pathlib import Path
 
 from executor.plan import vocabulary as voc
 from executor.plan.checks import judge, not_a_check
-from executor.plan.drafts import FileResult, SessionDraft, to_session
+from executor.plan.drafts import FileResult, SessionDraft, is_test_bullet, to_session
 from executor.plan.files import as_file
-from executor.plan.inline import code_spans, plain
+from executor.plan.inline import code_spans, plain, read_label
 from executor.plan.markdown import Block, Section, parse
-from executor.plan.mermaid import mermaid_edges
+from executor.plan.mermaid import mermaid_edges, tree_edges
 from executor.plan.models import Diagnostic, Phase
-from executor.plan.sessionread import SessionReader
+from executor.plan.phasedeps import table_dependencies
+from executor.plan.sessionread import SessionReader, unroled_step
 from executor.plan.sessiontext import split_source, trimmed_end
 
 _BOLD_SESSION = re.compile(
@@ -60,6 +61,11 @@ class _FileParser:
         #: Test command a line outside every session names ("Run tests after every
         #: change - `npm run test:run`"): sessions that name none use it.
         self.file_command: tuple[int, str] | None = None
+        #: `Session N` sections that record work done (a journal), beside the units.
+        self.journal: list[Section] = []
+        #: The plan says its method is TDD (`- **TDD:** Tests written before ...`): a
+        #: summary session with a Tests bullet writes them first.
+        self.declared_tdd = False
 
     def error(self, line: int, message: str) -> None:
         self.result.diagnostics.append(
@@ -77,6 +83,16 @@ class _FileParser:
         for block in self.doc.blocks:
             if block.kind == "code" and block.info.lower().startswith("mermaid"):
                 self.result.edges.extend(mermaid_edges(block.text, block.line + 1))
+            elif block.kind == "code":
+                self.result.edges.extend(tree_edges(block.text, block.line + 1))
+            elif block.kind == "table":
+                rows = self.lines[block.line - 1 : block.end]
+                self.result.phase_waits.update(table_dependencies(rows))
+            elif block.kind == "item" and block.text.startswith(("**TDD", "__TDD")):
+                label = read_label(block.first)
+                self.declared_tdd = self.declared_tdd or bool(
+                    label and label.label.upper() == "TDD"
+                )
         units = self.units()
         self.unit_lines = {u.line for u in units if isinstance(u, Section)}
         for unit in units:
@@ -85,7 +101,26 @@ class _FileParser:
             else:
                 self.read_session(unit)
         self.result.phases = sorted(self.phases.values(), key=lambda p: p.number)
+        self.read_journal()
         return self.result
+
+    def read_journal(self) -> None:
+        """What a journal of finished sessions says is done is done: a unit its entries
+        name (`Completed Phase 8.1`, `8.2 ✅`) is claimed done (and re-proven)."""
+        said = [
+            text
+            for j in self.journal
+            for b in j.all_blocks()
+            if b.kind in ("item", "paragraph")
+            for _, text in b.lines()
+            if voc.says_done_word(text)
+        ]
+        for phase in self.phases.values():
+            for session in phase.sessions:
+                label = session.label
+                mention = rf"(?<![\d.]){re.escape(label or '')}(?!\d|\.\d)"
+                if label and any(re.search(mention, line) for line in said):
+                    session.claimed_done = True
 
     def units(self) -> list[Section | tuple[Block, int, list[Block], int]]:
         """Every session section in document order (phases opened on the way), then the
@@ -122,10 +157,17 @@ class _FileParser:
                     f"heading '{text}' looks like a session but has no readable "
                     "number; expected 'Session N: Title'",
                 )
+        journal = [u for u in found if isinstance(u, Section) and _is_record(u)]
+        if journal and len(journal) == len(found):
+            found = []  # a journal of sessions done: the plan's work is elsewhere in the file
         if not found:
             found.extend(self.bold_sessions())
         if not found and not self.overview:
-            found.extend(self.phase_units(ids))
+            found.extend(self.phase_units(ids) or self.work_units())
+        if journal and not found:
+            found = list(journal)
+        elif journal:
+            self.journal = journal
         return found
 
     def session_or_parts(self, section: Section) -> list[Section]:
@@ -139,6 +181,30 @@ class _FileParser:
         """A file with no sessions whose `Phase A: ...` sections hold the work."""
         units = [s for s, id_, _ in ids if not id_.isdigit() and s.all_blocks()]
         return units if len(units) >= 2 else []
+
+    def work_units(self) -> list[Section]:
+        """A file with no sessions: the sections that hold its work, read by structure.
+        A TDD cycle (a section whose sub-sections are RED / GREEN / REFACTOR steps) is a
+        unit anywhere, and so is a sub-phase holding work items (`### Phase 8.1: ...`);
+        under a phase heading (`## Phase 1`, `### Fase 2 - ...`), its
+        numbered sub-sections (`### 1.1 Project Setup`, `### Phase 8.1`) are the units,
+        else the phase itself when it holds work items."""
+        units: list[Section] = []
+        for section in self.doc.root.walk():
+            if section.heading is None or any(section.line in range(u.line, u.end + 1)
+                                              for u in units):  # fmt: skip
+                continue
+            if _is_cycle(section) or (_is_sub_phase(section) and _holds_work(section)):
+                units.append(section)
+                continue
+            if not _is_phase(section):
+                continue
+            parts = [c for c in section.children if _numbered(c) and c.all_blocks()]
+            if parts:
+                units.extend(parts)
+            elif _holds_work(section, own=True):
+                units.append(section)
+        return units
 
     # --- phases --------------------------------------------------------------------
 
@@ -172,8 +238,9 @@ class _FileParser:
         return self.phase
 
     def phase_at(self, line: int) -> Phase:
-        """The phase a session at `line` belongs to: the last phase heading before it."""
-        before = [p for p in self.phases.values() if p.line is not None and p.line < line]
+        """The phase a session at `line` belongs to: the last phase heading before it (or
+        at it: a phase that holds its work itself)."""
+        before = [p for p in self.phases.values() if p.line is not None and p.line <= line]
         if before:
             return max(before, key=lambda p: p.line or 0)
         return self.current_phase()
@@ -192,6 +259,7 @@ class _FileParser:
             tdd=parts.tdd,
             hours=parts.hours,
             label=label,
+            optional=parts.optional,
             said_done=voc.says_done(raw_title),
         )
 
@@ -202,13 +270,10 @@ class _FileParser:
         if (m := voc.SESSION_HEADING.match(text) or voc.PART_HEADING.match(text)) is not None:
             number, title = int(m.group(1)), m.group(2)
         else:
-            found = voc.PHASE_ID_HEADING.match(text)
-            assert found is not None
-            number, title, label = (
-                len(self.result_sessions()) + 1,
-                found.group(2) or "",
-                found.group(1),
-            )
+            label, title = _unit_id(text)
+            number = len(self.result_sessions()) + 1
+            if label == str(number):
+                label = None
         draft = self.new_draft(number, title, section.line, label)
         nested = [c.line for c in section.walk() if c is not section and c.line in self.unit_lines]
         reader = SessionReader(draft, self.warn, skip=set(nested))
@@ -249,6 +314,14 @@ class _FileParser:
         self.finish(draft, reader, trimmed_end(self.lines, min(last, end), line))
 
     def finish(self, draft: SessionDraft, reader: SessionReader, end: int) -> None:
+        for line, text in draft.unroled if "red" in draft.steps else []:
+            self.warn(line, unroled_step(text))
+        if (  # a summary session (no steps of its own) under the plan's declared TDD
+            self.declared_tdd
+            and not draft.steps
+            and (draft.test_cases or any(is_test_bullet(o.text) for o in draft.objectives))
+        ):
+            draft.tdd = True
         self.judge_dependency_prose(draft)
         if draft.dependencies is not None:
             self.result.stated_dependencies.add(draft.number)
@@ -288,3 +361,72 @@ class _FileParser:
                     f"cannot read the dependency '{text}'; expected 'None', "
                     "'Session N' or 'Sessions N, M'",
                 )
+
+
+_KEYCAP = re.compile(r"^((?:\d\uFE0F?\u20E3|\U0001F51F)+)\s*")  # 1️⃣ 2️⃣ ... 🔟
+_DOTTED = re.compile(r"^(\d+(?:\.\d+)+|\d+)[.)]?\s+(.+)$")
+
+
+def _unit_id(text: str) -> tuple[str | None, str]:
+    """(the unit's own id, its title): `Phase A: Model` -> A, `1.1 Project Setup` -> 1.1,
+    `Phase 8.1: Caching` -> 8.1, `1️⃣ SessionId VO (Cycle 1)` -> 1."""
+    if (found := voc.PHASE_ID_HEADING.match(text)) is not None:
+        return found.group(1), found.group(2) or ""
+    if (phase := voc.PHASE_HEADING.match(text)) is not None:
+        return phase.group(1), voc.phase_name(phase.group(2) or "")
+    for pattern in (voc.SUB_PHASE, _DOTTED):
+        if (m := pattern.match(text)) is not None:
+            return m.group(1), m.group(2)
+    if (cap := _KEYCAP.match(text)) is not None:
+        return re.sub(r"\D", "", cap.group(1).replace("\U0001f51f", "10")), text[cap.end() :]
+    return None, text
+
+
+def _numbered(section: Section) -> bool:
+    """A sub-section with an id of its own (`1.1`, `Phase 8.1`, `2.`), not a phase."""
+    text = plain(section.title, ticks=False)
+    return _unit_id(text)[0] is not None and voc.PHASE_HEADING.match(text) is None
+
+
+def _is_phase(section: Section) -> bool:
+    text = plain(section.title, ticks=False)
+    return bool(voc.PHASE_HEADING.match(text) or voc.PHASE_ID_HEADING.match(text))
+
+
+def _is_sub_phase(section: Section) -> bool:
+    """`### Phase 8.1: Caching`: a phase's part that holds its own work."""
+    return voc.SUB_PHASE.match(plain(section.title, ticks=False)) is not None
+
+
+def _is_cycle(section: Section) -> bool:
+    """Sub-sections naming two or more of RED, GREEN, REFACTOR: one TDD cycle."""
+    roles = {voc.step_role(plain(c.title, ticks=False)).role for c in section.children}
+    return len(roles - {None}) >= 2
+
+
+def _holds_work(section: Section, *, own: bool = False) -> bool:
+    """Work items: checkbox items, or list items and step sections (a phase's own)."""
+    blocks = section.blocks if own else section.all_blocks()
+    if any(b.kind == "item" and b.checked is not None for b in blocks):
+        return True
+    return own and any(b.kind == "item" and not b.item for b in blocks)
+
+
+def _is_record(section: Section) -> bool:
+    """A `Session N` section that records work done rather than planning it: it holds no
+    open box and no step, and says it is done (`✅`, `Completed`)."""
+    first: list[Block] = []  # its first blocks: where an entry says it is done
+    for part in section.walk():
+        first += [part.heading] if part is not section and part.heading is not None else []
+        first += part.blocks
+        if len(first) >= 4:
+            break
+    said = " ".join([section.title, *(b.text for b in first[:4])])
+    if not voc.says_done_word(said):  # most sessions: no word of work done
+        return False
+    blocks = section.all_blocks()
+    if any(b.kind == "item" and b.checked is False for b in blocks):
+        return False
+    return not any(
+        voc.step_role(plain(b.text, ticks=False)).role for b in blocks if b.kind == "heading"
+    )

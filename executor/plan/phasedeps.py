@@ -13,12 +13,17 @@ Each bullet names its phases (`Phase 3`, `Phase 3+`, `Final Phase`, a phase's na
 `Setup`, `US2`, `User Stories`) and, after `depend(s) on`, the phases it waits for (by
 number, by name, or `all ... user stories`); `No dependencies` is none. Only earlier
 phases count. What a bullet says replaces the default (the phase before).
+
+A plan's table of phases says the same in a column (`| **Phase 6** | LLM | HOCH | Phase 3 |`
+under a header `Abhängigkeiten` / `Dependencies`): `table_dependencies`; `-` is none,
+`Alle` / `All` every earlier phase.
 """
 
 from __future__ import annotations
 
 import re
 
+from executor.plan import words
 from executor.plan.inline import plain, read_label
 from executor.plan.markdown import Block
 from executor.plan.models import Session
@@ -85,3 +90,37 @@ def _phases(text: str, sessions: list[Session], *, subject: bool) -> list[int]:
         if name and not _STORY.search(name) and re.search(rf"\b{re.escape(name)}\b", words):
             found.append(s.phase)
     return list(dict.fromkeys(found))
+
+
+_DEPENDS_HEADER = re.compile(
+    rf"dependenc|depends|abh[aä]ngigkeit|voraussetzung|{words.DEPENDS}|前置|依存関係|의존|"
+    r"d[ée]pendances?|dependencias|depend[eê]ncias",
+    re.I,
+)
+_TABLE_PHASE = re.compile(rf"(?:{words.PHASE})\s*(\d+)\b", re.I)
+_EVERY = re.compile(r"^\s*(?:alle|all|todas?|toutes|全部|所有|すべて|全て|모두)\b", re.I)
+
+
+def table_dependencies(rows: list[str]) -> dict[int, list[int]]:
+    """Phase number -> the earlier phases it waits for, from the source lines of one
+    markdown table with a phase column and a dependencies column; {} for any other."""
+    cells = [[c.strip() for c in row.strip().strip("|").split("|")] for row in rows]
+    if len(cells) < 3:
+        return {}
+    column = next((i for i, c in enumerate(cells[0]) if _DEPENDS_HEADER.search(c)), None)
+    if column is None:
+        return {}
+    found: dict[int, list[int]] = {}
+    for row in cells[2:]:  # after the header and its `|---|` line
+        subject = _TABLE_PHASE.search(plain(row[0], ticks=False)) if row else None
+        if subject is None or column >= len(row):
+            continue
+        phase = int(subject.group(1))
+        said = plain(row[column], ticks=False)
+        if _EVERY.match(said):
+            found[phase] = sorted(n for n in found if n < phase)
+        else:
+            found[phase] = [
+                n for m in _TABLE_PHASE.finditer(said) if (n := int(m.group(1))) < phase
+            ]
+    return found

@@ -49,6 +49,7 @@ class PhaseReader:
         _apply_edges(plan, result)
         if not result.edges and not result.stated_dependencies:
             _plan_order(plan)
+        _phase_waits(plan, result.phase_waits)
         return plan
 
 
@@ -66,6 +67,16 @@ def _plan_order(plan: Plan) -> None:
     sessions = plan.sessions()
     for before, after in pairwise(sessions):
         after.dependencies = [before.number]
+
+
+def _phase_waits(plan: Plan, waits: dict[int, list[int]]) -> None:
+    """A table of phases says what each phase waits for: its first session waits for
+    the last session of each (unless it states its own dependencies)."""
+    held = {p.number: sorted(s.number for s in p.sessions) for p in plan.phases if p.sessions}
+    for phase, befores in waits.items():
+        first = plan.session(held[phase][0]) if phase in held else None
+        if first is not None and first.dependencies_line is None:
+            first.dependencies = [held[b][-1] for b in befores if b in held]
 
 
 def _phase_key(p: Path) -> tuple[int, str]:

@@ -113,7 +113,47 @@ SERVER = re.compile(
     r"|\bjekyll\s+serve\b|\bhttp\.server\b|\bgunicorn\b|\bwatch\b|--watch\b",
     re.I,
 )
-FORMATTERS = frozenset({"black", "isort", "rustfmt", "autopep8", "yapf", "gofmt", "goimports"})
+FORMATTERS = frozenset(
+    {"black", "isort", "rustfmt", "autopep8", "yapf", "gofmt", "goimports", "phpcbf"}
+)
+#: `(program, sub-command)` pairs that format files in place.
+FORMAT_SUBS = frozenset(
+    {("ruff", "format"), ("cargo", "fmt"), ("go", "fmt"), ("dotnet", "format"), ("deno", "fmt"),
+     ("dart", "format"), ("mix", "format"), ("swift", "format"), ("terraform", "fmt"),
+     ("tofu", "fmt"), ("sqlfluff", "fix"), ("php-cs-fixer", "fix")}
+)  # fmt: skip
+#: Sub-commands that rewrite sources or lock files (`cargo fix`, `npm dedupe`).
+FIX_SUBS = frozenset({"fix", "tidy", "vendor", "dedupe", "prune", "autocorrect"})
+#: Flags that make a linter rewrite what it checks (`--fix`, `--write`, `--autocorrect`).
+FIX_FLAG = re.compile(
+    r"^--(?:fix|fix-only|unsafe-fixes|write|apply|autocorrect(?:-all)?|auto-correct(?:-all)?)"
+    r"(?:=\S*)?$"
+)
+#: Flags that make a test runner rewrite its snapshots instead of comparing with them.
+SNAPSHOT_FLAGS = frozenset(
+    {"-u", "--updateSnapshot", "--update-snapshot", "--update-snapshots", "--snapshot-update",
+     "--force-regen", "--regen-all", "--update", "--accept", "--bless", "--update-goldens"}
+)  # fmt: skip
+#: Environment switches that make tests rewrite what they compare with.
+SNAPSHOT_ENV = re.compile(r"UPDATE|BLESS|REGEN|ACCEPT|OVERWRITE|RECORD", re.I)
+#: Programs whose only job is to change the version (and often tag or publish).
+VERSION_BUMPERS = frozenset(
+    {"bumpversion", "bump2version", "bump-my-version", "standard-version", "semantic-release",
+     "release-it", "changeset", "changesets", "tbump", "dch"}
+)  # fmt: skip
+#: Words of a run target (`lint:fix`, `test-update`, `db_reset`) that change things.
+MUTATE_PARTS = frozenset(
+    {"fix", "write", "format", "fmt", "update", "upgrade", "bump", "release", "publish",
+     "deploy", "migrate", "seed", "reset", "flush", "drop", "destroy", "apply", "prune",
+     "install", "setup", "bootstrap", "generate", "codegen", "snapshot", "snapshots"}
+)  # fmt: skip
+#: Management commands (Django, Rails, Laravel) that only read or report.
+MANAGE_READS = frozenset(
+    {"showmigrations", "sqlmigrate", "diffsettings", "inspectdb", "dumpdata", "sqlflush",
+     "about", "routes", "stats", "version", "help", "list", "route:list", "schema:dump"}
+)  # fmt: skip
+#: Shells that run a command string given with `-c`.
+SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "fish", "busybox"})
 
 #: Options whose value is the next word (`npm --prefix frontend run test`).
 VALUED = frozenset(

@@ -87,6 +87,7 @@ def _session_json(s: Session, config: ProjectConfig) -> dict[str, Any]:
         "derived": s.derived,
         "optional": s.optional,
         "is_checkpoint": s.is_checkpoint,
+        "human_check": s.is_checkpoint or bool(s.checkpoints),
         "status": s.status,
         "tag": s.tag,
         "context_files": [str(p) for p in s.context_files],
@@ -166,6 +167,10 @@ def checks_text(s: Session, project_command: str | None) -> list[str]:
         out.append(f"{role.upper()}: {shown} <- {v.origin(s.source_file, role)}")
     for c in s.not_checks:
         out.append(f"not run (line {c.line}): `{c.command}`: {c.why_not}")
+    if s.is_checkpoint:
+        out.append("PERSON: the session is a checkpoint a person confirms (nothing to implement)")
+    for check in s.checkpoints:
+        out.append(f"PERSON: {check} (a human checkpoint; with --yes: not verified)")
     return out
 
 
@@ -190,13 +195,14 @@ def overview(plan: Plan, *, phase: int | None = None, project_command: str | Non
             continue
         title = shown(f"Phase {p.number}: {p.name}")
         table = Table(title=title, title_justify="left", expand=False)
-        for col in ("#", "Session", "TDD", "Depends on", "Hours", "Tests", "Lines"):
+        for col in ("#", "Session", "TDD", "Person", "Depends on", "Hours", "Tests", "Lines"):
             table.add_column(col)
         for s in p.sessions:
             table.add_row(
                 f"{'*' if s.number in on_path else ' '}{s.number}",
                 shown(s.title),
                 "yes" if s.tdd else "no",
+                "checks" if s.is_checkpoint or s.checkpoints else "-",
                 ", ".join(map(str, s.dependencies)) or "-",
                 f"{s.estimated_hours:g}" if s.estimated_hours is not None else "-",
                 str(s.estimated_tests) if s.estimated_tests is not None else "-",

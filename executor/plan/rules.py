@@ -99,6 +99,8 @@ def _dependencies(plan: Plan, *, cycles: bool) -> list[Diagnostic]:
 
 def _numbering(plan: Plan) -> list[Diagnostic]:
     out: list[Diagnostic] = []
+    if plan.format == "speckit":
+        return out  # a phase is numbered as its author wrote it; an empty one is no session
     ordered = sorted({s.number: s for s in plan.sessions()}.items())
     for (a, _), (b, sb) in pairwise(ordered):
         if b > a + 1:

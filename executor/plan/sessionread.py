@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 
 from executor.plan import vocabulary as voc
+from executor.plan import words
 from executor.plan.checks import judge
 from executor.plan.commands import block_command, text_command
 from executor.plan.drafts import SessionDraft, StepDraft
@@ -29,9 +30,18 @@ _NUMBER_PREFIX = re.compile(r"^\d+(?:\.\d+)*\.?\s+")
 _FILE_LABEL = re.compile(r"^(?:\*\*|__)`([^`]+)`(?:\*\*|__)\s*(?:\([^)]*\))?\s*:?\s*$")
 _RUN_TESTS = re.compile(r"\brun\b[^`]*\btests?\b", re.I)
 _GIT_ADD = re.compile(r"^\s*git\s+add\s+(.+)$")
+_STEPS_LABEL = re.compile(rf"^(?:{words.STEP})(?:s|e)?$", re.I)
+_LEAD_SPAN = re.compile(r"\s*`([^`]+)`")
 _TREE_INFO = ("", "text", "tree", "txt", "plaintext", "plain")
 
 Warn = Callable[[int, str], None]
+
+
+def unroled_step(text: str) -> str:
+    return (
+        f"step heading '{text}' names no TDD role; expected RED, GREEN "
+        "or REFACTOR in its words (e.g. 'Step 1: Write Tests FIRST (RED)')"
+    )
 
 
 class SessionReader:
@@ -79,13 +89,14 @@ class SessionReader:
         if role.container or kind == "container":
             self.workflow, self.kind, self.step = True, "ignore", None
             return
-        if role.unrecognised_step:
-            self.warn(
-                line,
-                f"step heading '{text}' names no TDD role; expected RED, GREEN "
-                "or REFACTOR in its words (e.g. 'Step 1: Write Tests FIRST (RED)')",
-            )
+        if role.unrecognised_step and "red" in self.d.steps:
+            self.warn(line, unroled_step(text))
             self.step, self.kind = None, "ignore"
+            return
+        if role.unrecognised_step:  # the work, unless a RED step follows (`finish` says)
+            self.d.unroled.append((line, text))
+            self.open_step("green", text, line, from_heading=False)
+            self.kind = "tasks"
             return
         meaning = voc.step_meaning(text)
         if meaning == "commit":
@@ -129,8 +140,8 @@ class SessionReader:
     def on_code(self, block: Block) -> None:
         if block.info.lower().startswith("mermaid"):
             return
-        if self.kind == "files" and block.info.lower() in _TREE_INFO and is_tree(block.text):
-            self.read_tree(block)
+        if block.info.lower() in _TREE_INFO and is_tree(block.text) and self.kind != "commit":
+            self.read_tree(block)  # a directory tree lists the files it makes, any section
             return
         if self.kind == "commit":
             for offset, raw in enumerate(block.text.split("\n")):
@@ -168,6 +179,8 @@ class SessionReader:
             if labelled is not None and kind not in (None, "container"):
                 self.on_label(kind, labelled.rest, item.line, in_item=True)
             else:
+                if self.kind in (None, "tasks", "objectives"):  # not a files list, a criterion
+                    self.step_check(text, item.line)
                 self.on_text(text, item.line, checked=item.checked, in_item=True)
         for line, more in others:
             self.on_line(more, line)
@@ -186,7 +199,8 @@ class SessionReader:
                 self.on_label(kind, labelled.rest, line)
                 return
             if not labelled.rest.strip() and self.step is None:
-                self.kind = "ignore"  # `**Metrics:**`: a list of something else follows
+                # `**Schritte:**` outside a step lists the work; `**Metrics:**` something else
+                self.kind = "objectives" if _STEPS_LABEL.match(labelled.label) else "ignore"
                 return
         if self.step is not None and _RUN_TESTS.search(text):
             if (command := text_command(text)) is not None:
@@ -257,6 +271,18 @@ class SessionReader:
         if value:
             self.on_text(rest, line, checked=None, in_item=True)
 
+    def step_check(self, text: str, line: int) -> None:
+        """An item that runs a check to verify (`Run `npx tauri build` to verify the full
+        bundle works`): its step's command, or the session's outside steps."""
+        if (command := text_command(text)) is None:
+            return
+        if not voc.step_meaning(text).startswith("verify") or not self.check(command, line):
+            return
+        if self.step is None:  # a summary's item: the session's verification
+            self.d.verify.append((line, command))
+        else:
+            self.set_command(command, line)
+
     def check(self, command: str, line: int) -> bool:
         """A check may verify; any other command is kept, with why, as context."""
         why = judge(command)
@@ -307,6 +333,7 @@ class SessionReader:
             d.objectives.append(ChecklistItem(text=text, checked=bool(checked)))
         elif kind == "exit":
             d.exit_criteria.append(ChecklistItem(text=text, checked=bool(checked)))
+            self.criterion_command(children, line)
         elif kind == "files" and in_item:
             self.read_file_spec(children, line)
         elif kind == "test_cases":
@@ -317,6 +344,14 @@ class SessionReader:
             problem = d.read_value(kind, plain(children, ticks=False), line)
             if problem:
                 self.warn(line, problem)
+
+    def criterion_command(self, text: str, line: int) -> None:
+        """`**Erfolgskriterium:** `pytest` mit > 80% Coverage`: a criterion that opens with
+        a command verifies the session when it is a check (else it is named, with why)."""
+        lead = _LEAD_SPAN.match(text)  # the criterion is the command's outcome
+        command = lead.group(1) if lead and as_file(lead.group(1)) is None else ""
+        if command and (" " in command or judge(command) is None) and self.check(command, line):
+            self.d.verify.append((line, command))
 
     def collect_paths(self, text: str, line: int = 0) -> None:
         """Paths a step's text names are the step's files; one that leaves the
@@ -346,5 +381,8 @@ class SessionReader:
 
     def read_tree(self, block: Block) -> None:
         """A `Files to Create` directory tree in a fenced block -> file paths."""
-        for path, note, offset in tree_paths(block.text):
+        drawn = tree_paths(block.text)
+        for path, note, offset in drawn:
             self.add_file(FileSpec(path=path, note=note, line=block.line + 1 + offset))
+        if len(roots := {p.split("/", 1)[0] for p, _, _ in drawn}) == 1:
+            self.d.tree_roots |= roots

@@ -24,23 +24,20 @@ import itertools
 import re
 from pathlib import Path
 
+from executor.plan import speckittasks as tasks_
 from executor.plan import vocabulary as voc
 from executor.plan import words
-from executor.plan.checks import judge
-from executor.plan.commands import join, text_command
-from executor.plan.files import as_file, is_source_name, prose_paths
+from executor.plan.files import is_test_name
 from executor.plan.inline import code_spans, plain, read_label
 from executor.plan.markdown import Block, Section, parse
 from executor.plan.models import (
     Diagnostic,
-    FileSpec,
     Phase,
     Plan,
     PlanCommand,
     PlanFormat,
     PlanTask,
     Session,
-    Step,
     StepRole,
 )
 from executor.plan.phasedeps import phase_dependencies
@@ -50,21 +47,8 @@ from executor.plan.source import file_plan
 _TITLE_PREFIX = re.compile(r"^(?:implementation\s+)?tasks?\s*:\s*", re.I)
 _ARROW = re.compile(r"\s*(?:→|->|⟶|=>)\s*")
 _COMMAND_LABEL = re.compile(r"^(?:test command|run tests?|tests? run with|verify with)$", re.I)
-_MANUAL = re.compile(r"\bmanual(?:ly)?\s+(?:verification|test|check)|\bby hand\b", re.I)
-_DEPENDS = re.compile(r"\(depends on ([^)]*)\)|\bdepends(?:\s+on)?\s*:\s*([^\n]*)", re.I)
 _TESTS_FIRST = re.compile(r"\btests?\s+first\b|\btdd\b", re.I)
-_MARKERS = re.compile(r"^(?:\[[^\]]*\]\s*)+")
-#: A task that writes tests (not test fixtures, helpers or configuration).
-_WRITES_TESTS = re.compile(
-    r"^(?:write|add|create)\b[^.]*\b(?:tests?|failing)\b(?!\s+(?:fixtures?|helpers?|utils?"
-    r"|utilities|data|scaffold\w*|infrastructure|setup|config\w*|harness|doubles?))",
-    re.I,
-)
 _MANUAL_WORD = re.compile(words.MANUAL, re.I)
-#: A check a person walks through (`following them end-to-end`).
-_WALK = re.compile(r"\bend-to-end\b|\bfollowing\s+them\b|\bwalk\s+through\b", re.I)
-_META = re.compile(r"^\s*(?:depends(?:\s+on)?|dependencies|deps|files?|blocked\s+by)\s*:", re.I)
-_TASK_REF = re.compile(r"\bT(\d{2,})([a-z]?)(?:\s*[-–—]\s*T(\d{2,}))?")
 
 
 class SpeckitReader:
@@ -89,6 +73,9 @@ class _TaskFile:
         self.not_checks: list[PlanCommand] = []
         #: The file says its verification is manual (`**Tests**: ... Verification is manual`).
         self.manual_checks = False
+        #: Tasks read so far (an id-less task is numbered by its place in the file).
+        self.ordinal = 0
+        self.with_ids = False
 
     def run(self) -> None:
         phases: list[tuple[Section, str, str]] = []
@@ -106,7 +93,7 @@ class _TaskFile:
                 for line, text in block.lines():
                     found = _label_command(text)
                     if found is not None and self.command is None:
-                        self.command = _checked(found, line, self.not_checks)
+                        self.command = tasks_.checked(found, line, self.not_checks)
                     label = read_label(text)
                     if label is not None and label.label.lower() in (
                         "tests",
@@ -116,11 +103,21 @@ class _TaskFile:
                         self.manual_checks = self.manual_checks or bool(
                             _MANUAL_WORD.search(label.rest)
                         )
-        labels = [n for _, n, _ in phases]
-        for number, (section, written, name) in enumerate(phases, start=1):
-            session = self.session(number, name, section)
-            if written != str(number) and any(n != str(i) for i, n in enumerate(labels, 1)):
-                session.label = written
+        candidates = [b for sec, _, _ in phases for b in sec.all_blocks() if _is_box(b)]
+        #: a file whose tasks carry ids: its other boxes are checklists, not tasks
+        self.with_ids = any(tasks_.task_label(b.text)[0] is not None for b in candidates)
+        kept = [p for p in phases if any(self.is_task(b) for b in p[0].all_blocks())]
+        written = [w for _, w, _ in kept]
+        as_written = all(w.isdigit() for w in written) and all(
+            int(a) < int(b) for a, b in itertools.pairwise(written)
+        )
+        previous = 0
+        for index, (section, ident, name) in enumerate(kept, start=1):
+            number = int(ident) if as_written else index
+            session = self.session(number, previous, name, section)
+            if ident != str(number):
+                session.label = ident
+            previous = number
             self.plan.phases.append(
                 Phase(
                     number=number,
@@ -176,7 +173,14 @@ class _TaskFile:
                         )
                     )
 
-    def session(self, number: int, name: str, section: Section) -> Session:
+    def is_task(self, block: Block) -> bool:
+        """A checkbox item at the top of a phase; in a file whose tasks carry ids
+        (`T001`, `任务 1.1`), only those."""
+        return _is_box(block) and (
+            not self.with_ids or tasks_.task_label(block.text)[0] is not None
+        )
+
+    def session(self, number: int, previous: int, name: str, section: Section) -> Session:
         tasks: list[PlanTask] = []
         checkpoints: list[str] = []
         deps: list[int] | None = None
@@ -184,18 +188,18 @@ class _TaskFile:
         command: tuple[int, str] | None = None
         not_checks: list[PlanCommand] = []
         role: StepRole = "red" if _TESTS_FIRST.search(name) else "green"
-        details: dict[int, list[str]] = {}
+        details: dict[int, list[tuple[int, str]]] = {}
         items: list[tuple[Block, StepRole]] = []
         for block in section.all_blocks():
             if block.kind == "heading" and not block.nested:
                 role = _role(plain(block.text, ticks=False))
                 continue
-            if block.kind == "item" and not block.item and voc.SPECKIT_TASK.match(block.text):
+            if self.is_task(block):
                 items.append((block, role))
                 details[block.line] = []
                 continue
             if block.top in details:
-                details[block.top].append(block.text)
+                details[block.top] += block.lines()
                 continue
             if block.kind != "paragraph" or block.item:
                 continue
@@ -210,29 +214,32 @@ class _TaskFile:
                     refs = voc.parse_session_refs(plain(label.rest, ticks=False), word="phase")
                     deps, deps_line = [r for r in (refs or []) if 0 < r < number], line
                 elif _COMMAND_LABEL.match(label.label) and code_spans(label.rest):
-                    command = _checked(code_spans(label.rest)[0], line, not_checks) or command
-        first_work = next(
-            (i for i, (b, r) in enumerate(items) if r == "green" and not _writes_tests(b.text)),
-            len(items),
-        )
+                    command = tasks_.checked(code_spans(label.rest)[0], line, not_checks) or command
+        ordinal = self.ordinal
         for i, (block, task_role) in enumerate(items):
-            if task_role == "green" and i < first_work:
-                task_role = "red"  # "Write unit tests for X" before X is written
-            task = _task(
-                block, task_role, details[block.line], not_checks, manual_checks=self.manual_checks
+            task = tasks_.read_task(
+                block,
+                ordinal + i + 1,
+                task_role,
+                details[block.line],
+                not_checks,
+                manual_checks=self.manual_checks,
             )
             tasks.append(task)
+        self.ordinal += len(items)
+        _test_first(tasks)
+        for task in tasks:
             if task.manual:
                 checkpoints.append(f"{task.label}: {plain(task.text, ticks=False)}")
         end = trimmed_end(self.lines, section.end, section.line)
-        files = _files(tasks)
+        files = tasks_.file_specs(tasks)
         steps = {
-            r: _step(r, [t for t in tasks if t.role == r], section.line)
+            r: tasks_.make_step(r, [t for t in tasks if t.role == r], section.line)
             for r in ("red", "green", "refactor")
         }
         tdd = steps["red"] is not None
         if not tdd:
-            steps = {"green": _step("green", tasks, section.line, always=True)}
+            steps = {"green": tasks_.make_step("green", tasks, section.line, always=True)}
         return Session(
             number=number,
             title=name,
@@ -242,7 +249,7 @@ class _TaskFile:
             green=steps.get("green"),
             refactor=steps.get("refactor"),
             files=files,
-            dependencies=deps if deps is not None else ([number - 1] if number > 1 else []),
+            dependencies=deps if deps is not None else ([previous] if previous else []),
             dependencies_line=deps_line,
             default_test_command=(command or self.command or (None, None))[1],
             default_command_line=(command or self.command or (None, None))[0],
@@ -250,7 +257,7 @@ class _TaskFile:
             checkpoints=checkpoints,
             **located(self.path, self.lines, section.line, end),
             box_lines=[t.line for t in tasks],
-            claimed_done=bool(tasks) and all(t.done for t in tasks if not _commits(t.text)),
+            claimed_done=bool(tasks) and all(t.done for t in tasks if not tasks_.commits(t.text)),
             tasks=tasks,
         )
 
@@ -270,110 +277,24 @@ def _label_command(text: str) -> str | None:
     return None
 
 
-def _words(text: str) -> str:
-    """A task's words: no id, markers or code spans (`T001 [P] Create `specs/x/`` ->
-    `Create`)."""
-    return re.sub(r"`[^`]*`", "", _MARKERS.sub("", voc.SPECKIT_TASK.sub(r"\2", text))).strip()
+def _is_box(block: Block) -> bool:
+    return block.kind == "item" and not block.item and block.checked is not None
 
 
-def _commits(text: str) -> bool:
-    """A task that only commits (`Commit all changes`): the executor's own, never left to do."""
-    return voc.step_meaning(_words(text)) == "commit"
-
-
-def _writes_tests(text: str) -> bool:
-    """A task that writes tests (`[P] [US1] Write unit tests for X in ...`)."""
-    return bool(_WRITES_TESTS.match(_words(text)))
-
-
-def _checked(command: str, line: int, refused: list[PlanCommand]) -> tuple[int, str] | None:
-    """(line, command) when it is a check; else None, and it is kept with why."""
-    why = judge(command)
-    if why is None:
-        return line, command
-    if command not in {c.command for c in refused}:
-        refused.append(PlanCommand(command=command, line=line, why_not=why))
-    return None
-
-
-def _task(
-    block: Block,
-    role: StepRole,
-    details: list[str],
-    refused: list[PlanCommand],
-    *,
-    manual_checks: bool = False,
-) -> PlanTask:
-    """One task line; `manual_checks`: the file says its verification is manual."""
-    m = voc.SPECKIT_TASK.match(block.text)
-    assert m is not None
-    lines = block.text.split("\n")
-    meta = next((i for i, ln in enumerate(lines) if i and _META.match(ln)), len(lines))
-    text = " ".join(lines[:meta])  # `Depends: T001` / `Files: ...` lines are not the title
-    named = text_command(text)
-    command = _checked(named, block.line, refused) if named else None
-    checking = voc.step_meaning(_words(text)).startswith("verify")
-    walked = (named is not None and command is None) or _WALK.search(text) is not None
-    return PlanTask(
-        label=m.group(1),
-        text=text[m.start(2) :].strip(),
-        line=block.line,
-        done=bool(block.checked),
-        role=role,
-        files=task_paths("\n".join([block.text.replace("\n", " "), *details]), checking=checking),
-        command=command[1] if command else None,
-        manual=bool(_MANUAL.search(text)) or (manual_checks and checking and walked),
-        depends_on=_depends_on(block.text),
-    )
-
-
-def task_paths(text: str, *, checking: bool = False) -> list[str]:
-    """The files a task names. In code spans: the paths with a folder (relative, or
-    absolute under the author's checkout), else the first file name (`Add X to
-    `package.json``: other names in it are files the task talks about). With no code
-    span, the paths written plainly (`Docs skeleton (docs/README.md, SECURITY.md)`),
-    unless the task is a check (`Execute quickstart.md §1`: it reads them)."""
-    spans = prose_paths(text)
-    written = [] if checking else [p for p in prose_paths(text, bare=True) if p not in spans]
-    if spans:
-        found = [p for p in spans if "/" in p.rstrip("/") or p.endswith("/")]
-        found = [p for p in found if not p.startswith("/") or "/Users/" in p or "/home/" in p]
-        return found or [p for p in spans if is_source_name(p) and "/" not in p][:1]
-    return [p for p in written if not p.startswith("/")]
-
-
-def _depends_on(text: str) -> list[str]:
-    refs: list[str] = []
-    for group in (a or b for a, b in _DEPENDS.findall(text)):
-        for m in _TASK_REF.finditer(group):
-            width = len(m.group(1))
-            if m.group(3):
-                refs += [f"T{n:0{width}d}" for n in range(int(m.group(1)), int(m.group(3)) + 1)]
-            else:
-                refs.append(f"T{m.group(1)}{m.group(2)}")
-    return refs
-
-
-def _step(role: StepRole, tasks: list[PlanTask], line: int, *, always: bool = False) -> Step | None:
-    if not tasks and not always:
-        return None
-    files = list(dict.fromkeys(f for t in tasks for f in t.files))
-    return Step(
-        role=role,
-        heading={"red": "Write the tests", "green": "Implement the tasks"}.get(role, "Refactor"),
-        tasks=[plain(f"{t.label} {t.text}") for t in tasks],
-        files=files,
-        test_command=join([t.command for t in tasks if t.command]),
-        command_line=next((t.line for t in tasks if t.command), None),
-        line=tasks[0].line if tasks else line,
-    )
-
-
-def _files(tasks: list[PlanTask]) -> list[FileSpec]:
-    seen: dict[str, FileSpec] = {}
-    for task in tasks:
-        note = task.label
-        for path in task.files:
-            if as_file(path) is not None:
-                seen.setdefault(path, FileSpec(path=path, note=note, line=task.line))
-    return list(seen.values())
+def _test_first(tasks: list[PlanTask]) -> None:
+    """Which tasks are RED: those under a RED or tests heading, and a task that writes
+    tests before the implementation it tests: it writes test files that an implementation
+    task of the phase says it needs (`1.4: 依赖任务 1.3`), or, when neither says it needs
+    the other, it comes before the phase's first implementation task. A test that needs
+    the implementation (`T-104`, depends on `T-103`) is written after it: GREEN."""
+    writes = {t.label for t in tasks if tasks_.writes_tests(t.text, t.files)}
+    work = [t for t in tasks if t.role == "green" and t.label not in writes]
+    first_work = next((i for i, t in enumerate(tasks) if t in work), len(tasks))
+    for i, task in enumerate(tasks):
+        if task.role != "green" or task.label not in writes:
+            continue
+        named = bool(task.files) and all(is_test_name(f) for f in task.files)
+        needed = named and any(task.label in w.depends_on for w in work)
+        needs = any(w.label in task.depends_on for w in work)
+        if needed or (not needs and i < first_work):
+            task.role = "red"

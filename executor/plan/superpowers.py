@@ -155,7 +155,7 @@ class _TaskPlan:
         made = steps.session_steps(task.title, task.heading.line, files)
         # the commit step is the executor's own: never work left to do
         boxes = [s.checked for s in steps.steps if s.checked is not None and s.meaning != "commit"]
-        by_hand = [f"Step {s.number}: {s.title}" for s in steps.steps if voc.is_manual(s.title)]
+        by_hand = [f"Step {s.number}: {s.title}" for s in steps.steps if s.by_hand]
         return Session(
             number=number,
             title=task.title,

@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from executor.plan import vocabulary as voc
 from executor.plan.checks import judge
 from executor.plan.commands import text_command
 from executor.plan.files import prose_paths
@@ -155,6 +156,10 @@ class _TasksFile:
             files=files,
             dependencies=[int(d) for d in _list(task, "dependencies") if str(d).isdigit()],
             is_checkpoint=bool(_CHECKPOINT.search(title)),
+            checkpoints=[
+                *(ln.strip() for ln in strategy.split("\n") if voc.by_hand(ln, verifying=True)),
+                *(t.text for t in subtasks if voc.by_hand(t.text)),
+            ],
             status=status,
             tag=tag,
             tasks=subtasks,

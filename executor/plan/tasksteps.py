@@ -45,11 +45,16 @@ _FAILS = re.compile(words.FAILS, re.I)
 _PASSES = re.compile(words.PASSES, re.I)
 _CHANGE = re.compile(
     r"^(?:create|modify|update|edit|rewrite|in|at (?:the )?(?:top|end|bottom) of|add (?:\w+ )?to)"
-    r"\s+`([^`]+)`",
+    r"\s*[:：]?\s+`([^`]+)`",
     re.I,
 )
 _TEST_KINDS = re.compile(r"tests?|测试|測試|テスト|테스트|prueba|teste|ki[eể]m", re.I)
 _RED_KINDS = ("write_test", "verify_fail")
+_ROLE_MEANING: dict[StepRole, voc.StepMeaning] = {
+    "red": "write_test",
+    "green": "implement",
+    "refactor": "refactor",
+}
 
 
 @dataclass
@@ -69,7 +74,30 @@ class _Step:
 
     @property
     def meaning(self) -> voc.StepMeaning:
-        return self.shape or voc.step_meaning(self.title)
+        if self.shape is not None:
+            return self.shape
+        said = voc.step_meaning(self.title)
+        role = voc.step_role(self.title).role  # `Write docs acceptance check (RED)`
+        if role is None or said == "commit" or voc.MEANING_ROLE.get(said) == role:
+            return said
+        checks = said.startswith("verify")
+        if role == "red":
+            return "verify_fail" if checks else "write_test"
+        return "verify_pass" if role == "green" and checks else _ROLE_MEANING[role]
+
+    @property
+    def by_hand(self) -> bool:
+        """A verification a person makes: said so (`Manual API test`, `Expected: manual
+        review shows ...`), or one no check can run of what a person looks at (`Verify
+        the page renders on a phone`)."""
+        if self.meaning == "commit":
+            return False
+        if voc.is_manual(self.title) or voc.is_manual(self.expected or ""):
+            return True
+        said = f"{self.title} {self.expected or ''}"
+        return (
+            self.meaning.startswith("verify") and not self.commands and voc.looks_at_product(said)
+        )
 
     @property
     def verifies(self) -> bool:
@@ -193,7 +221,10 @@ class TaskSteps:
         verifying = [s for s in steps if s.verifies and s.commands]
         if role == "red":
             first = next((s for s in verifying if s.meaning == "verify_fail"), None)
-            chosen = first or next(iter(verifying), None)
+            # else the run a test-writing step names itself (`Write the check (RED)`, `Run: ...`)
+            chosen = (
+                first or next(iter(verifying), None) or next((s for s in steps if s.commands), None)
+            )
             if chosen is None:
                 return None, None, None
             return chosen.commands[0][0], chosen.commands[0][1], chosen.expected
@@ -247,8 +278,11 @@ def _read_commands(
     first `Expected:` text after a check."""
     awaiting = bare
     expected: str | None = None
+    ran = False  # a command was named (a check or not): an `Expected:` after it is its
 
     def take(line: int, command: str) -> None:
+        nonlocal ran
+        ran = True
         why = judge(command)
         if why is None:
             into.append((line, command))
@@ -271,7 +305,7 @@ def _read_commands(
                     if spans:
                         take(line, spans[0])
                     awaiting = not spans and not plain(run.group(1))
-                elif (exp := _EXPECTED.match(words.normal(part))) and into and expected is None:
+                elif (exp := _EXPECTED.match(words.normal(part))) and ran and expected is None:
                     expected = plain(exp.group(1), ticks=False) or None
     return expected
 

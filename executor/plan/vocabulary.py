@@ -23,6 +23,20 @@ PHASE_HEADING = Unit(words.PHASE)
 PHASE_ID_HEADING = re.compile(
     r"^phase\s+(\d+[a-z]|[a-z])(?![\w.])\s*(?:[:\-–—.]\s*(.*))?$", re.IGNORECASE
 )
+#: A sub-phase holding its own work (`Phase 8.1: Caching`, `Fase 2.3 - Tela`).
+SUB_PHASE = re.compile(rf"^(?:{words.PHASE})\s*(\d+\.\d+(?:\.\d+)*)\s*[:\-–—.]?\s*(.*)$", re.I)
+#: A record says its work is done: `✅`, `Completed`, `完了`, `已完成` (`says_done_word`).
+_DONE_WORDS = re.compile(
+    r"✅|✔|\b(?:completed?|done|finished)\b|完了|完成|已完成|완료|erledigt|abgeschlossen"
+    r"|termin[ée]e?|conclu[ií]do|completad[oa]"
+)
+
+
+def says_done_word(text: str) -> bool:
+    """A word of work done in `text` (searched lowered: a case-blind pattern costs more)."""
+    return _DONE_WORDS.search(text.lower()) is not None
+
+
 #: A part of a session file (`## Part 2: RegisterScreen (TDD)`).
 PART_HEADING = re.compile(r"^part\s+(\d+)(?![\w.])\s*[:\-–—.]\s*(.*)$", re.IGNORECASE)
 PHASE_FILE = re.compile(r"^phase[_\- ]?(\d+)(?:[_\- ](.*))?\.(?:md|markdown)$", re.IGNORECASE)
@@ -51,10 +65,12 @@ _SECTIONS: list[tuple[re.Pattern[str], SectionKind]] = [
     (re.compile(r"context", re.I), "context"),
     (re.compile(r"coverage", re.I), "coverage"),
     (re.compile(r"test cases|tests to write|test plan", re.I), "test_cases"),
-    (re.compile(r"\bfiles?\b", re.I), "files"),
+    (re.compile(rf"\bfiles?\b|^(?:{words.FILES_LABEL})$", re.I), "files"),
     (
         re.compile(
-            r"exit criteria|success criteria|acceptance criteria|done when|definition of done", re.I
+            r"exit criteria|success criteria|acceptance criteria|done when|definition of done"
+            rf"|{words.EXIT_LABEL}",
+            re.I,
         ),
         "exit",
     ),
@@ -92,7 +108,7 @@ _ROLE_WORDS: list[tuple[StepRole, re.Pattern[str]]] = [
     ("refactor", re.compile(words.REFACTOR_WORD, re.I)),
 ]
 _ROLE_FALLBACK: list[tuple[StepRole, re.Pattern[str]]] = [
-    ("red", re.compile(r"fail|write (?:the )?tests?|tests? first", re.I)),
+    ("red", re.compile(r"fail(?!-?\s*fast)|write (?:the )?tests?|tests? first", re.I)),
     ("green", re.compile(r"implement|make (?:the )?tests? pass|pass", re.I)),
     ("refactor", re.compile(r"clean ?up|polish|tidy", re.I)),
 ]
@@ -134,6 +150,12 @@ class TitleParts:
     title: str
     tdd: bool
     hours: float | None
+    #: `Enhanced UX Features (Optional)`: the plan leaves it to the reader.
+    optional: bool = False
+
+
+_SAYS_TDD = re.compile(r"\bTDD\b")
+_OPTIONAL = re.compile(r"\((?:optional|opcional|optionnel|facultatif|可选|可選|任意|선택)\)", re.I)
 
 
 def split_title(raw: str) -> TitleParts:
@@ -158,8 +180,8 @@ def split_title(raw: str) -> TitleParts:
         else:
             break
         title = title[: m.start()].rstrip()
-    tdd = tdd or bool(re.search(r"\bTDD\b", title))
-    return TitleParts(title.rstrip(" -–—:"), tdd, hours)
+    tdd = tdd or _SAYS_TDD.search(title) is not None
+    return TitleParts(title.rstrip(" -–—:"), tdd, hours, _OPTIONAL.search(title) is not None)
 
 
 def says_done(heading: str) -> bool:
@@ -202,13 +224,16 @@ def parse_hours(text: str) -> float | None:
 
 def parse_count(text: str) -> int | None:
     """`~70 tests`, `15,000 tokens`, `15k` -> the number."""
-    m = re.search(r"(\d[\d,_]*(?:\.\d+)?)\s*([kK])?\b", text)
+    m = _COUNT.search(text)
     if not m:
         return None
     value = float(m.group(1).replace(",", "").replace("_", ""))
     return int(value * 1000) if m.group(2) else int(value)
 
 
+_COUNT = re.compile(r"(\d[\d,_]*(?:\.\d+)?)\s*([kK])?\b")
+_REF_PARTS = re.compile(r"\s*(?:,|&|\band\b|\bor\b)\s*")
+_REF_RANGE = re.compile(r"(\d+)\s*(?:-|–|—|to)\s*#?(\d+)")
 _NONE = re.compile(r"^\s*[(*_]*\s*(?:none|n/?a|nothing|no dependencies|no prior \w+|-+)\b", re.I)
 _REF_CACHE: dict[str, re.Pattern[str]] = {}
 
@@ -234,9 +259,9 @@ def parse_session_refs(text: str, word: str = "session") -> list[int] | None:
     refs: list[int] = []
     for m in _refs_pattern(word).finditer(text):
         body = re.sub(rf"(?i){word}s?\s+", "", m.group(0))
-        for part in re.split(r"\s*(?:,|&|\band\b|\bor\b)\s*", body):
+        for part in _REF_PARTS.split(body):
             part = part.strip().lstrip("#")
-            rng = re.fullmatch(r"(\d+)\s*(?:-|–|—|to)\s*#?(\d+)", part)
+            rng = _REF_RANGE.fullmatch(part)
             if rng:
                 lo, hi = int(rng.group(1)), int(rng.group(2))
                 refs.extend(range(lo, hi + 1) if hi >= lo and hi - lo < 1000 else [lo, hi])
@@ -249,6 +274,7 @@ def parse_session_refs(text: str, word: str = "session") -> list[int] | None:
     return None
 
 
+_DRIVE = re.compile(r"^[A-Za-z]:/")
 _PATHISH = re.compile(r"^[\w.@~+\-/\\()\[\]]+$")
 _FILE_NAME = re.compile(r"^[\w\-@+.]*[A-Za-z_][\w\-@+]*\.[A-Za-z][A-Za-z0-9]{0,5}$")
 
@@ -264,7 +290,7 @@ def looks_like_path(text: str) -> bool:
 def path_problem(path: str) -> str | None:
     """Why `path` leaves the repository (absolute, home, `..`), or None if it stays inside."""
     p = path.replace("\\", "/")
-    if p.startswith("/") or re.match(r"^[A-Za-z]:/", p):
+    if p.startswith("/") or _DRIVE.match(p):
         return "is absolute"
     if p.startswith("~"):
         return "points into a home directory"
@@ -275,14 +301,21 @@ def path_problem(path: str) -> str | None:
 
 # --- task plans (format C) and checklist task files (format D) ------------------------
 
-TASK_HEADING = Unit(words.TASK, r"\d+(?:\.\d+)*")
+#: `Task 3`, `Task 1.2`, `Task 3a`, `Task p01-t01` (an id of letters and numbers).
+TASK_HEADING = Unit(words.TASK, r"\d+(?:\.\d+)*[a-z]?|[a-z]+\d+(?:[-.][a-z]*\d+)*")
 #: Headings that group tasks into phases in a task plan (`## Phase 2`, `## Chunk 1: X`).
 GROUP_HEADING = Unit(rf"{words.PHASE}|chunk|part|milestone|stage|slice|sprint")
 #: A step: `**Step 3: Write minimal implementation**` (bold optional, `Step 3.` too).
 STEP_LINE = Unit(words.STEP, r"\d+[a-z]?", rest=False, bold=True)
 #: A spec-kit task: `T012 [P] [US1] Contract test for ... in tests/contract/x.py`.
 #: `T012 [P] ...`, `**T012** ...` (bold ids), the text running over several lines.
-SPECKIT_TASK = re.compile(r"^(?:\*\*|__)?(T\d{2,}[a-z]?)\b(?:\*\*|__)?:?\s*(.*)$", re.S)
+SPECKIT_TASK = re.compile(
+    rf"^(?:\*\*|__)?(T-?\d{{2,}}[a-z]?|(?:{words.TASK})\s*\d+(?:\.\d+)*|\d+(?:\.\d+)+)(?!\w)"
+    r"(?:\*\*|__)?\s*[.:：)]?\s*(?:\*\*|__)?\s*(.*)$",
+    re.S | re.I,
+)
+#: A task id written with its unit word (`任务 1.1`, `Task 3`): the number is the id.
+TASK_ID_WORD = re.compile(rf"^(?:{words.TASK})\s*(\d+(?:\.\d+)*)$", re.I)
 #: `Phase 3.2: ...`, `フェーズ 1: ...`; `Phase N: Polish ...` is the template's own
 #: placeholder, kept by authors: the next phase in plan order.
 SPECKIT_PHASE = Unit(words.PHASE, r"\d+(?:\.\d+)*|N")
@@ -344,12 +377,12 @@ _STEP_MEANINGS: list[tuple[StepMeaning, re.Pattern[str]]] = [
     ),
 ]
 #: A step a person does by hand: its commands are not the executor's to run.
-_MANUAL = re.compile(words.MANUAL, re.I)
+_MANUAL = re.compile(words.MANUAL)  # searched in lowered text (see words.LOOK)
 
 
 def is_manual(title: str) -> bool:
     """`Manual API test`, `Test in browser console`, `Test manually with curl`."""
-    return bool(_MANUAL.search(title))
+    return bool(_MANUAL.search(title.lower()))
 
 
 @lru_cache(maxsize=1024)  # plans repeat the same few labels in every session
@@ -369,6 +402,59 @@ _TEST_SECTION = re.compile(
 _IMPL_SECTION = re.compile(
     rf"\bimplement|{words.IMPLEMENT}|検証|验证|驗證|검증|verification|verif|validat", re.I
 )
+
+
+_NAMES_TESTS = re.compile(
+    r"\btests\b|\b(?:unit|integration|e2e|component)\s+tests?\b|\btest\s+(?:suite|coverage)"
+    r"|\bsuite\b|\blint|\btype-?check|\bbuild\b|\bcompil|全部?测试|所有测试|全テスト|테스트\s*통과"
+    r"|\bpruebas\b|\btestes\b|ビルド|构建|建置|빌드|\btsc\b|\bmypy\b|\bpytest\b",
+    re.I,
+)
+
+
+_LOOK = re.compile(words.LOOK)
+
+
+def looks_at_product(text: str) -> bool:
+    """Words for what a person looks at in the running product (a page, a screen, a
+    dashboard, a phone): a verification of it that no check runs is a person's."""
+    return _LOOK.search(words.normal(text).lower()) is not None and not names_tests(text)
+
+
+def by_hand(text: str, *, verifying: bool = False) -> bool:
+    """A check a person makes: said so (`check the dashboard by hand`, `手動驗證`), or a
+    verification of what a person looks at (`Test dark mode appearance`, `Ensure the
+    responsive design works on mobile`, `Test on web browser`); `verifying`: the text is
+    a check by where it stands (a test strategy). A browser named by work (`Build the
+    exercise browser screen`) is no check."""
+    low = words.normal(text).lower()
+    may_say = not low.isascii() or _MANUAL_HINT.search(low) is not None
+    if may_say and is_manual(_BROWSER.sub("", text)):
+        return True
+    if _BROWSER.search(text) is None and not looks_at_product(text):
+        return False
+    if verifying:
+        return True
+    built = _BUILDS.match(low.strip()) is not None  # `Build the exercise browser screen`: work
+    return step_meaning(text).startswith("verify") and not built
+
+
+_BROWSER = re.compile(r"\bbrowsers?\b", re.I)
+#: A piece of each ASCII word of `words.MANUAL` (any other alphabet is searched in full):
+#: most work items hold none, and these literals cost little beside the whole pattern.
+_MANUAL_HINT = re.compile("manu|hand|brows|mano|main|cong")
+_BUILDS = re.compile(rf"(?:{words.BUILD})\b", re.I)
+
+
+def names_tests(text: str) -> bool:
+    """Words that name the project's tests or build (`Verify all tests pass`, `全テスト`):
+    a verification of them is the suite's to make, not a person's."""
+    return _NAMES_TESTS.search(text) is not None
+
+
+def is_test_word(label: str) -> bool:
+    """A label naming tests (`Test`, `Tests`, `測試`, `テスト`): what a task's test field is."""
+    return bool(_TEST_SECTION.search(label))
 
 
 def is_test_section(heading: str) -> bool:

@@ -40,8 +40,24 @@ CHECKPOINT = (
 )
 #: A check a person makes by hand: `Manual test`, `手动`, `手動`, `수동`, `Handprobe`.
 MANUAL = (
-    r"\bmanual(?:ly)?\b|\bby hand\b|\bbrowser\b|手动|手動|人工|目视|目視|수동|manuell|handprobe"
-    r"|von\s+hand|[àa]\s+la\s+main|manuel(?:le)?|\ba\s+mano\b|manualmente|th[uủ]\s+c[oô]ng"
+    r"\b(?:manual(?:ly)?\b|by hand\b|browser\b|a\s+mano\b)|手动|手動|人工|目视|目視|수동"
+    r"|manuell|handprobe|von\s+hand|[àa]\s+la\s+main|manuel(?:le)?|manualmente|th[uủ]\s+c[oô]ng"
+)
+
+#: `Depends on` / `依赖` / `依存`: a task's or phase's dependencies (the English forms are
+#: matched where they are read).
+DEPENDS = r"依赖|依賴|依存|의존|abh[aä]ngig\s+von|d[ée]pend\s+de|depende\s+de|depende\s+da"
+
+#: What a person looks at in the running product: a page, a screen, a dashboard, a phone.
+#: Lower case, `\b` factored out: searched in lowered text without re.I, it costs a
+#: twentieth (it runs on every work item of a plan).
+LOOK = (
+    r"\b(?:(?:web\s*)?pages?\b|screens?\b|dashboards?\b|phones?\b|mobile\b"
+    r"|visual(?:ly)?\b|eyeball|by\s+eye\b|in\s+the\s+(?:ui|app)\b|displays?\b"
+    r"|shows?\s+up\b|renders?\s+(?:correctly|properly|fine)\b|appearance\b"
+    r"|responsive\b|breakpoints?\b|screen\s*readers?\b|lighthouse\b|devices?\b"
+    r"|seite\b|anzeige|bildschirm|p[aá]gina\b|pantalla\b|tela\b|[ée]cran\b)"
+    r"|页面|頁面|画面|畫面|屏幕|界面|介面|显示|顯示|表示され|ページ|화면|페이지|표시"
 )
 
 #: `Run:` / `运行：` / `実行:` / `Befehl:` labels before a command.
@@ -57,8 +73,15 @@ EXPECTED_LABEL = (
 )
 #: A `**Files:**` label: `Files`, `文件`, `ファイル`, `Dateien`, `Archivos`.
 FILES_LABEL = (
-    r"files?|文件|檔案|ファイル|関連ファイル|파일|dateien|datei|fichiers?|archivos?|arquivos?"
+    r"files?|文件|檔案|ファイル|関連ファイル|파일|dateien|datei|fichiers?|archivos?|arquivos?|skripte?|scripts?"
     r"|t[eệ]p(?:\s+tin)?"
+)
+#: `**Exit criteria**` / `**Erfolgskriterium:**` / `完成条件`: what says a session is done.
+EXIT_LABEL = (
+    r"erfolgskriteri(?:um|en)|akzeptanzkriteri(?:um|en)|abnahmekriteri(?:um|en)|完成条件|完成标准"
+    r"|验收标准|驗收標準|完了条件|受け入れ基準|受入基準|완료\s*조건|수용\s*기준|crit[èe]res?\s+"
+    r"(?:d'acceptation|de\s+r[ée]ussite)|crit[ée]rios?\s+de\s+(?:aceita[cç][aã]o|pronto|sucesso)"
+    r"|criterios?\s+de\s+(?:aceptaci[oó]n|[ée]xito)"
 )
 #: Kinds of a `**Files:**` item that the task changes (Create / Modify / Test / Delete).
 FILE_CHANGES = (
@@ -84,12 +107,13 @@ FAILS = (
     r"|[eé]chec|falla|falha|th[aấ]t\s+b[aạ]i|\bred\b|fail"
 )
 PASSES = (
-    r"通过|成功|パス|通る|통과|성공|gr[uü]n|erfolg|bestanden|passe|r[eé]ussi|pasa|passa"
+    r"通过|通過|成功|パス|通る|통과|성공|gr[uü]n|erfolg|bestanden|passe|r[eé]ussi|pasa|passa"
     r"|th[aà]nh\s+c[oô]ng|green|pass"
 )
 RUNS = (
     r"运行|執行|执行|実行|확인|실행|ausf[uü]hren|laufen\s+lassen|ex[eé]cuter|lancer|ejecutar"
-    r"|executar|rodar|ch[aạ]y|验证|検証|確認|검증|pr[uü]fen|best[aä]tigen|v[eé]rifier|verificar"
+    r"|executar|rodar|ch[aạ]y|验证|驗證|検証|確認|检查|檢查|核对|核對|검증|pr[uü]fen|best[aä]tigen"
+    r"|v[eé]rifier|verificar"
     r"|ki[eể]m\s+tra|x[aá]c\s+nh[aậ]n"
 )
 IMPLEMENT = (

@@ -10,7 +10,9 @@ differ from ours only in form are bridged here, not in the parser:
   elisions) aside; files as sets, the author's absolute checkout paths read relative;
 - spec-kit: our session is the phase (what runs and commits); the expected files list
   one row per task, compared with our `Session.tasks` (their dependencies are not ours
-  to compare: a phase waits for phases).
+  to compare: a phase waits for phases);
+- `human_check` (in the readings gathered from issue 38 on): the session holds a check a
+  person makes (a checkpoint session, or a human checkpoint at its end).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from executor.plan.paths import author_root
 
 ROLES: tuple[StepRole, ...] = ("red", "green", "refactor")
 FIELDS = ("label", "title", "phase", "tdd", "files", "test_commands", "dependencies",
-          "optional", "checkpoint", "done")  # fmt: skip
+          "optional", "checkpoint", "human_check", "done")  # fmt: skip
 
 
 def rows(plan: Plan) -> list[dict[str, Any]]:
@@ -44,6 +46,7 @@ def rows(plan: Plan) -> list[dict[str, Any]]:
             "dependencies": sorted(s.dependencies),
             "optional": s.optional,
             "checkpoint": s.is_checkpoint,
+            "human_check": s.is_checkpoint or bool(s.checkpoints),
             "done": s.claimed_done,
         }
         for s in plan.sessions()
@@ -78,6 +81,7 @@ def _task_rows(plan: Plan) -> list[dict[str, Any]]:
             "dependencies": sorted(ordinal[d] for d in t.depends_on if d in ordinal),
             "optional": False,
             "checkpoint": t.manual,
+            "human_check": t.manual,
             "done": t.done,
         }
         for i, (s, t) in enumerate(tasks, start=1)

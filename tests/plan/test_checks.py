@@ -5,6 +5,7 @@ command that is not a check."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from executor.plan.checks import judge
 from executor.plan.models import StepRole
 from executor.workflows.tdd.detail import before_start
 from executor.workflows.tdd.state import RunRecord, RunState
-from tests.conftest import run_cli
+from tests.conftest import REPO_ROOT, git, run_cli
 from tests.plan.corpus import corpus
 from tests.plan.helpers import load, write
 
@@ -40,6 +41,14 @@ CHECKS = [
     "git diff --exit-code",
     "godot --headless -s addons/gut/gut_cmdln.gd",
     "dotnet test",
+    "bash -c 'cd app && python -m pytest -q'",
+    'cd sub && python3 -c "assert 1 + 1 == 2"',
+    "python -c \"import os; assert os.path.exists('setup.cfg')\"",
+    "python -c \"import sys; sys.stdout.write('ok')\"",
+    "node -e \"require('./dist/index.js')\"",
+    "terraform fmt -check",
+    "python manage.py makemigrations --check",
+    "go mod verify",
 ]
 #: command -> what the refusal names (the issue's real cases first)
 NOT_CHECKS = {
@@ -62,6 +71,35 @@ NOT_CHECKS = {
     "npx shadcn@latest add button": "creates or adds files",
     "terraform apply": "changes infrastructure",
     "twine upload dist/*": "deploys or publishes",
+    # a shell, `eval` or an inline program is judged by what it runs
+    "bash -c 'git push origin HEAD:x && python -m pytest -q'": "network call (git push) "
+    "(inside `bash -c`)",
+    "sh -lc 'rm -rf build && pytest'": "changes files (rm) (inside `sh -c`)",
+    "eval 'git push'": "network call (git push) (inside `eval`)",
+    "docker compose run --rm web bash -c 'git push && pytest'": "network call (git push)",
+    "find . -name '*.pyc' -delete": "deletes files (find -delete)",
+    "git ls-files | xargs rm": "changes files (rm)",
+    "python -c \"import subprocess; subprocess.run(['git', 'push'])\"": "imports subprocess",
+    "python -c \"open('out.txt', 'w').write('x')\"": "opens a file for writing",
+    'python -c "from app.db import db; db.drop_all()"': "calls db.drop_all()",
+    "python -c \"import os; os.remove('a')\"": "calls os.remove()",
+    "python -c 'assert ('": "does not parse",
+    "node -e \"require('child_process').execSync('git push')\"": "uses child_process",
+    "ruby -e 'File.write(\"x\", 1)'": "language the executor does not read (ruby)",
+    # flags and sub-commands that write, update snapshots, bump versions, change data
+    "npm version patch": "bumps the version (npm version patch)",
+    "bump2version minor": "bumps the version",
+    "python manage.py flush": "runs `flush`",
+    "python manage.py loaddata fixtures.json": "management command (loaddata)",
+    "jest -u": "updates snapshots (jest -u)",
+    "npm test -- -u": "updates snapshots (npm test -u)",
+    "UPDATE_SNAPSHOTS=1 pytest": "updates snapshots (UPDATE_SNAPSHOTS=1)",
+    "cargo fix": "rewrites files (cargo fix)",
+    "go mod tidy": "changes dependencies (go mod tidy)",
+    "npm audit fix": "rewrites files (npm audit fix)",
+    "ruff check --fix .": "rewrites files (ruff --fix)",
+    "npm run lint:fix": "runs `lint:fix`",
+    "flask db upgrade": "changes a database",
 }
 
 
@@ -137,6 +175,54 @@ def test_no_plan_we_hold_is_verified_by_a_command_that_is_not_a_check(path: Path
             assert command is None or judge(command) is None, (session.number, role, command)
         for c in session.not_checks:
             assert judge(c.command) == c.why_not and c.line >= 1
+
+
+PUSHING_CHECK = "bash -c 'git push origin HEAD:pushed && python -m pytest tests/test_words.py -q'"
+
+
+def _pushing_plan(repo: Path) -> Path:
+    """The textstats example with RED's check replaced by one that pushes first."""
+    plan = repo / "plans" / "textstats"
+    shutil.copytree(REPO_ROOT / "plans" / "examples" / "textstats", plan)
+    source = next(plan.glob("*.md"))
+    text = source.read_text("utf-8").replace(
+        "Run: `python -m pytest tests/test_words.py -v`\nExpected: FAIL",
+        f"Run: `{PUSHING_CHECK}`\nExpected: FAIL",
+    )
+    source.write_text(text, "utf-8")
+    return source
+
+
+def test_plan_validate_names_a_check_that_pushes_and_never_uses_it(tmp_path: Path) -> None:
+    source = _pushing_plan(tmp_path)
+    r = run_cli("plan", "validate", str(source), "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    found = json.loads(r.stdout)
+    session = found["phases"][0]["sessions"][0]
+    assert PUSHING_CHECK not in session["test_commands"].values()
+    assert session["not_checks"][0]["command"] == PUSHING_CHECK
+    warned = [w["message"] for w in found["warnings"] if PUSHING_CHECK in w["message"]]
+    assert warned and "network call (git push) (inside `bash -c`)" in warned[0]
+
+
+@pytest.mark.slow
+def test_a_session_run_unattended_never_runs_a_check_that_pushes(git_repo: Path) -> None:
+    """Real git, a real bare remote, the replay agent, `--yes`: the session is verified by
+    the plan's other check, and the remote never gets the branch."""
+    remote = git_repo.parent / "remote.git"
+    git(git_repo.parent, "init", "-q", "--bare", str(remote))
+    git(git_repo, "remote", "add", "origin", str(remote))
+    source = _pushing_plan(git_repo)
+    (git_repo / ".gitignore").write_text("__pycache__/\n.pytest_cache/\n", encoding="utf-8")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "add the plan")
+    solutions = REPO_ROOT / "plans" / "replay" / "textstats"
+    r = run_cli("execute-session", "1", "--plan", str(source), "--agent", "replay",
+                "--solutions", str(solutions), "--yes", cwd=git_repo, timeout=300)  # fmt: skip
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert git(git_repo, "ls-remote", "origin").strip() == ""
+    assert "running: python -m pytest tests/test_words.py -v" in r.stdout  # RED: the next check
+    assert "running: bash" not in r.stdout
 
 
 def test_plan_show_and_the_checkpoint_say_what_verifies_each_step(tmp_path: Path) -> None:

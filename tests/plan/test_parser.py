@@ -95,6 +95,8 @@ def test_format_a_session_is_read_completely(tmp_path: Path) -> None:
     assert [(f.path, f.note, f.line) for f in s1.files] == [
         ("ledger/__init__.py", "", 31),
         ("config/settings.py", "add app to INSTALLED_APPS", 32),
+        ("ledger/tests/test_models.py", "named in a step", 11),  # the list leaves them out
+        ("ledger/models.py", "named in a step", 19),
     ]
     assert s1.coverage_requirements == ["Models: 95%"]
     assert s1.estimated_context_tokens == 15000

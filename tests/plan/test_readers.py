@@ -185,8 +185,8 @@ def test_forcing_a_format_and_an_unknown_format(tmp_path: Path) -> None:
     assert forced.format == "speckit" and len(forced.sessions()) == 3
     wrong = load_plan(SPECKIT / "tasks.md", "superpowers")
     assert [d.message for d in wrong.errors] == [
-        "no tasks found; expected headings like '### Task 1: Title' (this is a spec-kit "
-        "tasks.md: read it without --format, or with --format speckit)"
+        "no sessions found: this is a spec-kit tasks.md, not a superpowers task plan: read "
+        "it without --format, or with --format speckit"
     ]
     with pytest.raises(UserError, match=r"unknown plan format 'g'; choose one of A \(phase\)"):
         load_plan(SPECKIT, "g")

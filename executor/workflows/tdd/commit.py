@@ -22,6 +22,25 @@ def trailers(plan: PlanView, session: Session, run_id: str) -> dict[str, str]:
     }
 
 
+def person_checks(session: Session) -> list[str]:
+    """The checks the plan asks a person to make for `session` (a checkpoint session is
+    one whole)."""
+    found = list(session.checkpoints)
+    if session.is_checkpoint and not found:
+        found.append(session.title)
+    return found
+
+
+def unchecked_trailer(unchecked: list[str]) -> dict[str, str]:
+    """`Not-Verified: a person's check (2): Test the page on a phone; ...` when the checks
+    a person makes were approved with no person looking."""
+    if not unchecked:
+        return {}
+    said = "; ".join(" ".join(c.split()) for c in unchecked)
+    said = said if len(said) <= 200 else said[:197].rstrip() + "..."
+    return {"Not-Verified": f"a person's check ({len(unchecked)}): {said}"}
+
+
 def _scope(plan: PlanView, session: Session) -> str:
     for f in session.files:
         first = f.path.strip("/").split("/")[0]

@@ -196,6 +196,7 @@ def session_complete(rec: SessionRecord, subject: str, following: str | None) ->
         f"Tests: {tests_line(rec.tests_written, rec.tests_passing, rec.tests_counted)}; "
         f"the session took {duration(elapsed(rec))} from its start to its commit.",
     ]
+    lines += [f"Not verified: a person's check: {c}" for c in rec.unchecked]
     lines.append(f"Next: {following}" if following else "That was the last session of this run.")
     return "\n".join(lines)
 

@@ -17,7 +17,13 @@ from executor.engine.machine import Outcome
 from executor.stamps import utc_now as now
 from executor.vcs.repo import with_trailers
 from executor.workflows.tdd import detail, tampering, verdicts
-from executor.workflows.tdd.commit import commit_message, commit_subject, trailers
+from executor.workflows.tdd.commit import (
+    commit_message,
+    commit_subject,
+    person_checks,
+    trailers,
+    unchecked_trailer,
+)
 from executor.workflows.tdd.context import opt
 from executor.workflows.tdd.settling import Settling
 from executor.workflows.tdd.state import Answered
@@ -153,6 +159,9 @@ class Gates(Settling, Strength):
             question = "The tests fail as planned (a later session implements them). Commit?"
         else:
             question = "Tests still pass. Commit?"
+        # a person's checks approved with nobody looking are committed as not verified
+        nobody = "after_refactor" not in self.r.stops or self.r.decider.yes
+        unchecked = person_checks(self.s) if nobody else []
         outcome = self.checkpoint(
             Step.AFTER_REFACTOR,
             question,
@@ -167,10 +176,13 @@ class Gates(Settling, Strength):
                     {
                         **trailers(self.r.plan, self.s, self.r.state.run.run_id),
                         **strength_trailer(self.rec),
+                        **unchecked_trailer(unchecked),
                     },
                 ),
             ),
         )
+        if outcome is O.APPROVE:
+            self.rec.unchecked = unchecked
         self._next_attempt(outcome)
         return outcome
 

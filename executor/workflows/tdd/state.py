@@ -237,6 +237,11 @@ class SessionRecord(Strict):
     excluded: list[str] = Field(
         default_factory=list, description="a person's files kept out of the commit"
     )
+    unchecked: list[str] = Field(
+        default_factory=list,
+        description="the plan's checks a person makes, approved with no person looking "
+        "(`--yes`, or a checkpoint `--checkpoints` leaves out): committed as not verified",
+    )
     kept: dict[str, str] = Field(
         default_factory=dict, description="each kept-out file's content (blob id; - absent)"
     )

@@ -28,7 +28,12 @@ from executor.stamps import utc_now as now
 from executor.words import plural
 from executor.workflows.tdd import budget, tampering, verdicts
 from executor.workflows.tdd.brief import digest, render_brief, usage_line
-from executor.workflows.tdd.commit import commit_message, commit_subject, trailers
+from executor.workflows.tdd.commit import (
+    commit_message,
+    commit_subject,
+    trailers,
+    unchecked_trailer,
+)
 from executor.workflows.tdd.context import LiveCount, SessionRun, agent_for
 from executor.workflows.tdd.counts import counted
 from executor.workflows.tdd.flaky import Flaky, flaky_note
@@ -544,6 +549,8 @@ class Work(Losses, Flaky):
         self.rec.branch = self.r.repo.branch()
         self.rec.completed_at = now()
         self._say(f"committed {sha[:12]}: {commit_subject(self.r.plan, self.s)}")
+        for check in self.rec.unchecked:
+            self._say(f"not verified: a person's check: {check}")
         return O.OK
 
     def _commit_tested(self, marks: dict[str, str]) -> str:
@@ -568,7 +575,7 @@ class Work(Losses, Flaky):
             self._say("checkpoint confirmed; the plan has no box to tick: nothing to commit")
             return repo.head()
         message = commit_message(self.r.plan, self.s, self.rec, self._cmd("green"))
-        marks = {**marks, **strength_trailer(self.rec)}
+        marks = {**marks, **strength_trailer(self.rec), **unchecked_trailer(self.rec.unchecked)}
         sha = repo.commit_session(recorded.tree, message, trailers=marks, flags=self.rec.flags)
         faults.hit("git.committed")
         if ticked:
