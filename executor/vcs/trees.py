@@ -398,6 +398,20 @@ class GitTrees(GitAttributes):
             self._diffs[key] = found
         return list(found)
 
+    def graft(self, base: str, source: str, paths: Sequence[str]) -> str:
+        """A tree: `base` with `paths` as the tree `source` holds them (absent there:
+        absent)."""
+        listed = self._out("ls-tree", "-r", "-z", source, "--", *paths).split("\0")
+        held = {line.split("\t", 1)[1]: line.split("\t", 1)[0] for line in listed if line}
+        entries = [
+            f"{held[p].split()[0]} {held[p].split()[2]}\t{p}" if p in held
+            else f"0 {'0' * len(base)}\t{p}"
+            for p in paths
+        ]  # fmt: skip
+        with self._private_index(base) as env:
+            self._run("update-index", "--index-info", env=env, input_text="\n".join(entries) + "\n")
+            return self._out("write-tree", env=env).strip()
+
     def put_back(self, tree: str, paths: Sequence[str]) -> None:
         """Make `paths` in the worktree exactly what `tree` holds (removed when it holds
         none), from the object store, byte for byte (no filters)."""

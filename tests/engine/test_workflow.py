@@ -18,6 +18,8 @@ from executor.choices import Decision
 from executor.engine.machine import Node, Outcome, Workflow
 from executor.errors import (
     BlockedError,
+    DirtyWorktreeError,
+    Interrupted,
     Paused,
     TransitionNotAllowed,
     UserCancelled,
@@ -537,7 +539,7 @@ def _break_refactor(repo: Path) -> None:
     ("refactor_escalated", "ok"),
     ("evidence_escalated", "ok"),
 )
-def test_an_unattended_run_again_checks_again_and_takes_the_persons_fix(
+def test_an_unattended_run_again_stops_at_the_persons_fix_a_terminal_takes_it_in(
     world: World, role: str, action: object, fix: tuple[str, str]
 ) -> None:
     if role == "evidence":  # the plan lists a file no step writes
@@ -551,11 +553,15 @@ def test_an_unattended_run_again_checks_again_and_takes_the_persons_fix(
     calls = len(world.agent.calls)
     write(world.repo / fix[0], fix[1])  # the person fixes the cause
     write(world.repo / "notes.txt", "mine\n")
-    world.run(yes=True, max_retries=0)
+    # unattended, nobody can say whose they are: never committed as the agent's
+    with pytest.raises(DirtyWorktreeError, match="not committed as the session's work") as e:
+        world.run(yes=True, max_retries=0)
+    assert sorted(e.value.files) == sorted([fix[0], "notes.txt"])
+    assert (world.repo / "notes.txt").read_text() == "mine\n"
+    world.run(yes=True, max_retries=0, answers=["include", "check"])  # on a terminal
     assert world.record(1)["step"] == "done"
     said = "\n".join(world.lines)
-    assert "run again with --yes after this stop: checking again" in said
-    assert "nobody to ask (--yes)" in said and "notes.txt" in said
+    assert "part of the session from now on" in said and "notes.txt" in said
     committed = git(world.repo, "show", "--name-only", "--format=", "HEAD").split()
     assert fix[0] in committed and "notes.txt" in committed
     again = [c.tdd_step for c in world.agent.calls[calls:]]
@@ -817,3 +823,25 @@ def test_earlier_tests_count_when_the_session_runs_the_whole_suite(tmp_path: Pat
     world.agent.plan(2, "green", drop_s1)
     with pytest.raises(VerificationFailedError, match="gone from the suite"):
         world.run(SessionScope(2), yes=True, max_retries=0)
+
+
+@pytest.mark.parametrize("role", ["red", "green", "refactor"])
+@covers(("red_agent", "abort"), ("green_agent", "abort"), ("refactor_agent", "abort"))
+def test_a_persons_file_after_ctrl_c_in_an_agent_step_is_asked_about_first(
+    world: World, role: str
+) -> None:
+    def stopped(repo: Path) -> None:
+        write(repo / f"pkg/{role}.py", "PARTIAL = 1\n")  # what the agent wrote before it
+        raise KeyboardInterrupt
+
+    world.agent.plan(1, role, stopped)
+    with pytest.raises(Interrupted):
+        world.run(yes=True)
+    calls = len(world.agent.calls)
+    write(world.repo / "notes.txt", "mine\n")  # the person's, while the run was stopped
+    with pytest.raises(UserCancelled, match="rolled back"):
+        world.run(yes=True, answers=["abort"])
+    assert len(world.agent.calls) == calls  # settled before the agent was asked again
+    assert world.prompter is not None
+    question = world.prompter.asked[0][0]
+    assert question.startswith("Files changed while session 1 waited, not by its agent: notes.txt.")

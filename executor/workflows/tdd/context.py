@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -18,6 +18,7 @@ from executor.plan.models import Session
 from executor.retry import RetryPolicy
 from executor.runoptions import CHECKPOINT_SETS, RunOptions
 from executor.words import plural
+from executor.workflows.tdd import verdicts
 from executor.workflows.tdd.state import RunState, SessionArchive, SessionRecord, Spent
 
 if TYPE_CHECKING:
@@ -29,6 +30,21 @@ if TYPE_CHECKING:
     from executor.testrun import TestRun
     from executor.vcs import GitRepo
     from executor.workflows.tdd.ahead import Ahead
+
+
+@dataclass
+class PutBack:
+    """Plan or settings files an agent step changed, put back; `backup`: the ref that
+    holds the worktree as it was before (a person may have edited them meanwhile)."""
+
+    paths: list[str]
+    backup: str = ""
+
+    def said(self) -> str:
+        """The files, and where what they held is kept."""
+        kept = (f"; what they held is saved under {self.backup}: `git checkout {self.backup} "
+                f"-- <file>` brings a file back") if self.backup else ""  # fmt: skip
+        return verdicts.describe(self.paths) + kept
 
 
 def agent_for(phase_name: str) -> str:
@@ -83,7 +99,7 @@ class SessionRun:
     next_session: str | None = None
     #: Plan files the runner put back before parsing (an agent changed them over the
     #: bridge); the agent step reports them as tampering.
-    restored_plan: list[str] = field(default_factory=list)
+    restored_plan: PutBack | None = None
     #: The step the session was at when this process took it up (what a re-run resumes).
     entry_step: str | None = None
     #: Finished sessions' whole records (what earlier sessions did).
@@ -140,6 +156,9 @@ class SessionPart:
     def __init__(self, run: SessionRun) -> None:
         self.r = run
         self.rec = run.rec
+        #: Files a person changed while the session waited that nobody could say were the
+        #: session's (`--yes`): the run stops listing them, as for a dirty worktree.
+        self.unclaimed: list[str] = []
 
     @property
     def s(self) -> Session:

@@ -28,6 +28,7 @@ from executor.engine.process import OwnFiles
 from executor.fsutil import read_regular
 from executor.words import plural
 from executor.workflows.tdd import tampering, testchanges, verdicts
+from executor.workflows.tdd.context import PutBack
 from executor.workflows.tdd.pins import PinJudge
 
 if TYPE_CHECKING:
@@ -143,13 +144,13 @@ class Guard(PinJudge):
             )
         problems = self.pins_after("its agent step", agent=True)
         restored = r.restored_plan or restore_plan(r.repo, r.layout, rec, Path(r.state.run.plan))
-        r.restored_plan = []
-        if restored:
+        r.restored_plan = None
+        if restored.paths:
             r.reload()
             problems.append(
                 f"the agent changed the plan or the executor's settings "
-                f"({verdicts.describe(restored)}); they are read-only to agents, so the "
-                f"executor put them back and this step failed as tampering."
+                f"({restored.said()}); they are read-only to agents, so the executor put "
+                f"them back and this step failed as tampering."
             )
         kept = self._put_back_kept(rec.kept)
         if kept:
@@ -402,19 +403,22 @@ def _module_exists(root: Path, module: str) -> bool:
     return False
 
 
-def restore_plan(repo: GitRepo, layout: Layout, rec: SessionRecord, plan: Path) -> list[str]:
+def restore_plan(repo: GitRepo, layout: Layout, rec: SessionRecord, plan: Path) -> PutBack:
     """Plan files that differ from the session's last recorded tree are put back as that
     tree holds them, and the executor's settings files whose meaning differs from what
-    they were before the agent step (`note_settings`) as they were; returns them
-    (repo-relative). The plan and the executor's settings are read-only to agents: the
-    settings decide which command tests the work (`test_command_map`)."""
-    touched = []
+    they were before the agent step (`note_settings`) as they were (repo-relative), after
+    a backup of the worktree. The plan and the executor's settings are read-only to
+    agents: the settings decide which command tests the work (`test_command_map`)."""
+    touched: list[str] = []
+    backup = ""
     if rec.tree:
         now = repo.record_tree(exclude=layout.owned()).tree
         touched = tampering.plan_paths(plan, repo.root, repo.tree_diff(rec.tree, now))
         if touched:
+            backup = repo.snapshot("plan-put-back", exclude=layout.owned())
             repo.put_back(rec.tree, touched)
-    return touched + restore_settings(repo, rec.settings)
+    # the settings are noted as each agent call starts: no edit of a person's is among them
+    return PutBack(touched + restore_settings(repo, rec.settings), backup)
 
 
 def note_settings(repo: GitRepo) -> dict[str, str]:

@@ -3,6 +3,7 @@ scope, and drive each through the TDD workflow under the single-writer lock."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import sys
 from collections.abc import Callable, Sequence
@@ -17,7 +18,13 @@ from executor.engine.decisions import Decider
 from executor.engine.driver import drive
 from executor.engine.layout import Layout
 from executor.engine.running import stop_leftover
-from executor.errors import Interrupted, NothingToResumeError, PathNotFoundError, UserError
+from executor.errors import (
+    ExecutorError,
+    Interrupted,
+    NothingToResumeError,
+    PathNotFoundError,
+    UserError,
+)
 from executor.fsutil import quote
 from executor.plan.cache import PlanView, load_valid, plan_files
 from executor.project_config import ProjectConfig, load_project_config, map_test_command
@@ -28,7 +35,7 @@ from executor.stamps import new_id
 from executor.store import StateStore, exclusive
 from executor.words import plural
 from executor.workflows.tdd.brief import BRIEF_VERSION
-from executor.workflows.tdd.context import Progress, SessionRun
+from executor.workflows.tdd.context import Progress, PutBack, SessionRun
 from executor.workflows.tdd.guard import restore_plan
 from executor.workflows.tdd.parallel.child import lane_guarded, lane_sandbox, spent_by_all
 from executor.workflows.tdd.parking.lot import ParkingLot
@@ -43,7 +50,7 @@ from executor.workflows.tdd.state import (
     state_store,
 )
 from executor.workflows.tdd.step import AGENT_STEPS, Step
-from executor.workflows.tdd.stops import continue_words, stopped
+from executor.workflows.tdd.stops import continue_words, note_interrupt, stopped
 from executor.workflows.tdd.table import TDD, TddSession
 from executor.workflows.tdd.workspace import check_plan_owner, check_workspace, reconcile
 
@@ -158,6 +165,9 @@ class Runner:
             try:
                 return self._execute(req, layout, store)
             except KeyboardInterrupt:  # the CLI says what is saved and how to continue it
+                # a second Ctrl+C, or a state that cannot be read: the stop is not noted
+                with contextlib.suppress(KeyboardInterrupt, ExecutorError):
+                    note_interrupt(store, layout)
                 kept = layout.state if layout.state.exists() else None
                 raise Interrupted(state=kept) from None
 
@@ -325,7 +335,7 @@ class Runner:
                     ),
                     pins=pins,
                     backoff=req.backoff,
-                    restored_plan=restored.get(number, []),
+                    restored_plan=restored.get(number),
                     entry_step=rec.step.value,
                     archive=archive,
                     reclaim=store.reclaim,
@@ -410,7 +420,7 @@ class Opened:
     repo: GitRepo
     sessions: list[int]
     #: plan files put back before parsing, by session (an agent changed them)
-    restored: dict[int, list[str]]
+    restored: dict[int, PutBack]
     #: the project's test command (the suite), if it has one
     command: str | None
     #: the project's settings (`[tool.executor]` or `.executor.toml`)
@@ -479,16 +489,16 @@ def refuse_lanes(state: RunState, sessions: Sequence[int], layout: Layout) -> No
 
 def _restore_plan(
     state: RunState | None, repo: GitRepo, layout: Layout, named: Path
-) -> dict[int, list[str]]:
+) -> dict[int, PutBack]:
     """Before the plan is read: an agent answering over the bridge may have changed
-    it during its step. Put it back first (so a broken plan cannot stop the run
-    that reports it); the agent step then fails as tampering."""
-    restored: dict[int, list[str]] = {}
+    it during its step. Put it back first, after a backup (so a broken plan cannot stop
+    the run that reports it); the agent step then fails as tampering."""
+    restored: dict[int, PutBack] = {}
     for number, rec in (state.run.sessions if state else {}).items():
         if rec.step in AGENT_STEPS and rec.bridge.pending is not None:
-            touched = restore_plan(repo, layout, rec, named)
-            if touched:
-                restored[number] = touched
+            put = restore_plan(repo, layout, rec, named)
+            if put.paths:
+                restored[number] = put
     return restored
 
 

@@ -5,10 +5,12 @@ acted on silently (`Settling.settle`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from executor import pinning
 from executor.choices import Decision
 from executor.engine.machine import Outcome
-from executor.workflows.tdd import verdicts
+from executor.workflows.tdd import tampering, verdicts
 from executor.workflows.tdd.asking import Asking
 from executor.workflows.tdd.context import opt
 from executor.workflows.tdd.pins import PinJudge
@@ -36,6 +38,29 @@ class Settling(Asking, PinJudge):
             return pinned
         edits = self.person_edits()
         return self._edits(edits) if edits else None
+
+    def settle_stop(self) -> Outcome | None:
+        """An agent step that Ctrl+C or SIGTERM stopped goes on: what changed after the stop
+        (`stops.note_interrupt`) is the person's. The plan as they left it is the plan
+        (never put back as the agent's); any other file is settled as at a gate, before
+        the agent runs and its changes mix with the person's. None when nothing is left."""
+        rec, repo = self.rec, self.r.repo
+        if not rec.stopped:
+            return None
+        now = repo.record_tree(exclude=self._ignore()).tree
+        files = repo.tree_diff(rec.stopped, now)
+        plan = tampering.plan_paths(Path(self.r.state.run.plan), repo.root, files)
+        if plan and rec.tree:
+            rec.tree = repo.graft(rec.tree, now, plan)
+            self._say(
+                f"the plan as you changed it while the run was stopped is the plan from now "
+                f"on: {verdicts.describe(plan)}"
+            )
+        others = [f for f in files if f not in plan]
+        out = self._edits(others) if others else None
+        if out is None:
+            rec.stopped = ""
+        return out
 
     def settle_pins(self) -> Outcome | None:
         """What the run pinned, changed while no agent step ran: the person's. Taken in
@@ -198,9 +223,9 @@ class Settling(Asking, PinJudge):
             None,
             shows=lambda _: self.r.repo.diff_text(base, paths=paths) or "(no changes)",
         )
-        if got is Outcome.NO_HUMAN:  # --yes, no terminal: a person changed them on purpose
-            self._say(f"nobody to ask (--yes): {verdicts.describe(files)} are part of the session")
-            return self._taken_in(files)
+        if got is Outcome.NO_HUMAN:  # --yes, no terminal: whose they are is not known
+            self.unclaimed = files
+            return got
         if isinstance(got, Outcome):
             return got
         assert isinstance(got, Decision)

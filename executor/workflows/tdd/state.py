@@ -204,6 +204,11 @@ class SessionRecord(Strict):
     after_rollback: Literal["restart", "skip"] = "restart"
     tree: str = Field(default="", description="the tree id the last work step left")
     verified: str = Field(default="", description="the tree id the last verification tested")
+    stopped: str = Field(
+        default="",
+        description="the tree as Ctrl+C or SIGTERM left an agent step (its process ended): "
+        "what changes after it is a person's, settled when the step goes on",
+    )
     changes_from: str = Field(
         default="",
         description="the tree a person saw at the gate where they asked for changes (the next "

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from executor.errors import (
     BlockedError,
     BudgetSpent,
+    DirtyWorktreeError,
     ExecutorError,
     Paused,
     UserCancelled,
@@ -17,9 +18,11 @@ from executor.errors import (
 from executor.workflows.tdd import budget
 from executor.workflows.tdd.scope import PhaseScope, PlanScope, Scope
 from executor.workflows.tdd.state import RunState
+from executor.workflows.tdd.step import AGENT_STEPS
 
 if TYPE_CHECKING:
     from executor.engine.layout import Layout
+    from executor.store import StateStore
     from executor.workflows.tdd.table import TddSession
 
 
@@ -90,10 +93,41 @@ def stopped(
             plan=layout.folder,
             continue_with=go_on,
         )
+    if session.unclaimed:
+        return DirtyWorktreeError(
+            f"{rec.problem} With nobody to ask (--yes without a terminal) they are not "
+            f"committed as the session's work, so the run stops here; state saved. Run the "
+            f"same command on a terminal (or through a host) to keep them out of the "
+            f"session or take them in, or undo them and run it again.",
+            files=session.unclaimed,
+        )
     return VerificationFailedError(
         f"{rec.problem}\n{rec.last_failure[-2000:]}\nNo human is available (--yes "
         f"without a terminal), so the run stops here. State is saved. Fix the cause and "
-        f"run the same command again: it checks again (files you change meanwhile "
-        f"become part of the session, and the run says which); or run on a "
+        f"run the same command again: it checks again (files you change meanwhile are "
+        f"asked about, or with nobody to ask stop the run, listed); or run on a "
         f"terminal / through a host to decide (retry the agent, roll back, skip)."
     )
+
+
+def note_interrupt(store: StateStore[RunState], layout: Layout) -> None:
+    """Ctrl+C or SIGTERM stopped the run (an agent process it ran is ended by then): the
+    tree of each session stopped in an agent step is recorded, so what changes after it
+    is known to be a person's (`Settling.settle_stop`), never the agent's. A session
+    waiting on a host's agent is left alone: that agent works after the run stops."""
+    from pathlib import Path
+
+    from executor.vcs import GitRepo
+
+    state = store.load()
+    stopped = [
+        rec for rec in (state.run.sessions.values() if state else ())
+        if rec.step in AGENT_STEPS and rec.bridge.pending is None and not rec.stopped
+    ]  # fmt: skip
+    if state is None or not stopped:
+        return
+    repo = GitRepo(Path(state.run.repo))
+    for rec in stopped:
+        ignore = [*layout.owned(), *(repo.root / f for f in rec.excluded)]
+        rec.stopped = repo.record_tree(exclude=ignore).tree
+    store.save(state)

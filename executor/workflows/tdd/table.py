@@ -52,7 +52,7 @@ def snapshot(handler: Handler) -> Handler:
     @functools.wraps(handler)
     def run(session: TddSession) -> Outcome:
         outcome = handler(session)
-        if outcome not in {O.WAIT, O.BLOCKED}:
+        if outcome not in {O.WAIT, O.BLOCKED, O.NO_HUMAN, O.PAUSE}:
             session.take_snapshot()
         return outcome
 
@@ -65,6 +65,16 @@ def gate(step: Step, handler: Handler, exits: dict[Outcome, Step]) -> Node[Step,
     if step in RECHECK_AT:
         extra[O.RECHECK] = RECHECK_AT[step]
     return Node(step, handler, {**exits, **extra}, decision=True)
+
+
+def agent(step: Step, handler: Handler, exits: dict[Outcome, Step]) -> Node[Step, TddSession]:
+    """An agent step. Going on after Ctrl+C stopped it, what a person changed since is
+    settled first (`Settling.settle_stop`): a person may abort the session there."""
+
+    def run(session: TddSession) -> Outcome:
+        return session.settle_stop() or handler(session)
+
+    return Node(step, snapshot(functools.wraps(handler)(run)), {**exits, O.ABORT: S.ROLLBACK})
 
 
 def escalation(step: Step, retry: Step, recheck: Step) -> Node[Step, TddSession]:
@@ -95,9 +105,9 @@ TDD: Workflow[Step, TddSession] = Workflow(
             Gates.before_start,
             {O.APPROVE: S.RED_AGENT, O.CHANGES: S.RED_AGENT},
         ),
-        Node(
+        agent(
             S.RED_AGENT,
-            snapshot(Work.red_agent),
+            Work.red_agent,
             {O.OK: S.RED_VERIFY, O.SKIP: S.GREEN_AGENT, O.FAILED: S.RED_ESCALATED},
         ),
         Node(
@@ -105,9 +115,9 @@ TDD: Workflow[Step, TddSession] = Workflow(
         ),
         escalation(S.RED_ESCALATED, retry=S.RED_AGENT, recheck=S.RED_VERIFY),
         gate(S.AFTER_RED, Gates.after_red, {O.APPROVE: S.GREEN_AGENT, O.CHANGES: S.RED_AGENT}),
-        Node(
+        agent(
             S.GREEN_AGENT,
-            snapshot(Work.green_agent),
+            Work.green_agent,
             # skip: a session that only writes failing tests (the plan implements them later)
             {O.OK: S.GREEN_VERIFY, O.SKIP: S.HOOKS, O.FAILED: S.GREEN_ESCALATED},
         ),
@@ -128,9 +138,9 @@ TDD: Workflow[Step, TddSession] = Workflow(
             Gates.after_green,
             {O.APPROVE: S.REFACTOR_AGENT, O.SKIP: S.HOOKS, O.CHANGES: S.GREEN_AGENT},
         ),
-        Node(
+        agent(
             S.REFACTOR_AGENT,
-            snapshot(Work.refactor_agent),
+            Work.refactor_agent,
             {O.OK: S.REFACTOR_VERIFY, O.FAILED: S.REFACTOR_ESCALATED},
         ),
         Node(
