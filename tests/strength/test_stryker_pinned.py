@@ -16,13 +16,14 @@ import shutil
 import stat
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from executor.exitcodes import ExitCode
 from executor.strength import program
 from tests.conftest import git, run_cli
-from tests.engine.helpers import session_state
+from tests.engine.helpers import host_loop, session_state
 from tests.starter.test_node_counts import node_project
 
 pytestmark = [
@@ -146,13 +147,37 @@ PLANTED = {"node_modules/.bin/stryker": FORGER,
            "node_modules/@stryker-mutator/core/bin/stryker.js": FORGER}  # fmt: skip
 
 
+def _taken_in(plan: Path, repo: Path, agent: str) -> list[str]:
+    """A person takes in the environment the agent changed (over the bridge, as a host
+    asks them), then pauses at the next question: the texts they were asked."""
+    asked: list[str] = []
+
+    def answer(req: dict[str, Any]) -> str:
+        asked.append(json.dumps(req))
+        values = [o["value"] for o in req["context"]["options"]]
+        return "accept_environment" if "accept_environment" in values else "pause"
+
+    done = host_loop(["execute-plan", "--plan", str(plan), "--max-retries", "0",
+                      "--min-mutation-score", "100", "--agent-command", agent],
+                     repo=repo, plan=plan, answer=answer)  # fmt: skip
+    assert done.returncode == ExitCode.PAUSED, done.stdout + done.stderr
+    return asked
+
+
+#: What the run pinned before any agent step stops first: the agent's packages changed.
+_ENVIRONMENT = "the project's environment changed during GREEN (its agent step)"
+
+
 def test_a_stryker_the_agent_brings_is_not_run(tmp_path: Path) -> None:
     plan, repo, agent = _shop(tmp_path)
-    code, out = _execute(plan, repo, _planting(tmp_path, agent, PLANTED),
-                         "--min-mutation-score", "100")  # fmt: skip
+    planting = _planting(tmp_path, agent, PLANTED)
+    code, out = _execute(plan, repo, planting, "--min-mutation-score", "100")
     assert code == ExitCode.VERIFICATION_FAILED, out
-    assert "Stryker's program (node_modules/@stryker-mutator and the packages it loads) " \
-        "appeared during the session" in out  # fmt: skip
+    assert _ENVIRONMENT in out and "node_modules/.bin/stryker (added)" in out
+    # a person who takes that environment in still gets no score from the agent's Stryker
+    asked = _taken_in(plan, repo, planting)
+    assert any("Stryker's program (node_modules/@stryker-mutator and the packages it " \
+               "loads) appeared during the session" in q for q in asked), asked  # fmt: skip
     assert "Mutation-Score" not in git(repo, "log", "--format=%B")
     assert session_state(plan, 1)["strength"]["total"] == 0
 
@@ -179,11 +204,12 @@ def test_the_stryker_the_session_started_with_runs_whatever_bin_holds(tmp_path: 
     _stand_in(modules)
     plan, repo, agent = _shop(tmp_path, modules)
     planted = {"node_modules/.bin/stryker": FORGER}
-    code, out = _execute(plan, repo, _planting(tmp_path, agent, planted),
-                         "--min-mutation-score", "100")  # fmt: skip
+    planting = _planting(tmp_path, agent, planted)
+    code, out = _execute(plan, repo, planting, "--min-mutation-score", "100")
     assert code == ExitCode.VERIFICATION_FAILED, out
-    assert "Test strength: 1/3 mutants of the changed lines killed (33%" in out
-    assert "is below the minimum 100% (--min-mutation-score)" in out
+    assert _ENVIRONMENT in out
+    asked = "\n".join(_taken_in(plan, repo, planting))
+    assert "test strength 1/3 (33%) is below the minimum 100% (--min-mutation-score)" in asked
 
 
 def test_a_stryker_changed_during_the_session_is_not_run(tmp_path: Path) -> None:
@@ -192,11 +218,13 @@ def test_a_stryker_changed_during_the_session_is_not_run(tmp_path: Path) -> None
     plan, repo, agent = _shop(tmp_path, modules)
     before = program.pin(repo)
     planted = {"node_modules/@stryker-mutator/core/bin/stryker.js": FORGER}
-    code, out = _execute(plan, repo, _planting(tmp_path, agent, planted),
-                         "--min-mutation-score", "100")  # fmt: skip
+    planting = _planting(tmp_path, agent, planted)
+    code, out = _execute(plan, repo, planting, "--min-mutation-score", "100")
     assert code == ExitCode.VERIFICATION_FAILED, out
-    assert "Stryker's program (node_modules/@stryker-mutator and the packages it loads) " \
-        "changed during the session" in out  # fmt: skip
+    assert _ENVIRONMENT in out
+    asked = _taken_in(plan, repo, planting)
+    assert any("Stryker's program (node_modules/@stryker-mutator and the packages it " \
+               "loads) changed during the session" in q for q in asked), asked  # fmt: skip
     assert program.pin(repo) != before
     assert "Mutation-Score" not in git(repo, "log", "--format=%B")
 
