@@ -176,8 +176,8 @@ class RunOptions:
         help="A Task Master plan: the tag whose tasks to run (default: master). Saved with "
         "the run.",
     )
-    notify: Opt[str | None] = Opt(
-        None,
+    notify: Opt[str] = Opt(
+        "on",
         kind="text",
         check=_notify,
         metavar="on|off|URL",
@@ -288,11 +288,18 @@ _BY_NAME = {o.name: o for o in RunOptions.OPTIONS}
 
 
 def _from_saved(value: Any) -> RunOptions:
+    """The saved options; a saved null is the option's default (a run saved before the
+    option had a default of its own saved null for it)."""
     if isinstance(value, RunOptions):
         return value
     if not isinstance(value, Mapping):
         raise ValueError(f"expected an object, got {type(value).__name__}")
-    return RunOptions(**value)
+    return RunOptions(**{k: _default(k) if v is None else v for k, v in value.items()})
+
+
+def _default(name: str) -> Any:
+    opt = _BY_NAME.get(name)
+    return opt.default if opt is not None else None
 
 
 def json_schema() -> dict[str, Any]:
@@ -307,9 +314,8 @@ def json_schema() -> dict[str, Any]:
             one["minimum"] = opt.minimum
         if opt.maximum is not None:
             one["maximum"] = opt.maximum
-        kinds = [one, {"type": "null"}] if opt.default is None else None
         properties[opt.name] = {
-            **({"anyOf": kinds} if kinds else one),
+            "anyOf": [one, {"type": "null"}],  # null: the default (`_from_saved`)
             "default": opt.default,
             "description": opt.help,
         }
