@@ -81,7 +81,7 @@ class RunOptions:
         kind="text",
         metavar="CMD",
         help="Run each agent request with this command instead of the exit-42 bridge "
-        "(docs/agent-command.md). Saved with the run (--agent bridge drops it).",
+        "(`executor docs agent-command`). Saved with the run (--agent bridge drops it).",
     )
     agent: Opt[str | None] = Opt(
         None,
@@ -194,7 +194,7 @@ class RunOptions:
         metavar="PERCENT",
         help="Stop for a person (exit 16 with --yes) when fewer than this percent of the "
         "mutants of a session's changed lines are killed by its tests; with an agent, first "
-        "retry GREEN/REFACTOR with the survivors (docs/test-strength.md). Off by default. "
+        "retry GREEN/REFACTOR with the survivors (`executor docs test-strength`). Off by default. "
         "Saved.",
     )
     mutation_budget: Opt[int | None] = Opt(
@@ -213,7 +213,7 @@ class RunOptions:
         off=("--no-pr",),
         help="At the end of each phase, push its commits to a branch of their own (never "
         "forced) and open a pull request with gh, the phase's report as its body "
-        "(docs/report.md). Saved with the run; --no-pr turns it off.",
+        "(`executor docs report`). Saved with the run; --no-pr turns it off.",
     )
     parallel: Opt[int | None] = Opt(
         None,
@@ -224,7 +224,7 @@ class RunOptions:
         help="Run sessions whose dependencies are complete side by side, each in a git "
         "worktree of its own, at most N at once (capped at the machine's cores unless "
         "--force-parallel); 0: one at a time in this checkout. Saved with the run "
-        "(docs/parallel.md).",
+        "(`executor docs parallel`).",
     )
 
     OPTIONS: ClassVar[tuple[Opt[Any], ...]]
