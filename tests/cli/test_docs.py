@@ -68,12 +68,14 @@ def test_help_cites_pages_by_the_docs_command_and_each_one_it_names_exists(
     tmp_path: Path,
 ) -> None:
     """A pip user has no docs/*.md: every `--help` names a page as `executor docs
-    TOPIC`, and that topic is a page `executor docs` prints."""
+    TOPIC`, and that topic is a page `executor docs` prints. Help never cuts a word at
+    its hyphen (`--no-` / `verify`), even narrow."""
     cited: set[str] = set()
     for words in [(), *_commands(root())]:
-        proc = run_cli(*words, "--help", cwd=tmp_path)
+        proc = run_cli(*words, "--help", cwd=tmp_path, env={"COLUMNS": "60"})
         assert proc.returncode == 0, (words, proc.stderr)
-        text = " ".join(proc.stdout.split()).replace("- ", "-")  # help wraps at hyphens
+        assert not re.search(r"\w-\n", proc.stdout), (words, proc.stdout)
+        text = " ".join(proc.stdout.split())
         assert not re.search(r"docs/[a-z-]+\.md", text), (words, text)
         cited.update(re.findall(r"`executor docs ([a-z-]+)`", text))
     assert cited >= {"agent-command", "test-strength", "report", "parallel", "replay-agent"}
