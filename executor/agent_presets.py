@@ -251,7 +251,7 @@ def _codex(req: PresetRequest) -> PresetCommand:
 def gemini_policy(allowed: list[str]) -> str:
     """The Gemini CLI policy (TOML) for one step: the test commands allowed, git denied."""
     lines = [
-        "# plan-executor: policy for one agent step (docs/agent-command.md)",
+        "# plan-executor: policy for one agent step (`executor docs agent-command`)",
         "[[rule]]",
         'toolName = "run_shell_command"',
         f"commandPrefix = {json.dumps(list(GIT_FORBIDDEN))}",

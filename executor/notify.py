@@ -55,11 +55,11 @@ class Targets:
     url: str | None = None
 
     @staticmethod
-    def of(setting: str | None) -> Targets:
-        """`on` / None: bell and desktop; `off`: nothing; a URL: those and the webhook."""
+    def of(setting: str) -> Targets:
+        """`on`: bell and desktop; `off`: nothing; a URL: those and the webhook."""
         if setting == "off":
             return Targets(bell=False, desktop=False)
-        if setting in (None, "on"):
+        if setting == "on":
             return Targets()
         return Targets(url=setting)
 

@@ -81,7 +81,7 @@ class RunOptions:
         kind="text",
         metavar="CMD",
         help="Run each agent request with this command instead of the exit-42 bridge "
-        "(docs/agent-command.md). Saved with the run (--agent bridge drops it).",
+        "(`executor docs agent-command`). Saved with the run (--agent bridge drops it).",
     )
     agent: Opt[str | None] = Opt(
         None,
@@ -176,8 +176,8 @@ class RunOptions:
         help="A Task Master plan: the tag whose tasks to run (default: master). Saved with "
         "the run.",
     )
-    notify: Opt[str | None] = Opt(
-        None,
+    notify: Opt[str] = Opt(
+        "on",
         kind="text",
         check=_notify,
         metavar="on|off|URL",
@@ -194,7 +194,7 @@ class RunOptions:
         metavar="PERCENT",
         help="Stop for a person (exit 16 with --yes) when fewer than this percent of the "
         "mutants of a session's changed lines are killed by its tests; with an agent, first "
-        "retry GREEN/REFACTOR with the survivors (docs/test-strength.md). Off by default. "
+        "retry GREEN/REFACTOR with the survivors (`executor docs test-strength`). Off by default. "
         "Saved.",
     )
     mutation_budget: Opt[int | None] = Opt(
@@ -213,7 +213,7 @@ class RunOptions:
         off=("--no-pr",),
         help="At the end of each phase, push its commits to a branch of their own (never "
         "forced) and open a pull request with gh, the phase's report as its body "
-        "(docs/report.md). Saved with the run; --no-pr turns it off.",
+        "(`executor docs report`). Saved with the run; --no-pr turns it off.",
     )
     parallel: Opt[int | None] = Opt(
         None,
@@ -224,7 +224,7 @@ class RunOptions:
         help="Run sessions whose dependencies are complete side by side, each in a git "
         "worktree of its own, at most N at once (capped at the machine's cores unless "
         "--force-parallel); 0: one at a time in this checkout. Saved with the run "
-        "(docs/parallel.md).",
+        "(`executor docs parallel`).",
     )
 
     OPTIONS: ClassVar[tuple[Opt[Any], ...]]
@@ -288,11 +288,18 @@ _BY_NAME = {o.name: o for o in RunOptions.OPTIONS}
 
 
 def _from_saved(value: Any) -> RunOptions:
+    """The saved options; a saved null is the option's default (a run saved before the
+    option had a default of its own saved null for it)."""
     if isinstance(value, RunOptions):
         return value
     if not isinstance(value, Mapping):
         raise ValueError(f"expected an object, got {type(value).__name__}")
-    return RunOptions(**value)
+    return RunOptions(**{k: _default(k) if v is None else v for k, v in value.items()})
+
+
+def _default(name: str) -> Any:
+    opt = _BY_NAME.get(name)
+    return opt.default if opt is not None else None
 
 
 def json_schema() -> dict[str, Any]:
@@ -307,9 +314,8 @@ def json_schema() -> dict[str, Any]:
             one["minimum"] = opt.minimum
         if opt.maximum is not None:
             one["maximum"] = opt.maximum
-        kinds = [one, {"type": "null"}] if opt.default is None else None
         properties[opt.name] = {
-            **({"anyOf": kinds} if kinds else one),
+            "anyOf": [one, {"type": "null"}],  # null: the default (`_from_saved`)
             "default": opt.default,
             "description": opt.help,
         }

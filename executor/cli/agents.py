@@ -13,7 +13,7 @@ REPLAY: dict[str, object] = {
     "summary": "the deterministic replay agent (not an AI; demos and tests), with --solutions",
     "template": "python -m executor replay-agent --solutions DIR  (reads EXECUTOR_* variables)",
     "on_path": "built in",
-    "sources": ["docs/replay-agent.md"],
+    "sources": ["executor docs replay-agent"],
 }
 
 BRIDGE: dict[str, object] = {
@@ -22,7 +22,7 @@ BRIDGE: dict[str, object] = {
     "executor exits 42 (the default; --agent bridge drops a saved agent)",
     "template": "executor bridge show / executor bridge respond, then re-run with --resume",
     "on_path": "built in",
-    "sources": ["docs/bridge.md"],
+    "sources": ["executor docs bridge"],
 }
 
 

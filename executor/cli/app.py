@@ -5,9 +5,9 @@ No logic lives here. Each concern declares its commands in its own module: `brid
 (host helpers), `plan` (validate/show), `run` (execute-*, resume-session, status,
 demo), `config`, `init` (a starter plan and config), `logs`, `agents`, `claude`
 (install-claude), `hooks` (`executor hook ...`, the Claude Code hooks), `replay`
-(replay-agent), `templates` (template-create/apply). A call imports the module of the
-command it names (every one for `executor --help`), and each command imports what it
-needs when it runs.
+(replay-agent), `templates` (template-create/apply), `docs` (the documentation
+pages). A call imports the module of the command it names (every one for `executor
+--help`), and each command imports what it needs when it runs.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ COMMANDS = {
     "status": "run",
     "demo": "run",
     "config": "config",
+    "docs": "docs",
     "init": "init",
     "logs": "logs",
     "agents": "agents",
@@ -108,7 +109,10 @@ def epilog() -> str:
     from executor.exitcodes import ExitCode
 
     codes = "; ".join(f"{c.value} {c.name}" for c in ExitCode)
-    return f"Exit codes: {codes}. `executor exit-codes` prints what each means."
+    return (
+        f"Exit codes: {codes}. `executor exit-codes` prints what each means; "
+        "`executor docs` lists the documentation pages, `executor docs TOPIC` prints one."
+    )
 
 
 def run_app(args: Sequence[str]) -> int:

@@ -80,7 +80,7 @@ JSON = Param("json_out", "--json", kind="flag", help="One JSON object.")
     DIR,
     Param("every", "--all", kind="flag",
           help="Every request the run waits on: a parallel run's sessions each wait on their "
-          'own (docs/parallel.md). With --json: {"pending": [...]}.'),
+          'own (`executor docs parallel`). With --json: {"pending": [...]}.'),
     JSON,
 )  # fmt: skip
 def show(directory: Path | None, every: bool, json_out: bool) -> None:

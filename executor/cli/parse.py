@@ -110,9 +110,15 @@ class _Formatter(argparse.HelpFormatter):
 
         return "\n\n".join(
             textwrap.fill(" ".join(p.split()), width, initial_indent=indent,
-                          subsequent_indent=indent)
+                          subsequent_indent=indent, break_on_hyphens=False)
             for p in text.split("\n\n") if p.strip()
         )  # fmt: skip
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        # a flag or a topic cut at its hyphen (`--no-` / `verify`) cannot be copied
+        import textwrap
+
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
 
     @property
     def width(self) -> int:

@@ -34,7 +34,7 @@ RUN = (
           "with exit 16. Not saved."),
     *RunOptions.OPTIONS,
     Param("solutions", "--solutions", kind="path", metavar="DIR",
-          help="With --agent replay: the folder of prepared files (docs/replay-agent.md)."),
+          help="With --agent replay: the folder of prepared files (`executor docs replay-agent`)."),
     Param("force_parallel", "--force-parallel", kind="flag",
           help="With --parallel: run N sessions at once even when N is more than the "
           "machine's cores (agents that mostly wait). Not saved."),

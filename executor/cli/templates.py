@@ -140,7 +140,7 @@ commands = Commands()
           help="Continue the saved run (after exit 42, a failure or an interruption)."),
     Param("agent_command", "--agent-command",
           help="Answer the agent requests with this command instead of the exit-42 bridge "
-          "(docs/agent-command.md). Saved with the run."),
+          "(`executor docs agent-command`). Saved with the run."),
     Param("agent", "--agent", metavar="NAME",
           help="Answer the agent requests with a ready-made command line for this CLI: "
           "claude, codex, gemini, aider (`executor agents`); bridge: the exit-42 bridge "

@@ -120,7 +120,7 @@ def test_gemini_argv_and_its_policy_file(tmp_path: Path) -> None:
     )  # fmt: skip
     assert cmd.stdin_text == "# Brief: session 1\n"
     assert policy.read_text(encoding="utf-8") == (
-        "# plan-executor: policy for one agent step (docs/agent-command.md)\n"
+        "# plan-executor: policy for one agent step (`executor docs agent-command`)\n"
         "[[rule]]\n"
         'toolName = "run_shell_command"\n'
         'commandPrefix = ["git commit", "git push", "git pull", "git merge", "git rebase", '

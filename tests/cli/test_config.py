@@ -99,3 +99,31 @@ def test_which_python_runs_the_tests_and_how_counts_are_measured_are_shown(
     assert python["path"] == str(git_repo / ".venv" / "bin" / "python")
     assert python["source"] == "the repository's .venv" and python["pytest"] is False
     assert "its exit code only (not measured" in python["runner"]
+
+
+def test_notify_is_on_by_default_as_help_says_and_a_saved_null_is_the_default(
+    git_repo: Path,
+) -> None:
+    """`--help` says notify is on by default; `config` showed `None`. A run saved before
+    notify had a default of its own saved null for it: that reads as the default."""
+    from executor.store import seal
+
+    plan = make_project(git_repo)
+    helped = run_cli("execute-session", "--help", cwd=git_repo)
+    assert "on (the default" in " ".join(helped.stdout.split())
+    assert shown(git_repo, plan)["notify"] == {"value": "on", "from": "default"}
+    text = run_cli("config", "--plan", str(plan), cwd=git_repo)
+    assert any(line.split()[:2] == ["notify", "on"] for line in text.stdout.splitlines())
+
+    first = run_cli("execute-session", "1", "--plan", str(plan), cwd=git_repo)
+    assert first.returncode == 42, first.stderr
+    assert state(plan)["run"]["options"]["notify"] == "on"
+    old = state(plan)
+    old["run"]["options"]["notify"] = None
+    old["checksum"] = ""
+    body = json.dumps(old, separators=(",", ":"), ensure_ascii=False).encode()
+    (plan / ".agent-state.json").write_bytes(seal(body))
+    assert shown(git_repo, plan)["notify"] == {"value": "on", "from": "saved run"}
+    status = run_cli("status", "--plan", str(plan), cwd=git_repo)
+    assert status.returncode == 0, status.stderr
+    assert not list(plan.glob(".agent-state.json.corrupt-*"))

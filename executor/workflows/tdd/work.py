@@ -110,7 +110,7 @@ class Work(Losses, Flaky):
                 f"session {self.s.number} has no test command: its plan section names none "
                 f"and the project has none, so nothing could verify it. Give one with "
                 f"--test-command, or test_command in [tool.executor] (pyproject.toml) or "
-                f".executor.toml (docs/plan-format.md). Nothing was touched."
+                f".executor.toml (`executor docs plan-format`). Nothing was touched."
             )
         self.r.repo.ensure_identity()
         head = self.r.repo.head()
