@@ -15,17 +15,30 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, overload
 
 from executor.params import Param
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
     from pydantic_core import CoreSchema
 
-    from executor.project_config import ProjectConfig
-
 T = TypeVar("T")
+
+
+class Settings(Protocol):
+    """What a project's settings give the options (`executor.project_config.ProjectConfig`,
+    which reads and checks them with this module's rules)."""
+
+    @property
+    def test_command(self) -> str | None: ...
+    @property
+    def defaults(self) -> Mapping[str, Any]: ...
+    @property
+    def source(self) -> Path | None: ...
+
 
 #: `--checkpoints` -> the checkpoints that stop for a person.
 CHECKPOINT_SETS = {
@@ -359,7 +372,7 @@ class Overrides:
         return self._given.get(name)
 
 
-def resolve(given: Overrides, saved: RunOptions | None, config: ProjectConfig) -> RunOptions:
+def resolve(given: Overrides, saved: RunOptions | None, config: Settings) -> RunOptions:
     """The options of this run: `given` over `saved` over `config` over the defaults.
     Naming an agent (a command, a preset, or `bridge`: no agent process) at one level
     replaces the agent of either kind below it (the config's were checked when it was
@@ -374,7 +387,7 @@ def resolve(given: Overrides, saved: RunOptions | None, config: ProjectConfig) -
 
 
 def explain(
-    given: Overrides, saved: RunOptions | None, config: ProjectConfig
+    given: Overrides, saved: RunOptions | None, config: Settings
 ) -> dict[str, tuple[Any, str]]:
     """Each option's value and where it comes from: "flag", "saved run", the config
     file's name, or "default"."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 
 from executor import console, interrupts
 from executor.errors import (
@@ -226,3 +227,12 @@ def _internal(e: BaseException) -> None:
     console.err(
         f"internal error: {type(e).__name__}: {e} (re-run with --verbose for the traceback)"
     )
+
+
+def resolve_plan(plan: Path | None) -> Path:
+    """`--plan`, else the one plan found from the current folder."""
+    if plan is not None:
+        return plan.absolute()
+    from executor.plan import discover_plan
+
+    return discover_plan(Path.cwd())

@@ -120,7 +120,7 @@ def complete(env: Mapping[str, str]) -> int:
 def candidates(args: list[str], incomplete: str) -> list[tuple[str, str]]:
     """What may come next after `args` (the words typed before the cursor), starting with
     `incomplete`: (word, what it is)."""
-    from executor.cli.app import OPTIONS, entry, root
+    from executor.cli.catalog import OPTIONS, entry, root
 
     words = [a for a in args if not a.startswith("-")]
     found: Command | Commands | None = None

@@ -26,15 +26,6 @@ def report_fn(json_output: bool) -> Any:
     return console.out
 
 
-def resolve_plan(plan: Path | None) -> Path:
-    """`--plan`, else the one plan found from the current folder."""
-    if plan is not None:
-        return plan.absolute()
-    from executor.plan import discover_plan
-
-    return discover_plan(Path.cwd())
-
-
 def run_scope(scope: Scope, values: dict[str, Any], argv: list[str]) -> None:
     """Run `scope` with the parsed run options; `argv`: this command line (without
     `executor`), from which the commands that continue the run are made."""
@@ -45,7 +36,7 @@ def run_scope(scope: Scope, values: dict[str, Any], argv: list[str]) -> None:
         from executor.errors import ExecutorError
 
         with contextlib.suppress(ExecutorError):  # none or several: the run says so
-            values["plan"] = resolve_plan(None)
+            values["plan"] = common.resolve_plan(None)
     # after an interruption the saved run continues by running the command again; after
     # exit 42 by running it with --resume (which needs a pending request)
     again = _with_abs_plan([a for a in argv if a != "--resume"], values)
@@ -133,7 +124,7 @@ def _execute(
         AgentProcess.from_options(agent_command, agent, others=("replay",))
     if values.get("repo") is not None and not Path(values["repo"]).is_dir():
         raise UserError(f"--repo {values['repo']} is not a folder")
-    plan = resolve_plan(values.get("plan"))
+    plan = common.resolve_plan(values.get("plan"))
     values["plan"] = plan
     if values.get("pr"):  # asked now: gh must work before anything runs
         from executor.workflows.tdd.review.pr import gh_program

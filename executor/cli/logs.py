@@ -35,11 +35,10 @@ def logs(session: int | None, follow: bool, lines: int, plan: Path | None) -> No
     from executor.cli import common
 
     def body() -> int:
-        from executor.cli.execute import resolve_plan
         from executor.engine.layout import Layout
         from executor.workflows.tdd import logs as runlogs
 
-        named = resolve_plan(plan)
+        named = common.resolve_plan(plan)
         _check(named, session)
         layout = Layout(named if named.is_dir() else named.parent)
         number = session if session is not None else runlogs.current_session(layout)

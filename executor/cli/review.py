@@ -32,10 +32,9 @@ def report(phase: int | None, html: Path | None, md: Path | None, plan: Path | N
     from executor.cli import common
 
     def body() -> int:
-        from executor.cli.execute import resolve_plan
         from executor.workflows.tdd.review.report import write_report
 
-        written = write_report(resolve_plan(plan), phase=phase, html=_abs(html), md=_abs(md))
+        written = write_report(common.resolve_plan(plan), phase=phase, html=_abs(html), md=_abs(md))
         for path in written.paths:
             console.out(str(path))
         return 0
@@ -56,12 +55,11 @@ def show(session: int, plan: Path | None, json_output: bool) -> None:
     from executor.cli import common
 
     def body() -> int:
-        from executor.cli.execute import resolve_plan
         from executor.errors import UserError
         from executor.workflows.tdd.review.build import review
         from executor.workflows.tdd.review.terminal import show_lines
 
-        run = review(resolve_plan(plan), only={session})
+        run = review(common.resolve_plan(plan), only={session})
         if not run.sessions:
             raise UserError(f"the plan has no session {session}")
         if json_output:
@@ -91,10 +89,9 @@ def pr(phase: int, plan: Path | None, remote: str) -> None:
     from executor.cli import common
 
     def body() -> int:
-        from executor.cli.execute import resolve_plan
         from executor.workflows.tdd.review.pr import open_pr
 
-        opened = open_pr(resolve_plan(plan), phase, remote=remote, say=console.out)
+        opened = open_pr(common.resolve_plan(plan), phase, remote=remote, say=console.out)
         verb = "updated" if opened.updated else "opened"
         console.out(f"pull request {verb}: {opened.url or '(gh printed no address)'}")
         return 0

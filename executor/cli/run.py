@@ -158,11 +158,10 @@ def status(plan: Path | None, json_output: bool) -> None:
     from executor.cli import common
 
     def body() -> int:
-        from executor.cli.execute import resolve_plan
         from executor.cli.status_view import render_status
         from executor.workflows.tdd.status import load_for_status, status_data
 
-        named = resolve_plan(plan)
+        named = common.resolve_plan(plan)
         data = status_data(load_for_status(named), named)
         if json_output:
             console.out_json(data)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from executor.cli.app import COMMANDS, root
+from executor.cli.catalog import COMMANDS, root
 from executor.cli.spec import Command, Commands
 from tests.conftest import run_cli
 

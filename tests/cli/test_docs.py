@@ -10,7 +10,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from executor.cli.app import root
+from executor.cli.catalog import root
 from executor.cli.spec import Command, Commands
 from tests.conftest import run_cli
 
