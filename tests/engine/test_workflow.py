@@ -539,7 +539,7 @@ def _break_refactor(repo: Path) -> None:
     ("refactor_escalated", "ok"),
     ("evidence_escalated", "ok"),
 )
-def test_an_unattended_run_again_stops_at_the_persons_fix_a_terminal_takes_it_in(
+def test_an_unattended_run_again_takes_a_fix_to_the_sessions_files_and_stops_at_others(
     world: World, role: str, action: object, fix: tuple[str, str]
 ) -> None:
     if role == "evidence":  # the plan lists a file no step writes
@@ -553,17 +553,26 @@ def test_an_unattended_run_again_stops_at_the_persons_fix_a_terminal_takes_it_in
     calls = len(world.agent.calls)
     write(world.repo / fix[0], fix[1])  # the person fixes the cause
     write(world.repo / "notes.txt", "mine\n")
-    # unattended, nobody can say whose they are: never committed as the agent's
+    # unattended, a file only the person changed is nobody's to commit: the run stops
     with pytest.raises(DirtyWorktreeError, match="not committed as the session's work") as e:
         world.run(yes=True, max_retries=0)
-    assert sorted(e.value.files) == sorted([fix[0], "notes.txt"])
+    own = role in ("red", "evidence")  # RED wrote nothing; the evidence file is new
+    theirs = ["notes.txt", *([fix[0]] if own else [])]
+    assert sorted(e.value.files) == sorted(theirs)
     assert (world.repo / "notes.txt").read_text() == "mine\n"
-    world.run(yes=True, max_retries=0, answers=["include", "check"])  # on a terminal
+    (world.repo / "notes.txt").unlink()  # the person takes it back
+    if own:  # a file of their own: taken in on a terminal
+        world.run(yes=True, max_retries=0, answers=["include"])
+    else:  # the session's own file: taken in, and its commit says whose the edit is
+        world.run(yes=True, max_retries=0)
     assert world.record(1)["step"] == "done"
     said = "\n".join(world.lines)
-    assert "part of the session from now on" in said and "notes.txt" in said
+    message = git(world.repo, "log", "-1", "--format=%B")
+    if not own:
+        assert f"nobody to ask (--yes): {fix[0]}, which the session changed too" in said
+        assert f"Person-Edited: {fix[0]}" in message
     committed = git(world.repo, "show", "--name-only", "--format=", "HEAD").split()
-    assert fix[0] in committed and "notes.txt" in committed
+    assert fix[0] in committed and "notes.txt" not in committed
     again = [c.tdd_step for c in world.agent.calls[calls:]]
     assert role not in again  # checked again, not asked again
 

@@ -41,6 +41,15 @@ def unchecked_trailer(unchecked: list[str]) -> dict[str, str]:
     return {"Not-Verified": f"a person's check ({len(unchecked)}): {said}"}
 
 
+def person_trailer(edited: list[str]) -> dict[str, str]:
+    """`Person-Edited: pkg/s1.py, ...`: files of the session a person changed while it
+    waited, taken in with nobody to ask: the commit is not only the agent's."""
+    if not edited:
+        return {}
+    said = ", ".join(edited)
+    return {"Person-Edited": said if len(said) <= 200 else said[:197].rstrip() + "..."}
+
+
 def _scope(plan: PlanView, session: Session) -> str:
     for f in session.files:
         first = f.path.strip("/").split("/")[0]

@@ -21,6 +21,7 @@ from executor.workflows.tdd.commit import (
     commit_message,
     commit_subject,
     person_checks,
+    person_trailer,
     trailers,
     unchecked_trailer,
 )
@@ -177,6 +178,7 @@ class Gates(Settling, Strength):
                         **trailers(self.r.plan, self.s, self.r.state.run.run_id),
                         **strength_trailer(self.rec),
                         **unchecked_trailer(unchecked),
+                        **person_trailer(self.rec.person_edited),
                     },
                 ),
             ),

@@ -193,7 +193,12 @@ class Settling(Asking, PinJudge):
 
     def _edits(self, files: list[str]) -> Outcome | None:
         rec = self.rec
-        ours = set(self.session_paths())
+        # the session's: what its steps changed, and a submodule whose recorded commit
+        # moved (the run asks a person to commit there what the session changed inside)
+        ours = {
+            *self.session_paths(),
+            *(f for f in files if (self.r.repo.root / f / ".git").exists()),
+        }
         theirs = [f for f in files if f not in ours]
         shared = [f for f in files if f in ours]
         options = []
@@ -223,9 +228,16 @@ class Settling(Asking, PinJudge):
             None,
             shows=lambda _: self.r.repo.diff_text(base, paths=paths) or "(no changes)",
         )
-        if got is Outcome.NO_HUMAN:  # --yes, no terminal: whose they are is not known
-            self.unclaimed = files
+        if got is Outcome.NO_HUMAN and theirs:  # --yes, no terminal: whose is not known
+            self.unclaimed = theirs
             return got
+        if got is Outcome.NO_HUMAN:  # a fix to the session's own files (the stop asked it)
+            rec.person_edited = sorted({*rec.person_edited, *files})
+            self._say(
+                f"nobody to ask (--yes): {verdicts.describe(files)}, which the session changed "
+                f"too, are part of it; its commit names them (Person-Edited)"
+            )
+            return self._taken_in(files)
         if isinstance(got, Outcome):
             return got
         assert isinstance(got, Decision)

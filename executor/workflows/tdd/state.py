@@ -242,6 +242,11 @@ class SessionRecord(Strict):
     excluded: list[str] = Field(
         default_factory=list, description="a person's files kept out of the commit"
     )
+    person_edited: list[str] = Field(
+        default_factory=list,
+        description="files a person changed while the session waited, taken in with nobody "
+        "to ask (`--yes`) because the session had changed them too: its commit names them",
+    )
     unchecked: list[str] = Field(
         default_factory=list,
         description="the plan's checks a person makes, approved with no person looking "

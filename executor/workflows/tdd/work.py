@@ -31,6 +31,7 @@ from executor.workflows.tdd.brief import digest, render_brief, usage_line
 from executor.workflows.tdd.commit import (
     commit_message,
     commit_subject,
+    person_trailer,
     trailers,
     unchecked_trailer,
 )
@@ -575,7 +576,8 @@ class Work(Losses, Flaky):
             self._say("checkpoint confirmed; the plan has no box to tick: nothing to commit")
             return repo.head()
         message = commit_message(self.r.plan, self.s, self.rec, self._cmd("green"))
-        marks = {**marks, **strength_trailer(self.rec), **unchecked_trailer(self.rec.unchecked)}
+        marks = {**marks, **strength_trailer(self.rec), **unchecked_trailer(self.rec.unchecked),
+                 **person_trailer(self.rec.person_edited)}  # fmt: skip
         sha = repo.commit_session(recorded.tree, message, trailers=marks, flags=self.rec.flags)
         faults.hit("git.committed")
         if ticked:
