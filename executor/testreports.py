@@ -25,8 +25,11 @@ vitest.dev/guide/reporters and /config/outputfile, `jest --help` (`--json`,
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import sys
 import xml.etree.ElementTree as ET
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -110,6 +113,27 @@ def prepare(argv: list[str], report: Path, python: str | None = None) -> Runner 
     if "jest" in names:
         return Runner("jest", [*argv, "--json", f"--outputFile={report}"], report)
     return None
+
+
+#: Programs that run tests with the project's Python: the interpreter, pytest, and the
+#: tools that start either (`uv run pytest`, `tox`, `nox`, `hatch test`, ...).
+_PYTHON_PROGRAMS = {*_PYTEST_NAMES, "tox", "nox", "uv", "uvx", "poetry", "hatch", "pdm",
+                    "pipenv", "rye", "coverage"}  # fmt: skip
+
+
+def runs_python(commands: Iterable[str | None]) -> bool:
+    """Whether any of the test `commands` runs Python (a `python3.12` too), so the
+    interpreter the executor chose is what their tests run with."""
+    for command in filter(None, commands):
+        try:
+            words = shlex.split(command)
+        except ValueError:
+            words = command.split()
+        for word in words:
+            name = _program(word)
+            if name in _PYTHON_PROGRAMS or re.fullmatch(r"python[0-9.]*", name):
+                return True
+    return False
 
 
 def _as_pytest(argv: list[str], python: str) -> list[str] | None:

@@ -11,6 +11,7 @@ import pytest
 
 from executor import errors
 from executor.datamodel import dump, validate
+from executor.testreports import runs_python
 from executor.testrun import TestCase, TestRun, run_tests
 
 
@@ -333,3 +334,21 @@ def test_the_live_count_uses_the_final_lines_words(tmp_path: Path) -> None:
     root = project(tmp_path, {"tests/test_ledger.py": LEDGER_TEST})
     run = run_tests("python -m pytest tests/test_ledger.py -q", cwd=root)
     assert run.summary().startswith("0 failed, 0 passed, 1 error ")
+
+
+@pytest.mark.parametrize(
+    ("commands", "python"),
+    [
+        (["pytest -q"], True),
+        (["python3.12 -m unittest"], True),
+        (["uv run pytest", None], True),
+        ([".venv/bin/tox -e py"], True),
+        (["npm test", "node --test test/a.test.js"], False),
+        (["npx vitest run", None], False),
+        ([None], False),
+    ],
+)
+def test_runs_python_names_the_commands_a_python_runs(
+    commands: list[str | None], python: bool
+) -> None:
+    assert runs_python(commands) is python

@@ -39,12 +39,13 @@ from executor.workflows.tdd.context import Progress, PutBack, SessionRun
 from executor.workflows.tdd.guard import restore_plan
 from executor.workflows.tdd.parallel.child import lane_guarded, lane_sandbox, spent_by_all
 from executor.workflows.tdd.parking.lot import ParkingLot
-from executor.workflows.tdd.scope import Scope, select
+from executor.workflows.tdd.scope import Scope, SessionScope, select
 from executor.workflows.tdd.state import (
     SCHEMA_VERSION,
     RunRecord,
     RunState,
     SessionArchive,
+    SessionEntry,
     SessionRecord,
     project,
     state_store,
@@ -301,6 +302,8 @@ class Runner:
         index = state.index()
         for i, number in enumerate(sessions):
             if state.finished(number, index) or lot.passes(number):
+                if isinstance(req.scope, SessionScope) and state.finished(number, index):
+                    self.report(_done_already(index[number]))
                 continue
             ps = plan.session(number)
             assert ps is not None
@@ -552,3 +555,16 @@ def _terminal_prompter() -> Prompter | None:
     from executor.prompts import TerminalPrompter
 
     return TerminalPrompter()
+
+
+def _done_already(entry: SessionEntry) -> str:
+    """One line for a session asked for by number that is finished: nothing runs."""
+    how = (
+        f"committed as {entry.commit_hash[:12]}" if entry.commit_hash
+        else "adopted: ticked in the plan, its tests pass" if entry.adopted
+        else entry.status
+    )  # fmt: skip
+    return (
+        f"session {entry.number} is done ({how}); nothing ran. The executor has no option "
+        f"that runs a finished session again; `executor status` shows every session"
+    )

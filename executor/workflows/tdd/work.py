@@ -25,6 +25,7 @@ from executor.engine.machine import Outcome
 from executor.errors import DirtyWorktreeError, UserError, VerificationFailedError
 from executor.pinning import interpreter
 from executor.stamps import utc_now as now
+from executor.testreports import runs_python
 from executor.words import plural
 from executor.workflows.tdd import budget, tampering, verdicts
 from executor.workflows.tdd.brief import digest, render_brief, usage_line
@@ -134,7 +135,7 @@ class Work(Losses, Flaky):
         self.rec.flags = self.r.repo.index_flags()
         self.r.pins.pinned.used = True  # saved with the session's start, before any agent
         env = self.rec.environment = self.r.pins.pinned.environment
-        if env is not None:
+        if env is not None and runs_python(self.commands()):  # a Node suite's is no news
             self._say(f"tests run with {env.python} ({env.source})")
         self.rec.stryker = stryker_at_start(self)
         self._keep_flagged_changes(head)
