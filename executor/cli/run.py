@@ -61,15 +61,18 @@ def execute_phase(phase: int, **values: Any) -> None:
     _number("session", "Session number (numbered across the plan)."),
     Param("phase", "--phase", kind="int", minimum=1, metavar="P",
           help="The session's phase (checked)."),
+    Param("redo", "--redo", kind="flag",
+          help="A finished session runs again: its commit (the last one) is undone by a "
+               "new commit first; history keeps both."),
     *RUN,
 )  # fmt: skip
-def execute_session(session: int, phase: int | None, **values: Any) -> None:
+def execute_session(session: int, phase: int | None, redo: bool, **values: Any) -> None:
     """Run one session (/execute-session S)."""
     from executor.cli import common
     from executor.cli.execute import run_scope
     from executor.workflows.tdd.scope import SessionScope
 
-    run_scope(SessionScope(session, phase), values, common.argv())
+    run_scope(SessionScope(session, phase, redo), values, common.argv())
 
 
 @commands("execute-plan", *RUN)

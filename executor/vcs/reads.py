@@ -243,6 +243,10 @@ class GitReads(GitBase):
         proc = self._run("log", "-1", "--format=%B", commit, "--", check=False)
         return _trailers_of(proc.stdout) if proc.returncode == 0 else {}
 
+    def subject(self, commit: str) -> str:
+        """The first line of `commit`'s message."""
+        return self._out("log", "-1", "--format=%s", commit, "--").strip()
+
     def is_ancestor(self, commit: str, of: str = "HEAD") -> bool:
         """True when `commit` is reachable from `of` (equal counts); False if unknown."""
         proc = self._run("merge-base", "--is-ancestor", commit, of, check=False)

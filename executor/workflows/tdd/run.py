@@ -39,6 +39,7 @@ from executor.workflows.tdd.context import Progress, PutBack, SessionRun
 from executor.workflows.tdd.guard import restore_plan
 from executor.workflows.tdd.parallel.child import lane_guarded, lane_sandbox, spent_by_all
 from executor.workflows.tdd.parking.lot import ParkingLot
+from executor.workflows.tdd.redo import redo
 from executor.workflows.tdd.scope import Scope, SessionScope, select
 from executor.workflows.tdd.state import (
     SCHEMA_VERSION,
@@ -191,6 +192,12 @@ class Runner:
         if state is None or not state.run.lane:  # a session's lane runs that session only
             refuse_lanes(opened.state, opened.sessions, layout)
         check_workspace(opened.state, opened.repo, opened.sessions, layout)
+        scope = req.scope
+        redone = isinstance(scope, SessionScope) and scope.redo and redo(
+            opened.state, scope.number, opened.repo, layout, self.report
+        )
+        if redone:
+            store.save(opened.state)
         opened.state.run.tool_version = __version__
         return self._run(opened, store, layout)
 
@@ -565,6 +572,6 @@ def _done_already(entry: SessionEntry) -> str:
         else entry.status
     )  # fmt: skip
     return (
-        f"session {entry.number} is done ({how}); nothing ran. The executor has no option "
-        f"that runs a finished session again; `executor status` shows every session"
+        f"session {entry.number} is done ({how}); nothing ran. To run it again: "
+        f"execute-session {entry.number} --redo (its commit is undone by a new one first)"
     )

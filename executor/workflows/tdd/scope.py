@@ -28,6 +28,8 @@ class SessionScope:
 
     number: int
     phase: int | None = None
+    #: run it again if it is finished (`--redo`: `executor.workflows.tdd.redo`)
+    redo: bool = False
 
 
 Scope = PlanScope | PhaseScope | SessionScope
