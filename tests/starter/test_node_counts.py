@@ -68,6 +68,8 @@ def test_node_test_from_the_test_script_is_counted(tmp_path: Path) -> None:
     assert "Tests (measured by the executor): 3 passing of 3 in `node --test" in message
     assert " 3/3 " in status_row(plan, repo)
     assert "tests run with" not in run.stdout  # no Python interpreter runs `node --test`
+    assert "does not collect" not in run.stdout  # its report names no file: not known
+    assert "does not say which file each test is in" in run.stdout
 
 
 def test_an_uncounted_test_script_is_said_to_be_not_measured(tmp_path: Path) -> None:

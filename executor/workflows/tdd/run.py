@@ -193,8 +193,10 @@ class Runner:
             refuse_lanes(opened.state, opened.sessions, layout)
         check_workspace(opened.state, opened.repo, opened.sessions, layout)
         scope = req.scope
-        redone = isinstance(scope, SessionScope) and scope.redo and redo(
-            opened.state, scope.number, opened.repo, layout, self.report
+        redone = (
+            isinstance(scope, SessionScope)
+            and scope.redo
+            and redo(opened.state, scope.number, opened.repo, layout, self.report)
         )
         if redone:
             store.save(opened.state)
