@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests import forkserver
 from tests.conftest import REPO_ROOT, git, run_cli
 
 PLAN_SRC = REPO_ROOT / "plans" / "examples" / "ledger"
@@ -118,3 +119,14 @@ def host_loop(
         if "--resume" not in cmd:
             cmd.append("--resume")
     raise AssertionError("host loop did not finish")
+
+
+def run_unattended(plan: Path, repo: Path, agent: str) -> str:
+    """`execute-session 1 --yes --max-retries 0` through the real CLI: its exit code on
+    the first line, then what it said."""
+    proc = forkserver.run_process(
+        [sys.executable, "-m", "executor", "execute-session", "1", "--plan", str(plan),
+         "--yes", "--max-retries", "0", "--agent-command", agent],
+        cwd=repo, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    return f"{proc.returncode}\n{proc.stdout}{proc.stderr}"

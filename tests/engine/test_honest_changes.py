@@ -12,14 +12,12 @@ history takes (each seen in ../shared/replay; docs/performance.md has the figure
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests import forkserver
 from tests.conftest import git
-from tests.engine.helpers import commits, replay_cmd
+from tests.engine.helpers import commits, replay_cmd, run_unattended
 
 pytestmark = pytest.mark.slow
 
@@ -72,21 +70,12 @@ def _project(repo: Path, tmp: Path, red: str, green: str) -> tuple[Path, str]:
     return plan, replay_cmd(solutions)
 
 
-def _run(plan: Path, repo: Path, agent: str) -> str:
-    proc = forkserver.run_process(
-        [sys.executable, "-m", "executor", "execute-session", "1", "--plan", str(plan),
-         "--yes", "--max-retries", "0", "--agent-command", agent],
-        cwd=repo, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    return f"{proc.returncode}\n{proc.stdout}{proc.stderr}"
-
-
 def test_an_expectation_updated_in_red_beside_the_projects_own_skips_passes(
     git_repo: Path, tmp_path: Path
 ) -> None:
     red = TESTS.replace("assert lib.double(2) == 4", "assert lib.double(2) == 5")
     plan, agent = _project(git_repo, tmp_path, red, LIB.replace("x * 2", "x * 2 + 1"))
-    out = _run(plan, git_repo, agent)
+    out = run_unattended(plan, git_repo, agent)
     assert out.startswith("0\n"), out
     assert commits(git_repo)[0] == "feat(change): Change Things"
 
@@ -116,7 +105,7 @@ def test_a_test_deleted_with_what_it_described_passes(
     git_repo: Path, tmp_path: Path, deleted: str, added: str, green: str, said: str
 ) -> None:
     plan, agent = _project(git_repo, tmp_path, TESTS.replace(deleted, added), green)
-    out = _run(plan, git_repo, agent)
+    out = run_unattended(plan, git_repo, agent)
     assert out.startswith("0\n"), out
     assert f"deleted in RED; {said}; accepted" in out
     assert deleted.split("\n")[0] not in git(git_repo, "show", "HEAD:tests/test_lib.py")
@@ -131,7 +120,7 @@ def test_a_test_deleted_while_what_it_tested_stays_goes_to_a_person(
     )
     green = LIB + "\n\ndef triple(x):\n    return x * 3\n"
     plan, agent = _project(git_repo, tmp_path, red, green)
-    out = _run(plan, git_repo, agent)
+    out = run_unattended(plan, git_repo, agent)
     assert out.startswith("16\n"), out
     assert "tests in tests/test_lib.py weakened during GREEN" in out
     assert "test_old_limit (deleted in RED, yet it still passes against the new code" in out

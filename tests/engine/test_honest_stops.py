@@ -23,7 +23,14 @@ import pytest
 
 from tests import forkserver
 from tests.conftest import git
-from tests.engine.helpers import commits, host_loop, make_project, replay_cmd, session_state
+from tests.engine.helpers import (
+    commits,
+    host_loop,
+    make_project,
+    replay_cmd,
+    run_unattended,
+    session_state,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -85,15 +92,6 @@ def _project(
     return repo / "project-plans" / "change", replay_cmd(solutions)
 
 
-def _run(plan: Path, repo: Path, agent: str) -> str:
-    proc = forkserver.run_process(
-        [sys.executable, "-m", "executor", "execute-session", "1", "--plan", str(plan),
-         "--yes", "--max-retries", "0", "--agent-command", agent],
-        cwd=repo, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    return f"{proc.returncode}\n{proc.stdout}{proc.stderr}"
-
-
 # -- 1: what runs the tests decides what is their infrastructure --------------------------
 
 
@@ -104,7 +102,7 @@ def test_a_tox_ini_edited_while_pytest_runs_the_tests_passes(
     green = {"lib.py": PLUS_ONE, "tox.ini": TOX.replace("py310, py311", "py311, py312")}
     plan, agent = _project(git_repo, tmp_path, {"tests/test_lib.py": RED}, green,
                            more={"tox.ini": TOX})  # fmt: skip
-    out = _run(plan, git_repo, agent)
+    out = run_unattended(plan, git_repo, agent)
     assert out.startswith("0\n"), out
     assert "py312" in git(git_repo, "show", "HEAD:tox.ini")
 
@@ -120,7 +118,7 @@ def test_pytests_section_of_tox_ini_is_infrastructure_a_person_can_take_in(
     tox = TOX + "markers =\n    slow: slow tests\n"
     plan, agent = _project(git_repo, tmp_path, {"tests/test_lib.py": red},
                            {"lib.py": PLUS_ONE, "tox.ini": tox}, more={"tox.ini": TOX})  # fmt: skip
-    out = _run(plan, git_repo, agent)
+    out = run_unattended(plan, git_repo, agent)
     assert out.startswith("16\n") and "weakened during RED" in out, out
     asked: list[list[str]] = []
 
@@ -150,7 +148,7 @@ def test_a_file_the_plan_says_goes_is_checked_gone(git_repo: Path, tmp_path: Pat
     plan, agent = _project(git_repo, tmp_path, {"tests/test_lib.py": RED}, {"lib.py": PLUS_ONE},
                            more={"old.txt": "x\n"}, plan=listed)  # fmt: skip
     removes = 'if [ "$EXECUTOR_TDD_STEP" = green ]; then rm old.txt; fi'
-    out = _run(plan, git_repo, f"sh -c {shlex.quote(agent + ' && ' + removes)}")
+    out = run_unattended(plan, git_repo, f"sh -c {shlex.quote(agent + ' && ' + removes)}")
     assert out.startswith("0\n"), out
     assert "old.txt" not in git(git_repo, "ls-files")
 
@@ -167,7 +165,7 @@ def test_a_module_level_skip_for_an_old_python_taken_away_passes(
     )
     plan, agent = _project(git_repo, tmp_path, {"tests/test_lib.py": RED},
                            {"lib.py": PLUS_ONE}, tests=skipped + TESTS)  # fmt: skip
-    out = _run(plan, git_repo, agent)
+    out = run_unattended(plan, git_repo, agent)
     assert out.startswith("0\n"), out
     assert "allow_module_level" not in git(git_repo, "show", "HEAD:tests/test_lib.py")
 
@@ -182,7 +180,7 @@ def test_a_red_that_does_not_fail_says_so_before_what_it_weakened(
         "def test_double_zero", "@pytest.mark.skip(reason='later')\ndef test_double_zero"
     )
     plan, agent = _project(git_repo, tmp_path, {"tests/test_lib.py": red}, {"lib.py": LIB})
-    out = _run(plan, git_repo, agent)
+    out = run_unattended(plan, git_repo, agent)
     assert out.startswith("16\n"), out
     reason = out.split("Session 1 RED check failed: ", 1)[1]
     first = "the tests did not fail, so this is not RED: 0 failed, 1 passed, 1 skipped; "
@@ -202,7 +200,7 @@ def test_xfail_tests_that_pass_are_counted_as_pytest_counts_them(
     red = {"tests/test_lib.py": "import pytest\n\n" + RED + later}
     plan, agent = _project(git_repo, tmp_path, red, {"lib.py": PLUS_ONE},
                            tests="import pytest\n\n" + TESTS + later)  # fmt: skip
-    out = _run(plan, git_repo, agent)
+    out = run_unattended(plan, git_repo, agent)
     assert out.startswith("0\n"), out
     assert "running: python -m pytest tests/test_lib.py -q: 2 failed, 0 passed, 1 xpassed" in out
     assert "0 failed, 2 passed, 1 xpassed" in out
@@ -226,7 +224,7 @@ def test_a_flaky_test_the_session_did_not_touch_neither_stops_it_nor_counts(
     )
     plan, agent = _project(git_repo, tmp_path, {"tests/test_lib.py": RED + timing},
                            {"lib.py": PLUS_ONE}, tests=TESTS + timing)  # fmt: skip
-    out = _run(plan, git_repo, agent)
+    out = run_unattended(plan, git_repo, agent)
     assert out.startswith("0\n"), out
     assert out.count("1 failing test(s) this session did not touch: running them again") == 2
     record = session_state(plan, 1)
@@ -253,7 +251,7 @@ def test_a_test_moved_to_a_new_module_is_the_same_test(git_repo: Path, tmp_path:
     red = {"tests/test_lib.py": RED.split("\n\n\ndef test_double_zero")[0] + "\n",
            "tests/test_zero.py": moved}  # fmt: skip
     plan, agent = _project(git_repo, tmp_path, red, {"lib.py": PLUS_ONE})
-    out = _run(plan, git_repo, agent)
+    out = run_unattended(plan, git_repo, agent)
     assert out.startswith("0\n"), out
 
 
@@ -269,7 +267,7 @@ def test_a_test_moved_and_renamed_whose_assertions_live_on_passes(
     red = {"tests/test_lib.py": RED, "tests/test_half.py": moved}
     plan, agent = _project(git_repo, tmp_path, red, {"lib.py": PLUS_ONE + half},
                            tests=tests, more={"lib.py": LIB + half})  # fmt: skip
-    out = _run(plan, git_repo, agent)
+    out = run_unattended(plan, git_repo, agent)
     assert out.startswith("0\n"), out
     assert (
         "tests/test_lib.py::test_half: deleted in RED; its assertions live on in "
@@ -282,7 +280,7 @@ def test_a_test_moved_and_emptied_is_still_weakened(git_repo: Path, tmp_path: Pa
     red = {"tests/test_lib.py": RED.split("\n\n\ndef test_double_zero")[0] + "\n",
            "tests/test_zero.py": emptied}  # fmt: skip
     plan, agent = _project(git_repo, tmp_path, red, {"lib.py": PLUS_ONE})
-    out = _run(plan, git_repo, agent)
+    out = run_unattended(plan, git_repo, agent)
     assert out.startswith("16\n"), out
     assert "test_double_zero (its body emptied)" in out
 

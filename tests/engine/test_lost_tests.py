@@ -8,14 +8,12 @@ beside each stands the honest shape it must not stop.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests import forkserver
 from tests.conftest import git
-from tests.engine.helpers import commits, replay_cmd
+from tests.engine.helpers import commits, replay_cmd, run_unattended
 
 pytestmark = pytest.mark.slow
 
@@ -80,15 +78,6 @@ def _project(
     return plan, replay_cmd(solutions)
 
 
-def _run(plan: Path, repo: Path, agent: str) -> str:
-    proc = forkserver.run_process(
-        [sys.executable, "-m", "executor", "execute-session", "1", "--plan", str(plan),
-         "--yes", "--max-retries", "0", "--agent-command", agent],
-        cwd=repo, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    return f"{proc.returncode}\n{proc.stdout}{proc.stderr}"
-
-
 BROKEN_ADD = CALC.replace("    return a + b\n", "    return 0 if a == 2 else a + b\n", 1)
 BROKEN_SUB = CALC.replace("return a - b", "return a + b")
 
@@ -101,7 +90,7 @@ def test_43_hostile_an_assertion_removed_is_not_excused_by_an_unrelated_failure(
     more"; GREEN writes `mul` and breaks `add`: committed, exit 0."""
     red = TESTS.replace("    assert add(2, 3) == 5\n", "    from calc import mul  # noqa: F401\n\n")
     plan, agent = _project(git_repo, tmp_path, red=red, green={"calc.py": BROKEN_ADD + MUL})
-    out = _run(plan, git_repo, agent)
+    out = run_unattended(plan, git_repo, agent)
     assert out.startswith("16\n"), out
     assert (
         "test_add (assertions or cases taken out in RED, and it fails against the new code "
@@ -117,7 +106,7 @@ def test_43_hostile_a_deleted_test_whose_behaviour_the_session_breaks_is_a_regre
     against the new code, so it counted as "behaviour this session changed", exit 0."""
     red = TESTS.replace("def test_sub():\n    assert sub(5, 3) == 2\n\n\n", "") + TEST_MUL
     plan, agent = _project(git_repo, tmp_path, red=red, green={"calc.py": BROKEN_SUB + MUL})
-    out = _run(plan, git_repo, agent)
+    out = run_unattended(plan, git_repo, agent)
     assert out.startswith("16\n"), out
     assert "tests in tests/test_calc.py weakened during GREEN" in out
     assert (
@@ -135,7 +124,7 @@ def test_43_a_deleted_test_the_plan_says_goes_is_accepted(git_repo: Path, tmp_pa
         git_repo, tmp_path, red=red, green={"calc.py": BROKEN_SUB + MUL},
         plan_red="Add `test_mul`; `sub` adds from now on, so its old test goes.",
     )  # fmt: skip
-    out = _run(plan, git_repo, agent)
+    out = run_unattended(plan, git_repo, agent)
     assert out.startswith("0\n"), out
     assert "calc.py: sub, which the plan's session names; accepted" in out
 
@@ -151,7 +140,7 @@ def test_43_hostile_a_deleted_test_reading_an_ignored_file_is_judged_where_tests
         "\n\n\ndef test_local_rate():\n    assert rate('tests/data/local.json') == 3\n", "\n"
     ) + TEST_MUL  # fmt: skip
     plan, agent = _project(git_repo, tmp_path, red=red, green={"calc.py": CALC + MUL})
-    out = _run(plan, git_repo, agent)
+    out = run_unattended(plan, git_repo, agent)
     assert out.startswith("16\n"), out
     assert "test_local_rate (deleted in RED, yet it still passes against the new code" in out
     assert commits(git_repo)[0] == "the project"
@@ -168,6 +157,6 @@ def test_an_expectation_changed_with_an_assertion_taken_out_passes(
     )
     green = {"calc.py": CALC.replace("    return a + b\n", "    return a + b + 1\n", 1)}
     plan, agent = _project(git_repo, tmp_path, red=red, green=green, title="Add One")
-    out = _run(plan, git_repo, agent)
+    out = run_unattended(plan, git_repo, agent)
     assert out.startswith("0\n"), out
     assert "it fails because of the change to calc.py: add, which this session's tests need" in out
