@@ -150,10 +150,7 @@ class Pins:
         if pinned is None:
             return None
         now = stats.walk(environment.expand(self.pinned.roots), pinning=False)
-        moved = stats.changed(pinned.files, now)
-        pycs = [p for p, what in moved.items() if p.endswith(".pyc") and what != "removed"]
-        for ok in stats.interpreter_wrote(python, pycs) if python else ():
-            moved.pop(ok, None)
+        moved = stats.code_changed(pinned.files, now, python)
         git = gitfiles.changed(pinned.git, gitfiles.keep(self.pinned.git))
         return Changes(environment=moved, git=git)
 

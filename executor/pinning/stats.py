@@ -113,6 +113,24 @@ def changed(pinned: Mapping[str, str], now: Mapping[str, str]) -> dict[str, str]
     return out
 
 
+def code_changed(
+    pinned: Mapping[str, str], now: Mapping[str, str], python: str | None
+) -> dict[str, str]:
+    """`changed`, less what no interpreter runs: in a `__pycache__` folder Python loads
+    only a `.pyc` named for its source, so a writer's temporary file (`x.pyc.<id>`,
+    renamed into place as another process imports) is inert, and a removed `.pyc` is
+    compiled again from its source; bytecode `python` would have written itself is
+    the source's (`interpreter_wrote`)."""
+    moved = {
+        path: what for path, what in changed(pinned, now).items()
+        if "/__pycache__/" not in path or (path.endswith(".pyc") and what != "removed")
+    }  # fmt: skip
+    pycs = [p for p in moved if p.endswith(".pyc")]
+    for ok in interpreter_wrote(python, pycs) if python else ():
+        moved.pop(ok, None)
+    return moved
+
+
 #: Run in the interpreter whose bytecode it is: each named `.pyc` is what that
 #: interpreter writes for the source beside its `__pycache__` (the same code object:
 #: `==` on code compares everything but the file name), else it is printed.

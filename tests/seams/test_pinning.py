@@ -80,6 +80,25 @@ def test_bytecode_the_interpreter_writes_itself_passes_and_a_forged_one_does_not
     assert stats.interpreter_wrote(sys.executable, [honest, str(forged)]) == {honest}
 
 
+def test_what_no_interpreter_loads_from_pycache_is_no_change(tmp_path: Path) -> None:
+    """Another process importing as the run compares leaves its temporary bytecode file
+    (`x.pyc.<id>`) for a moment, or a `.pyc` goes: neither runs anything. Bytecode of
+    other code under a source's name still counts."""
+    source = tmp_path / "mod.py"
+    source.write_text("def f():\n    return 1\n", encoding="utf-8")
+    gone = Path(str(py_compile.compile(str(source), doraise=True)))
+    pinned = stats.walk([str(tmp_path)])
+    gone.unlink()
+    (gone.parent / f"{gone.name}.140321").write_bytes(b"half written")
+    forged = gone.parent / f"other.{sys.implementation.cache_tag}.pyc"
+    (tmp_path / "other.py").write_text("def f():\n    return 2\n", encoding="utf-8")
+    forged.write_bytes(importlib.util.MAGIC_NUMBER + b"\0" * 12 + b"not code")
+    now = stats.walk([str(tmp_path)], pinning=False)
+    assert stats.code_changed(pinned, now, sys.executable) == {
+        str(tmp_path / "other.py"): "added", str(forged): "added",
+    }  # fmt: skip
+
+
 def test_git_files_are_kept_whole_and_put_back_a_linked_worktree_shares_them(
     git_repo: Path, tmp_path: Path
 ) -> None:
