@@ -5,8 +5,9 @@ whose stand-in agent sleeps SLEEP seconds per call, then writes its prepared fil
 replay agent): one session alone (`execute-session 1`, in a fresh repository), the whole
 plan one session at a time (`execute-plan`), and the whole plan side by side
 (`execute-plan --parallel 4`: the agents mostly wait, so 4 at once on fewer cores is
-the point; their test runs take turns on the cores, `executor.cores`), each `--yes` with checkpoints as they are by default, all in
-one run of this script, beside a bare `python -c pass`. Wall times (the agents sleep;
+the point; their test runs take turns on the cores, `executor.cores`), each `--yes`
+with checkpoints as they are by default, all in one run of this script, beside a bare
+`python -c pass`. Wall times (the agents sleep;
 CPU is not what a person waits for), medians over the rounds.
 
 Where a parallel run's remaining time goes is read from its own report as it streams:
