@@ -4,9 +4,10 @@ A plan of 4 independent sessions (each a RED and a GREEN agent call, no REFACTOR
 whose stand-in agent sleeps SLEEP seconds per call, then writes its prepared files (the
 replay agent): one session alone (`execute-session 1`, in a fresh repository), the whole
 plan one session at a time (`execute-plan`), and the whole plan side by side
-(`execute-plan --parallel 4 --force-parallel`: the agents mostly wait, so 4 at once on
-fewer cores is the point), each `--yes` with checkpoints as they are by default, all in
-one run of this script, beside a bare `python -c pass`. Wall times (the agents sleep;
+(`execute-plan --parallel 4`: the agents mostly wait, so 4 at once on fewer cores is
+the point; their test runs take turns on the cores, `executor.cores`), each `--yes`
+with checkpoints as they are by default, all in one run of this script, beside a bare
+`python -c pass`. Wall times (the agents sleep;
 CPU is not what a person waits for), medians over the rounds.
 
 Where a parallel run's remaining time goes is read from its own report as it streams:
@@ -132,7 +133,7 @@ def main() -> int:
         cases = {
             "alone": ["execute-session", "1", *flags],
             "sequential": ["execute-plan", *flags],
-            "parallel": ["execute-plan", "--parallel", "4", "--force-parallel", *flags],
+            "parallel": ["execute-plan", "--parallel", "4", *flags],
         }
         for r in range(ns.rounds):  # interleaved, so drift hits every case alike
             t = time.perf_counter()

@@ -235,8 +235,9 @@ class RunOptions:
         compact=True,
         metavar="N",
         help="Run sessions whose dependencies are complete side by side, each in a git "
-        "worktree of its own, at most N at once (capped at the machine's cores unless "
-        "--force-parallel); 0: one at a time in this checkout. Saved with the run "
+        "worktree of its own, at most N at once (their test runs take turns on the "
+        "machine's cores unless --force-parallel); 0: one at a time in this checkout. "
+        "Saved with the run "
         "(`executor docs parallel`).",
     )
 

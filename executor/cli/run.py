@@ -36,8 +36,8 @@ RUN = (
     Param("solutions", "--solutions", kind="path", metavar="DIR",
           help="With --agent replay: the folder of prepared files (`executor docs replay-agent`)."),
     Param("force_parallel", "--force-parallel", kind="flag",
-          help="With --parallel: run N sessions at once even when N is more than the "
-          "machine's cores (agents that mostly wait). Not saved."),
+          help="With --parallel: the sessions' test runs do not take turns on the "
+          "machine's cores (each runs when its session gets there). Not saved."),
     JSON,
 )  # fmt: skip
 

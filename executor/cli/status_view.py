@@ -88,6 +88,8 @@ def parallel_lines(side: dict[str, Any] | None) -> list[str]:
         what = lane["step"] or lane["status"]
         if lane["pending_request"]:
             what += ", waiting for an answer"
+        if lane.get("waits_for_core"):
+            what += ", its test run waiting for a core"
         if lane["reason"]:
             what += f": {lane['reason']}"
         lines.append(f"  session {lane['session']}: {what}, {duration(lane['elapsed_seconds'])} "

@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from executor.strength.runner import Measured
     from executor.testrun import TestRun
     from executor.vcs import GitRepo
+    from executor.workflows.tdd.parallel.models import LaneLink
 
 DEFINITION_HASH = (
     "sha256:"
@@ -249,6 +250,7 @@ class Runner:
         if sandbox is not None and link is not None:  # a lane: the person's checkout too
             sandbox = lane_sandbox(sandbox, repo)
         spent = (lambda: spent_by_all(state)) if link is not None else (lambda: state.run.spent)
+        turn = _cores(repo, link, self.report)
 
         def run_tests(
             command: str,
@@ -264,10 +266,11 @@ class Runner:
             from executor.testrun import run_tests as _run_tests
 
             limit = options.test_timeout or DEFAULT_TEST_TIMEOUT
-            return _run_tests(
-                command, cwd=repo.root, timeout_s=limit, coverage=coverage, on_line=on_line,
-                sandbox=sandbox, log=log, interpreter=interpreter,
-            )  # fmt: skip
+            with turn():
+                return _run_tests(
+                    command, cwd=repo.root, timeout_s=limit, coverage=coverage,
+                    on_line=on_line, sandbox=sandbox, log=log, interpreter=interpreter,
+                )  # fmt: skip
 
         def measure(job: Job) -> Measured:
             from executor.strength.runner import measure as run_mutants
@@ -281,9 +284,11 @@ class Runner:
                 log: Path | None,
                 fds: tuple[int, ...],
             ) -> TestRun:
-                return _run_tests(map_test_command(command, config), cwd=cwd, timeout_s=limit,
-                                  env=env, sandbox=sandbox, log=log, interpreter=job.interpreter,
-                                  on_start=job.on_start, pass_fds=fds)  # fmt: skip
+                with turn():
+                    return _run_tests(map_test_command(command, config), cwd=cwd,
+                                      timeout_s=limit, env=env, sandbox=sandbox, log=log,
+                                      interpreter=job.interpreter, on_start=job.on_start,
+                                      pass_fds=fds)  # fmt: skip
 
             if job.stryker is not None:
                 from executor.strength import stryker
@@ -522,6 +527,26 @@ def _clear_stale_requests(state: RunState, layout: Layout, report: Callable[[str
             rec.bridge.pending = None
             BridgeChannel(layout.folder).drop_request(rid)
             report(f"[session {number}] cleared request {rid}: the session is finished")
+
+
+def _cores(
+    repo: GitRepo, link: LaneLink | None, report: Callable[[str], None]
+) -> Callable[[], contextlib.AbstractContextManager[None]]:
+    """A lane's test runs take turns on the machine's cores with the other lanes' and
+    the integration's (`executor.cores`); elsewhere they run at once."""
+    from executor import cores
+
+    slots = cores.limit() if link is not None else 0
+    if link is None or not slots:
+        return contextlib.nullcontext
+    common, number = repo.common_dir(), link.session
+    said = f"[session {number}] waiting for a core: {plural(slots, 'test run')} of this run"
+
+    def turn() -> contextlib.AbstractContextManager[None]:
+        return cores.core(common, slots, mark=cores.waiting_mark(common, number),
+                          waits=lambda: report(said + " under way"))  # fmt: skip
+
+    return turn
 
 
 def _finish(state: RunState, number: int, rec: SessionRecord, archive: SessionArchive) -> None:

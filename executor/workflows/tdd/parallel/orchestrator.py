@@ -99,6 +99,8 @@ class Parallel(Ends):
         self.req = req
         self.report = report
         self.force = force
+        # lanes' agents wait on remote models; their test runs take turns on the cores
+        self.cores = 0 if force else os.cpu_count() or 1
         self.layout = Layout(plan_folder(req.plan))
         self.store = state_store(self.layout)
         self.launcher = Launcher(report)
@@ -227,13 +229,11 @@ class Parallel(Ends):
             )
 
     def _width(self, asked: int) -> int:
-        cores = os.cpu_count() or 1
-        if asked > cores and not self.force:
+        if asked > self.cores > 0:
             self.report(
-                f"--parallel {asked}: at most {cores} at once, the machine's cores "
-                f"(--force-parallel runs {asked})"
+                f"--parallel {asked}: {asked} sessions side by side; their test runs take "
+                f"turns on the machine's {self.cores} cores (--force-parallel: no turns)"
             )
-            return cores
         return asked
 
     # -- the loop --------------------------------------------------------------------------

@@ -87,6 +87,7 @@ class Settle(Shared):
     def suite(self, number: int, commit: str, worker: int) -> tuple[bool, str]:
         """The whole suite on `commit`, in the executor's integration worktree, with the
         environment the run pinned (compared before and after)."""
+        from executor.cores import core
         from executor.pinning import interpreter
         from executor.testrun import DEFAULT_TEST_TIMEOUT, run_tests
         from executor.vcs import GitRepo
@@ -122,14 +123,16 @@ class Settle(Shared):
         self.look()  # it runs with what the run pinned, as each lane's runs did
         env = self.pins.pinned.environment
         self.say(number, f"running the whole suite on {commit[:12]}: {command}")
-        run = run_tests(
-            map_test_command(command, load_project_config(path)),
-            cwd=path,
-            timeout_s=options.test_timeout or DEFAULT_TEST_TIMEOUT,
-            env=worker_env(worker),
-            sandbox=sandbox,
-            interpreter=interpreter(env) if env is not None else None,
-        )
+        with core(self.repo.common_dir(), self.cores,
+                  waits=lambda: self.say(number, "  waiting for a core")):  # fmt: skip
+            run = run_tests(
+                map_test_command(command, load_project_config(path)),
+                cwd=path,
+                timeout_s=options.test_timeout or DEFAULT_TEST_TIMEOUT,
+                env=worker_env(worker),
+                sandbox=sandbox,
+                interpreter=interpreter(env) if env is not None else None,
+            )
         changed = spot.tree_diff(spot.tree_of(commit), spot.record_tree().tree)
         self.look()
         self.say(number, f"  {run.summary()}")

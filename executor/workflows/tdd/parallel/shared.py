@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from executor.cores import CORES_ENV
 from executor.engine.layout import Layout
 from executor.errors import LockedError
 from executor.plan.cache import PlanView
@@ -50,6 +51,8 @@ class Shared:
     sessions: list[int]
     prompter: Prompter | None
     launcher: Launcher
+    #: how many test runs of the run's lanes and integrations run at once (0: no limit)
+    cores: int
     claims: contextlib.ExitStack
     #: lanes this run drives (holds the lock of)
     claimed: set[int]
@@ -123,7 +126,7 @@ class Shared:
             number,
             plan=self.places.plan_in(worktree),
             cwd=worktree,
-            env=worker_env(lane.worker),
+            env={**worker_env(lane.worker), CORES_ENV: str(self.cores)},
             continue_with=self.req.resume_argv or [],
             resume=resume,
             yes=self.req.yes,

@@ -106,11 +106,20 @@ def _lane(number: int, lane: Lane, repo: Path, plan: Path, folder: Path) -> dict
         "elapsed_seconds": _since(lane.started_at),
         "driven_by": _driver(folder / LANES_DIR / f"session-{number}.lock"),
         "pending_request": dump(rec.bridge.pending) if rec and rec.bridge.pending else None,
+        "waits_for_core": _waits_for_core(repo, number),
         "reason": lane.reason or None,
         "conflicts": lane.conflicts,
         "kept": lane.kept,
         "cleanup": cleanup_command(repo, lane) if lane.kept else None,
     }
+
+
+def _waits_for_core(repo: Path, number: int) -> bool:
+    """The lane's test run waits for one of the machine's cores (`executor.cores`)."""
+    from executor.cores import waiting_mark
+
+    git = repo / ".git"
+    return git.is_dir() and waiting_mark(git, number).exists()
 
 
 def _since(stamp: str) -> float | None:
