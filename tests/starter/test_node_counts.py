@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git, run_cli
-from tests.engine.helpers import replay_cmd, respond
+from tests.engine.helpers import replay_cmd, respond, session_state
 
 pytestmark = pytest.mark.skipif(
     shutil.which("node") is None or shutil.which("npm") is None, reason="node/npm missing"
@@ -68,8 +68,21 @@ def test_node_test_from_the_test_script_is_counted(tmp_path: Path) -> None:
     assert "Tests (measured by the executor): 3 passing of 3 in `node --test" in message
     assert " 3/3 " in status_row(plan, repo)
     assert "tests run with" not in run.stdout  # no Python interpreter runs `node --test`
-    assert "does not collect" not in run.stdout  # its report names no file: not known
-    assert "does not say which file each test is in" in run.stdout
+    # RED's file that cannot load yet says why, as node printed it
+    assert "collection error: Error: Cannot find module '../src/shop.js'" in run.stdout
+    # GREEN: the suite's report names each test's file, so it holds the session's tests
+    # and one run judges both
+    green = run.stdout.split("GREEN, attempt 1")[1]
+    assert "running: node --test: 0 failed, 3 passed" in green
+    assert "node --test test/shop.test.js" not in green
+    assert "does not collect" not in run.stdout
+    assert "does not say which file" not in run.stdout
+    assert len(list((plan / ".agent-logs").glob("s1.green_verify.*.tests.log"))) == 1
+    assert session_state(plan, 1)["green_passed"] == [
+        "test/shop.test.js::adds the prices",
+        "test/shop.test.js::an empty cart is zero",
+        "test/shop.test.js::refuses a negative price",
+    ]
 
 
 def test_an_uncounted_test_script_is_said_to_be_not_measured(tmp_path: Path) -> None:
