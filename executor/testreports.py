@@ -8,9 +8,13 @@ report is read into test cases (id, outcome, message, file).
   report characters the command gives, pytest's default `fE` otherwise), and the cases
   those lines name are "xpassed", as pytest's summary counts them.
 - `node --test`: `--test-reporter=spec --test-reporter-destination=stdout
-  --test-reporter=junit --test-reporter-destination=F` (the console keeps a readable
-  report); junit XML without a `file` attribute (nodejs/node#59422): a command naming
-  exactly one test file gives its cases that file, a file that fails to load names itself.
+  --test-reporter=<the executor's own> --test-reporter-destination=F` (the console keeps
+  a readable report). Node's junit reporter names no file (nodejs/node#59422), so
+  `node_reporter.mjs`, given as a `data:` URL, writes one JSON line per test event with
+  its file; read as the junit reporter builds its tree (a test with subtests is a
+  suite, the others cases, named by the chain of their suites: `a > b > c`). A Node
+  that gives no file leaves a case its file only where the command names exactly one
+  test file; a file that fails to load names itself, with the error it printed.
 - vitest (a `vitest` program: `npx vitest`, `node_modules/.bin/vitest`): `run` when no
   sub-command is given (never watch), `--reporter=default --reporter=junit
   --outputFile.junit=F`; junit XML whose `classname` is the test file.
@@ -24,6 +28,7 @@ vitest.dev/guide/reporters and /config/outputfile, `jest --help` (`--json`,
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import shlex
@@ -99,7 +104,7 @@ def prepare(argv: list[str], report: Path, python: str | None = None) -> Runner 
         extra = [
             "--test-reporter=spec",
             "--test-reporter-destination=stdout",
-            "--test-reporter=junit",
+            f"--test-reporter={node_reporter()}",
             f"--test-reporter-destination={report}",
         ]
         return Runner("node", [*argv[:at], *extra, *argv[at:]], report)
@@ -173,13 +178,12 @@ def read_report(
     try:
         if runner.name == "jest":
             return _jest_cases(text, cwd)
+        if runner.name == "node":
+            return _node_cases(text, cwd, _single_test_file(argv, cwd))
         root = ET.fromstring(text)
         if runner.name == "pytest":
             return _xpassed([_pytest_case(e, cwd) for e in root.iter("testcase")], output)
-        if runner.name == "vitest":
-            return [_vitest_case(e) for e in root.iter("testcase")]
-        only = _single_test_file(argv, cwd)
-        return [_node_case(e, chain, cwd, only) for e, chain in _walk(root, [])]
+        return [_vitest_case(e) for e in root.iter("testcase")]
     except (ET.ParseError, RecursionError):  # nested deeper than a runner nests suites
         return []
 
@@ -249,7 +253,7 @@ def _pytest_message(detail: ET.Element | None) -> str:
     return (e_lines[-1] if e_lines else message)[:500]
 
 
-# --- junit (node, vitest) ------------------------------------------------------------
+# --- junit (vitest) ---------------------------------------------------------------------
 
 
 def _junit_outcome(element: ET.Element) -> tuple[Outcome, ET.Element | None]:
@@ -282,33 +286,6 @@ def _vitest_case(element: ET.Element) -> Case:
     return Case(id=case_id, outcome=outcome, message=_short(detail), file=file)
 
 
-def _walk(element: ET.Element, chain: list[str]) -> list[tuple[ET.Element, list[str]]]:
-    """Test cases with the names of the suites around them (node nests `describe`s)."""
-    found: list[tuple[ET.Element, list[str]]] = []
-    for child in element:
-        if child.tag == "testcase":
-            found.append((child, chain))
-        elif child.tag == "testsuite":
-            found.extend(_walk(child, [*chain, child.get("name", "")]))
-    return found
-
-
-def _node_case(element: ET.Element, chain: list[str], cwd: Path, only: str | None) -> Case:
-    name = element.get("name", "")
-    outcome, detail = _junit_outcome(element)
-    file = element.get("file")
-    collection = False
-    if name.endswith(_TEST_FILE_SUFFIXES) and not chain:  # the file itself failed to load
-        file, collection = _relative(name, cwd), outcome != "passed"
-        outcome = "error" if collection else outcome
-    file = _relative(file, cwd) if file else only
-    label = " > ".join([*chain, name]) if not collection else ""
-    case_id = f"{file}::{label}" if file and label else (file or label)
-    return Case(
-        id=case_id, outcome=outcome, message=_short(detail), file=file, collection=collection
-    )
-
-
 def _single_test_file(argv: list[str], cwd: Path) -> str | None:
     files = [t for t in argv if t.endswith(_TEST_FILE_SUFFIXES) and (cwd / t).is_file()]
     return _relative(files[0], cwd) if len(files) == 1 else None
@@ -319,6 +296,93 @@ def _relative(path: str, cwd: Path) -> str:
         return Path(path).resolve().relative_to(cwd.resolve()).as_posix()
     except ValueError:
         return path
+
+
+# --- node --test --------------------------------------------------------------------
+
+
+def node_reporter() -> str:
+    """The executor's `node --test` reporter as a `data:` URL: nothing on disk for a
+    sandbox to hide or a test to change."""
+    code = Path(__file__).with_name("node_reporter.mjs").read_bytes()
+    return "data:text/javascript;base64," + base64.b64encode(code).decode("ascii")
+
+
+@dataclass
+class _NodeTest:
+    name: str
+    nesting: Any
+    parent: _NodeTest | None
+    subtests: int = 0
+    depth: int = 0
+
+    def chain(self) -> list[str]:
+        """The names of the suites around this test, outermost first."""
+        names, test = [], self.parent
+        while test is not None:
+            names.append(test.name)
+            test = test.parent
+        return names[::-1]
+
+
+def _node_cases(text: str, cwd: Path, only: str | None) -> list[Case]:
+    """The cases in the executor's reporter's lines, found as Node's junit reporter finds
+    them: a test is started by its `test:start`, or by its end when that names another."""
+    current: _NodeTest | None = None
+    cases: list[Case] = []
+    for line in text.splitlines():
+        try:
+            event: Any = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line cut short by a run that was killed
+        if not isinstance(event, dict) or event.get("type") not in _NODE_EVENTS:
+            continue
+        name, nesting = str(event.get("name", "")), event.get("nesting")
+        ends = event["type"] != "test:start"
+        if not ends or current is None or (current.name, current.nesting) != (name, nesting):
+            current = _NodeTest(name, nesting, current)
+            if current.parent is not None:
+                current.parent.subtests += 1
+                current.depth = current.parent.depth + 1
+                if current.depth > _NODE_DEPTH:
+                    return []
+        if ends:
+            test, current = current, current.parent
+            if not test.subtests:
+                cases.append(_node_case(event, test.chain(), cwd, only))
+    return cases
+
+
+_NODE_EVENTS = {"test:start", "test:pass", "test:fail"}
+#: Suites nested deeper than this are no test suite's (as deep as pytest's junit XML is
+#: read: a report nested deeper counts nothing).
+_NODE_DEPTH = 500
+#: The line of a file's stderr that names why it failed to load
+#: (`Error: Cannot find module './x'`, `SyntaxError: Unexpected token`).
+_JS_ERROR_RE = re.compile(r"^[\w$.]*(?:Error|Exception)\b.*\S")
+
+
+def _node_case(event: dict[str, Any], chain: list[str], cwd: Path, only: str | None) -> Case:
+    name = str(event.get("name", ""))
+    failed = event["type"] == "test:fail"
+    outcome: Outcome = "failed" if failed else "passed"
+    skip = event.get("skip") or event.get("todo")  # true, or the reason given
+    if skip:
+        outcome = "skipped"  # a todo test that fails does not fail the run either
+    text = str(event.get("error") or (skip if isinstance(skip, str) else ""))
+    message = " ".join(ln.strip() for ln in text.splitlines() if ln.strip())
+    file = event.get("file")
+    file = _relative(file, cwd) if isinstance(file, str) and file else only
+    if name.endswith(_TEST_FILE_SUFFIXES) and not chain:  # the file itself
+        file = _relative(name, cwd)
+        if not failed:
+            return Case(id=file, outcome=outcome, file=file)
+        printed = [str(ln).strip() for ln in event.get("stderr") or []]
+        why = next((ln for ln in printed if _JS_ERROR_RE.match(ln)), message)
+        return Case(id=file, outcome="error", message=why[:500], file=file, collection=True)
+    label = " > ".join([*chain, name])
+    case_id = f"{file}::{label}" if file else label
+    return Case(id=case_id, outcome=outcome, message=message[:500], file=file)
 
 
 # --- jest ----------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """Run a test command and measure the result ourselves: never trust an agent's numbers.
 
 Test runners that can write a report are asked for one (`executor.testreports`: pytest's
-junit XML, `node --test`'s junit reporter, vitest's junit reporter, jest's JSON results)
-and counts, test ids and each test's file come from it, never from the console text.
+junit XML, the executor's own reporter for `node --test`, vitest's junit reporter, jest's
+JSON results) and counts, test ids and each test's file come from it, never from the
+console text.
 Tests run in the project's own environment (`executor.projectenv`: its `bin` first on
 PATH, `VIRTUAL_ENV` set), and a bare `pytest` / `python -m pytest` / `python3 -m pytest`
 runs with its interpreter, never the executor's own by accident; pytest loads the

@@ -120,6 +120,55 @@ def test_node_test_red_then_green_with_cases(tmp_path: Path) -> None:
     assert said_by("node", red.output_tail) == Said(passed=0, failing=1)
 
 
+SHOP_TEST = """const { test, describe, it } = require('node:test');
+const assert = require('node:assert');
+test('adds the prices', () => assert.strictEqual(1 + 2, 3));
+describe('a cart', () => {
+  describe('when empty', () => {
+    it('is zero', () => assert.strictEqual(0, 0));
+    it('has a total', () => assert.strictEqual(1, 2));
+  });
+  it.skip('ships abroad', () => {});
+  it.todo('takes coupons', () => { throw new Error('not yet'); });
+});
+"""
+PRICES_TEST = """const { test } = require('node:test');
+test('adds the prices', () => { throw new Error('two\\nlines'); });
+"""
+
+
+def test_node_test_names_each_case_by_its_file(tmp_path: Path) -> None:
+    """The whole suite's cases name their files, nested suites, a skipped and a todo
+    test, the same name in two files, and a file that cannot load (with its error)."""
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    files = {
+        "test/shop.test.js": SHOP_TEST,
+        "test/more/prices.test.js": PRICES_TEST,
+        "test/broken.test.js": "require('./missing');\n",
+    }
+    root = _project(tmp_path, files)
+    run = run_tests("node --test", cwd=root)
+    assert [(c.id, c.outcome, c.file, c.message) for c in run.cases] == [
+        ("test/broken.test.js", "error", "test/broken.test.js",
+         "Error: Cannot find module './missing'"),
+        ("test/more/prices.test.js::adds the prices", "failed", "test/more/prices.test.js",
+         "two lines"),
+        ("test/shop.test.js::adds the prices", "passed", "test/shop.test.js", ""),
+        ("test/shop.test.js::a cart > when empty > is zero", "passed", "test/shop.test.js", ""),
+        ("test/shop.test.js::a cart > when empty > has a total", "failed", "test/shop.test.js",
+         "Expected values to be strictly equal: 1 !== 2"),
+        ("test/shop.test.js::a cart > ships abroad", "skipped", "test/shop.test.js", ""),
+        # a todo test that fails fails no run: skipped, as node counts it
+        ("test/shop.test.js::a cart > takes coupons", "skipped", "test/shop.test.js", "not yet"),
+    ]  # fmt: skip
+    assert (run.verdict, run.passed, run.failed, run.errors, run.skipped) == ("red", 2, 2, 1, 2)
+    assert run.collection_error and run.disagreement is None
+    assert "MaxListenersExceededWarning" not in run.output_tail
+    assert "✖ failing tests:" in run.output_tail  # the spec reporter still writes the console
+    assert said_by("node", run.output_tail) == Said(passed=2, failing=3)
+
+
 def test_vitest_red_then_green_with_files_per_case(tmp_path: Path, node_modules: Path) -> None:
     files = {
         "package.json": '{"type": "module"}\n',

@@ -306,12 +306,20 @@ def test_a_coverage_report_code_under_test_replaced_is_no_crash(
     assert _coverage_percent(report) == 87.5
 
 
-def test_a_node_report_nested_past_the_stack_counts_nothing(tmp_path: Path) -> None:
+def test_a_node_report_nested_past_any_suite_counts_nothing(tmp_path: Path) -> None:
+    """Code under test can write the report: suites nested 5000 deep count nothing (a
+    report of 5 counts its one case), and a line cut short is passed over."""
     from executor.testreports import Runner, read_report
 
-    xml = "<testsuites>" + "<testsuite name='s'>" * 5000 + "</testsuite>" * 5000 + "</testsuites>"
+    def report(depth: int) -> str:
+        starts = [{"type": "test:start", "name": f"s{n}", "nesting": n} for n in range(depth)]
+        ends = [{"type": "test:pass", "name": f"s{n}", "nesting": n} for n in range(depth)]
+        return "\n".join(json.dumps(e) for e in [*starts, *ends[::-1]]) + '\n{"type": "test:'
+
     runner = Runner("node", ["node", "--test"], tmp_path / "report")
-    assert read_report(runner, xml, cwd=tmp_path, argv=["node", "--test"]) == []
+    assert read_report(runner, report(5000), cwd=tmp_path, argv=["node", "--test"]) == []
+    [case] = read_report(runner, report(5), cwd=tmp_path, argv=["node", "--test"])
+    assert (case.id, case.outcome, case.file) == ("s0 > s1 > s2 > s3 > s4", "passed", None)
 
 
 def test_the_live_count_uses_the_final_lines_words(tmp_path: Path) -> None:

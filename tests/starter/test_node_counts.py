@@ -6,13 +6,15 @@ script is a runner the executor reads, and said to be uncounted when it is not (
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import git, run_cli
-from tests.engine.helpers import replay_cmd, respond
+from tests.engine.helpers import replay_cmd, respond, session_state
 
 pytestmark = pytest.mark.skipif(
     shutil.which("node") is None or shutil.which("npm") is None, reason="node/npm missing"
@@ -68,8 +70,59 @@ def test_node_test_from_the_test_script_is_counted(tmp_path: Path) -> None:
     assert "Tests (measured by the executor): 3 passing of 3 in `node --test" in message
     assert " 3/3 " in status_row(plan, repo)
     assert "tests run with" not in run.stdout  # no Python interpreter runs `node --test`
-    assert "does not collect" not in run.stdout  # its report names no file: not known
-    assert "does not say which file each test is in" in run.stdout
+    # RED's file that cannot load yet says why, as node printed it
+    assert "collection error: Error: Cannot find module '../src/shop.js'" in run.stdout
+    # GREEN: the suite's report names each test's file, so it holds the session's tests
+    # and one run judges both
+    green = run.stdout.split("GREEN, attempt 1")[1]
+    assert "running: node --test: 0 failed, 3 passed" in green
+    assert "node --test test/shop.test.js" not in green
+    assert "does not collect" not in run.stdout
+    assert "does not say which file" not in run.stdout
+    assert len(list((plan / ".agent-logs").glob("s1.green_verify.*.tests.log"))) == 1
+    assert session_state(plan, 1)["green_passed"] == [
+        "test/shop.test.js::adds the prices",
+        "test/shop.test.js::an empty cart is zero",
+        "test/shop.test.js::refuses a negative price",
+    ]
+
+
+#: A `node` that runs the real one with the executor's reporter given no test's file, as
+#: a Node whose test events name none would.
+NO_FILE_NODE = """#!{python}
+import base64, os, sys
+PREFIX = "--test-reporter=data:text/javascript;base64,"
+args = []
+for arg in sys.argv[1:]:
+    if arg.startswith(PREFIX):
+        code = base64.b64decode(arg[len(PREFIX):]).decode()
+        assert "file: data.file" in code
+        code = code.replace("file: data.file", "file: undefined")
+        arg = PREFIX + base64.b64encode(code.encode()).decode()
+    args.append(arg)
+os.execv({node!r}, [{node!r}, *args])
+"""
+
+
+def test_a_node_whose_events_name_no_file_runs_the_sessions_tests_too(tmp_path: Path) -> None:
+    """Without a file per test the suite cannot show it holds the session's tests: GREEN
+    says so and runs them on their own too, and the verdict is the same."""
+    plan, repo, agent = node_project(tmp_path, "node --test")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    node = bin_dir / "node"
+    node.write_text(NO_FILE_NODE.format(python=sys.executable, node=shutil.which("node")))
+    node.chmod(0o755)
+    path = f"{bin_dir}{os.pathsep}{os.environ['PATH']}"
+    run = run_cli("execute-plan", "--plan", str(plan), "--yes", "--agent-command", agent,
+                  cwd=repo, env={"PATH": path})  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    green = run.stdout.split("GREEN, attempt 1")[1]
+    assert "the suite's report does not say which file each test is in" in green
+    assert "running: node --test test/shop.test.js: 0 failed, 3 passed" in green
+    assert len(list((plan / ".agent-logs").glob("s1.green_verify.*.tests.log"))) == 2
+    message = git(repo, "log", "-1", "--format=%B")
+    assert "Tests (measured by the executor): 3 passing of 3 in `node --test" in message
 
 
 def test_an_uncounted_test_script_is_said_to_be_not_measured(tmp_path: Path) -> None:

@@ -418,7 +418,7 @@ class Work(Losses, Flaky):
         if suite_run is None or not verdicts.collects(suite_run, self.rec.red):
             if suite_run is not None and any("::" in c.id for c in suite_run.cases):
                 self._say("  the suite does not collect this session's tests; running them too")
-            elif suite_run is not None:  # node --test's junit report names no file
+            elif suite_run is not None:  # a Node whose test events name no file
                 self._say("  the suite's report does not say which file each test is in: "
                           "running this session's tests on their own too")  # fmt: skip
             session_run, more = self._run(command)
