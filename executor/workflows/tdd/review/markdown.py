@@ -136,7 +136,7 @@ def _head(run: RunReview) -> str:
             "Every step of every session was checked by a test run or answered by a person."
         )
     else:
-        lines.append(text(", ".join(f"{n} {kind}" for kind, n in run.gaps().items())))
+        lines.append(text(run.gaps_said()))
         items = "\n".join(f"- session {s.number}: {text(g.text)}" for s, g in found)
         lines += ["", folded(f"each of them ({len(found)})", items)]
     lines += [

@@ -204,6 +204,10 @@ class RunReview:
     def stopped(self) -> int:
         return self.count("blocked")
 
+    def gaps_said(self) -> str:
+        """`19 checkpoints approved by --yes, 1 session without RED`: each kind counted."""
+        return ", ".join(counted(n, kind) for kind, n in self.gaps().items())
+
     def gaps(self) -> dict[str, int]:
         """How many of each kind of gap the sessions have, most first."""
         counts: dict[str, int] = {}
@@ -211,3 +215,11 @@ class RunReview:
             for gap in s.unverified:
                 counts[gap.kind] = counts.get(gap.kind, 0) + 1
         return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
+def counted(n: int, kind: str) -> str:
+    """`n` of a kind of gap, its first word singular for one (`1 session without RED`)."""
+    first, _, rest = kind.partition(" ")
+    if n == 1 and first in {"checkpoints", "sessions"}:
+        return f"1 {first[:-1]} {rest}"
+    return f"{n} {kind}"

@@ -100,7 +100,7 @@ def _gaps(run: RunReview) -> str:
             '<h2>Not verified</h2><div class="panel good">Every step of every session '
             "was checked by a test run or answered by a person.</div>"
         )
-    kinds = ", ".join(f"{n} {kind}" for kind, n in run.gaps().items())
+    kinds = run.gaps_said()
     items = "".join(
         f'<li><a href="#s{s.number}">session {s.number}</a>: {e(g.text)}</li>' for s, g in found
     )

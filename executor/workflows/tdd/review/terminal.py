@@ -41,9 +41,8 @@ def summary_lines(run: RunReview) -> list[str]:
         f"  agents: {plural(run.agent_calls, 'call')}, {plural(run.retries, 'retry', 'retries')}"
         f"; {usage(run.cost_usd, run.tokens)}",
     ]
-    gaps = run.gaps()
-    if gaps:
-        lines.append("  not verified: " + ", ".join(f"{n} {kind}" for kind, n in gaps.items()))
+    if run.gaps():
+        lines.append("  not verified: " + run.gaps_said())
     return lines
 
 
