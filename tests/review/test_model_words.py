@@ -9,4 +9,3 @@ def test_one_of_a_kind_is_singular_more_are_plural() -> None:
     assert counted(1, "sessions without RED") == "1 session without RED"
     assert counted(1, "checkpoints approved by --yes") == "1 checkpoint approved by --yes"
     assert counted(19, "checkpoints approved by --yes") == "19 checkpoints approved by --yes"
-    assert counted(1, "tests a person accepted") == "1 tests a person accepted"
