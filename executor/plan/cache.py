@@ -149,4 +149,4 @@ def _write(cache: Path, key: str, plan: Plan) -> None:
     )  # fmt: skip
     head = index.model_dump_json().encode() + b"\n"
     with contextlib.suppress(OSError):  # only a copy: the next run parses again
-        fsutil.atomic_write_bytes(cache, head + b"".join(lines), fault="plan_cache")
+        fsutil.atomic_write_bytes(cache, b"".join([head, *lines]), fault="plan_cache")
