@@ -29,6 +29,10 @@ CACHE = ".agent-plan-cache.json"
 GOALS = {1000: (0.5, None), 10000: (3.0, 200.0)}  # sessions -> (CPU s, max RSS MB)
 
 
+class Failed(Exception):
+    """The command did not succeed (its exit code and last line)."""
+
+
 @dataclass
 class Run:
     cpu: float
@@ -47,7 +51,8 @@ def measure(args: list[str], cwd: Path, before: Path | None = None) -> Run:
     proc.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - start
     if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(args)} exited {proc.returncode}:\n{out.decode()[-2000:]}")
+        last = out.decode(errors="replace").strip().splitlines()[-1:] or [""]
+        raise Failed(f"exit {proc.returncode}: {last[0][:100]}")
     return Run(usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024)
 
 
@@ -76,7 +81,12 @@ def main() -> int:
                 "status (first)": ([python, "-m", "executor", "status"], folder / CACHE),
             }
             for name, (args, cache) in commands.items():
-                got = best([measure(args, folder, cache) for _ in range(given.runs)])
+                try:
+                    got = best([measure(args, folder, cache) for _ in range(given.runs)])
+                except Failed as e:
+                    print(f"{sessions:>6} sessions, {name:<15} FAILED, {e}")
+                    failed.append(f"{sessions} {name}")
+                    continue
                 cpu_goal, rss_goal = GOALS.get(sessions, (None, None))
                 misses = []
                 if cpu_goal is not None and got.cpu > cpu_goal:
