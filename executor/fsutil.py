@@ -49,7 +49,7 @@ def temp_path(path: Path) -> Path:
 
 
 def atomic_write_bytes(
-    path: Path, data: bytes, *, fault: str = "file", backup: Path | None = None
+    path: Path, data: bytes | bytearray, *, fault: str = "file", backup: Path | None = None
 ) -> None:
     """Replace `path` with `data` atomically and durably.
 

@@ -60,10 +60,12 @@ def validate(
 ) -> int:
     """Print diagnostics (or the JSON contract); PLAN_INVALID when there are errors."""
     from executor import console
+    from executor.cli.common import no_cycle_collection
     from executor.exitcodes import ExitCode
     from executor.plan import lint, load_plan
     from executor.plan.report import contract, format_diagnostic, summary
 
+    no_cycle_collection()
     plan = load_plan(plan_path, format, tag)
     config = _config(plan_path, test_command)
     diagnostics = lint(plan, project_test_command=config.test_command)

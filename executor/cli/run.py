@@ -164,6 +164,7 @@ def status(plan: Path | None, json_output: bool) -> None:
         from executor.cli.status_view import render_status
         from executor.workflows.tdd.status import load_for_status, status_data
 
+        common.no_cycle_collection()
         named = common.resolve_plan(plan)
         data = status_data(load_for_status(named), named)
         if json_output:

@@ -135,18 +135,17 @@ def _read(cache: Path, key: str) -> CachedPlan | None:
 
 
 def _write(cache: Path, key: str, plan: Plan) -> None:
-    lines: list[bytes] = []
+    body = bytearray()  # one growing copy of the sessions' lines (36 MB for 10,000)
     at: dict[int, tuple[int, int]] = {}
-    offset = 0
     for s in plan.sessions():
         data = s.model_dump_json().encode()
-        at[s.number] = (offset, len(data))
-        lines.append(data + b"\n")
-        offset += len(data) + 1
+        at[s.number] = (len(body), len(data))
+        body += data
+        body += b"\n"
     index = CacheIndex(
         key=key, name=plan.name, folder=str(plan.folder), format=plan.format,
         phases=plan.phase_names(), outline=plan.outline(), at=at,
     )  # fmt: skip
-    head = index.model_dump_json().encode() + b"\n"
+    body[:0] = index.model_dump_json().encode() + b"\n"
     with contextlib.suppress(OSError):  # only a copy: the next run parses again
-        fsutil.atomic_write_bytes(cache, head + b"".join(lines), fault="plan_cache")
+        fsutil.atomic_write_bytes(cache, body, fault="plan_cache")

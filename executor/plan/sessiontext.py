@@ -53,13 +53,14 @@ def located(
     """The `Session` fields of lines `start..end` of `path`: where they are, their exact
     text, its hash and the agent's text (`brief_text`, without the ranges in `drop`)."""
     source = "".join(lines[start - 1 : end])
+    brief = brief_text(lines, start, end, drop)
     return {
         "source_file": path,
         "line_start": start,
         "line_end": end,
         "source_hash": source_hash(source),
         "source_text": source,
-        "brief_text": brief_text(lines, start, end, drop),
+        "brief_text": source if brief == source else brief,  # most sessions: one string
     }
 
 

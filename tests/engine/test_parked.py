@@ -334,3 +334,10 @@ def test_waiting_on_follows_dependencies_to_the_parked_session() -> None:
     done = {2, 5}.__contains__
     assert waiting_on(deps, [1], done) == {3: [1], 4: [1], 6: [1]}
     assert waiting_on(deps, [], done) == {}
+
+
+def test_waiting_on_a_chain_of_ten_thousand_sessions() -> None:
+    deps = {n: [n - 1] if n > 1 else [] for n in range(1, 10_001)}
+    assert waiting_on(deps, [], lambda n: False) == {}
+    found = waiting_on(deps, [2], {1}.__contains__)
+    assert len(found) == 9_998 and found[10_000] == [2] and 1 not in found and 2 not in found

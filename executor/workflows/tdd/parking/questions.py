@@ -51,24 +51,25 @@ def waiting_on(
     """Each session not done that waits, through its dependencies, on a parked one: the
     parked sessions it waits on (`dependencies`: each session's, as the plan gives them)."""
     roots = set(parked)
-    found: dict[int, list[int]] = {}
-
-    def behind(number: int, seen: frozenset[int]) -> set[int]:
-        out: set[int] = set()
-        for d in dependencies.get(number, ()):
-            if d in roots:
-                out.add(d)
-            elif d not in seen and not done(d):
-                out |= behind(d, seen | {d})
-        return out
-
-    for number in dependencies:
-        if number in roots or done(number):
-            continue
-        waits = behind(number, frozenset({number}))
-        if waits:
-            found[number] = sorted(waits)
-    return found
+    dependents: dict[int, list[int]] = {}
+    for number, deps in dependencies.items():
+        for d in deps:
+            dependents.setdefault(d, []).append(number)
+    # From each parked session down its dependents, through the ones not done: a walk
+    # with its own stack, each session once per parked one (a chain of 10,000 sessions
+    # neither exceeds the recursion limit nor is walked again from each of its sessions).
+    waits: dict[int, set[int]] = {}
+    for root in roots:
+        reached = {root}
+        queue = [root]
+        while queue:
+            for number in dependents.get(queue.pop(), ()):
+                if number in reached or number in roots or done(number):
+                    continue
+                reached.add(number)
+                waits.setdefault(number, set()).add(root)
+                queue.append(number)
+    return {n: sorted(waits[n]) for n in dependencies if n in waits}
 
 
 def question_data(number: int, parked: ParkedSession) -> dict[str, Any]:
