@@ -176,7 +176,7 @@ def test_19_05_pytest_settings_spelled_another_way_are_test_infrastructure(
     quiet = f"pathlib.Path('pyproject.toml').write_text({toml!r})\n"
     out = run(plan, git_repo, hostile(tmp_path, "green", quiet))
     assert out.startswith("16\n"), out
-    assert "test infrastructure changed during GREEN" in out and "pyproject.toml" in out
+    assert "test infrastructure changed during GREEN" in out and "pyproject.toml" in out, out
 
 
 def test_19_05_a_project_file_that_also_holds_pytest_settings_may_change_elsewhere(
