@@ -133,7 +133,8 @@ def code_changed(
 
 #: Run in the interpreter whose bytecode it is: each named `.pyc` is what that
 #: interpreter writes for the source beside its `__pycache__` (the same code object:
-#: `==` on code compares everything but the file name), else it is printed.
+#: `==` on code compares everything but the file name), or what pytest writes for a
+#: module whose asserts it rewrites (a plugin, a test file), else it is printed.
 _SAME_CODE = """\
 import importlib.util, marshal, sys
 for pyc in sys.argv[1:]:
@@ -147,8 +148,17 @@ for pyc in sys.argv[1:]:
         flags = int.from_bytes(data[4:8], 'little')
         if flags & 1 and data[8:16] != importlib.util.source_hash(text):
             raise ValueError
-        level = 2 if '.opt-2.' in name else 1 if '.opt-1.' in name else 0
-        made = compile(text, source, 'exec', dont_inherit=True, optimize=level)
+        if '-pytest-' in name:  # pytest's own: the source with its asserts rewritten
+            import ast, pytest
+            from _pytest.assertion.rewrite import rewrite_asserts
+            if not name.endswith('-pytest-' + pytest.__version__ + '.pyc'):
+                continue  # another pytest's: this one never loads it
+            tree = ast.parse(text, filename=source)
+            rewrite_asserts(tree, text, source, None)
+            made = compile(tree, source, 'exec', dont_inherit=True)
+        else:
+            level = 2 if '.opt-2.' in name else 1 if '.opt-1.' in name else 0
+            made = compile(text, source, 'exec', dont_inherit=True, optimize=level)
         if marshal.loads(data[16:]) != made:
             raise ValueError
     except Exception:

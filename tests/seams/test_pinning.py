@@ -4,6 +4,7 @@ worktree, real bytecode and real pytest runs: what each finds, and what it lets 
 from __future__ import annotations
 
 import importlib.util
+import marshal
 import os
 import py_compile
 import subprocess
@@ -97,6 +98,28 @@ def test_what_no_interpreter_loads_from_pycache_is_no_change(tmp_path: Path) -> 
     assert stats.code_changed(pinned, now, sys.executable) == {
         str(tmp_path / "other.py"): "added", str(forged): "added",
     }  # fmt: skip
+
+
+def test_bytecode_pytest_writes_for_rewritten_asserts_passes_and_a_forged_one_does_not(
+    tmp_path: Path,
+) -> None:
+    """A first test run writes `x.cpython-3NN-pytest-V.pyc` for each module whose asserts
+    pytest rewrites (its plugins, the test files): the source, rewritten. Other code under
+    that name, which pytest would load as surely, does not pass."""
+    test = tmp_path / "test_x.py"
+    test.write_text("def test_x():\n    assert 1 + 1 == 2\n", encoding="utf-8")
+    pinned = stats.walk([str(tmp_path)])
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)]
+    ran = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    (written,) = (tmp_path / "__pycache__").glob("test_x.*-pytest-*.pyc")
+    now = stats.walk([str(tmp_path)], pinning=False)
+    assert stats.code_changed(pinned, now, sys.executable) == {}
+    data = written.read_bytes()
+    written.write_bytes(data[:16] + marshal.dumps(compile("import os", "x", "exec")))
+    now = stats.walk([str(tmp_path)], pinning=False)
+    assert stats.code_changed(pinned, now, sys.executable) == {str(written): "added"}
 
 
 def test_git_files_are_kept_whole_and_put_back_a_linked_worktree_shares_them(
