@@ -108,6 +108,8 @@ class Finished:
     left: tuple[int, ...] = ()
     #: Bytes of output not copied to the `sink` (past its `sink_limit`).
     sink_cut: int = 0
+    #: Seconds it was given beyond its timeout (`run_captured`'s `more_time`).
+    extended: float = 0.0
 
 
 def run_captured(
@@ -124,6 +126,7 @@ def run_captured(
     warden: bool = False,
     on_start: Callable[[int], None] | None = None,
     pass_fds: Sequence[int] = (),
+    more_time: Callable[[], float] | None = None,
 ) -> Finished:
     """Run `argv` in its own process group and read what it prints (module docstring).
 
@@ -133,7 +136,8 @@ def run_captured(
     left out is counted: `Finished.sink_cut`). `on_line`: called with each line of stdout
     as it comes. `warden`: the command's group is killed if the executor dies before it
     ends (module docstring). `on_start`: called with its pid once it runs. `pass_fds`:
-    descriptors it inherits (no other one does). Raises
+    descriptors it inherits (no other one does). `more_time`: asked once when `timeout`
+    is reached, the seconds the command gets beyond it (`Finished.extended`). Raises
     OSError when the command cannot be started.
     """
     started = time.monotonic()
@@ -153,7 +157,7 @@ def run_captured(
     try:
         return _follow(proc, before, started, timeout=timeout, stdin=stdin, sink=sink,
                        sink_limit=sink_limit, on_line=on_line, warden=warden,
-                       on_start=on_start)  # fmt: skip
+                       on_start=on_start, more_time=more_time)  # fmt: skip
     finally:
         with _LIVE_LOCK:
             _LIVE.discard(proc.pid)
@@ -171,6 +175,7 @@ def _follow(
     on_line: Callable[[str], None] | None,
     warden: bool,
     on_start: Callable[[int], None] | None,
+    more_time: Callable[[], float] | None,
 ) -> Finished:
     """`run_captured` once its command runs: read it, wait for it, end what it left."""
     watcher = Warden(proc.pid) if warden else None
@@ -189,9 +194,15 @@ def _follow(
         threads.append(_start(_read, proc.stderr, err, copy, None))
     if proc.stdin is not None and stdin is not None:
         threads.append(_start(_write, proc.stdin, stdin))
-    timed_out = False
+    timed_out, extended = False, 0.0
     try:
-        proc.wait(timeout=timeout)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            extended = max(0.0, more_time()) if more_time is not None else 0.0
+            if not extended:
+                raise
+            proc.wait(timeout=extended)
     except subprocess.TimeoutExpired:
         timed_out = True
     except BaseException:  # Ctrl+C / SIGTERM: leave no orphan process behind
@@ -211,7 +222,7 @@ def _follow(
     for thread in threads:
         thread.join(max(0.0, deadline - time.monotonic()))
     seconds = time.monotonic() - started
-    return Finished(proc.returncode, out, err, timed_out, seconds, left, copy.cut)
+    return Finished(proc.returncode, out, err, timed_out, seconds, left, copy.cut, extended)
 
 
 def _start(target: Callable[..., None], *args: object) -> threading.Thread:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -197,7 +198,8 @@ def test_19_12_a_hanging_test_in_red_is_a_timeout_not_red(git_repo: Path, tmp_pa
     proc = run_cli(*args, cwd=git_repo)
     assert proc.returncode == 16, proc.stdout + proc.stderr
     out = proc.stdout + proc.stderr
-    assert "timed out after 2 s" in out and "so this is not RED" in out
+    # 2 s, or 4 s when the machine was busy (`testrun.busy_grace`)
+    assert re.search(r"timed out after [24] s", out) and "so this is not RED" in out
     assert "--test-timeout" in out
     rec = records(plan)["1"]
     assert rec["step"] != "done" and not rec["red"]["failing"]
@@ -214,7 +216,7 @@ def test_19_12_the_test_timeout_is_a_project_setting(git_repo: Path, tmp_path: P
     agent = replay_cmd(hanging_red(tmp_path))
     proc = run_cli(*session(plan, "--yes", "--agent-command", agent), cwd=git_repo)
     assert proc.returncode == 16, proc.stdout + proc.stderr
-    assert "timed out after 2 s" in proc.stdout + proc.stderr
+    assert re.search(r"timed out after [24] s", proc.stdout + proc.stderr)
     bad = run_cli(*session(plan, "--test-timeout", "0"), cwd=git_repo)
     assert bad.returncode == 64
 
@@ -330,6 +332,7 @@ def test_19_13_an_agent_transcript_grows_while_it_runs(git_repo: Path, tmp_path:
 GROWING_REPORT_TEST = """\
 import atexit
 import os
+import re
 import sys
 
 

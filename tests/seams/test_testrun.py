@@ -221,6 +221,35 @@ def test_timeout_kills_and_is_red(tmp_path: Path) -> None:
     assert "timed out" in run.summary() and "process killed" in run.output_tail
 
 
+@pytest.mark.parametrize(("load", "ends"), [(64.0, "passed"), (0.0, "killed")])
+def test_a_run_past_its_limit_on_a_busy_machine_gets_the_limit_once_more(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, load: float, ends: str
+) -> None:
+    """A suite of 4 s took 30 s beside a busy CI run: load decides, not the code."""
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    run = run_tests(
+        f"{sys.executable} -c 'import time; time.sleep(1.5)'", cwd=tmp_path, timeout_s=1
+    )
+    if ends == "passed":
+        assert (run.timed_out, run.exit_code, run.busy_s) == (False, 0, 1)
+        assert "past the 1 s limit on a busy machine: given 1 s more" in run.output_tail
+    else:
+        assert run.timed_out and run.busy_s == 0
+        assert run.summary().startswith("timed out after 1 s (killed; --test-timeout sets")
+
+
+def test_a_hang_on_a_busy_machine_still_ends_at_twice_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(os, "getloadavg", lambda: (64.0, 64.0, 64.0))
+    run = run_tests(f"{sys.executable} -c 'import time; time.sleep(30)'", cwd=tmp_path,
+                    timeout_s=0.5)  # fmt: skip
+    assert run.timed_out and run.busy_s == 0.5
+    assert "timed out after 1 s (killed; --test-timeout sets the limit; 0.5 s more as" in (
+        run.summary()
+    )
+
+
 def test_bad_commands_are_clear_errors(tmp_path: Path) -> None:
     with pytest.raises(errors.UserError, match="invalid test command"):
         run_tests("pytest 'unbalanced", cwd=tmp_path)
