@@ -42,13 +42,13 @@ from executor.errors import (
     NeedAgent,
 )
 from executor.retry import RetryPolicy
+from executor.runfiles import BRIEFS_DIR as BRIEFS_DIR
+from executor.runfiles import REQUEST_NAME as REQUEST_NAME
+from executor.runfiles import RESPONSE_NAME as RESPONSE_NAME
 from executor.stamps import new_id, utc_now
 
 __all__ = ["BridgeChannel", "Consumed", "Ledger", "PendingRequest", "Reply"]
 
-REQUEST_NAME = ".agent-request.json"
-RESPONSE_NAME = ".agent-response.json"
-BRIEFS_DIR = ".agent-briefs"
 #: Prompts longer than this go to a brief file, so the request file stays <= ~2 KB.
 INLINE_PROMPT_MAX = 1500
 

@@ -10,7 +10,8 @@ import pytest
 
 from executor.plan import load_plan
 from executor.workflows.tdd import detail
-from executor.workflows.tdd.state import AgentCall, RedFacts, SessionRecord
+from executor.workflows.tdd.redfacts import RedFacts
+from executor.workflows.tdd.state import AgentCall, SessionRecord
 from executor.workflows.tdd.step import Step
 from tests.conftest import REPO_ROOT
 

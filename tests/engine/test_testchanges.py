@@ -235,7 +235,7 @@ def test_a_test_renamed_with_the_same_body_is_no_loss() -> None:
 def test_test_files_by_the_runners_conventions(path: str, test: bool) -> None:
     """A JavaScript session's tests are its own too: without them every GREEN ran the
     session's command beside a suite that collects it."""
-    from executor.workflows.tdd.verdicts import is_test_file
+    from executor.workflows.tdd.testfiles import is_test_file
 
     assert is_test_file(path) is test
 

@@ -9,7 +9,7 @@ from executor.plan.cache import PlanView
 from executor.plan.models import Session
 from executor.workflows.tdd.counts import tests_line
 from executor.workflows.tdd.state import SessionRecord
-from executor.workflows.tdd.verdicts import is_test_file
+from executor.workflows.tdd.testfiles import is_test_file
 
 
 def trailers(plan: PlanView, session: Session, run_id: str) -> dict[str, str]:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from executor.testreports import node_id
 from executor.workflows.tdd import verdicts
 from executor.workflows.tdd.guard import Guard
+from executor.workflows.tdd.testfiles import is_test_file
 
 if TYPE_CHECKING:
     from executor.testrun import TestRun
@@ -61,7 +62,7 @@ class Flaky(Guard):
             return lambda tid: True  # a RED recorded before its tests were: every one
         if keys is None:  # no RED: the tests this session changed so far
             repo = self.r.repo
-            tests = [f for f in repo.paths_in(self.rec.tree or "HEAD") if verdicts.is_test_file(f)]
+            tests = [f for f in repo.paths_in(self.rec.tree or "HEAD") if is_test_file(f)]
             now = verdicts.test_fingerprints(repo.root, tests)
             keys = verdicts.session_keys(self.rec.base_tests, now)
         mine, failing = verdicts.matching(keys), set(red.failing if session is None else ())

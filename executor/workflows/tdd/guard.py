@@ -30,6 +30,7 @@ from executor.words import plural
 from executor.workflows.tdd import tampering, testchanges, verdicts
 from executor.workflows.tdd.context import PutBack
 from executor.workflows.tdd.pins import PinJudge
+from executor.workflows.tdd.testfiles import is_test_file
 
 if TYPE_CHECKING:
     import ast
@@ -201,7 +202,7 @@ class Guard(PinJudge):
                     f"tests can use it, but it is never committed and no diff shows it): "
                     f"{verdicts.describe(hidden)}"
                 )
-        hooked = tampering.runner_hooks(root, changed, is_test=verdicts.is_test_file)
+        hooked = tampering.runner_hooks(root, changed, is_test=is_test_file)
         if hooked:
             problems.append(
                 f"code written in this session reaches into the test runner (pytest's "
@@ -328,7 +329,7 @@ class Guard(PinJudge):
         tree = repo.record_tree(exclude=self._ignore()).tree
         found: dict[str, Definition] = {}
         for rel in repo.paths_in(tree):
-            if not (rel.endswith(".py") and verdicts.is_test_file(rel)):
+            if not (rel.endswith(".py") and is_test_file(rel)):
                 continue
             for key, node in testchanges.definitions(rel, read_regular(repo.root / rel)).items():
                 if key not in before and "::" in key:

@@ -36,6 +36,7 @@ from executor.fsutil import read_regular
 from executor.vcs.trees import VOLATILE_DIRS
 from executor.workflows.tdd import revert, testchanges, verdicts
 from executor.workflows.tdd.guard import Guard, weakened_problems
+from executor.workflows.tdd.testfiles import is_test_file
 
 if TYPE_CHECKING:
     from executor.testrun import TestRun
@@ -122,7 +123,7 @@ class Losses(Guard):
         base = rec.base_commit
         assert base is not None
         changed = repo.tree_diff(repo.tree_of(base), rec.tree)
-        code = [f for f in changed if not verdicts.is_test_file(f)]
+        code = [f for f in changed if not is_test_file(f)]
         units: list[revert.Unit] = []
         versions: dict[str, tuple[bytes | None, bytes | None]] = {}
         for path in code:

@@ -25,6 +25,7 @@ from executor.errors import ProjectEnvError
 from executor.pinning import gitfiles
 from executor.workflows.tdd import verdicts
 from executor.workflows.tdd.context import SessionPart
+from executor.workflows.tdd.testfiles import is_test_file
 
 if TYPE_CHECKING:
     from executor.engine.layout import Layout
@@ -105,7 +106,7 @@ def _check_collects(
     if not suite or "pytest" not in suite:
         return
     paths = repo.paths_in("HEAD")
-    if not any(verdicts.is_test_file(p) and p.endswith(".py") for p in paths):
+    if not any(is_test_file(p) and p.endswith(".py") for p in paths):
         return  # nothing to collect yet
     from executor.testrun import run_tests
 

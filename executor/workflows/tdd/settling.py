@@ -15,6 +15,7 @@ from executor.workflows.tdd.asking import Asking
 from executor.workflows.tdd.context import opt
 from executor.workflows.tdd.pins import PinJudge
 from executor.workflows.tdd.step import RECHECK_AT
+from executor.workflows.tdd.testfiles import is_test_file
 
 
 class Settling(Asking, PinJudge):
@@ -261,7 +262,7 @@ class Settling(Asking, PinJudge):
         from now on, and what was verified before them is verified again (RECHECK), so no
         commit holds a change its tests never ran against."""
         rec = self.rec
-        tests = [f for f in files if verdicts.is_test_file(f)]
+        tests = [f for f in files if is_test_file(f)]
         rec.accepted = sorted({*rec.accepted, *tests})
         if tests and rec.red.tests:
             stale = [t for t in rec.red.tests if t.split("::", 1)[0] in tests]

@@ -29,6 +29,7 @@ from executor.strength.job import Job, SessionTests
 from executor.workflows.tdd import verdicts
 from executor.workflows.tdd.context import SessionPart
 from executor.workflows.tdd.state import SessionRecord
+from executor.workflows.tdd.testfiles import is_test_file
 
 if TYPE_CHECKING:
     from executor.strength.mutants import Mutant
@@ -183,7 +184,7 @@ class Strength(SessionPart):
                           f"GREEN's verification)")  # fmt: skip
                 return _facts(facts, measured)
         base = self.r.repo.tree_of(self.rec.base_commit or "HEAD")
-        diff = [p for p in self.r.repo.tree_diff(base, tree) if not verdicts.is_test_file(p)]
+        diff = [p for p in self.r.repo.tree_diff(base, tree) if not is_test_file(p)]
         scripts = [p for p in diff if _SCRIPT.search(p)]
         if scripts and not any(p.endswith(".py") for p in diff):
             command = self._cmd("green") or self._cmd("red") or self.r.suite_command or ""
@@ -255,7 +256,7 @@ def mutation_job(
     r, rec = part.r, part.rec
     base = r.repo.tree_of(rec.base_commit or "HEAD")
     code = [p for p in r.repo.tree_diff(base, tree)
-            if p.endswith(".py") and not verdicts.is_test_file(p)]  # fmt: skip
+            if p.endswith(".py") and not is_test_file(p)]  # fmt: skip
     command = part._cmd("green") or part._cmd("red") or r.suite_command or ""
     prefix = pytest_prefix(command)
     if not code:

@@ -30,7 +30,7 @@ from typing import Any
 from executor.engine.layout import HIDDEN_PATTERN
 from executor.fsutil import read_regular
 from executor.vcs.trees import VOLATILE_DIRS
-from executor.workflows.tdd.verdicts import is_test_file
+from executor.workflows.tdd.testfiles import is_test_file
 
 #: Files that change how tests run, whatever the tests say (pytest, jest, vitest, node).
 _INFRA_NAMES = frozenset(

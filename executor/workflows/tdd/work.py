@@ -51,6 +51,7 @@ from executor.workflows.tdd.strength import (
     strength_trailer,
     stryker_at_start,
 )
+from executor.workflows.tdd.testfiles import is_test_file
 
 if TYPE_CHECKING:
     from executor.testrun import TestCase, TestRun
@@ -139,7 +140,7 @@ class Work(Losses, Flaky):
             self._say(f"tests run with {env.python} ({env.source})")
         self.rec.stryker = stryker_at_start(self)
         self._keep_flagged_changes(head)
-        tests = [f for f in self.r.repo.paths_in(head) if verdicts.is_test_file(f)]
+        tests = [f for f in self.r.repo.paths_in(head) if is_test_file(f)]
         self.rec.base_tests = verdicts.test_fingerprints(self.r.repo.root, tests)
         self.rec.base_infra = self.infra_now([])  # before RED acts, as the tests are
         self.rec.branch = self.r.repo.branch()
@@ -346,7 +347,7 @@ class Work(Losses, Flaky):
         tree = self.r.repo.record_tree(exclude=self._ignore()).tree
         root, repo = self.r.repo.root, self.r.repo
         paths = repo.paths_in(tree)
-        tests = verdicts.test_fingerprints(root, [f for f in paths if verdicts.is_test_file(f)])
+        tests = verdicts.test_fingerprints(root, [f for f in paths if is_test_file(f)])
         session = verdicts.session_keys(self.rec.base_tests, tests)
         run, tampered = self._run(self._cmd("red"))
         more, flaky = self.rerun_untouched([run], self._run, session)
@@ -357,7 +358,7 @@ class Work(Losses, Flaky):
         weak += self.outside_changes() + self.environment_changes()
         changed = repo.tree_diff(repo.tree_of(self.rec.base_commit or "HEAD"), tree)
         weak += self.infra_unseen(changed)
-        mine = [f for f in changed if verdicts.is_test_file(f)]
+        mine = [f for f in changed if is_test_file(f)]
         env = self.rec.environment
         not_red = verdicts.red_problem(
             run, mine, root, project=[*paths, *(f.path for f in self.s.files)],
