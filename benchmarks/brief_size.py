@@ -18,14 +18,14 @@ from pathlib import Path
 from executor.bridge.protocol import BridgeChannel
 from executor.errors import NeedAgent
 from executor.plan import load_plan
-from executor.workflows.tdd.brief import digest, render_brief
-from executor.workflows.tdd.state import (
+from executor.workflows.tdd.record.state import (
     AgentCall,
     RunRecord,
     RunState,
     SessionArchive,
     SessionRecord,
 )
+from executor.workflows.tdd.session.brief import digest, render_brief
 from executor.workflows.tdd.step import Step
 
 _spec = importlib.util.spec_from_file_location(

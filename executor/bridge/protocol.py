@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from executor import faults, fsutil
-from executor.bounded import read_bounded
 from executor.bridge.models import (
     AgentRequest,
     Consumed,
@@ -45,6 +44,7 @@ from executor.retry import RetryPolicy
 from executor.runfiles import BRIEFS_DIR as BRIEFS_DIR
 from executor.runfiles import REQUEST_NAME as REQUEST_NAME
 from executor.runfiles import RESPONSE_NAME as RESPONSE_NAME
+from executor.safe_read import read_bounded
 from executor.stamps import new_id, utc_now
 
 __all__ = ["BridgeChannel", "Consumed", "Ledger", "PendingRequest", "Reply"]

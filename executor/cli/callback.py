@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from executor.choices import Question
     from executor.notify import Delivery, Event, Targets
     from executor.runoptions import RunOptions
-    from executor.workflows.tdd.run import RunRequest, RunResult
+    from executor.workflows.tdd.runner.run import RunRequest, RunResult
 
 
 class Driver(Protocol):

@@ -12,7 +12,7 @@ from executor.runoptions import RunOptions
 from executor.workflows.tdd.parallel.child import spent_by_all
 from executor.workflows.tdd.parallel.models import Lane, LaneLink
 from executor.workflows.tdd.parallel.waves import may_start, waves
-from executor.workflows.tdd.state import RunRecord, RunState, Spent, state_store
+from executor.workflows.tdd.record.state import RunRecord, RunState, Spent, state_store
 
 
 def _o(number: int, *deps: int) -> Outline:

@@ -13,8 +13,8 @@ import pytest
 from executor.plan import lint, load_plan
 from executor.plan.checks import judge
 from executor.plan.models import StepRole
-from executor.workflows.tdd.detail import before_start
-from executor.workflows.tdd.state import RunRecord, RunState
+from executor.workflows.tdd.record.state import RunRecord, RunState
+from executor.workflows.tdd.session.detail import before_start
 from tests.conftest import REPO_ROOT, git, run_cli
 from tests.plan.corpus import corpus
 from tests.plan.helpers import load, write

@@ -26,7 +26,7 @@ from executor.errors import DataError
 from executor.plan.cache import plan_files
 from executor.store import read_sealed
 from executor.workflows.tdd.parallel.models import LaneLink
-from executor.workflows.tdd.state import RunState, Spent
+from executor.workflows.tdd.record.state import RunState, Spent
 
 if TYPE_CHECKING:
     from executor.sandbox import Sandbox

@@ -34,7 +34,7 @@ from executor.fsutil import quote
 from executor.stamps import utc_now
 from executor.workflows.tdd.parallel.child import BRANCH_FOLDER, lane_folder, lane_plan
 from executor.workflows.tdd.parallel.models import Lane, LaneLink
-from executor.workflows.tdd.state import RunRecord, RunState, SessionArchive, state_store
+from executor.workflows.tdd.record.state import RunRecord, RunState, SessionArchive, state_store
 
 if TYPE_CHECKING:
     from executor.vcs import GitRepo

@@ -56,10 +56,10 @@ from executor.workflows.tdd.parallel.pinned import pin_lanes
 from executor.workflows.tdd.parallel.proof import unproven
 from executor.workflows.tdd.parallel.watch import Watch
 from executor.workflows.tdd.parallel.waves import completed, may_start
-from executor.workflows.tdd.run import RunRequest, RunResult, open_run, plan_folder
-from executor.workflows.tdd.state import state_store
+from executor.workflows.tdd.record.state import state_store
+from executor.workflows.tdd.runner.run import RunRequest, RunResult, open_run, plan_folder
+from executor.workflows.tdd.runner.workspace import check_workspace
 from executor.workflows.tdd.step import ACTIVE
-from executor.workflows.tdd.workspace import check_workspace
 
 if TYPE_CHECKING:
     from executor.runoptions import RunOptions
@@ -149,7 +149,7 @@ class Parallel(Ends):
 
     # -- opening ---------------------------------------------------------------------------
     def _open(self) -> None:
-        from executor.workflows.tdd.run import _terminal_prompter
+        from executor.workflows.tdd.runner.run import _terminal_prompter
 
         with self.store.locked(wait=300):
             state = self.store.load()

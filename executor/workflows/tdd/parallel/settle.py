@@ -38,8 +38,8 @@ from executor.workflows.tdd.parallel.lanes import (
 )
 from executor.workflows.tdd.parallel.models import Lane
 from executor.workflows.tdd.parallel.shared import Shared
-from executor.workflows.tdd.state import SessionArchive, project
-from executor.workflows.tdd.verdicts import describe
+from executor.workflows.tdd.record.state import SessionArchive, project
+from executor.workflows.tdd.trust.verdicts import describe
 
 CHOICES = (
     Option("continue", "Continue: I resolved it in the worktree; integrate and test it again"),
@@ -94,7 +94,7 @@ class Settle(Shared):
         from executor.workflows.tdd.parallel.child import lane_guarded, lane_sandbox
         from executor.workflows.tdd.parallel.lanes import worker_env
         from executor.workflows.tdd.parallel.models import LaneLink
-        from executor.workflows.tdd.run import sandbox_of
+        from executor.workflows.tdd.runner.run import sandbox_of
 
         path = self.places.integration
         if path.resolve() not in {w.path.resolve() for w in self.repo.worktrees()}:

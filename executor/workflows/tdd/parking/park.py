@@ -22,7 +22,7 @@ from executor.engine.layout import Layout
 from executor.errors import StaleWorkspaceError
 from executor.stamps import utc_now
 from executor.workflows.tdd.parking.models import Choice, parked_ref
-from executor.workflows.tdd.state import ParkedSession, RunState, SessionRecord
+from executor.workflows.tdd.record.state import ParkedSession, RunState, SessionRecord
 
 if TYPE_CHECKING:
     from executor.vcs import GitRepo

@@ -34,11 +34,11 @@ from executor.errors import (
     StaleWorkspaceError,
 )
 from executor.fsutil import quote
-from executor.workflows.tdd import tampering, testchanges, verdicts
-from executor.workflows.tdd.hooks import find_hooks
 from executor.workflows.tdd.parking.park import clear, not_work
-from executor.workflows.tdd.state import ParkedSession, RunState, SessionRecord
-from executor.workflows.tdd.testfiles import is_test_file
+from executor.workflows.tdd.record.state import ParkedSession, RunState, SessionRecord
+from executor.workflows.tdd.session.hooks import find_hooks
+from executor.workflows.tdd.trust import tampering, testchanges, verdicts
+from executor.workflows.tdd.trust.testfiles import is_test_file
 
 if TYPE_CHECKING:
     from executor.vcs import GitRepo
