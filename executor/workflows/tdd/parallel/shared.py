@@ -27,7 +27,7 @@ from executor.store import StateStore, exclusive
 from executor.workflows.tdd.parallel.children import STOP_GRACE, Child, Launcher
 from executor.workflows.tdd.parallel.fence import TURN_WAIT, Fence
 from executor.workflows.tdd.parallel.lanes import Places, sync_options, worker_env
-from executor.workflows.tdd.parallel.models import Lane
+from executor.workflows.tdd.record.lanes import Lane
 from executor.workflows.tdd.record.state import RunState
 
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ from executor.choices import Question
 from executor.engine.layout import Layout
 from executor.errors import StaleWorkspaceError
 from executor.stamps import utc_now
-from executor.workflows.tdd.parking.models import Choice, parked_ref
+from executor.workflows.tdd.record.parked import Choice, parked_ref
 from executor.workflows.tdd.record.state import ParkedSession, RunState, SessionRecord
 
 if TYPE_CHECKING:

@@ -36,8 +36,8 @@ from executor.runoptions import RunOptions
 from executor.stamps import utc_now as now
 from executor.store import StateStore
 from executor.strength.facts import StrengthFacts
-from executor.workflows.tdd.parallel.models import Lane, LaneLink
-from executor.workflows.tdd.parking.models import Parked
+from executor.workflows.tdd.record.lanes import Lane, LaneLink
+from executor.workflows.tdd.record.parked import Parked
 from executor.workflows.tdd.step import (
     ACTIVE,
     AGENT_STEPS,

@@ -34,7 +34,6 @@ from executor.sandbox import Sandbox
 from executor.stamps import new_id
 from executor.store import StateStore, exclusive
 from executor.words import plural
-from executor.workflows.tdd.parallel.child import lane_guarded, lane_sandbox, spent_by_all
 from executor.workflows.tdd.parking.lot import ParkingLot
 from executor.workflows.tdd.record.state import (
     SCHEMA_VERSION,
@@ -46,6 +45,7 @@ from executor.workflows.tdd.record.state import (
     project,
     state_store,
 )
+from executor.workflows.tdd.runner.as_lane import lane_guarded, lane_sandbox, spent_by_all
 from executor.workflows.tdd.runner.redo import redo
 from executor.workflows.tdd.runner.scope import Scope, SessionScope, select
 from executor.workflows.tdd.runner.stops import continue_words, note_interrupt, stopped
@@ -66,7 +66,7 @@ if TYPE_CHECKING:
     from executor.strength.runner import Measured
     from executor.testrun import TestRun
     from executor.vcs import GitRepo
-    from executor.workflows.tdd.parallel.models import LaneLink
+    from executor.workflows.tdd.record.lanes import LaneLink
 
 DEFINITION_HASH = (
     "sha256:"

@@ -25,7 +25,7 @@ from executor.engine.layout import Layout
 from executor.errors import DataError
 from executor.plan.cache import plan_files
 from executor.store import read_sealed
-from executor.workflows.tdd.parallel.models import LaneLink
+from executor.workflows.tdd.record.lanes import LaneLink
 from executor.workflows.tdd.record.state import RunState, Spent
 
 if TYPE_CHECKING:
