@@ -18,13 +18,8 @@ from pathlib import Path
 from executor.bridge.protocol import BridgeChannel
 from executor.errors import NeedAgent
 from executor.plan import load_plan
-from executor.workflows.tdd.record.state import (
-    AgentCall,
-    RunRecord,
-    RunState,
-    SessionArchive,
-    SessionRecord,
-)
+from executor.workflows.tdd.record.session import AgentCall, SessionRecord
+from executor.workflows.tdd.record.state import RunRecord, RunState, SessionArchive
 from executor.workflows.tdd.session.brief import digest, render_brief
 from executor.workflows.tdd.step import Step
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from executor.plan import load_plan
-from executor.workflows.tdd.record.state import AgentCall, SessionRecord
+from executor.workflows.tdd.record.session import AgentCall, SessionRecord
 from executor.workflows.tdd.session import detail
 from executor.workflows.tdd.step import Step
 from executor.workflows.tdd.trust.redfacts import RedFacts

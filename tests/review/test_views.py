@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from executor.strength.facts import StrengthFacts, SurvivorFact
-from executor.workflows.tdd.record.state import Answered, Ran
+from executor.workflows.tdd.record.session import Answered, Ran
 from executor.workflows.tdd.review.markdown import GITHUB_BODY, markdown
 from executor.workflows.tdd.review.model import (
     Attempt,

@@ -22,7 +22,8 @@ from executor.engine.layout import Layout
 from executor.errors import StaleWorkspaceError
 from executor.stamps import utc_now
 from executor.workflows.tdd.record.parked import Choice, parked_ref
-from executor.workflows.tdd.record.state import ParkedSession, RunState, SessionRecord
+from executor.workflows.tdd.record.session import ParkedSession, SessionRecord
+from executor.workflows.tdd.record.state import RunState
 
 if TYPE_CHECKING:
     from executor.vcs import GitRepo

@@ -35,7 +35,8 @@ from executor.errors import (
 )
 from executor.fsutil import quote
 from executor.workflows.tdd.parking.park import clear, not_work
-from executor.workflows.tdd.record.state import ParkedSession, RunState, SessionRecord
+from executor.workflows.tdd.record.session import ParkedSession, SessionRecord
+from executor.workflows.tdd.record.state import RunState
 from executor.workflows.tdd.session.hooks import find_hooks
 from executor.workflows.tdd.trust import tampering, testchanges, verdicts
 from executor.workflows.tdd.trust.testfiles import is_test_file

@@ -8,7 +8,7 @@ import unicodedata
 from executor.plan.cache import PlanView
 from executor.plan.models import Session
 from executor.workflows.tdd.record.counts import tests_line
-from executor.workflows.tdd.record.state import SessionRecord
+from executor.workflows.tdd.record.session import SessionRecord
 from executor.workflows.tdd.trust.testfiles import is_test_file
 
 

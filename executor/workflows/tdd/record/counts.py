@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from executor.workflows.tdd.record.state import SessionRecord, TestsCounted
+from executor.workflows.tdd.record.session import SessionRecord, TestsCounted
 
 if TYPE_CHECKING:
     from datetime import datetime

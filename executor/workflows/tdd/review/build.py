@@ -14,12 +14,8 @@ from executor.errors import UserError
 from executor.fsutil import quote
 from executor.plan.cache import PlanView
 from executor.workflows.tdd.record.counts import elapsed, tests_line
-from executor.workflows.tdd.record.state import (
-    RunState,
-    SessionArchive,
-    SessionEntry,
-    SessionRecord,
-)
+from executor.workflows.tdd.record.session import SessionRecord
+from executor.workflows.tdd.record.state import RunState, SessionArchive, SessionEntry
 from executor.workflows.tdd.review import facts
 from executor.workflows.tdd.review.model import CommitView, RunReview, SessionReview, Split
 

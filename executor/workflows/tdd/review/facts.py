@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from executor.words import plural
-from executor.workflows.tdd.record.state import SessionRecord
+from executor.workflows.tdd.record.session import SessionRecord
 from executor.workflows.tdd.review.model import Attempt, Gap, Kind, RedTest, Span, Split
 from executor.workflows.tdd.step import AGENT_STEPS, Step, checkpoint_of, is_escalation
 

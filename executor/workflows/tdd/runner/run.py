@@ -35,13 +35,13 @@ from executor.stamps import new_id
 from executor.store import StateStore, exclusive
 from executor.words import plural
 from executor.workflows.tdd.parking.lot import ParkingLot
+from executor.workflows.tdd.record.session import SessionRecord
 from executor.workflows.tdd.record.state import (
     SCHEMA_VERSION,
     RunRecord,
     RunState,
     SessionArchive,
     SessionEntry,
-    SessionRecord,
     project,
     state_store,
 )

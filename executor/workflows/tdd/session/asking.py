@@ -11,7 +11,7 @@ from executor.choices import Decision, Option, Question
 from executor.engine.agents import Waiting
 from executor.engine.decisions import NoHuman
 from executor.engine.machine import Outcome
-from executor.workflows.tdd.record.state import Answered
+from executor.workflows.tdd.record.session import Answered
 from executor.workflows.tdd.session import detail
 from executor.workflows.tdd.session.context import SessionPart, opt
 from executor.workflows.tdd.step import Step

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 from executor.plan.cache import PlanView
 from executor.plan.models import Session
 from executor.words import plural
-from executor.workflows.tdd.record.state import RunState, SessionArchive, SessionRecord
+from executor.workflows.tdd.record.session import SessionRecord
+from executor.workflows.tdd.record.state import RunState, SessionArchive
 
 if TYPE_CHECKING:
     from executor.engine.agents import AgentResult

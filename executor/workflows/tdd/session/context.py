@@ -18,7 +18,8 @@ from executor.plan.models import Session
 from executor.retry import RetryPolicy
 from executor.runoptions import CHECKPOINT_SETS, RunOptions
 from executor.words import plural
-from executor.workflows.tdd.record.state import RunState, SessionArchive, SessionRecord, Spent
+from executor.workflows.tdd.record.session import SessionRecord
+from executor.workflows.tdd.record.state import RunState, SessionArchive, Spent
 from executor.workflows.tdd.trust import verdicts
 
 if TYPE_CHECKING:

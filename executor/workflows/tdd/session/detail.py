@@ -16,7 +16,8 @@ from typing import Literal
 from executor.plan.models import Session
 from executor.words import plural
 from executor.workflows.tdd.record.counts import NOT_MEASURED, duration, elapsed, tests_line
-from executor.workflows.tdd.record.state import RunState, SessionRecord
+from executor.workflows.tdd.record.session import SessionRecord
+from executor.workflows.tdd.record.state import RunState
 from executor.workflows.tdd.step import Step
 
 

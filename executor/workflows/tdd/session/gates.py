@@ -24,7 +24,7 @@ from executor.workflows.tdd.record.commit import (
     trailers,
     unchecked_trailer,
 )
-from executor.workflows.tdd.record.state import Answered
+from executor.workflows.tdd.record.session import Answered
 from executor.workflows.tdd.session import detail
 from executor.workflows.tdd.session.changed_while_waiting import Settling
 from executor.workflows.tdd.session.checks.strength import Strength, strength_trailer

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from executor.engine.machine import Outcome
-from executor.workflows.tdd.record.state import PersonHook
+from executor.workflows.tdd.record.session import PersonHook
 from executor.workflows.tdd.session.checks.guard import Guard
 from executor.workflows.tdd.trust import tampering, verdicts
 

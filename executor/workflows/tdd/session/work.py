@@ -35,8 +35,8 @@ from executor.workflows.tdd.record.commit import (
     unchecked_trailer,
 )
 from executor.workflows.tdd.record.counts import counted
-from executor.workflows.tdd.record.state import AgentCall as AgentCallLog
-from executor.workflows.tdd.record.state import Ran
+from executor.workflows.tdd.record.session import AgentCall as AgentCallLog
+from executor.workflows.tdd.record.session import Ran
 from executor.workflows.tdd.session import budget
 from executor.workflows.tdd.session.brief import digest, render_brief, usage_line
 from executor.workflows.tdd.session.checks.flaky import Flaky, flaky_note

@@ -19,13 +19,12 @@ from executor.project_config import find_root, load_project_config
 from executor.workflows.tdd.parallel.view import parallel_data
 from executor.workflows.tdd.parking.questions import answer_words, questions_data, waiting_on
 from executor.workflows.tdd.record.counts import elapsed
+from executor.workflows.tdd.record.session import AgentCall, SessionRecord
 from executor.workflows.tdd.record.state import (
     FINISHED,
-    AgentCall,
     RunState,
     SessionArchive,
     SessionEntry,
-    SessionRecord,
     state_store,
 )
 from executor.workflows.tdd.runner.workspace import check_plan_owner

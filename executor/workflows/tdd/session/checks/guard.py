@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from executor.engine.layout import Layout
     from executor.testrun import TestRun
     from executor.vcs import GitRepo
-    from executor.workflows.tdd.record.state import SessionRecord
+    from executor.workflows.tdd.record.session import SessionRecord
 
 
 #: A test definition's key and its syntax (`testchanges.definitions`).

@@ -26,7 +26,7 @@ from executor.engine.machine import Outcome
 from executor.pinning import interpreter
 from executor.strength.facts import SURVIVORS_KEPT, StrengthFacts, SurvivorFact
 from executor.strength.job import Job, SessionTests
-from executor.workflows.tdd.record.state import SessionRecord
+from executor.workflows.tdd.record.session import SessionRecord
 from executor.workflows.tdd.session.context import SessionPart
 from executor.workflows.tdd.trust import verdicts
 from executor.workflows.tdd.trust.testfiles import is_test_file
