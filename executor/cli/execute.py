@@ -113,7 +113,8 @@ def _execute(
     from executor.engine.agents import BRIDGE_AGENT
     from executor.errors import UserError
     from executor.runoptions import Overrides, RunOptions
-    from executor.workflows.tdd.runner.run import Runner, RunRequest
+    from executor.workflows.tdd.runner.opening import RunRequest
+    from executor.workflows.tdd.runner.run import Runner
 
     given = {o.name: values[o.name] for o in RunOptions.OPTIONS}
     agent_command, agent = given["agent_command"], given["agent"] = agent_choice(values)

@@ -128,7 +128,8 @@ def lane(
     def body() -> int:
         from executor.errors import Resumable
         from executor.workflows.tdd.parallel.children import report_end, watch_parent
-        from executor.workflows.tdd.runner.run import Runner, RunRequest
+        from executor.workflows.tdd.runner.opening import RunRequest
+        from executor.workflows.tdd.runner.run import Runner
 
         if watch_fd is not None:
             watch_parent(watch_fd)

@@ -26,7 +26,8 @@ from executor.strength.job import Job
 from executor.strength.runner import Measured
 from executor.testrun import TestCase, TestRun
 from executor.workflows.tdd.record.session import SessionRecord
-from executor.workflows.tdd.runner.run import Runner, RunRequest, RunResult
+from executor.workflows.tdd.runner.opening import RunRequest
+from executor.workflows.tdd.runner.run import Runner, RunResult
 from executor.workflows.tdd.runner.scope import Scope, SessionScope
 from tests.conftest import git
 

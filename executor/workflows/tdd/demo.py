@@ -16,7 +16,8 @@ from pathlib import Path
 
 from executor.resources import data_path
 from executor.runoptions import Overrides
-from executor.workflows.tdd.runner.run import Runner, RunRequest, RunResult
+from executor.workflows.tdd.runner.opening import RunRequest
+from executor.workflows.tdd.runner.run import Runner, RunResult
 from executor.workflows.tdd.runner.scope import PlanScope
 from executor.workflows.tdd.session.context import Progress
 

@@ -57,7 +57,8 @@ from executor.workflows.tdd.parallel.waves import completed, may_start
 from executor.workflows.tdd.record.lanes import Lane
 from executor.workflows.tdd.record.state import state_store
 from executor.workflows.tdd.runner.as_lane import peek
-from executor.workflows.tdd.runner.run import RunRequest, RunResult, open_run, plan_folder
+from executor.workflows.tdd.runner.opening import RunRequest, open_run, plan_folder
+from executor.workflows.tdd.runner.run import RunResult
 from executor.workflows.tdd.runner.workspace import check_workspace
 from executor.workflows.tdd.step import ACTIVE
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from executor.pinning import Pins
     from executor.prompts import Prompter
     from executor.vcs import GitRepo
-    from executor.workflows.tdd.runner.run import Opened
+    from executor.workflows.tdd.runner.opening import Opened
 
 
 def pin_lanes(
@@ -31,7 +31,7 @@ def pin_lanes(
     """The run's pin, for every lane; an environment sessions of an earlier run changed is
     taken in by a person at the terminal (`prompter`) only, else the run stops."""
     from executor.testrun import DEFAULT_TEST_TIMEOUT
-    from executor.workflows.tdd.runner.run import planned
+    from executor.workflows.tdd.runner.opening import planned
     from executor.workflows.tdd.session.checks.pins import pin_run, repin
 
     state = opened.state

@@ -94,7 +94,7 @@ class Settle(Shared):
         from executor.workflows.tdd.parallel.lanes import worker_env
         from executor.workflows.tdd.record.lanes import LaneLink
         from executor.workflows.tdd.runner.as_lane import lane_guarded, lane_sandbox
-        from executor.workflows.tdd.runner.run import sandbox_of
+        from executor.workflows.tdd.runner.opening import sandbox_of
 
         path = self.places.integration
         if path.resolve() not in {w.path.resolve() for w in self.repo.worktrees()}:

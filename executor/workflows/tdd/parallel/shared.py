@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from executor.prompts import Prompter
     from executor.vcs import GitRepo
     from executor.workflows.tdd.parallel.watch import Watch
-    from executor.workflows.tdd.runner.run import RunRequest
+    from executor.workflows.tdd.runner.opening import RunRequest
 
 
 class Shared:
