@@ -33,7 +33,7 @@ from executor.workflows.tdd.runner.scope import Scope, select
 from executor.workflows.tdd.runner.stops import continue_words
 from executor.workflows.tdd.runner.workspace import check_plan_owner, reconcile
 from executor.workflows.tdd.session.brief import BRIEF_VERSION
-from executor.workflows.tdd.session.checks.guard import restore_plan
+from executor.workflows.tdd.session.checks.put_back import restore_plan
 from executor.workflows.tdd.session.context import Progress, PutBack
 from executor.workflows.tdd.step import AGENT_STEPS, Step
 from executor.workflows.tdd.table import TDD

@@ -40,8 +40,8 @@ from executor.workflows.tdd.record.session import Ran
 from executor.workflows.tdd.session import budget
 from executor.workflows.tdd.session.brief import digest, render_brief, usage_line
 from executor.workflows.tdd.session.checks.flaky import Flaky, flaky_note
-from executor.workflows.tdd.session.checks.guard import note_settings
 from executor.workflows.tdd.session.checks.losses import Losses
+from executor.workflows.tdd.session.checks.put_back import note_settings
 from executor.workflows.tdd.session.checks.strength import (
     session_tests,
     start_ahead,

@@ -1,21 +1,9 @@
-"""What nobody gets past unseen, applied to a session: after an agent step, around every
-test run, and at verification.
-
-- After an agent step: its own commits are folded back (one commit per session, the
-  executor's); a plan file it changed is put back and the step fails (the plan is
-  read-only to agents); a file the person kept out of the session is put back if the
-  agent touched it; what a clone would not get back (a nested repository, a link out of
-  the repository) fails the step; and what the run pinned is compared (`PinJudge`): git's
-  own files it changed are put back, a changed environment fails the step.
-- Around every test run (`sealed_run`): the tree, HEAD, the executor's own files and the
-  person's kept-out files are recorded before the run and compared after it, and the
-  run's pin after it. Anything a test run changed is put back and fails the step: the
-  code under test cannot rewrite itself, commit, forge the state or the plan cache, or
-  edit the plan while it is verified (P24).
-- At verification (`tampering`): test infrastructure changed since RED, code that
-  reaches into the runner, code git ignores, unchecked bytecode, earlier sessions'
-  passing tests gone, and tests weakened since they were written (P25).
-"""
+"""What nobody gets past unseen, applied to a session. After an agent step: its commits
+folded back, plan files and kept-out files put back, what a clone would not get back
+refused, the run's pin compared (`PinJudge`). Around every test run (`sealed_run`):
+whatever the run changed is put back and fails the step (P24). At verification
+(`tampering`): changed test infrastructure, code that reaches into the runner, earlier
+tests gone, tests weakened (P25)."""
 
 from __future__ import annotations
 
@@ -28,18 +16,18 @@ from executor.engine.process import OwnFiles
 from executor.fsutil import read_regular
 from executor.words import plural
 from executor.workflows.tdd.session.checks.pins import PinJudge
-from executor.workflows.tdd.session.context import PutBack
+from executor.workflows.tdd.session.checks.put_back import (
+    note_settings,
+    restore_plan,
+    restore_settings,
+)
 from executor.workflows.tdd.trust import tampering, testchanges, verdicts
 from executor.workflows.tdd.trust.testfiles import is_test_file
 
 if TYPE_CHECKING:
     import ast
 
-    from executor.engine.layout import Layout
     from executor.testrun import TestRun
-    from executor.vcs import GitRepo
-    from executor.workflows.tdd.record.session import SessionRecord
-
 
 #: A test definition's key and its syntax (`testchanges.definitions`).
 Definition = tuple[str, "ast.AST | list[ast.stmt] | bytes"]
@@ -402,47 +390,3 @@ def _module_exists(root: Path, module: str) -> bool:
             return True
         parts.pop()
     return False
-
-
-def restore_plan(repo: GitRepo, layout: Layout, rec: SessionRecord, plan: Path) -> PutBack:
-    """Plan files that differ from the session's last recorded tree are put back as that
-    tree holds them, and the executor's settings files whose meaning differs from what
-    they were before the agent step (`note_settings`) as they were (repo-relative), after
-    a backup of the worktree. The plan and the executor's settings are read-only to
-    agents: the settings decide which command tests the work (`test_command_map`)."""
-    touched: list[str] = []
-    backup = ""
-    if rec.tree:
-        now = repo.record_tree(exclude=layout.owned()).tree
-        touched = tampering.plan_paths(plan, repo.root, repo.tree_diff(rec.tree, now))
-        if touched:
-            backup = repo.snapshot("plan-put-back", exclude=layout.owned())
-            repo.put_back(rec.tree, touched)
-    # the settings are noted as each agent call starts: no edit of a person's is among them
-    return PutBack(touched + restore_settings(repo, rec.settings), backup)
-
-
-def note_settings(repo: GitRepo) -> dict[str, str]:
-    """The executor's settings files as they are (blob ids; "-": absent)."""
-    from executor.project_config import FILES
-
-    return repo.blobs_of(list(FILES))
-
-
-def restore_settings(repo: GitRepo, before: dict[str, str]) -> list[str]:
-    """Settings files (`note_settings`) whose meaning changed since `before`, put back;
-    returns them. Git may ignore them, so they are compared by content, not by tree."""
-    from executor.project_config import settings_meaning
-
-    def meaning(path: str, blob: str) -> str:
-        return settings_meaning(path, None if blob == "-" else repo.blob(blob))
-
-    now = note_settings(repo) if before else {}
-    touched = [
-        path
-        for path, blob in before.items()
-        if now.get(path, blob) != blob and meaning(path, blob) != meaning(path, now[path])
-    ]
-    for path in touched:
-        repo.put_blob(path, before[path])
-    return touched
