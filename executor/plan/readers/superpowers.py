@@ -6,7 +6,7 @@ numbered in plan order (the written id is its `label`); `## Phase N` / `## Chunk
 `### Slice N gate` heading is a human checkpoint after the task before it. When a fence
 that nests badly surfaces a stray heading inside a task, the steps that go on numbering
 after it still belong to the task. Steps and their commands are read by
-`executor.plan.tasksteps`; a task's `**Files:**` list (Create / Modify / Test / Delete;
+`executor.plan.readers.tasksteps`; a task's `**Files:**` list (Create / Modify / Test / Delete;
 Read is not a change) and the files its steps create give its files, `**Depends on:**
 Task N` its dependencies (else: the previous task).
 """
@@ -17,16 +17,16 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from executor.plan import vocabulary as voc
-from executor.plan import words
-from executor.plan.account import typo_of
-from executor.plan.files import task_file_spec
-from executor.plan.inline import plain, read_label
-from executor.plan.markdown import Block, Section, parse
 from executor.plan.models import Diagnostic, FileSpec, Phase, Plan, PlanFormat, Session
-from executor.plan.sessiontext import located, split_source, trimmed_end
-from executor.plan.source import file_plan
-from executor.plan.tasksteps import TaskSteps
+from executor.plan.readers.account import typo_of
+from executor.plan.readers.tasksteps import TaskSteps
+from executor.plan.text import vocabulary as voc
+from executor.plan.text import words
+from executor.plan.text.files import task_file_spec
+from executor.plan.text.inline import plain, read_label
+from executor.plan.text.markdown import Block, Section, parse
+from executor.plan.text.sessiontext import located, split_source, trimmed_end
+from executor.plan.text.source import file_plan
 
 _DEPENDS = re.compile(r"^(?:depends on|dependencies|requires|prerequisites?|blocked by)$", re.I)
 _GATE = re.compile(rf"\bgate\b|{words.CHECKPOINT}|{words.MANUAL}|abnahme|acceptance", re.I)

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from itertools import pairwise
 
-from executor.plan.vocabulary import parse_session_refs
+from executor.plan.text.vocabulary import parse_session_refs
 
 
 @dataclass

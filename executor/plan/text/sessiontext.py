@@ -36,7 +36,7 @@ _MENTIONS_COMMIT = re.compile(r"commit", re.IGNORECASE)
 
 def split_source(text: str) -> list[str]:
     """The lines of `text` with their line ends, split at LF, CRLF and CR only (the same
-    lines `executor.plan.markdown.scan` numbers)."""
+    lines `executor.plan.text.markdown.scan` numbers)."""
     return _LINE_END.findall(text)
 
 

@@ -18,11 +18,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from executor.plan import vocabulary as voc
-from executor.plan.checks import judge
-from executor.plan.commands import text_command
-from executor.plan.files import prose_paths
-from executor.plan.jsonspans import Span, items, line_of, members
+from executor.plan.commands.checks import judge
+from executor.plan.commands.written import text_command
 from executor.plan.models import (
     Diagnostic,
     FileSpec,
@@ -34,8 +31,11 @@ from executor.plan.models import (
     Session,
     Step,
 )
-from executor.plan.sessiontext import source_hash
-from executor.plan.source import file_plan
+from executor.plan.text import vocabulary as voc
+from executor.plan.text.files import prose_paths
+from executor.plan.text.jsonspans import Span, items, line_of, members
+from executor.plan.text.sessiontext import source_hash
+from executor.plan.text.source import file_plan
 
 DONE = frozenset({"done", "completed", "complete"})
 STATUS = re.compile(r'("status"\s*:\s*)"(?:[^"\\]|\\.)*"')

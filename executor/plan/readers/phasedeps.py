@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import re
 
-from executor.plan import words
-from executor.plan.inline import plain, read_label
-from executor.plan.markdown import Block
 from executor.plan.models import Session
+from executor.plan.text import words
+from executor.plan.text.inline import plain, read_label
+from executor.plan.text.markdown import Block
 
 _SECTION = re.compile(r"^(?:phase\s+)?dependenc(?:y|ies)\b|^user\s+story\s+dependencies$", re.I)
 _DEPENDS = re.compile(r"\bdepends?\s+on\b(.*)$|^\s*(no\s+dependencies)", re.I | re.S)

@@ -7,10 +7,6 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from executor.plan import vocabulary as voc
-from executor.plan.files import as_file
-from executor.plan.inline import code_spans
-from executor.plan.mermaid import Edge
 from executor.plan.models import (
     ChecklistItem,
     Diagnostic,
@@ -20,7 +16,11 @@ from executor.plan.models import (
     Session,
     Step,
 )
-from executor.plan.sessiontext import located
+from executor.plan.readers.mermaid import Edge
+from executor.plan.text import vocabulary as voc
+from executor.plan.text.files import as_file
+from executor.plan.text.inline import code_spans
+from executor.plan.text.sessiontext import located
 
 
 @dataclass

@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from executor.plan.markdown import Block
 from executor.plan.models import Session
+from executor.plan.text.markdown import Block
 
 
 def wave_dependencies(blocks: list[Block], sessions: dict[str, Session]) -> dict[str, list[int]]:

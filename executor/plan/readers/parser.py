@@ -1,6 +1,6 @@
 """One PHASE file or PROJECT_PLAN.md -> phases, sessions, Mermaid edges, diagnostics.
 
-Sessions are sections of the heading tree (`executor.plan.markdown`): a heading
+Sessions are sections of the heading tree (`executor.plan.text.markdown`): a heading
 `Session N: Title` at any level and everything below it. The units of work are, in
 order of preference:
 - `Session N` headings (a `## Session 8 Scope` inside `# Session 8 - ...` is a section of
@@ -9,7 +9,7 @@ order of preference:
 - in an overview, bold list items `1. **Session 1: Title** (3h)` under a phase;
 - in a file with neither, `Phase A: ...` sections that hold the work themselves.
 `Phase N` headings (and ids such as `1A`) open the phases the sessions belong to.
-What a session's sub-sections hold is read by `executor.plan.sessionread`.
+What a session's sub-sections hold is read by `executor.plan.readers.sessionread`.
 Nothing here raises for content: what cannot be understood becomes a `Diagnostic`.
 """
 
@@ -18,17 +18,17 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from executor.plan import vocabulary as voc
-from executor.plan.checks import judge, not_a_check
-from executor.plan.drafts import FileResult, SessionDraft, is_test_bullet, to_session
-from executor.plan.files import as_file
-from executor.plan.inline import code_spans, plain, read_label
-from executor.plan.markdown import Block, Section, parse
-from executor.plan.mermaid import mermaid_edges, tree_edges
+from executor.plan.commands.checks import judge, not_a_check
 from executor.plan.models import Diagnostic, Phase
-from executor.plan.phasedeps import table_dependencies
-from executor.plan.sessionread import SessionReader, unroled_step
-from executor.plan.sessiontext import split_source, trimmed_end
+from executor.plan.readers.drafts import FileResult, SessionDraft, is_test_bullet, to_session
+from executor.plan.readers.mermaid import mermaid_edges, tree_edges
+from executor.plan.readers.phasedeps import table_dependencies
+from executor.plan.readers.sessionread import SessionReader, unroled_step
+from executor.plan.text import vocabulary as voc
+from executor.plan.text.files import as_file
+from executor.plan.text.inline import code_spans, plain, read_label
+from executor.plan.text.markdown import Block, Section, parse
+from executor.plan.text.sessiontext import split_source, trimmed_end
 
 _BOLD_SESSION = re.compile(
     r"^(?:\d{1,3}[.)]\s+)?(?:\*\*|__)session\s+#?(\d+)\s*[:\-–—.]\s*(.+?)(?:\*\*|__)\s*(.*)$",

@@ -2,7 +2,7 @@
 
 After a plan is read, each markdown file of it is scanned (the same parse the readers
 used) for lines that look like work, in any letter case, in the languages of
-`executor.plan.words`, with full-width punctuation or with a small typo of an English
+`executor.plan.text.words`, with full-width punctuation or with a small typo of an English
 unit word (`Sesion 3`, `Tsak 3`, `Setp 2`):
 - a heading that names a session, task, phase, story or step by its number;
 - a task line with an id (`T012`, `**T012**`) or a numbered checkbox task (`- [ ] 2.1`);
@@ -22,11 +22,11 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
 
-from executor.plan import words
-from executor.plan.inline import plain
-from executor.plan.markdown import Block, Document, parse, source_lines
 from executor.plan.models import Diagnostic, Plan, Severity
-from executor.plan.source import read_source
+from executor.plan.text import words
+from executor.plan.text.inline import plain
+from executor.plan.text.markdown import Block, Document, parse, source_lines
+from executor.plan.text.source import read_source
 from executor.words import plural
 
 #: (word, what it names): the units a heading may name.

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from executor.plan import words
 from executor.plan.models import StepRole
-from executor.plan.words import Unit
+from executor.plan.text import words
+from executor.plan.text.words import Unit
 
 SESSION_HEADING = Unit(words.SESSION)
 #: Starts like a session heading but is not one we can read ("Session: X", "Session 3a").

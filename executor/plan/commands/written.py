@@ -6,7 +6,7 @@ A plan's command is what a person would type to verify the step, exactly as writ
   `# notes` are dropped, backslash continuations joined;
 - a block for a second terminal is a manual check, not a command the executor can run;
 - setup (`npm install`, `chmod +x`, `mkdir`) is not verification, nor is anything else
-  that is not a check (`executor.plan.checks`);
+  that is not a check (`executor.plan.commands.checks`);
 - in prose, a command follows a verb that runs it: "Run `npm run typecheck`", "run tests
   with `uv run pytest x -v`", "run `terraform validate` in `deploy/`".
 """
@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import re
 
-from executor.plan import words
-from executor.plan.checks import judge
-from executor.plan.inline import code_spans
-from executor.plan.vocabulary import looks_like_path
+from executor.plan.commands.checks import judge
+from executor.plan.text import words
+from executor.plan.text.inline import code_spans
+from executor.plan.text.vocabulary import looks_like_path
 
 #: Fence info strings that hold shell commands (no info: a bare block after a step).
 SHELL = frozenset(
@@ -61,7 +61,7 @@ def _open_quote(line: str) -> bool:
 def block_command(code: str, info: str = "") -> str | None:
     """The one command a shell code block holds (its lines joined with ` && `), or None
     (not shell, empty, or something a person runs by hand). Whether it is a check is
-    `executor.plan.checks.judge`'s to say."""
+    `executor.plan.commands.checks.judge`'s to say."""
     if info.split(" ", 1)[0].lower() not in SHELL:
         return None
     parts: list[str] = []
@@ -89,7 +89,7 @@ def block_command(code: str, info: str = "") -> str | None:
 
 
 def verifies(command: str | None) -> bool:
-    """A command that may verify a session: a check (`executor.plan.checks.judge`)."""
+    """A command that may verify a session: a check (`executor.plan.commands.checks.judge`)."""
     return bool(command) and judge(command) is None
 
 

@@ -21,14 +21,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from executor.plan import vocabulary as voc
-from executor.plan import words
-from executor.plan.checks import judge
-from executor.plan.commands import SHELL, block_command
-from executor.plan.files import as_file
-from executor.plan.inline import code_spans, plain, read_label
-from executor.plan.markdown import Block
+from executor.plan.commands.checks import judge
+from executor.plan.commands.written import SHELL, block_command
 from executor.plan.models import FileSpec, PlanCommand, Step, StepRole
+from executor.plan.text import vocabulary as voc
+from executor.plan.text import words
+from executor.plan.text.files import as_file
+from executor.plan.text.inline import code_spans, plain, read_label
+from executor.plan.text.markdown import Block
 
 _RUN = re.compile(
     rf"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?:{words.RUN_LABEL})(?:\s*\([^)]*\))?"

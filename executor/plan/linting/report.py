@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from executor.plan.formats import describe
-from executor.plan.graph import critical_path, find_cycles, graph_of, parallel_groups
+from executor.plan.linting.graph import critical_path, find_cycles, graph_of, parallel_groups
 from executor.plan.models import Diagnostic, Plan, Session, StepRole
 from executor.project_config import ProjectConfig, map_test_command
 from executor.words import plural

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from executor.plan import effects, embedded, programs
+from executor.plan.commands import effects, embedded, programs
 
 _PLACEHOLDER = re.compile(r"<[A-Za-z_][^<>\n]*>|\{\{[^}]*\}\}|\bYOUR_[A-Z_]+\b")
 _VARIABLE = re.compile(r"^\$?\{?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\}?$|^\$\{?\w+\}?$")

@@ -13,15 +13,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from executor.plan import vocabulary as voc
-from executor.plan import words
-from executor.plan.checks import judge
-from executor.plan.commands import block_command, text_command
-from executor.plan.drafts import SessionDraft, StepDraft
-from executor.plan.files import as_file, is_tree, list_item_files, tree_paths
-from executor.plan.inline import code_spans, plain, read_label
-from executor.plan.markdown import Block, Section
+from executor.plan.commands.checks import judge
+from executor.plan.commands.written import block_command, text_command
 from executor.plan.models import ChecklistItem, FileSpec, PlanCommand, Step, StepRole
+from executor.plan.readers.drafts import SessionDraft, StepDraft
+from executor.plan.text import vocabulary as voc
+from executor.plan.text import words
+from executor.plan.text.files import as_file, is_tree, list_item_files, tree_paths
+from executor.plan.text.inline import code_spans, plain, read_label
+from executor.plan.text.markdown import Block, Section
 
 _VALUE_KINDS = ("time", "tests_count", "context", "next", "dependencies", "status")
 #: Sections a step heading's sub-sections may be without leaving the step.

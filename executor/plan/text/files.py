@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 
-from executor.plan import words
-from executor.plan.inline import code_spans, code_spans_at, plain
 from executor.plan.models import FileSpec
+from executor.plan.text import words
+from executor.plan.text.inline import code_spans, code_spans_at, plain
 
 _FILE_PREFIX = re.compile(r"^(?:create|modify|update|test|add|edit|new)\s*:\s*", re.I)
 _FILE_ITEM = re.compile(

@@ -18,13 +18,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from executor.plan import vocabulary as voc
-from executor.plan import words
-from executor.plan.checks import judge
-from executor.plan.commands import text_command
-from executor.plan.files import prose_paths
-from executor.plan.inline import plain
-from executor.plan.markdown import Block, parse
+from executor.plan.commands.checks import judge
+from executor.plan.commands.written import text_command
 from executor.plan.models import (
     Diagnostic,
     FileSpec,
@@ -35,10 +30,15 @@ from executor.plan.models import (
     Session,
     Step,
 )
-from executor.plan.sessiontext import located, split_source, trimmed_end
-from executor.plan.source import file_plan
-from executor.plan.waves import wave_dependencies
-from executor.plan.words import Unit
+from executor.plan.readers.waves import wave_dependencies
+from executor.plan.text import vocabulary as voc
+from executor.plan.text import words
+from executor.plan.text.files import prose_paths
+from executor.plan.text.inline import plain
+from executor.plan.text.markdown import Block, parse
+from executor.plan.text.sessiontext import located, split_source, trimmed_end
+from executor.plan.text.source import file_plan
+from executor.plan.text.words import Unit
 
 TASK = re.compile(r"^(\d+(?:\.\d+)+|\d+(?=\.))\.?\s+(.+)$", re.S)
 _CHECKPOINT = re.compile(rf"^(?:final\s+|最终|最終|最后|最後)?\s*(?:{words.CHECKPOINT})", re.I)

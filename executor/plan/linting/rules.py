@@ -1,6 +1,6 @@
 """`lint(plan)`: the parse diagnostics plus the plan-level rules, each with file:line.
 
-A command the plan names that is not a check (`executor.plan.checks`) is a warning at its
+A command the plan names that is not a check (`executor.plan.commands.checks`) is a warning at its
 line: it stays context and never verifies a session.
 
 Errors (the plan cannot be executed as written): duplicate session numbers, a
@@ -18,10 +18,10 @@ from __future__ import annotations
 from itertools import pairwise
 from pathlib import Path
 
-from executor.plan.checks import not_a_check
-from executor.plan.graph import find_cycles, graph_of
+from executor.plan.commands.checks import not_a_check
+from executor.plan.linting.graph import find_cycles, graph_of
 from executor.plan.models import Diagnostic, Plan, PlanFormat, Session, Severity, Step
-from executor.plan.vocabulary import path_problem
+from executor.plan.text.vocabulary import path_problem
 
 
 def lint(plan: Plan, *, project_test_command: str | None = None) -> list[Diagnostic]:

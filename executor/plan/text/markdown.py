@@ -137,7 +137,7 @@ _KEPT: dict[str, Document] | None = None
 @contextmanager
 def kept() -> Iterator[dict[str, Document]]:
     """While a plan is loaded, each text is parsed once: the readers and the check that
-    every work-shaped line was read (`executor.plan.account`) share the Document
+    every work-shaped line was read (`executor.plan.readers.account`) share the Document
     (nothing changes a Document); the documents go when the load ends."""
     global _KEPT
     outer, _KEPT = _KEPT, {} if _KEPT is None else _KEPT

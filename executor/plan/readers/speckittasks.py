@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import re
 
-from executor.plan import vocabulary as voc
-from executor.plan import words
-from executor.plan.checks import judge
-from executor.plan.commands import detail_command, join, text_command
-from executor.plan.files import as_file, is_source_name, is_test_name, prose_paths
-from executor.plan.inline import plain, read_label
-from executor.plan.markdown import Block
+from executor.plan.commands.checks import judge
+from executor.plan.commands.written import detail_command, join, text_command
 from executor.plan.models import FileSpec, PlanCommand, PlanTask, Step, StepRole
+from executor.plan.text import vocabulary as voc
+from executor.plan.text import words
+from executor.plan.text.files import as_file, is_source_name, is_test_name, prose_paths
+from executor.plan.text.inline import plain, read_label
+from executor.plan.text.markdown import Block
 
 _MANUAL = re.compile(r"\bmanual(?:ly)?\s+(?:verification|test|check)|\bby hand\b", re.I)
 _MANUAL_WORD = re.compile(words.MANUAL, re.I)

@@ -2,12 +2,12 @@
 
 One table per meaning, each a regular-expression alternation of the words in English,
 Chinese, Japanese, Korean, German, French, Spanish, Portuguese and Vietnamese (accents
-optional where authors often drop them). `executor.plan.vocabulary` builds its patterns
+optional where authors often drop them). `executor.plan.text.vocabulary` builds its patterns
 from them; `normal()` is applied to a heading or label before it is matched, so
 full-width punctuation and digits (`Phase 1：Setup`, `任务 １`) read as their ASCII forms.
 
 Word lists are hints: a superpowers task's shape decides its RED and GREEN steps first
-(`executor.plan.tasksteps`), these words only name what the shape leaves open.
+(`executor.plan.readers.tasksteps`), these words only name what the shape leaves open.
 """
 
 from __future__ import annotations

@@ -24,12 +24,6 @@ import itertools
 import re
 from pathlib import Path
 
-from executor.plan import speckittasks as tasks_
-from executor.plan import vocabulary as voc
-from executor.plan import words
-from executor.plan.files import is_test_name
-from executor.plan.inline import code_spans, plain, read_label
-from executor.plan.markdown import Block, Section, parse
 from executor.plan.models import (
     Diagnostic,
     Phase,
@@ -40,9 +34,15 @@ from executor.plan.models import (
     Session,
     StepRole,
 )
-from executor.plan.phasedeps import phase_dependencies
-from executor.plan.sessiontext import located, split_source, trimmed_end
-from executor.plan.source import file_plan
+from executor.plan.readers import speckittasks as tasks_
+from executor.plan.readers.phasedeps import phase_dependencies
+from executor.plan.text import vocabulary as voc
+from executor.plan.text import words
+from executor.plan.text.files import is_test_name
+from executor.plan.text.inline import code_spans, plain, read_label
+from executor.plan.text.markdown import Block, Section, parse
+from executor.plan.text.sessiontext import located, split_source, trimmed_end
+from executor.plan.text.source import file_plan
 
 _TITLE_PREFIX = re.compile(r"^(?:implementation\s+)?tasks?\s*:\s*", re.I)
 _ARROW = re.compile(r"\s*(?:→|->|⟶|=>)\s*")

@@ -14,9 +14,6 @@ import re
 from itertools import pairwise
 from pathlib import Path
 
-from executor.plan.drafts import FileResult
-from executor.plan.markdown import source_lines
-from executor.plan.mermaid import Edge
 from executor.plan.models import (
     NO_PLAN_FILES,
     Diagnostic,
@@ -25,9 +22,12 @@ from executor.plan.models import (
     PlanFormat,
     Session,
 )
-from executor.plan.parser import parse_file
-from executor.plan.source import read_source
-from executor.plan.vocabulary import PHASE_FILE
+from executor.plan.readers.drafts import FileResult
+from executor.plan.readers.mermaid import Edge
+from executor.plan.readers.parser import parse_file
+from executor.plan.text.markdown import source_lines
+from executor.plan.text.source import read_source
+from executor.plan.text.vocabulary import PHASE_FILE
 
 OVERVIEW_NAMES = ("PROJECT_PLAN.md", "project_plan.md", "Project_Plan.md")
 

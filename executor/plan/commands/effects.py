@@ -1,4 +1,4 @@
-"""What one program does, from its name and words: the rules `executor.plan.checks`
+"""What one program does, from its name and words: the rules `executor.plan.commands.checks`
 applies to each simple command once its wrappers are unwrapped.
 
 Each function returns why the command is no check, or None when its rule finds nothing
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from executor.plan import programs
+from executor.plan.commands import programs
 
 
 def rewrites(name: str, args: list[str], sub: str) -> str | None:

@@ -1,4 +1,4 @@
-"""The programs and words `executor.plan.checks` judges a command by: what runs tests,
+"""The programs and words `executor.plan.commands.checks` judges a command by: what runs tests,
 lints, builds, installs, deploys, calls the network, changes a database or files."""
 
 from __future__ import annotations
