@@ -93,7 +93,8 @@ def _finish_all_but_last(repo: Path, plan: Path, *, commits: bool = False) -> No
     """Sessions 1..N-1 as a long run leaves them: completed entries, archived records;
     with `commits`, each session's files committed on their own."""
     from executor.engine.layout import Layout
-    from executor.workflows.tdd.state import SessionArchive, SessionRecord, state_store
+    from executor.workflows.tdd.record.session import SessionRecord
+    from executor.workflows.tdd.record.state import SessionArchive, state_store
     from executor.workflows.tdd.step import Step
 
     head = _git(repo, "rev-parse", "HEAD")

@@ -18,14 +18,9 @@ from pathlib import Path
 from executor.bridge.protocol import BridgeChannel
 from executor.errors import NeedAgent
 from executor.plan import load_plan
-from executor.workflows.tdd.brief import digest, render_brief
-from executor.workflows.tdd.state import (
-    AgentCall,
-    RunRecord,
-    RunState,
-    SessionArchive,
-    SessionRecord,
-)
+from executor.workflows.tdd.record.session import AgentCall, SessionRecord
+from executor.workflows.tdd.record.state import RunRecord, RunState, SessionArchive
+from executor.workflows.tdd.session.brief import digest, render_brief
 from executor.workflows.tdd.step import Step
 
 _spec = importlib.util.spec_from_file_location(

@@ -34,8 +34,9 @@ import executor.vcs.plumbing as plumbing
 from executor.choices import Decision, Option
 from executor.runoptions import Overrides
 from executor.workflows.tdd.parking import lot
-from executor.workflows.tdd.run import Runner, RunRequest
-from executor.workflows.tdd.scope import PlanScope
+from executor.workflows.tdd.runner.opening import RunRequest
+from executor.workflows.tdd.runner.run import Runner
+from executor.workflows.tdd.runner.scope import PlanScope
 
 F = TypeVar("F", bound=Callable[..., Any])
 SECTION = (

@@ -91,7 +91,7 @@ def best_of(folder: Path, runs: int = 3) -> float:
 
 def markdown_share(folder: Path, runs: int = 3) -> float:
     """Best CPU seconds of markdown-it-py's parse of the plan's files alone."""
-    from executor.plan.markdown import parse
+    from executor.plan.text.markdown import parse
 
     texts = [p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.md"))]
     best = float("inf")

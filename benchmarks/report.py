@@ -80,22 +80,24 @@ def make_run(root: Path, sessions: int) -> Path:
     """The repository, its plan, its commits and the run's records; the plan folder."""
     from executor.engine.layout import Layout
     from executor.strength.facts import StrengthFacts, SurvivorFact
-    from executor.workflows.tdd.review.build import load_state  # noqa: F401 - warms imports
-    from executor.workflows.tdd.state import (
+    from executor.workflows.tdd.record.session import (
         AgentCall,
         Answered,
-        PhaseEntry,
         Ran,
-        RedFacts,
+        SessionRecord,
+        StepLog,
+    )
+    from executor.workflows.tdd.record.state import (
+        PhaseEntry,
         RunRecord,
         RunState,
         SessionArchive,
         SessionEntry,
-        SessionRecord,
-        StepLog,
         state_store,
     )
+    from executor.workflows.tdd.review.build import load_state  # noqa: F401 - warms imports
     from executor.workflows.tdd.step import Step
+    from executor.workflows.tdd.trust.redfacts import RedFacts
 
     repo = root / "repo"
     repo.mkdir()

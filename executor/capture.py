@@ -17,7 +17,7 @@ says which). Without that, an agent's leftover process could swap a module while
 tests run and swap it back before the tree is recorded again.
 
 With `warden`, the command also dies with the executor, however the executor ends
-(`executor.warden`).
+(`executor.die_with_parent`).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from executor.warden import Warden
+from executor.die_with_parent import Warden
 
 #: What each stream keeps of a long output: its beginning and its end.
 HEAD_BYTES = 256 * 1024

@@ -191,8 +191,8 @@ def lock_held(path: Path) -> bool:
     (then what it runs) into it while it holds it and empties it when it lets go. A
     holder on another machine (a shared folder) is believed while it is named. Read
     through the bounded reader: a FIFO or a link put in its place holds nothing."""
-    from executor.bounded import read_bounded
     from executor.errors import DataError
+    from executor.safe_read import read_bounded
 
     try:
         holder = read_bounded(path, 4096).decode("utf-8", "replace").strip()

@@ -1,8 +1,9 @@
 """Test runs inside a bubblewrap sandbox, when the machine has one that works.
 
-The executor checks a test run after the fact (`executor.workflows.tdd.guard` compares
-the worktree, HEAD and its own files with what they were before, and puts back what
-changed). Where `bwrap` is installed and allowed to make namespaces, it also runs the
+The executor checks a test run after the fact
+(`executor.workflows.tdd.session.checks.guard` compares the worktree, HEAD and its own
+files with what they were before, and puts back what changed). Where `bwrap` is installed
+and allowed to make namespaces, it also runs the
 test command so that some of that cannot happen at all:
 
 - **git's folder, the executor's own files and the plan are read-only** (bind-mounted

@@ -16,7 +16,7 @@ from executor.bridge.models import AgentRequest, AgentResponse, InvokerLedger
 from executor.bridge.template_state import TemplateCreateState
 from executor.claude.models import HookRecord
 from executor.engine.running import RunningAgent
-from executor.workflows.tdd.state import RunState
+from executor.workflows.tdd.record.state import RunState
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 

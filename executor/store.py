@@ -30,7 +30,6 @@ from typing import Any, Generic, NoReturn, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from executor.bounded import read_bounded, said
 from executor.datamodel import validate, validate_json
 from executor.errors import (
     CorruptStateError,
@@ -41,6 +40,7 @@ from executor.errors import (
     StorageError,
 )
 from executor.fsutil import atomic_write_bytes, host, quote, sweep_orphans
+from executor.safe_read import read_bounded, said
 from executor.stamps import utc_now
 
 

@@ -57,9 +57,9 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 from executor import errors, projectenv
-from executor.bounded import parse_json, read_bounded, said
 from executor.datamodel import Strict
 from executor.projectenv import Interpreter
+from executor.safe_read import parse_json, read_bounded, said
 from executor.sandbox import Sandbox
 from executor.testreports import Case, Outcome, RunnerName, prepare, read_report
 from executor.testsummary import disagreement

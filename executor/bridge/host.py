@@ -12,9 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from executor import fsutil
-from executor.bounded import read_bounded
 from executor.bridge.models import AgentRequest, AgentResponse
-from executor.bridge.protocol import REQUEST_NAME, RESPONSE_NAME
 from executor.bridge.reading import (
     MAX_OWN_BYTES,
     MAX_RESPONSE_BYTES,
@@ -30,6 +28,8 @@ from executor.errors import (
     PathNotFoundError,
     UserError,
 )
+from executor.runfiles import REQUEST_NAME, RESPONSE_NAME
+from executor.safe_read import read_bounded
 
 RESPOND_STATUSES = ("success", "error", "timeout", "cancelled")
 #: The commands a request's `context.resume` may name (what `bridge respond --resume` runs).

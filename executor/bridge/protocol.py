@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from executor import faults, fsutil
-from executor.bounded import read_bounded
 from executor.bridge.models import (
     AgentRequest,
     Consumed,
@@ -42,13 +41,14 @@ from executor.errors import (
     NeedAgent,
 )
 from executor.retry import RetryPolicy
+from executor.runfiles import BRIEFS_DIR as BRIEFS_DIR
+from executor.runfiles import REQUEST_NAME as REQUEST_NAME
+from executor.runfiles import RESPONSE_NAME as RESPONSE_NAME
+from executor.safe_read import read_bounded
 from executor.stamps import new_id, utc_now
 
 __all__ = ["BridgeChannel", "Consumed", "Ledger", "PendingRequest", "Reply"]
 
-REQUEST_NAME = ".agent-request.json"
-RESPONSE_NAME = ".agent-response.json"
-BRIEFS_DIR = ".agent-briefs"
 #: Prompts longer than this go to a brief file, so the request file stays <= ~2 KB.
 INLINE_PROMPT_MAX = 1500
 

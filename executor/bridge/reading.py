@@ -1,7 +1,7 @@
 """The readers of bridge files, and tolerant, explicit readers for what hosts write.
 
 Every read of a bridge file (response, request, ledger) goes through the one bounded
-reader (`executor.bounded`: a regular file only, a size cap, JSON nested at most 64 deep
+reader (`executor.safe_read`: a regular file only, a size cap, JSON nested at most 64 deep
 with finite numbers only), then its pydantic model. A refusal is a `DataError` naming the
 problem as `(file): ...`; each reader here turns it into the error of its file.
 
@@ -23,10 +23,10 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from executor.bounded import parse_json, read_bounded, said
 from executor.bridge.models import PROTOCOL_VERSION, AgentRequest, AgentResponse
 from executor.datamodel import validate
 from executor.errors import BridgeFileInvalid, DataError, InvalidResponseError
+from executor.safe_read import parse_json, read_bounded, said
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -23,8 +23,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from executor.bounded import parse_json
 from executor.errors import DataError
+from executor.safe_read import parse_json
 
 #: The state files a run keeps in its folder (`executor.engine.layout`,
 #: `executor.bridge.template_state`; a test keeps these equal).

@@ -122,8 +122,8 @@ def exclude_file(top: Path) -> Path:
 
 def _small_text(path: Path, limit: int = 1 << 20) -> str:
     """A small file git keeps, read through the bounded reader ("" when it cannot be)."""
-    from executor.bounded import read_bounded
     from executor.errors import DataError
+    from executor.safe_read import read_bounded
 
     try:
         return read_bounded(path, limit).decode("utf-8", "replace").strip()
@@ -229,8 +229,8 @@ def read_run_file(path: Path, limit: int, problems: list[str]) -> bytes | None:
     """The bytes of a file of a run folder, read through the bounded reader (anything
     can be put there: a FIFO would block the hook, a link to /dev/zero fill its memory);
     None when it is absent, or (said in `problems`) cannot be read as a regular file."""
-    from executor.bounded import read_bounded, said
     from executor.errors import DataError
+    from executor.safe_read import read_bounded, said
 
     try:
         return read_bounded(path, limit)

@@ -45,7 +45,7 @@ def _show_all(folder: Path, json_out: bool) -> int:
     """Every request the run kept in `folder` waits on (the run's own, each lane's)."""
     from executor import console
     from executor.bridge.host import show_pending
-    from executor.bridge.protocol import REQUEST_NAME
+    from executor.runfiles import REQUEST_NAME
     from executor.workflows.tdd.parallel.view import request_folders
 
     found = [
@@ -142,7 +142,7 @@ def respond(
 
     def body() -> int:
         from executor.bridge.host import forged_resume, resolve_dir, resume_argv, write_response
-        from executor.bridge.protocol import REQUEST_NAME
+        from executor.runfiles import REQUEST_NAME
 
         folder = resolve_dir(directory)
         target, req = write_response(

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from executor.choices import Question
     from executor.notify import Delivery, Event, Targets
     from executor.runoptions import RunOptions
-    from executor.workflows.tdd.run import RunRequest, RunResult
+    from executor.workflows.tdd.runner.opening import RunRequest
+    from executor.workflows.tdd.runner.run import RunResult
 
 
 class Driver(Protocol):

@@ -33,7 +33,7 @@ def config(plan: Path | None, json_output: bool) -> None:
         from executor.errors import UserError
         from executor.project_config import find_root, load_project_config
         from executor.runoptions import Overrides, explain
-        from executor.workflows.tdd.state import state_store
+        from executor.workflows.tdd.record.state import state_store
 
         named: Path | None = plan.absolute() if plan else None
         if named is None:

@@ -14,8 +14,8 @@ from executor.cli.callback import Callback
 
 if TYPE_CHECKING:
     from executor.errors import NeedAgent
-    from executor.workflows.tdd.run import RunResult
-    from executor.workflows.tdd.scope import Scope
+    from executor.workflows.tdd.runner.run import RunResult
+    from executor.workflows.tdd.runner.scope import Scope
 
 
 def report_fn(json_output: bool) -> Any:
@@ -113,7 +113,8 @@ def _execute(
     from executor.engine.agents import BRIDGE_AGENT
     from executor.errors import UserError
     from executor.runoptions import Overrides, RunOptions
-    from executor.workflows.tdd.run import Runner, RunRequest
+    from executor.workflows.tdd.runner.opening import RunRequest
+    from executor.workflows.tdd.runner.run import Runner
 
     given = {o.name: values[o.name] for o in RunOptions.OPTIONS}
     agent_command, agent = given["agent_command"], given["agent"] = agent_choice(values)
@@ -205,7 +206,7 @@ def finish(result: RunResult, json_output: bool, plan: Path) -> None:
     report (written beside the state)."""
     from executor.cli.review import end_of_run
     from executor.cli.status_view import render_status
-    from executor.workflows.tdd.status import status_data
+    from executor.workflows.tdd.views.status import status_data
 
     data = status_data(result.plan)
     if json_output:  # stdout holds the JSON alone; the summary's lines go to stderr too

@@ -1,6 +1,6 @@
 """`executor logs [SESSION] [-f]`: the current (or named) session's latest agent
 transcript and test output; `-f` follows them as the run writes them, until the run is
-over (`executor.workflows.tdd.logs`) or Ctrl+C (exit 130)."""
+over (`executor.workflows.tdd.views.logs`) or Ctrl+C (exit 130)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     import codecs
     from pathlib import Path
 
-    from executor.workflows.tdd.logs import Log
+    from executor.workflows.tdd.views.logs import Log
 
 commands = Commands()
 
@@ -36,7 +36,7 @@ def logs(session: int | None, follow: bool, lines: int, plan: Path | None) -> No
 
     def body() -> int:
         from executor.engine.layout import Layout
-        from executor.workflows.tdd import logs as runlogs
+        from executor.workflows.tdd.views import logs as runlogs
 
         named = common.resolve_plan(plan)
         _check(named, session)
@@ -68,8 +68,8 @@ def _check(named: Path, session: int | None) -> None:
     if not named.exists():
         raise PathNotFoundError(f"plan not found: {named}", path=named)
     if session is not None:
-        from executor.workflows.tdd.scope import SessionScope, select
-        from executor.workflows.tdd.status import load_for_status
+        from executor.workflows.tdd.runner.scope import SessionScope, select
+        from executor.workflows.tdd.views.status import load_for_status
 
         select(load_for_status(named), SessionScope(session))
 

@@ -1,7 +1,7 @@
 """`executor plan validate|show`: lint a plan, or draw its phases and schedule.
 
 Thin: read flags, call the core functions below through `common.run`. The parser and
-lint live in `executor.plan`; the JSON contract and the view in `executor.plan.report`.
+lint live in `executor.plan`; the JSON contract and the view in `executor.plan.linting.report`.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def validate(
     from executor.cli.common import no_cycle_collection
     from executor.exitcodes import ExitCode
     from executor.plan import lint, load_plan
-    from executor.plan.report import contract, format_diagnostic, summary
+    from executor.plan.linting.report import contract, format_diagnostic, summary
 
     no_cycle_collection()
     plan = load_plan(plan_path, format, tag)
@@ -92,7 +92,7 @@ def show(
     from executor.errors import UserError
     from executor.exitcodes import ExitCode
     from executor.plan import lint, load_plan
-    from executor.plan.report import contract, format_diagnostic, overview, schedule
+    from executor.plan.linting.report import contract, format_diagnostic, overview, schedule
 
     plan = load_plan(plan_path, format, tag)
     if phase is not None and plan.phase(phase) is None:

@@ -51,7 +51,7 @@ def execute_phase(phase: int, **values: Any) -> None:
     """Run every session of phase N in dependency order (/execute-phase-N)."""
     from executor.cli import common
     from executor.cli.execute import run_scope
-    from executor.workflows.tdd.scope import PhaseScope
+    from executor.workflows.tdd.runner.scope import PhaseScope
 
     run_scope(PhaseScope(phase), values, common.argv())
 
@@ -70,7 +70,7 @@ def execute_session(session: int, phase: int | None, redo: bool, **values: Any) 
     """Run one session (/execute-session S)."""
     from executor.cli import common
     from executor.cli.execute import run_scope
-    from executor.workflows.tdd.scope import SessionScope
+    from executor.workflows.tdd.runner.scope import SessionScope
 
     run_scope(SessionScope(session, phase, redo), values, common.argv())
 
@@ -80,7 +80,7 @@ def execute_plan(**values: Any) -> None:
     """Run every session of the plan in dependency order (/execute-plan)."""
     from executor.cli import common
     from executor.cli.execute import run_scope
-    from executor.workflows.tdd.scope import PlanScope
+    from executor.workflows.tdd.runner.scope import PlanScope
 
     run_scope(PlanScope(), values, common.argv())
 
@@ -90,7 +90,7 @@ def resume_session(session: int, **values: Any) -> None:
     """Continue session S from where it stopped, with the run's saved options."""
     from executor.cli import common
     from executor.cli.execute import run_scope
-    from executor.workflows.tdd.scope import SessionScope
+    from executor.workflows.tdd.runner.scope import SessionScope
 
     run_scope(SessionScope(session), values, common.argv())
 
@@ -121,14 +121,15 @@ def lane(
 
     from executor import console
     from executor.cli import common
-    from executor.workflows.tdd.scope import SessionScope
+    from executor.workflows.tdd.runner.scope import SessionScope
 
     again = [str(a) for a in json.loads(continue_with)]
 
     def body() -> int:
         from executor.errors import Resumable
         from executor.workflows.tdd.parallel.children import report_end, watch_parent
-        from executor.workflows.tdd.run import Runner, RunRequest
+        from executor.workflows.tdd.runner.opening import RunRequest
+        from executor.workflows.tdd.runner.run import Runner
 
         if watch_fd is not None:
             watch_parent(watch_fd)
@@ -162,7 +163,7 @@ def status(plan: Path | None, json_output: bool) -> None:
 
     def body() -> int:
         from executor.cli.status_view import render_status
-        from executor.workflows.tdd.status import load_for_status, status_data
+        from executor.workflows.tdd.views.status import load_for_status, status_data
 
         common.no_cycle_collection()
         named = common.resolve_plan(plan)
@@ -197,7 +198,7 @@ def demo(target: Path | None, interactive: bool, json_output: bool) -> None:
         from executor.cli.status_view import render_status
         from executor.errors import UserError
         from executor.workflows.tdd.demo import run_demo
-        from executor.workflows.tdd.status import status_data
+        from executor.workflows.tdd.views.status import status_data
 
         if target is not None and target.exists() and any(target.iterdir()):
             raise UserError(f"--dir {target.absolute()} exists and is not empty")

@@ -8,7 +8,7 @@ from typing import Any
 
 from executor import console
 from executor.fsutil import quote
-from executor.workflows.tdd.counts import duration, tests_cell
+from executor.workflows.tdd.record.counts import duration, tests_cell
 
 COLUMNS = ("Phase", "Session", "Title", "Status", "Tests", "Time", "Commit", "Cost", "Tokens")
 

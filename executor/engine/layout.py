@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from executor.bridge.protocol import BRIEFS_DIR, REQUEST_NAME, RESPONSE_NAME
+from executor.runfiles import BRIEFS_DIR, REQUEST_NAME, RESPONSE_NAME
 
 #: The pattern (relative to the run folder) that hides every executor file from git.
 HIDDEN_PATTERN = ".agent-*"

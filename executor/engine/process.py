@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from executor import fsutil
-from executor.bounded import read_bounded
 from executor.bridge.models import AgentRequest, Ledger
 from executor.bridge.protocol import BridgeChannel
 from executor.bridge.reading import MAX_OWN_BYTES
@@ -39,6 +38,7 @@ from executor.engine.agents import BRIDGE_AGENT, AgentCall, AgentResult, Durable
 from executor.engine.layout import RUNNING_NAME
 from executor.engine.running import forget, record
 from executor.errors import DataError, UserError
+from executor.safe_read import read_bounded
 from executor.stamps import utc_now
 
 if TYPE_CHECKING:

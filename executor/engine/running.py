@@ -31,10 +31,10 @@ from pathlib import Path
 from pydantic import Field
 
 from executor import fsutil
-from executor.bounded import read_bounded
 from executor.datamodel import Strict, dump, validate_json
 from executor.engine.layout import RUNNING_NAME
 from executor.errors import DataError, LockedError
+from executor.safe_read import read_bounded
 from executor.stamps import utc_now
 
 

@@ -28,7 +28,7 @@ def load_plan(path: Path, format: str | None = None, tag: str | None = None) -> 
 
 def lint(plan: Plan, *, project_test_command: str | None = None) -> list[Diagnostic]:
     """Parse diagnostics plus the plan rules, sorted by file and line."""
-    from executor.plan.rules import lint as _lint
+    from executor.plan.linting.rules import lint as _lint
 
     return _lint(plan, project_test_command=project_test_command)
 

@@ -19,9 +19,9 @@ import re
 from pathlib import Path
 
 from executor.errors import UserError
-from executor.plan import words
 from executor.plan.models import PlanFormat
-from executor.plan.vocabulary import PHASE_FILE
+from executor.plan.text import words
+from executor.plan.text.vocabulary import PHASE_FILE
 
 #: format -> (letter, names accepted by --format)
 FORMATS: dict[PlanFormat, tuple[str, tuple[str, ...]]] = {

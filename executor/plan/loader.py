@@ -1,7 +1,7 @@
 """`load_plan(path, format=None, tag=None)`: a plan folder or file, in any format -> `Plan`.
 
 One seam, one reader per format (`PlanReader`): A `phase` and B `overview`
-(`executor.plan.phases`), C `superpowers`, D `speckit`, E `kiro`, F `taskmaster`. The
+(`executor.plan.readers.phases`), C `superpowers`, D `speckit`, E `kiro`, F `taskmaster`. The
 format is detected (`executor.plan.formats`) unless the caller forces one. Content
 problems never raise: they become `plan.diagnostics`. A plan that yields no session
 says what the file is when it is another format ("this is a Kiro tasks.md"), never
@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Protocol
 
 from executor.errors import PathNotFoundError
-from executor.plan.account import unread
 from executor.plan.formats import (
     KINDS,
     describe,
@@ -29,9 +28,10 @@ from executor.plan.formats import (
     plan_file,
     resemblance,
 )
-from executor.plan.markdown import kept
 from executor.plan.models import NO_PLAN_FILES, Diagnostic, Plan, PlanFormat
-from executor.plan.paths import relativize
+from executor.plan.readers.account import unread
+from executor.plan.text.markdown import kept
+from executor.plan.text.paths import relativize
 
 
 class PlanReader(Protocol):
@@ -48,22 +48,22 @@ class PlanReader(Protocol):
 def reader_for(fmt: PlanFormat, tag: str | None = None) -> PlanReader:
     """The reader for `fmt` (each imported only when needed)."""
     if fmt in ("phase", "overview"):
-        from executor.plan.phases import PhaseReader
+        from executor.plan.readers.phases import PhaseReader
 
         return PhaseReader(fmt)
     if fmt == "superpowers":
-        from executor.plan.superpowers import SuperpowersReader
+        from executor.plan.readers.superpowers import SuperpowersReader
 
         return SuperpowersReader()
     if fmt == "kiro":
-        from executor.plan.kiro import KiroReader
+        from executor.plan.readers.kiro import KiroReader
 
         return KiroReader()
     if fmt == "taskmaster":
-        from executor.plan.taskmaster import TaskmasterReader
+        from executor.plan.readers.taskmaster import TaskmasterReader
 
         return TaskmasterReader(tag)
-    from executor.plan.speckit import SpeckitReader
+    from executor.plan.readers.speckit import SpeckitReader
 
     return SpeckitReader()
 

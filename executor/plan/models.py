@@ -59,7 +59,7 @@ class PlanTask(Strict):
 class PlanCommand(Strict):
     """A command the plan names that is not a check, where, and why: it goes to the
     agent and the person as context and never verifies a session
-    (`executor.plan.checks.judge`)."""
+    (`executor.plan.commands.checks.judge`)."""
 
     command: str
     #: Source line (in the session's file) of the command.

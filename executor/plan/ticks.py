@@ -20,9 +20,9 @@ from pathlib import Path
 
 from executor.errors import PlanInvalidError
 from executor.fsutil import atomic_write_bytes
-from executor.plan.jsonspans import items, line_of, members
 from executor.plan.models import Session
-from executor.plan.sessiontext import BOX, split_source
+from executor.plan.text.jsonspans import items, line_of, members
+from executor.plan.text.sessiontext import BOX, split_source
 
 
 @dataclass(frozen=True)

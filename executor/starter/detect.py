@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from executor.bounded import parse_json, read_bounded
 from executor.errors import DataError
+from executor.safe_read import parse_json, read_bounded
 
 Kind = Literal["python", "node", "go", "rust"]
 

@@ -16,7 +16,7 @@ from datetime import date
 from pathlib import Path
 from typing import Literal
 
-from executor.plan.rules import STARTER_PLACEHOLDER as FEATURE
+from executor.plan.linting.rules import STARTER_PLACEHOLDER as FEATURE
 from executor.starter.detect import Kind, counted
 
 #: The formats `init` writes (a PROJECT_PLAN.md overview is written by a planner).

@@ -42,7 +42,7 @@ class Job:
     stryker: dict[str, set[int]] | None = None
     command: str = ""
     #: called with the run's pid once it runs (what stops a run started ahead early:
-    #: `executor.workflows.tdd.ahead`)
+    #: `executor.workflows.tdd.session.early_mutation`)
     on_start: Callable[[int], None] | None = None
     #: while this folder exists, the mutants wait (`executor.strength.runner.measure`)
     hold: Path | None = None

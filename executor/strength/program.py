@@ -6,7 +6,7 @@ run with `node`: never the `node_modules/.bin/stryker` link, which is whatever w
 there), every package under `node_modules/@stryker-mutator` (Stryker loads its plugins
 from there), and every package those depend on, where node finds them. `pin` is a
 fingerprint of all their files; the session records it when it starts, and a mutation
-step that finds another one stops the session (`executor.workflows.tdd.strength`).
+step that finds another one stops the session (`executor.workflows.tdd.session.checks.strength`).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ person can be shown what will be written; existing files are never overwritten u
 A template is other people's files, applied with the person's rights (issue 29,
 findings 8 and 12). So every `template_path` it names is read only inside the template
 folder (not absolute, no `..`, no link leading out: a template copied
-`~/.aws/credentials` into the new project), only as a regular file (`executor.bounded`:
+`~/.aws/credentials` into the new project), only as a regular file (`executor.safe_read`:
 a FIFO never blocks) and within size caps; and no file is written through a `.git`
 folder, however spelled (`.GIT`, `.git.`, `git~1`, with characters macOS ignores) or
 reached (a link already in the destination): a template wrote
@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from executor import fsutil
-from executor.bounded import read_bounded, said
 from executor.errors import (
     DataError,
     OverwriteRefusedError,
@@ -37,6 +36,7 @@ from executor.errors import (
 )
 from executor.plan.discover import is_plan_text
 from executor.plan.ticks import cleared
+from executor.safe_read import read_bounded, said
 from executor.templates.loading import load_manifest
 from executor.templates.models import TemplateFile, Written
 from executor.templates.paths import (

@@ -9,9 +9,9 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from executor.bounded import read_bounded, said
 from executor.datamodel import validate
 from executor.errors import DataError, TemplateValidationError
+from executor.safe_read import read_bounded, said
 from executor.templates.models import SCHEMA_VERSION, Manifest
 
 R = TypeVar("R", bound=BaseModel)

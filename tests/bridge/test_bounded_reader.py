@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from executor.agent_output import reported_number
-from executor.bounded import MAX_JSON_DEPTH, parse_json, read_bounded
 from executor.bridge import BridgeChannel
 from executor.bridge.invoker import FileLedgerStore
 from executor.errors import CorruptStateError, DataError
+from executor.safe_read import MAX_JSON_DEPTH, parse_json, read_bounded
 
 
 def plant(path: Path, kind: str) -> None:

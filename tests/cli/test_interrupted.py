@@ -22,7 +22,7 @@ from pydantic import TypeAdapter, ValidationError
 from executor import interrupts
 from executor.cli import common
 from executor.errors import Interrupted
-from executor.workflows.tdd.state import RunState
+from executor.workflows.tdd.record.state import RunState
 from tests.conftest import run_cli, terminate_when
 from tests.engine.helpers import make_project
 

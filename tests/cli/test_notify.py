@@ -306,7 +306,7 @@ def test_a_question_at_the_terminal_is_posted_then_the_end(
     before_start (posted before the answer), they pause: the end is posted too."""
     plan = make_project(git_repo)
     person = ScriptedPrompter(["pause"])
-    monkeypatch.setattr("executor.workflows.tdd.run._terminal_prompter", lambda: person)
+    monkeypatch.setattr("executor.workflows.tdd.runner.run._terminal_prompter", lambda: person)
     monkeypatch.chdir(git_repo)
 
     code = main(["execute-session", "1", "--plan", str(plan), "--notify", hook.url])

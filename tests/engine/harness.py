@@ -25,9 +25,10 @@ from executor.runoptions import Overrides
 from executor.strength.job import Job
 from executor.strength.runner import Measured
 from executor.testrun import TestCase, TestRun
-from executor.workflows.tdd.run import Runner, RunRequest, RunResult
-from executor.workflows.tdd.scope import Scope, SessionScope
-from executor.workflows.tdd.state import SessionRecord
+from executor.workflows.tdd.record.session import SessionRecord
+from executor.workflows.tdd.runner.opening import RunRequest
+from executor.workflows.tdd.runner.run import Runner, RunResult
+from executor.workflows.tdd.runner.scope import Scope, SessionScope
 from tests.conftest import git
 
 PLAN = """# Phase 1: Core

@@ -14,8 +14,8 @@ from executor.bridge.host import show_pending, write_response
 from executor.engine.agents import AgentCall
 from executor.errors import InvalidResponseError, NeedAgent, NothingToResumeError
 from executor.plan import load_plan
-from executor.workflows.tdd.scope import PlanScope, SessionScope
-from executor.workflows.tdd.status import status_data
+from executor.workflows.tdd.runner.scope import PlanScope, SessionScope
+from executor.workflows.tdd.views.status import status_data
 from tests.engine.harness import World
 
 

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from executor.plan import load_plan
-from executor.workflows.tdd import detail
-from executor.workflows.tdd.state import AgentCall, RedFacts, SessionRecord
+from executor.workflows.tdd.record.session import AgentCall, SessionRecord
+from executor.workflows.tdd.session import detail
 from executor.workflows.tdd.step import Step
+from executor.workflows.tdd.trust.redfacts import RedFacts
 from tests.conftest import REPO_ROOT
 
 
@@ -115,7 +116,7 @@ def test_each_step_shows_what_the_agent_said_and_where_its_transcript_is() -> No
 
 
 def test_a_commit_subject_leaves_out_the_plans_priority_and_emoji_tags(tmp_path: Path) -> None:
-    from executor.workflows.tdd.commit import commit_subject
+    from executor.workflows.tdd.record.commit import commit_subject
 
     tasks = tmp_path / "tasks.md"
     tasks.write_text(

@@ -1,6 +1,6 @@
 """Issue 43's findings 4 to 6 through the real CLI with `--yes`: what RED took from the
 project's own tests is asked again of GREEN's code, where the tests really run
-(`executor.workflows.tdd.losses`; P30 in docs/reliability.md).
+(`executor.workflows.tdd.session.checks.losses`; P30 in docs/reliability.md).
 
 Each hostile test failed on the engine before (exit 0, the broken code committed), and
 beside each stands the honest shape it must not stop.

@@ -24,8 +24,9 @@ from prompt_toolkit.output import DummyOutput
 from executor.choices import Decision, Option
 from executor.prompts import TerminalPrompter
 from executor.workflows.tdd.parking.questions import waiting_on
-from executor.workflows.tdd.run import Runner, RunRequest
-from executor.workflows.tdd.scope import PlanScope
+from executor.workflows.tdd.runner.opening import RunRequest
+from executor.workflows.tdd.runner.run import Runner
+from executor.workflows.tdd.runner.scope import PlanScope
 from tests.conftest import git, run_cli
 from tests.engine.helpers import REPLAY_AGENT, commits, host_loop, respond, state
 

@@ -233,7 +233,7 @@ def test_a_plan_run_paused_after_a_session_continues_the_plan(git_repo: Path) ->
     plan (`resume-session 1` would only re-finish the finished session); `status` and its
     JSON offer the same command, and say the session's time and tests as the checkpoint
     did: one clock, one unit."""
-    from executor.workflows.tdd.counts import duration
+    from executor.workflows.tdd.record.counts import duration
 
     plan = make_project(git_repo)
     args = ["execute-plan", "--plan", str(plan), "--agent-command", replay_cmd(),

@@ -1,5 +1,5 @@
 """A session's change to the code one definition at a time, and some of it undone
-(executor.workflows.tdd.revert): what `losses` undoes to find which change breaks an
+(executor.workflows.tdd.trust.revert): what `losses` undoes to find which change breaks an
 earlier test."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import runpy
 from pathlib import Path
 
-from executor.workflows.tdd.revert import Unit, undo, units
+from executor.workflows.tdd.trust.revert import Unit, undo, units
 
 BEFORE = b'''"""The module."""
 from __future__ import annotations

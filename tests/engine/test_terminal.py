@@ -14,8 +14,9 @@ from prompt_toolkit.output import DummyOutput
 from executor.choices import Decision, Option
 from executor.prompts import TerminalPrompter
 from executor.runoptions import Overrides
-from executor.workflows.tdd.run import Runner, RunRequest
-from executor.workflows.tdd.scope import SessionScope
+from executor.workflows.tdd.runner.opening import RunRequest
+from executor.workflows.tdd.runner.run import Runner
+from executor.workflows.tdd.runner.scope import SessionScope
 from tests.engine.helpers import commits, make_project, replay_cmd, session_state
 
 DOWN, ENTER = "\x1b[B", "\r"

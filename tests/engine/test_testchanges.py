@@ -1,4 +1,4 @@
-"""How a change to a test is judged (executor.workflows.tdd.testchanges): by what changed.
+"""How a change to a test is judged (executor.workflows.tdd.trust.testchanges): by what changed.
 
 Each weakening docs/engine.md names has its example here; so do the honest changes seen in
 real history (a case added to a parametrisation, an expected value updated, an import or a
@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from executor.workflows.tdd.testchanges import Judged, definitions, judge
+from executor.workflows.tdd.trust.testchanges import Judged, definitions, judge
 
 
 def _judge(
@@ -235,7 +235,7 @@ def test_a_test_renamed_with_the_same_body_is_no_loss() -> None:
 def test_test_files_by_the_runners_conventions(path: str, test: bool) -> None:
     """A JavaScript session's tests are its own too: without them every GREEN ran the
     session's command beside a suite that collects it."""
-    from executor.workflows.tdd.verdicts import is_test_file
+    from executor.workflows.tdd.trust.testfiles import is_test_file
 
     assert is_test_file(path) is test
 
@@ -255,7 +255,7 @@ def test_test_files_by_the_runners_conventions(path: str, test: bool) -> None:
 def test_a_deleted_tests_assertions_live_on_in_a_test_with_the_same_ones(
     new: str, lives: bool
 ) -> None:
-    from executor.workflows.tdd.testchanges import lives_on
+    from executor.workflows.tdd.trust.testchanges import lives_on
 
     old = (
         "def test_typedmethod(self):\n    cached = Cached(None)\n"

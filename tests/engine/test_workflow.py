@@ -28,7 +28,7 @@ from executor.errors import (
 )
 from executor.strength.job import Job
 from executor.strength.runner import Measured, Survivor
-from executor.workflows.tdd.scope import PlanScope, SessionScope
+from executor.workflows.tdd.runner.scope import PlanScope, SessionScope
 from executor.workflows.tdd.step import Step
 from executor.workflows.tdd.table import TDD, drawn
 from tests.conftest import git

@@ -64,7 +64,7 @@ def forge_state(target: int, path: Path, commit: str | None = None) -> None:
     """Session `target` completed as `commit` (default: HEAD here) in the state at `path`."""
     from executor.datamodel import validate_json
     from executor.store import seal
-    from executor.workflows.tdd.state import RunState
+    from executor.workflows.tdd.record.state import RunState
 
     state = validate_json(RunState, path.read_bytes())
     entry = state.entry(target)

@@ -13,8 +13,8 @@ from executor.prompts import ScriptedPrompter
 from executor.runoptions import Overrides
 from executor.sandbox import bubblewrap
 from executor.workflows.tdd.parallel.orchestrator import Parallel
-from executor.workflows.tdd.run import RunRequest
-from executor.workflows.tdd.scope import PlanScope
+from executor.workflows.tdd.runner.opening import RunRequest
+from executor.workflows.tdd.runner.scope import PlanScope
 from tests.conftest import git, run_cli
 from tests.parallel.helpers import (
     PLAN,

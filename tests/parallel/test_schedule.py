@@ -9,10 +9,10 @@ from pathlib import Path
 from executor.engine.layout import Layout
 from executor.plan.models import Outline
 from executor.runoptions import RunOptions
-from executor.workflows.tdd.parallel.child import spent_by_all
-from executor.workflows.tdd.parallel.models import Lane, LaneLink
 from executor.workflows.tdd.parallel.waves import may_start, waves
-from executor.workflows.tdd.state import RunRecord, RunState, Spent, state_store
+from executor.workflows.tdd.record.lanes import Lane, LaneLink
+from executor.workflows.tdd.record.state import RunRecord, RunState, Spent, state_store
+from executor.workflows.tdd.runner.as_lane import spent_by_all
 
 
 def _o(number: int, *deps: int) -> Outline:

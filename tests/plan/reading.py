@@ -20,9 +20,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from executor.plan.inline import plain
 from executor.plan.models import Plan, PlanTask, Session, Step, StepRole
-from executor.plan.paths import author_root
+from executor.plan.text.inline import plain
+from executor.plan.text.paths import author_root
 
 ROLES: tuple[StepRole, ...] = ("red", "green", "refactor")
 FIELDS = ("label", "title", "phase", "tdd", "files", "test_commands", "dependencies",

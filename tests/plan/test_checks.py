@@ -1,4 +1,4 @@
-"""Only checks verify a session (issue 28, principle 2): `executor.plan.checks.judge`
+"""Only checks verify a session (issue 28, principle 2): `executor.plan.commands.checks.judge`
 on the commands plans write, and over every plan we hold, no session is verified by a
 command that is not a check."""
 
@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from executor.plan import lint, load_plan
-from executor.plan.checks import judge
+from executor.plan.commands.checks import judge
 from executor.plan.models import StepRole
-from executor.workflows.tdd.detail import before_start
-from executor.workflows.tdd.state import RunRecord, RunState
+from executor.workflows.tdd.record.state import RunRecord, RunState
+from executor.workflows.tdd.session.detail import before_start
 from tests.conftest import REPO_ROOT, git, run_cli
 from tests.plan.corpus import corpus
 from tests.plan.helpers import load, write

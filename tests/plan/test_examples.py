@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from executor.plan import lint, load_plan
-from executor.plan.report import schedule
+from executor.plan.linting.report import schedule
 from tests.conftest import REPO_ROOT
 
 EXAMPLES = REPO_ROOT / "plans" / "examples"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import sys
 import textwrap
 
-from executor.plan.inline import code_spans, plain, read_label
-from executor.plan.markdown import Block, parse, source_lines
+from executor.plan.text.inline import code_spans, plain, read_label
+from executor.plan.text.markdown import Block, parse, source_lines
 
 TEXT = """# Title
 

@@ -249,7 +249,7 @@ def test_package_functions_stay_functions_after_their_modules_load() -> None:
 
     import executor.plan as plan_package
 
-    for module in ("loader", "rules", "discover", "formats"):
+    for module in ("loader", "linting.rules", "discover", "formats"):
         importlib.import_module(f"executor.plan.{module}")
     for name in plan_package.__all__:
         assert callable(getattr(plan_package, name)) or name == "PlanInvalidError", name

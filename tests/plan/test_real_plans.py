@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from executor.plan import lint, load_plan
-from executor.plan.markdown import source_lines
+from executor.plan.text.markdown import source_lines
 from tests.plan.corpus import OUTSIDE, real_plan
 from tests.plan.reading import differences
 

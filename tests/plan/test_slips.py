@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from executor.plan import lint, load_plan
-from executor.plan.inline import plain
 from executor.plan.models import Plan
+from executor.plan.text.inline import plain
 from tests.plan.corpus import ROOT
 
 FIXTURES = ROOT / "tests" / "plan" / "fixtures"

@@ -11,7 +11,7 @@ import pytest
 
 from executor.errors import PlanInvalidError
 from executor.plan import load_plan
-from executor.plan.sessiontext import brief_text, source_hash, split_source
+from executor.plan.text.sessiontext import brief_text, source_hash, split_source
 from executor.plan.ticks import FileEdit, apply_edits, tick_session
 from tests.plan.test_readers import PHASE, SPECKIT, SUPERPOWERS
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from executor.plan import vocabulary as voc
+from executor.plan.text import vocabulary as voc
 
 
 @pytest.mark.parametrize(
@@ -182,7 +182,7 @@ src/
     └── Login.vue    // login form
 Makefile
 """
-    from executor.plan.files import tree_paths
+    from executor.plan.text.files import tree_paths
 
     assert tree_paths(tree) == [
         ("backend/apps/users/models.py", "the model", 2),

@@ -14,7 +14,7 @@ from executor.errors import Paused
 from executor.store import seal
 from executor.workflows.tdd.review.build import review
 from executor.workflows.tdd.review.terminal import show_lines, summary_lines
-from executor.workflows.tdd.scope import PlanScope, SessionScope
+from executor.workflows.tdd.runner.scope import PlanScope, SessionScope
 from tests.engine.harness import World
 from tests.engine.test_bridge_inprocess import host
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from executor.strength.facts import StrengthFacts, SurvivorFact
+from executor.workflows.tdd.record.session import Answered, Ran
 from executor.workflows.tdd.review.markdown import GITHUB_BODY, markdown
 from executor.workflows.tdd.review.model import (
     Attempt,
@@ -20,7 +21,6 @@ from executor.workflows.tdd.review.model import (
 )
 from executor.workflows.tdd.review.page import page
 from executor.workflows.tdd.review.terminal import show_lines
-from executor.workflows.tdd.state import Answered, Ran
 from executor.workflows.tdd.step import Step
 
 BAD = '<script>alert("x")</script><img src=x onerror=alert(1)>'

@@ -353,7 +353,7 @@ def test_a_node_report_nested_past_any_suite_counts_nothing(tmp_path: Path) -> N
 
 def test_the_live_count_uses_the_final_lines_words(tmp_path: Path) -> None:
     """The spinner said "1 failed" for a collection error the final line called an error."""
-    from executor.workflows.tdd.context import LiveCount
+    from executor.workflows.tdd.session.context import LiveCount
 
     shown: list[str] = []
 

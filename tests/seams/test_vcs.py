@@ -475,7 +475,7 @@ def test_a_recorded_tree_refuses_what_a_clone_would_not_get_back(
 
 
 def test_code_git_newly_ignores_is_found_and_caches_are_not(tmp_path: Path) -> None:
-    from executor.workflows.tdd.tampering import hidden_code
+    from executor.workflows.tdd.trust.tampering import hidden_code
 
     def put(rel: str, text: str = "") -> None:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -495,7 +495,7 @@ def test_code_git_newly_ignores_is_found_and_caches_are_not(tmp_path: Path) -> N
 
 
 def test_files_that_shadow_or_configure_the_runner_are_test_infrastructure() -> None:
-    from executor.workflows.tdd.tampering import is_infra
+    from executor.workflows.tdd.trust.tampering import is_infra
 
     for path in ("pytest.toml", ".pytest.ini", "pytest.py", "src/pytest/__init__.py",
                  "_pytest/x.py", "sitecustomize.py", "x.pth", "conftest.py"):  # fmt: skip

@@ -16,9 +16,10 @@ from pathlib import Path
 
 from executor.resources import data_path
 from executor.runoptions import Overrides
-from executor.workflows.tdd.context import Progress
-from executor.workflows.tdd.run import Runner, RunRequest, RunResult
-from executor.workflows.tdd.scope import PlanScope
+from executor.workflows.tdd.runner.opening import RunRequest
+from executor.workflows.tdd.runner.run import Runner, RunResult
+from executor.workflows.tdd.runner.scope import PlanScope
+from executor.workflows.tdd.session.context import Progress
 
 GITIGNORE = "__pycache__/\n*.pyc\n.pytest_cache/\n"
 

@@ -27,11 +27,11 @@ import functools
 from collections.abc import Callable
 
 from executor.engine.machine import Node, Outcome, Workflow
-from executor.workflows.tdd.gates import Gates
-from executor.workflows.tdd.hooks import Hooks
+from executor.workflows.tdd.session.checks.strength import Strength
+from executor.workflows.tdd.session.gates import Gates
+from executor.workflows.tdd.session.hooks import Hooks
+from executor.workflows.tdd.session.work import Work
 from executor.workflows.tdd.step import RECHECK_AT, Step
-from executor.workflows.tdd.strength import Strength
-from executor.workflows.tdd.work import Work
 
 O = Outcome  # noqa: E741 - the table reads better with one letter
 S = Step

@@ -24,11 +24,11 @@ from executor.errors import (
 from executor.exitcodes import ExitCode
 from executor.fsutil import quote
 from executor.store import exclusive
-from executor.workflows.tdd import budget
-from executor.workflows.tdd.parallel.child import run_total
 from executor.workflows.tdd.parallel.settle import Settle
-from executor.workflows.tdd.run import RunResult
-from executor.workflows.tdd.stops import continue_words
+from executor.workflows.tdd.runner.as_lane import run_total
+from executor.workflows.tdd.runner.run import RunResult
+from executor.workflows.tdd.runner.stops import continue_words
+from executor.workflows.tdd.session import budget
 
 
 class Ends(Settle):

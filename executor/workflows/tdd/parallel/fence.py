@@ -24,8 +24,8 @@ from pathlib import Path
 from executor import fsutil
 from executor.errors import LockedError
 from executor.store import StateStore
-from executor.workflows.tdd.parallel.child import peek
-from executor.workflows.tdd.state import RunState, SessionEntry
+from executor.workflows.tdd.record.state import RunState, SessionEntry
+from executor.workflows.tdd.runner.as_lane import peek
 
 #: Seconds a run waits for its turn at the shared state (another run's turn is short;
 #: a run in this checkout without --parallel holds it until it ends).

@@ -29,7 +29,7 @@ from pathlib import Path
 from executor.errors import DirtyWorktreeError, StaleWorkspaceError
 from executor.vcs import GitRepo
 from executor.workflows.tdd.parallel.lanes import Places
-from executor.workflows.tdd.parallel.models import Lane
+from executor.workflows.tdd.record.lanes import Lane
 
 #: Times the main tip may move under one integration before it gives up for now.
 MAX_MOVES = 5

@@ -32,9 +32,9 @@ from executor.engine.layout import Layout
 from executor.errors import GitCommandError, UserError
 from executor.fsutil import quote
 from executor.stamps import utc_now
-from executor.workflows.tdd.parallel.child import BRANCH_FOLDER, lane_folder, lane_plan
-from executor.workflows.tdd.parallel.models import Lane, LaneLink
-from executor.workflows.tdd.state import RunRecord, RunState, SessionArchive, state_store
+from executor.workflows.tdd.record.lanes import Lane, LaneLink
+from executor.workflows.tdd.record.state import RunRecord, RunState, SessionArchive, state_store
+from executor.workflows.tdd.runner.as_lane import BRANCH_FOLDER, lane_folder, lane_plan
 
 if TYPE_CHECKING:
     from executor.vcs import GitRepo

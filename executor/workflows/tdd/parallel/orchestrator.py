@@ -39,7 +39,6 @@ from executor.exitcodes import ExitCode
 from executor.fsutil import quote
 from executor.plan.cache import plan_files
 from executor.sandbox import bubblewrap
-from executor.workflows.tdd.parallel.child import peek
 from executor.workflows.tdd.parallel.children import Child, Launcher
 from executor.workflows.tdd.parallel.ends import Ends
 from executor.workflows.tdd.parallel.fence import Fence
@@ -51,15 +50,17 @@ from executor.workflows.tdd.parallel.lanes import (
     new_lane,
     seed,
 )
-from executor.workflows.tdd.parallel.models import Lane
 from executor.workflows.tdd.parallel.pinned import pin_lanes
 from executor.workflows.tdd.parallel.proof import unproven
 from executor.workflows.tdd.parallel.watch import Watch
 from executor.workflows.tdd.parallel.waves import completed, may_start
-from executor.workflows.tdd.run import RunRequest, RunResult, open_run, plan_folder
-from executor.workflows.tdd.state import state_store
+from executor.workflows.tdd.record.lanes import Lane
+from executor.workflows.tdd.record.state import state_store
+from executor.workflows.tdd.runner.as_lane import peek
+from executor.workflows.tdd.runner.opening import RunRequest, open_run, plan_folder
+from executor.workflows.tdd.runner.run import RunResult
+from executor.workflows.tdd.runner.workspace import check_workspace
 from executor.workflows.tdd.step import ACTIVE
-from executor.workflows.tdd.workspace import check_workspace
 
 if TYPE_CHECKING:
     from executor.runoptions import RunOptions
@@ -149,7 +150,7 @@ class Parallel(Ends):
 
     # -- opening ---------------------------------------------------------------------------
     def _open(self) -> None:
-        from executor.workflows.tdd.run import _terminal_prompter
+        from executor.workflows.tdd.runner.run import _terminal_prompter
 
         with self.store.locked(wait=300):
             state = self.store.load()

@@ -1,6 +1,6 @@
 """What a parallel run pins before any lane starts: the one pin every lane's run and the
-integration suite use (`executor.workflows.tdd.pins`; a lane takes it when its state is
-made, `lanes.seed`). The parallel run compares it whenever it looks at the lanes
+integration suite use (`executor.workflows.tdd.session.checks.pins`; a lane takes it
+when its state is made, `lanes.seed`). The parallel run compares it whenever it looks at the lanes
 (`Shared.check_pins`)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from executor.pinning import Pins
     from executor.prompts import Prompter
     from executor.vcs import GitRepo
-    from executor.workflows.tdd.run import Opened
+    from executor.workflows.tdd.runner.opening import Opened
 
 
 def pin_lanes(
@@ -31,8 +31,8 @@ def pin_lanes(
     """The run's pin, for every lane; an environment sessions of an earlier run changed is
     taken in by a person at the terminal (`prompter`) only, else the run stops."""
     from executor.testrun import DEFAULT_TEST_TIMEOUT
-    from executor.workflows.tdd.pins import pin_run, repin
-    from executor.workflows.tdd.run import planned
+    from executor.workflows.tdd.runner.opening import planned
+    from executor.workflows.tdd.session.checks.pins import pin_run, repin
 
     state = opened.state
     pins = pin_run(
@@ -72,7 +72,7 @@ def _taken_in(why: str, prompter: Prompter | None) -> bool:
 def unsettled_message(pins: Pins, root: Path) -> str:
     """Why a parallel run stops: its environment is not what it pinned for every lane."""
     from executor.pinning import shown
-    from executor.workflows.tdd.verdicts import describe
+    from executor.workflows.tdd.trust.verdicts import describe
 
     env = pins.pinned.environment
     what = f"{env.python} ({env.source})" if env else "the project's environment"

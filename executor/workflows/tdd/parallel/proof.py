@@ -17,7 +17,7 @@ from executor.workflows.tdd.parallel.integrate import marks
 
 if TYPE_CHECKING:
     from executor.vcs import GitRepo
-    from executor.workflows.tdd.state import RunState
+    from executor.workflows.tdd.record.state import RunState
 
 
 def unproven(state: RunState, repo: GitRepo, known: set[tuple[int, str]]) -> dict[int, str]:

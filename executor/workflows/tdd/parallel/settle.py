@@ -26,7 +26,6 @@ from executor.errors import NeedAgent
 from executor.project_config import load_project_config, map_test_command
 from executor.stamps import utc_now
 from executor.store import exclusive
-from executor.workflows.tdd.parallel.child import peek, total
 from executor.workflows.tdd.parallel.fence import TURN_WAIT
 from executor.workflows.tdd.parallel.integrate import Blocked, integrate, take_worktree
 from executor.workflows.tdd.parallel.lanes import (
@@ -36,10 +35,11 @@ from executor.workflows.tdd.parallel.lanes import (
     seed,
     take_record,
 )
-from executor.workflows.tdd.parallel.models import Lane
 from executor.workflows.tdd.parallel.shared import Shared
-from executor.workflows.tdd.state import SessionArchive, project
-from executor.workflows.tdd.verdicts import describe
+from executor.workflows.tdd.record.lanes import Lane
+from executor.workflows.tdd.record.state import SessionArchive, project
+from executor.workflows.tdd.runner.as_lane import peek, total
+from executor.workflows.tdd.trust.verdicts import describe
 
 CHOICES = (
     Option("continue", "Continue: I resolved it in the worktree; integrate and test it again"),
@@ -91,10 +91,10 @@ class Settle(Shared):
         from executor.pinning import interpreter
         from executor.testrun import DEFAULT_TEST_TIMEOUT, run_tests
         from executor.vcs import GitRepo
-        from executor.workflows.tdd.parallel.child import lane_guarded, lane_sandbox
         from executor.workflows.tdd.parallel.lanes import worker_env
-        from executor.workflows.tdd.parallel.models import LaneLink
-        from executor.workflows.tdd.run import sandbox_of
+        from executor.workflows.tdd.record.lanes import LaneLink
+        from executor.workflows.tdd.runner.as_lane import lane_guarded, lane_sandbox
+        from executor.workflows.tdd.runner.opening import sandbox_of
 
         path = self.places.integration
         if path.resolve() not in {w.path.resolve() for w in self.repo.worktrees()}:

@@ -27,15 +27,15 @@ from executor.store import StateStore, exclusive
 from executor.workflows.tdd.parallel.children import STOP_GRACE, Child, Launcher
 from executor.workflows.tdd.parallel.fence import TURN_WAIT, Fence
 from executor.workflows.tdd.parallel.lanes import Places, sync_options, worker_env
-from executor.workflows.tdd.parallel.models import Lane
-from executor.workflows.tdd.state import RunState
+from executor.workflows.tdd.record.lanes import Lane
+from executor.workflows.tdd.record.state import RunState
 
 if TYPE_CHECKING:
     from executor.pinning import Pins
     from executor.prompts import Prompter
     from executor.vcs import GitRepo
     from executor.workflows.tdd.parallel.watch import Watch
-    from executor.workflows.tdd.run import RunRequest
+    from executor.workflows.tdd.runner.opening import RunRequest
 
 
 class Shared:
@@ -168,7 +168,7 @@ class Shared:
         as pinned again or a person takes it in."""
         from executor.errors import VerificationFailedError
         from executor.pinning import shown
-        from executor.workflows.tdd.verdicts import describe
+        from executor.workflows.tdd.trust.verdicts import describe
 
         env = self.pins.pinned.environment
         changes = self.pins.changes(env.python if env else None)

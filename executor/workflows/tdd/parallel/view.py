@@ -16,12 +16,12 @@ from typing import Any
 from executor.datamodel import dump
 from executor.errors import ExecutorError
 from executor.plan.cache import PlanView
-from executor.workflows.tdd.parallel.child import lane_folder, peek
 from executor.workflows.tdd.parallel.lanes import LANES_DIR, WORKTREES, cleanup_command
-from executor.workflows.tdd.parallel.models import Lane
 from executor.workflows.tdd.parallel.waves import completed, may_start, waves
-from executor.workflows.tdd.scope import topo_order
-from executor.workflows.tdd.state import RunState
+from executor.workflows.tdd.record.lanes import Lane
+from executor.workflows.tdd.record.state import RunState
+from executor.workflows.tdd.runner.as_lane import lane_folder, peek
+from executor.workflows.tdd.runner.scope import topo_order
 
 
 def parallel_data(plan: PlanView, state: RunState, folder: Path) -> dict[str, Any] | None:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from executor.workflows.tdd.verdicts import describe
+from executor.workflows.tdd.trust.verdicts import describe
 
 if TYPE_CHECKING:
     from executor.vcs import GitRepo

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 
 from executor.plan.models import Outline
-from executor.workflows.tdd.state import FINISHED, RunState
+from executor.workflows.tdd.record.state import FINISHED, RunState
 from executor.workflows.tdd.step import status_of
 
 

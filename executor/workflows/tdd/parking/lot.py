@@ -14,7 +14,7 @@ from executor.errors import ExecutorError, QuestionsWaiting
 from executor.workflows.tdd.parking.park import clear, park
 from executor.workflows.tdd.parking.questions import is_question, waiting_lines
 from executor.workflows.tdd.parking.takeup import take_up
-from executor.workflows.tdd.state import RunState
+from executor.workflows.tdd.record.state import RunState
 from executor.workflows.tdd.step import ACTIVE
 
 if TYPE_CHECKING:

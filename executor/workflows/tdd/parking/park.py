@@ -21,8 +21,9 @@ from executor.choices import Question
 from executor.engine.layout import Layout
 from executor.errors import StaleWorkspaceError
 from executor.stamps import utc_now
-from executor.workflows.tdd.parking.models import Choice, parked_ref
-from executor.workflows.tdd.state import ParkedSession, RunState, SessionRecord
+from executor.workflows.tdd.record.parked import Choice, parked_ref
+from executor.workflows.tdd.record.session import ParkedSession, SessionRecord
+from executor.workflows.tdd.record.state import RunState
 
 if TYPE_CHECKING:
     from executor.vcs import GitRepo

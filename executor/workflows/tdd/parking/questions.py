@@ -9,7 +9,8 @@ from typing import Any
 
 from executor.choices import Question
 from executor.fsutil import quote
-from executor.workflows.tdd.state import ParkedSession, RunState, SessionRecord
+from executor.workflows.tdd.record.session import ParkedSession, SessionRecord
+from executor.workflows.tdd.record.state import RunState
 from executor.workflows.tdd.step import Step, is_escalation
 
 #: The checks whose findings a person may accept (changed tests, changed test

@@ -34,10 +34,12 @@ from executor.errors import (
     StaleWorkspaceError,
 )
 from executor.fsutil import quote
-from executor.workflows.tdd import tampering, testchanges, verdicts
-from executor.workflows.tdd.hooks import find_hooks
 from executor.workflows.tdd.parking.park import clear, not_work
-from executor.workflows.tdd.state import ParkedSession, RunState, SessionRecord
+from executor.workflows.tdd.record.session import ParkedSession, SessionRecord
+from executor.workflows.tdd.record.state import RunState
+from executor.workflows.tdd.session.hooks import find_hooks
+from executor.workflows.tdd.trust import tampering, testchanges, verdicts
+from executor.workflows.tdd.trust.testfiles import is_test_file
 
 if TYPE_CHECKING:
     from executor.vcs import GitRepo
@@ -151,7 +153,7 @@ def _measure_again(rec: SessionRecord, old: str, head: str, repo: GitRepo) -> No
     test infrastructure as RED left them merged onto `head`. Nothing verified on `old`
     stands for the merged tree."""
     changed = repo.tree_diff(repo.tree_of(old), repo.tree_of(head))
-    tests = [f for f in changed if verdicts.is_test_file(f)]
+    tests = [f for f in changed if is_test_file(f)]
     _replace(rec.base_tests, tests, verdicts.test_fingerprints(repo.root, tests))
     if rec.red.tree:
         start = repo.commit_of(rec.red.tree, [old], "executor: RED's tree, taken up again")

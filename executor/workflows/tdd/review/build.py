@@ -13,10 +13,11 @@ from executor.engine.layout import Layout
 from executor.errors import UserError
 from executor.fsutil import quote
 from executor.plan.cache import PlanView
-from executor.workflows.tdd.counts import elapsed, tests_line
+from executor.workflows.tdd.record.counts import elapsed, tests_line
+from executor.workflows.tdd.record.session import SessionRecord
+from executor.workflows.tdd.record.state import RunState, SessionArchive, SessionEntry
 from executor.workflows.tdd.review import facts
 from executor.workflows.tdd.review.model import CommitView, RunReview, SessionReview, Split
-from executor.workflows.tdd.state import RunState, SessionArchive, SessionEntry, SessionRecord
 
 if TYPE_CHECKING:
     from executor.vcs import GitRepo
@@ -27,8 +28,8 @@ PATCH_CHARS = 60_000
 
 def load_state(named: Path) -> tuple[Layout, RunState]:
     """The run of the plan `named` (UserError when it has none yet)."""
-    from executor.workflows.tdd.state import state_store
-    from executor.workflows.tdd.workspace import check_plan_owner
+    from executor.workflows.tdd.record.state import state_store
+    from executor.workflows.tdd.runner.workspace import check_plan_owner
 
     layout = Layout(named if named.is_dir() else named.parent)
     state = state_store(layout).load()
@@ -51,7 +52,7 @@ def review(
     """The review of the run of `named`: every session (of `phase`, or the numbers in
     `only`), with its commit and its attempts' diffs read from git."""
     from executor.vcs import GitRepo
-    from executor.workflows.tdd.status import load_for_status
+    from executor.workflows.tdd.views.status import load_for_status
 
     layout, state = load_state(named)
     plan = load_for_status(named)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from executor.words import plural
+from executor.workflows.tdd.record.session import SessionRecord
 from executor.workflows.tdd.review.model import Attempt, Gap, Kind, RedTest, Span, Split
-from executor.workflows.tdd.state import SessionRecord
 from executor.workflows.tdd.step import AGENT_STEPS, Step, checkpoint_of, is_escalation
 
 #: The checkpoints' names as a person reads them.
@@ -144,7 +144,7 @@ def red_tests(rec: SessionRecord) -> tuple[list[RedTest], int]:
     """RED's tests, each with why it failed (the first `RED_SHOWN`), and how many: the
     session's own (the definitions RED added or changed) when recorded, else the failures
     the runner's report named."""
-    from executor.workflows.tdd.detail import why_failed
+    from executor.workflows.tdd.session.detail import why_failed
 
     own = [k for k in rec.red.session or [] if not k.endswith("::<file>")]
     if own:
@@ -241,7 +241,7 @@ def passed_in_red(rec: SessionRecord) -> list[str]:
     the project's tests that passed beside them prove nothing either way."""
     if not rec.red.session:
         return list(rec.red.passed)
-    from executor.workflows.tdd.verdicts import matching
+    from executor.workflows.tdd.trust.verdicts import matching
 
     mine = matching(rec.red.session)
     return [t for t in rec.red.passed if mine(t)]

@@ -14,7 +14,7 @@ import html
 import re
 
 from executor.words import plural
-from executor.workflows.tdd.counts import duration
+from executor.workflows.tdd.record.counts import duration
 from executor.workflows.tdd.review.facts import where
 from executor.workflows.tdd.review.model import KINDS, RunReview, SessionReview
 from executor.workflows.tdd.review.terminal import clock, seconds, split_line, usage

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from executor.strength.facts import StrengthFacts
-from executor.workflows.tdd.state import Answered, Ran
+from executor.workflows.tdd.record.session import Answered, Ran
 
 #: Where a session's time went.
 Kind = Literal["agent", "tests", "mutation", "person", "other"]

@@ -10,7 +10,7 @@ from html import escape
 from executor import __version__
 from executor.stamps import utc_now
 from executor.words import plural
-from executor.workflows.tdd.counts import duration
+from executor.workflows.tdd.record.counts import duration
 from executor.workflows.tdd.review import timeline
 from executor.workflows.tdd.review.facts import where
 from executor.workflows.tdd.review.model import RunReview, SessionReview

@@ -20,9 +20,9 @@ from pathlib import Path
 
 from executor import fsutil
 from executor.errors import GitCommandError, PullRequestError
+from executor.workflows.tdd.record.state import FINISHED, RunState
 from executor.workflows.tdd.review.build import load_state, review
 from executor.workflows.tdd.review.markdown import GITHUB_BODY, markdown
-from executor.workflows.tdd.state import FINISHED, RunState
 
 #: Seconds one `gh` call may take (it talks to GitHub).
 GH_TIMEOUT = 120

@@ -5,7 +5,7 @@ escapes the control characters an agent's or a test's text may hold."""
 from __future__ import annotations
 
 from executor.words import plural
-from executor.workflows.tdd.counts import duration
+from executor.workflows.tdd.record.counts import duration
 from executor.workflows.tdd.review.facts import parsed, where
 from executor.workflows.tdd.review.model import KIND_WORDS, KINDS, RunReview, SessionReview, Split
 from executor.workflows.tdd.step import Step

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from html import escape
 
-from executor.workflows.tdd.counts import duration
+from executor.workflows.tdd.record.counts import duration
 from executor.workflows.tdd.review.model import KIND_WORDS, KINDS, Kind, SessionReview, Split
 
 COLOURS: dict[Kind, str] = {
