@@ -14,9 +14,10 @@ Where a parallel run's remaining time goes is read from its own report as it str
 from its start to each session's worktree, and each integration (from `integrating` to
 `integrated`: the replay, the whole suite run again, the fast-forward), one at a time.
 
-Goals (issue 21): the parallel run <= 1.3x one session alone, and <= 0.4x the run of one
-session at a time. Run: `python benchmarks/parallel.py [--rounds N] [--sleep S]` (exit 1
-when a goal is missed).
+Goal (issue 39): with agents that wait 3 s a call, the parallel run at most 0.5x the run
+of one session at a time on 2 cores (test runs take turns on the cores, so the ratio to
+one session alone is printed, not judged). Run: `python benchmarks/parallel.py [--rounds
+N] [--sleep S]` (exit 1 when the goal is missed).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ _SCRIPT = Path(sys.executable).with_name("executor")
 EXECUTOR = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "executor"]
 NAMES = ("alpha", "beta", "gamma", "delta")
 PLAN = "project-plans/tools"
-ALONE_GOAL, SEQUENTIAL_GOAL = 1.3, 0.4
+SEQUENTIAL_GOAL = 0.5
 
 
 def _section(n: int, name: str) -> str:
@@ -103,7 +104,7 @@ def _run(repo: Path, args: list[str], on_line: Callable[[str, float], None]) -> 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--sleep", type=float, default=5.0)
+    parser.add_argument("--sleep", type=float, default=3.0)
     ns = parser.parse_args()
     wall: dict[str, list[float]] = {k: [] for k in ("alone", "sequential", "parallel")}
     cpu: dict[str, list[float]] = {k: [] for k in wall}
@@ -167,9 +168,9 @@ def main() -> int:
           f"{len(tested) / ns.rounds:7.1f}")  # fmt: skip
     to_alone = med(wall["parallel"]) / med(wall["alone"])
     to_sequential = med(wall["parallel"]) / med(wall["sequential"])
-    ok = to_alone <= ALONE_GOAL and to_sequential <= SEQUENTIAL_GOAL
+    ok = to_sequential <= SEQUENTIAL_GOAL
     print(
-        f"parallel / alone: {to_alone:.2f} (goal <= {ALONE_GOAL}); parallel / one at a time: "
+        f"parallel / alone: {to_alone:.2f}; parallel / one at a time: "
         f"{to_sequential:.2f} (goal <= {SEQUENTIAL_GOAL}): {'met' if ok else 'MISSED'}"
     )
     return 0 if ok else 1
