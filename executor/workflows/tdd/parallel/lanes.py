@@ -31,6 +31,7 @@ from executor import fsutil
 from executor.engine.layout import Layout
 from executor.errors import GitCommandError, UserError
 from executor.fsutil import quote
+from executor.plan.cache import plan_files
 from executor.stamps import utc_now
 from executor.workflows.tdd.record.lanes import Lane, LaneLink
 from executor.workflows.tdd.record.state import RunRecord, RunState, SessionArchive, state_store
@@ -271,3 +272,24 @@ def cleanup_command(repo: Path, lane: Lane) -> str:
         f"git -C {quote(repo)} worktree remove --force {quote(lane.worktree)} && "
         f"git -C {quote(repo)} branch -D {lane.branch}"
     )
+
+
+def plan_committed(repo: GitRepo, places: Places, layout: Layout) -> None:
+    """Each worktree reads the plan from the commit it starts from: it must be in the
+    repository and committed as it is (UserError otherwise)."""
+    root = repo.root
+    files = plan_files(places.plan)
+    outside = [f for f in files if not f.resolve().is_relative_to(root)]
+    dirty = set(repo.dirty_files(ignore=layout.owned()))
+    loose = [f for f in files if f.resolve().is_relative_to(root) and (
+        not repo.tracked_at("HEAD", f)
+        or f.resolve().relative_to(root).as_posix() in dirty
+    )]  # fmt: skip
+    if outside or loose:
+        named = ", ".join(str(f) for f in (outside or loose)[:5])
+        raise UserError(
+            f"parallel sessions read the plan from the commit each one's worktree starts "
+            f"from, so the plan must be committed in {root} as it is; "
+            + ("it is outside the repository" if outside else "commit it first")
+            + f" ({named}). Nothing was touched."
+        )
