@@ -24,6 +24,7 @@ from executor.plan.readers.drafts import FileResult, SessionDraft, is_test_bulle
 from executor.plan.readers.mermaid import mermaid_edges, tree_edges
 from executor.plan.readers.phasedeps import table_dependencies
 from executor.plan.readers.sessionread import SessionReader, unroled_step
+from executor.plan.text import stepwords
 from executor.plan.text import vocabulary as voc
 from executor.plan.text.files import as_file
 from executor.plan.text.inline import code_spans, plain, read_label
@@ -400,7 +401,7 @@ def _is_sub_phase(section: Section) -> bool:
 
 def _is_cycle(section: Section) -> bool:
     """Sub-sections naming two or more of RED, GREEN, REFACTOR: one TDD cycle."""
-    roles = {voc.step_role(plain(c.title, ticks=False)).role for c in section.children}
+    roles = {stepwords.step_role(plain(c.title, ticks=False)).role for c in section.children}
     return len(roles - {None}) >= 2
 
 
@@ -428,5 +429,5 @@ def _is_record(section: Section) -> bool:
     if any(b.kind == "item" and b.checked is False for b in blocks):
         return False
     return not any(
-        voc.step_role(plain(b.text, ticks=False)).role for b in blocks if b.kind == "heading"
+        stepwords.step_role(plain(b.text, ticks=False)).role for b in blocks if b.kind == "heading"
     )

@@ -36,8 +36,8 @@ from executor.plan.models import (
 )
 from executor.plan.readers import speckittasks as tasks_
 from executor.plan.readers.phasedeps import phase_dependencies
+from executor.plan.text import stepwords, words
 from executor.plan.text import vocabulary as voc
-from executor.plan.text import words
 from executor.plan.text.files import is_test_name
 from executor.plan.text.inline import code_spans, plain, read_label
 from executor.plan.text.markdown import Block, Section, parse
@@ -263,10 +263,10 @@ class _TaskFile:
 
 
 def _role(heading: str) -> StepRole:
-    found = voc.step_role(heading).role
+    found = stepwords.step_role(heading).role
     if found is not None:
         return found
-    return "red" if voc.is_test_section(heading) else "green"
+    return "red" if stepwords.is_test_section(heading) else "green"
 
 
 def _label_command(text: str) -> str | None:
