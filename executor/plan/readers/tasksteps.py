@@ -1,20 +1,9 @@
 """The steps of one task-plan task (format C) and what each verifies.
 
-Steps are `**Step k: ...**` paragraphs, `- [ ] **Step k: ...**` items or `#### Step k`
-headings (or, in a task with none, the numbered list after a `**Steps:**` label). Each
-step is mapped by meaning (`stepwords.step_meaning`): writing the failing test and
-verifying it fails are RED; implementation and verify-passes steps are GREEN; a refactor
-step after GREEN is REFACTOR (one right after RED is the implementation); a `Commit` step
-is the executor's own and no step at all. A task is TDD when it shows a failing test
-first (a "failing" test step or a verify-fails step) and no implementation before it.
-
-A step's commands are its `Run:` / `**Verify:**` code spans and the shell block after a
-`Run:` (or right after a verification step's title), lines joined; a step a person does
-by hand (`Manual API test`, `Test in browser`) has none, and setup (`chmod +x`,
-`npm install`) is not verification. RED runs the first failing check; GREEN the task's
-final verification (a task that goes round the cycle three times ends with its whole
-check, not the first round's filter).
-"""
+Each step is mapped by meaning (`stepwords.step_meaning`) to RED, GREEN or REFACTOR; a
+`Commit` step is the executor's own. A step's commands are its `Run:` / `**Verify:**`
+spans and shell block; RED runs the first failing check, GREEN the task's final one.
+docs/plan-format.md describes the format as read."""
 
 from __future__ import annotations
 

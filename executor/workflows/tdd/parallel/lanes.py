@@ -1,22 +1,7 @@
-"""A session's lane: its worktree and branch, its own run, how it is made, found again
-after a crash, and closed.
-
-Worktrees live in the repository's `.executor-worktrees/session-<n>/` (git ignores the
-folder through `.git/info/exclude`; test runners skip folders whose name starts with a
-dot), on the branch `executor/session-<n>`, made from the main branch's tip when the
-session starts. The session's own run keeps its files in the plan's folder inside the
-worktree (its state, its bridge request, its briefs and transcripts), hidden from git by
-the same exclude line as the main run's. Its state is seeded by the main run: the seed
-view of every session (so its dependencies are complete there too), the run's id and
-options, a `LaneLink` back, and the finished sessions' records (hard links, as they are
-written once).
-
-A worktree is removed only once its session's commit is on the main branch and it is
-clean (nothing but what git ignores, and the caches test runs write); anything else is
-kept and listed by `executor status` with the command that cleans it. A worktree whose
-folder is gone is made again; one in the way that is not ours is reported, never
-deleted.
-"""
+"""A session's lane: its worktree (`.executor-worktrees/session-<n>/`) and branch, its own
+run folder seeded from the main state, how it is made, found again after a crash, and
+closed. A worktree is removed only once its commit is integrated and it is clean; one in
+the way that is not ours is reported, never deleted (docs/parallel.md)."""
 
 from __future__ import annotations
 
