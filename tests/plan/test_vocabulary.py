@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from executor.plan.text import stepwords
 from executor.plan.text import vocabulary as voc
 
 
@@ -27,12 +28,12 @@ from executor.plan.text import vocabulary as voc
 def test_step_roles_are_recognised_from_their_words(
     heading: str, role: str | None, container: bool
 ) -> None:
-    got = voc.step_role(heading)
+    got = stepwords.step_role(heading)
     assert (got.role, got.container) == (role, container)
 
 
 def test_a_step_heading_without_a_role_is_flagged() -> None:
-    assert voc.step_role("Step 4: Write documentation").unrecognised_step
+    assert stepwords.step_role("Step 4: Write documentation").unrecognised_step
 
 
 @pytest.mark.parametrize(
@@ -159,7 +160,7 @@ STEP_PHRASES = [
 
 @pytest.mark.parametrize(("title", "meaning"), STEP_PHRASES)
 def test_step_meaning_by_phrasing(title: str, meaning: str) -> None:
-    assert voc.step_meaning(title) == meaning
+    assert stepwords.step_meaning(title) == meaning
 
 
 def test_refs_by_word() -> None:
@@ -194,7 +195,9 @@ Makefile
 
 
 def test_spec_kit_test_sections() -> None:
-    assert voc.is_test_section("Tests for User Story 1 (OPTIONAL - only if tests requested) ⚠️")
-    assert voc.is_test_section("Phase 3.2: Tests First (TDD)")
-    assert not voc.is_test_section("Implementation for User Story 1")
-    assert not voc.is_test_section("Backend - Database Layer")
+    assert stepwords.is_test_section(
+        "Tests for User Story 1 (OPTIONAL - only if tests requested) ⚠️"
+    )
+    assert stepwords.is_test_section("Phase 3.2: Tests First (TDD)")
+    assert not stepwords.is_test_section("Implementation for User Story 1")
+    assert not stepwords.is_test_section("Backend - Database Layer")

@@ -1,21 +1,10 @@
 """Which of a plan's commands may verify a session: checks, and nothing else.
 
-The executor runs a plan's command to measure a step itself, so a command is used that
-way only when it is a test run or a check that changes nothing: a test runner, a linter
-or type checker, a build (`judge(command)` returns None). Anything else is refused with
-the reason, and stays in the plan as context for the agent and the person:
-- text that is no command: it does not parse as a shell command, it holds a placeholder
-  (`<slug-from-step-1>`, `{{name}}`), or it is a bare variable name (`WORLD_TIDES_API_KEY`);
-- a command with an effect: a git command that writes (`git reset HEAD~1`), an install,
-  a deploy or publish (`make redeploy-web`), a network call (`curl`), a database change
-  (`prisma migrate dev`), files changed (`mkdir`, `> out.txt`), a server that does not
-  end (`npm run dev`), a program opened for a person;
-- a command that checks nothing (`cat`, `echo`, `ls`, running the program itself).
-
-Each simple command of a line (split at `&&`, `||`, `;` and `|`) is judged after its
-wrappers (`cd`, `VAR=x`, `sudo`, `uv run`, `npx`, `docker compose run ...`); the line is
-a check when none of its parts is refused and at least one of them checks.
-"""
+The executor runs such a command itself to measure a step, so only a test run or a check
+that changes nothing qualifies (`judge(command)` returns None); anything else (not a
+command, a command with an effect, one that checks nothing) is refused with the reason
+and stays in the plan as context. Each simple command of a line is judged after its
+wrappers (`cd`, `VAR=x`, `uv run`, `npx`, ...) (docs/plan-format.md)."""
 
 from __future__ import annotations
 

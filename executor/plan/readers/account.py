@@ -1,19 +1,9 @@
 """Every line that looks like work is read, or named: nothing in a plan is lost silently.
 
-After a plan is read, each markdown file of it is scanned (the same parse the readers
-used) for lines that look like work, in any letter case, in the languages of
-`executor.plan.text.words`, with full-width punctuation or with a small typo of an English
-unit word (`Sesion 3`, `Tsak 3`, `Setp 2`):
-- a heading that names a session, task, phase, story or step by its number;
-- a task line with an id (`T012`, `**T012**`) or a numbered checkbox task (`- [ ] 2.1`);
-- a checkbox item;
-- a step line inside a session that the reader did not take as a step (a typo).
-Each is either inside a session the reader made (or the heading of a phase it read), or
-`lint` names it at its line and says what it was taken for: an error when work was not
-read (`plan validate` exits non-zero), a warning when it was taken for something else (a
-checklist outside every session). A code fence that is never closed is named too: an
-error when the code it runs on to holds such lines.
-"""
+After a plan is read, each of its markdown files is scanned for lines that look like
+work (headings naming a unit by number, task ids, checkbox items, step lines, typos such
+as `Sesion 3`): one outside every session the reader made is named by `lint`, an error
+when work was not read, a warning when it was taken for something else."""
 
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ from executor.plan.models import (
     Step,
 )
 from executor.plan.readers.mermaid import Edge
+from executor.plan.text import stepwords
 from executor.plan.text import vocabulary as voc
 from executor.plan.text.files import as_file
 from executor.plan.text.inline import code_spans
@@ -185,7 +186,7 @@ def to_session(d: SessionDraft, path: Path, lines: list[str], end: int) -> Sessi
                     *(o.text for o in d.objectives),
                     *(t for r, st in steps.items() if r != "red" for t in st.tasks),  # not tests
                 ]
-                if voc.by_hand(t)
+                if stepwords.by_hand(t)
             )
         ),
     )

@@ -31,8 +31,7 @@ from executor.plan.models import (
     Step,
 )
 from executor.plan.readers.waves import wave_dependencies
-from executor.plan.text import vocabulary as voc
-from executor.plan.text import words
+from executor.plan.text import stepwords, words
 from executor.plan.text.files import prose_paths
 from executor.plan.text.inline import plain
 from executor.plan.text.markdown import Block, parse
@@ -227,7 +226,7 @@ class _SpecTasks:
             dependencies=[before] if before else [],
             optional=item.star,
             is_checkpoint=bool(_CHECKPOINT.match(plain(task.title))),
-            checkpoints=[plain(t) for t in [task.title, *details] if voc.by_hand(plain(t))],
+            checkpoints=[plain(t) for t in [task.title, *details] if stepwords.by_hand(plain(t))],
             status="in-progress" if item.mark == "-" else None,
             context_files=self.context,
             **located(self.path, self.lines, item.line, end),

@@ -24,16 +24,19 @@ from executor.plan.readers.drafts import FileResult, SessionDraft, is_test_bulle
 from executor.plan.readers.mermaid import mermaid_edges, tree_edges
 from executor.plan.readers.phasedeps import table_dependencies
 from executor.plan.readers.sessionread import SessionReader, unroled_step
+from executor.plan.readers.units import (
+    BOLD_SESSION,
+    bold_sessions,
+    is_record,
+    unit_id,
+    work_units,
+)
 from executor.plan.text import vocabulary as voc
 from executor.plan.text.files import as_file
 from executor.plan.text.inline import code_spans, plain, read_label
 from executor.plan.text.markdown import Block, Section, parse
 from executor.plan.text.sessiontext import split_source, trimmed_end
 
-_BOLD_SESSION = re.compile(
-    r"^(?:\d{1,3}[.)]\s+)?(?:\*\*|__)session\s+#?(\d+)\s*[:\-–—.]\s*(.+?)(?:\*\*|__)\s*(.*)$",
-    re.I,
-)
 _RUN_TESTS = re.compile(r"\brun\b[^`]*\btests?\b", re.I)
 
 
@@ -157,13 +160,13 @@ class _FileParser:
                     f"heading '{text}' looks like a session but has no readable "
                     "number; expected 'Session N: Title'",
                 )
-        journal = [u for u in found if isinstance(u, Section) and _is_record(u)]
+        journal = [u for u in found if isinstance(u, Section) and is_record(u)]
         if journal and len(journal) == len(found):
             found = []  # a journal of sessions done: the plan's work is elsewhere in the file
         if not found:
-            found.extend(self.bold_sessions())
+            found.extend(bold_sessions(self.doc))
         if not found and not self.overview:
-            found.extend(self.phase_units(ids) or self.work_units())
+            found.extend(self.phase_units(ids) or work_units(self.doc))
         if journal and not found:
             found = list(journal)
         elif journal:
@@ -181,30 +184,6 @@ class _FileParser:
         """A file with no sessions whose `Phase A: ...` sections hold the work."""
         units = [s for s, id_, _ in ids if not id_.isdigit() and s.all_blocks()]
         return units if len(units) >= 2 else []
-
-    def work_units(self) -> list[Section]:
-        """A file with no sessions: the sections that hold its work, read by structure.
-        A TDD cycle (a section whose sub-sections are RED / GREEN / REFACTOR steps) is a
-        unit anywhere, and so is a sub-phase holding work items (`### Phase 8.1: ...`);
-        under a phase heading (`## Phase 1`, `### Fase 2 - ...`), its
-        numbered sub-sections (`### 1.1 Project Setup`, `### Phase 8.1`) are the units,
-        else the phase itself when it holds work items."""
-        units: list[Section] = []
-        for section in self.doc.root.walk():
-            if section.heading is None or any(section.line in range(u.line, u.end + 1)
-                                              for u in units):  # fmt: skip
-                continue
-            if _is_cycle(section) or (_is_sub_phase(section) and _holds_work(section)):
-                units.append(section)
-                continue
-            if not _is_phase(section):
-                continue
-            parts = [c for c in section.children if _numbered(c) and c.all_blocks()]
-            if parts:
-                units.extend(parts)
-            elif _holds_work(section, own=True):
-                units.append(section)
-        return units
 
     # --- phases --------------------------------------------------------------------
 
@@ -270,7 +249,7 @@ class _FileParser:
         if (m := voc.SESSION_HEADING.match(text) or voc.PART_HEADING.match(text)) is not None:
             number, title = int(m.group(1)), m.group(2)
         else:
-            label, title = _unit_id(text)
+            label, title = unit_id(text)
             number = len(self.result_sessions()) + 1
             if label == str(number):
                 label = None
@@ -281,31 +260,9 @@ class _FileParser:
         end = min([section.end, *(n - 1 for n in nested)])
         self.finish(draft, reader, trimmed_end(self.lines, end, section.line))
 
-    def bold_sessions(self) -> list[tuple[Block, int, list[Block], int]]:
-        """`1. **Session 1: Title** (3h)` items (or such lines in a paragraph) and the
-        blocks up to the next one, heading or phase."""
-        found: list[tuple[Block, int, list[Block], int]] = []
-        current: list[Block] | None = None
-        for section in self.doc.root.walk():
-            if section.heading is not None:
-                current = None
-            for block in section.blocks:
-                starts = (
-                    [(n, ln) for n, ln in block.lines() if _BOLD_SESSION.match(ln)]
-                    if block.kind in ("item", "paragraph") and not block.item
-                    else []
-                )
-                if starts:
-                    line, _ = starts[0]
-                    current = []
-                    found.append((block, line, current, section.end))
-                elif current is not None:
-                    current.append(block)
-        return found
-
     def read_bold_session(self, block: Block, line: int, rest: list[Block], end: int) -> None:
         text = next(t for n, t in block.lines() if n == line)
-        m = _BOLD_SESSION.match(text)
+        m = BOLD_SESSION.match(text)
         assert m is not None
         draft = self.new_draft(int(m.group(1)), f"{m.group(2)} {m.group(3)}".strip(), line, None)
         reader = SessionReader(draft, self.warn)
@@ -361,72 +318,3 @@ class _FileParser:
                     f"cannot read the dependency '{text}'; expected 'None', "
                     "'Session N' or 'Sessions N, M'",
                 )
-
-
-_KEYCAP = re.compile(r"^((?:\d\uFE0F?\u20E3|\U0001F51F)+)\s*")  # 1️⃣ 2️⃣ ... 🔟
-_DOTTED = re.compile(r"^(\d+(?:\.\d+)+|\d+)[.)]?\s+(.+)$")
-
-
-def _unit_id(text: str) -> tuple[str | None, str]:
-    """(the unit's own id, its title): `Phase A: Model` -> A, `1.1 Project Setup` -> 1.1,
-    `Phase 8.1: Caching` -> 8.1, `1️⃣ SessionId VO (Cycle 1)` -> 1."""
-    if (found := voc.PHASE_ID_HEADING.match(text)) is not None:
-        return found.group(1), found.group(2) or ""
-    if (phase := voc.PHASE_HEADING.match(text)) is not None:
-        return phase.group(1), voc.phase_name(phase.group(2) or "")
-    for pattern in (voc.SUB_PHASE, _DOTTED):
-        if (m := pattern.match(text)) is not None:
-            return m.group(1), m.group(2)
-    if (cap := _KEYCAP.match(text)) is not None:
-        return re.sub(r"\D", "", cap.group(1).replace("\U0001f51f", "10")), text[cap.end() :]
-    return None, text
-
-
-def _numbered(section: Section) -> bool:
-    """A sub-section with an id of its own (`1.1`, `Phase 8.1`, `2.`), not a phase."""
-    text = plain(section.title, ticks=False)
-    return _unit_id(text)[0] is not None and voc.PHASE_HEADING.match(text) is None
-
-
-def _is_phase(section: Section) -> bool:
-    text = plain(section.title, ticks=False)
-    return bool(voc.PHASE_HEADING.match(text) or voc.PHASE_ID_HEADING.match(text))
-
-
-def _is_sub_phase(section: Section) -> bool:
-    """`### Phase 8.1: Caching`: a phase's part that holds its own work."""
-    return voc.SUB_PHASE.match(plain(section.title, ticks=False)) is not None
-
-
-def _is_cycle(section: Section) -> bool:
-    """Sub-sections naming two or more of RED, GREEN, REFACTOR: one TDD cycle."""
-    roles = {voc.step_role(plain(c.title, ticks=False)).role for c in section.children}
-    return len(roles - {None}) >= 2
-
-
-def _holds_work(section: Section, *, own: bool = False) -> bool:
-    """Work items: checkbox items, or list items and step sections (a phase's own)."""
-    blocks = section.blocks if own else section.all_blocks()
-    if any(b.kind == "item" and b.checked is not None for b in blocks):
-        return True
-    return own and any(b.kind == "item" and not b.item for b in blocks)
-
-
-def _is_record(section: Section) -> bool:
-    """A `Session N` section that records work done rather than planning it: it holds no
-    open box and no step, and says it is done (`✅`, `Completed`)."""
-    first: list[Block] = []  # its first blocks: where an entry says it is done
-    for part in section.walk():
-        first += [part.heading] if part is not section and part.heading is not None else []
-        first += part.blocks
-        if len(first) >= 4:
-            break
-    said = " ".join([section.title, *(b.text for b in first[:4])])
-    if not voc.says_done_word(said):  # most sessions: no word of work done
-        return False
-    blocks = section.all_blocks()
-    if any(b.kind == "item" and b.checked is False for b in blocks):
-        return False
-    return not any(
-        voc.step_role(plain(b.text, ticks=False)).role for b in blocks if b.kind == "heading"
-    )

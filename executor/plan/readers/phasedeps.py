@@ -1,23 +1,7 @@
-"""A spec-kit `Phase Dependencies` section: which phases each phase waits for.
-
-```markdown
-### Phase Dependencies
-- **Setup (Phase 1)**: No dependencies - can start immediately
-- **Foundational (Phase 2)**: Depends on Setup completion - BLOCKS all user stories
-- **User Stories (Phase 3+)**: All depend on Foundational phase completion
-- **US2 (Phase 4)**: Depends on Phase 2 and US1 registry lifecycle outputs
-- **Polish (Final Phase)**: Depends on all desired user stories being complete
-```
-
-Each bullet names its phases (`Phase 3`, `Phase 3+`, `Final Phase`, a phase's name such as
-`Setup`, `US2`, `User Stories`) and, after `depend(s) on`, the phases it waits for (by
-number, by name, or `all ... user stories`); `No dependencies` is none. Only earlier
-phases count. What a bullet says replaces the default (the phase before).
-
-A plan's table of phases says the same in a column (`| **Phase 6** | LLM | HOCH | Phase 3 |`
-under a header `Abhängigkeiten` / `Dependencies`): `table_dependencies`; `-` is none,
-`Alle` / `All` every earlier phase.
-"""
+"""Which phases each phase waits for, from a spec-kit `Phase Dependencies` section
+(`- **US2 (Phase 4)**: Depends on Phase 2 and US1 ...`) or a plan's table of phases with a
+`Dependencies` column (`table_dependencies`). Only earlier phases count; what a bullet
+says replaces the default (the phase before). docs/plan-format.md has the phrasings."""
 
 from __future__ import annotations
 

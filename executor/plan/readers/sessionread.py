@@ -17,8 +17,8 @@ from executor.plan.commands.checks import judge
 from executor.plan.commands.written import block_command, text_command
 from executor.plan.models import ChecklistItem, FileSpec, PlanCommand, Step, StepRole
 from executor.plan.readers.drafts import SessionDraft, StepDraft
+from executor.plan.text import stepwords, words
 from executor.plan.text import vocabulary as voc
-from executor.plan.text import words
 from executor.plan.text.files import as_file, is_tree, list_item_files, tree_paths
 from executor.plan.text.inline import code_spans, plain, read_label
 from executor.plan.text.markdown import Block, Section
@@ -80,7 +80,7 @@ class SessionReader:
         line = heading.line
         self.d.subheadings += 1
         self.awaiting = self.workflow = self.verifying = False
-        role = voc.step_role(text)
+        role = stepwords.step_role(text)
         if role.role is not None:
             self.open_step(role.role, text, line, from_heading=True)
             self.kind = "tasks"
@@ -98,7 +98,7 @@ class SessionReader:
             self.open_step("green", text, line, from_heading=False)
             self.kind = "tasks"
             return
-        meaning = voc.step_meaning(text)
+        meaning = stepwords.step_meaning(text)
         if meaning == "commit":
             self.step, self.kind = None, "commit"
             return
@@ -106,7 +106,7 @@ class SessionReader:
             self.kind = kind or "tasks"
             return
         self.step = None
-        if kind is None and meaning.startswith("verify") and not voc.is_manual(text):
+        if kind is None and meaning.startswith("verify") and not stepwords.is_manual(text):
             self.verifying = True
         self.kind = kind or "ignore"
 
@@ -217,13 +217,13 @@ class SessionReader:
         labelled = read_label(text)
         if labelled is None:
             return False
-        meaning = voc.step_meaning(labelled.label)
-        role = voc.step_role(labelled.label).role or voc.MEANING_ROLE.get(meaning)
+        meaning = stepwords.step_meaning(labelled.label)
+        role = stepwords.step_role(labelled.label).role or stepwords.MEANING_ROLE.get(meaning)
         if voc.section_kind(labelled.label) not in (
             (None, "dependencies", "run") if item else (None,)
         ):
             return False
-        runs = voc.step_meaning(labelled.rest).startswith("verify")
+        runs = stepwords.step_meaning(labelled.rest).startswith("verify")
         if role is None:
             return False
         if role == "red" and runs:
@@ -276,7 +276,7 @@ class SessionReader:
         bundle works`): its step's command, or the session's outside steps."""
         if (command := text_command(text)) is None:
             return
-        if not voc.step_meaning(text).startswith("verify") or not self.check(command, line):
+        if not stepwords.step_meaning(text).startswith("verify") or not self.check(command, line):
             return
         if self.step is None:  # a summary's item: the session's verification
             self.d.verify.append((line, command))

@@ -1,22 +1,9 @@
 """Reader D: spec-kit checklist task files (`specs/<feature>/tasks.md`).
 
-Each `## Phase N: ...` section (`Phase 3.2` too; `Phase 6: Polish` like any other) is one
-session and one phase, numbered in plan order; its `- [ ] T012 [P] [US1] ...` lines are
-its tasks (`Session.tasks`, markers kept in the text). A sub-heading says which step its
-tasks belong to: `### RED: ...` / `### Red — ...`, `### GREEN ...`, `### REFACTOR ...`, or
-one about tests (`### Tests for User Story 1`) for RED; the rest are GREEN. A phase
-without test tasks (Setup, Foundational, Polish) is not TDD: one GREEN step holding its
-tasks, verified by the test command (the whole suite when none is named).
-
-A task's own command is what it tells the reader to run ("Run `npm run typecheck`",
-"run tests with `uv run pytest x -v`"; installing is not verification); a step runs its
-tasks' commands in order. A task that asks a person to check by hand ("needs manual
-verification in the browser") is a human checkpoint of its phase, like the
-`**Checkpoint**:` lines. Files: the paths a task names (with a folder; a bare file name
-only when the task names no path, as in "Add X to `package.json`"). `**Dependencies**:
-Phase 2 ...` names the phases a phase needs (else: the previous one), and an
-execution-order line after the phases (`Phase 1 → Phase 2`) adds to them.
-"""
+Each `## Phase N: ...` section is one session and one phase; its `- [ ] T012 ...` lines
+are its tasks, sorted into RED (tests) and GREEN by their sub-heading. A phase without
+test tasks is one GREEN step; a task asking for a check by hand is a human checkpoint.
+docs/plan-format.md describes the format as read."""
 
 from __future__ import annotations
 
@@ -36,8 +23,8 @@ from executor.plan.models import (
 )
 from executor.plan.readers import speckittasks as tasks_
 from executor.plan.readers.phasedeps import phase_dependencies
+from executor.plan.text import stepwords, words
 from executor.plan.text import vocabulary as voc
-from executor.plan.text import words
 from executor.plan.text.files import is_test_name
 from executor.plan.text.inline import code_spans, plain, read_label
 from executor.plan.text.markdown import Block, Section, parse
@@ -263,10 +250,10 @@ class _TaskFile:
 
 
 def _role(heading: str) -> StepRole:
-    found = voc.step_role(heading).role
+    found = stepwords.step_role(heading).role
     if found is not None:
         return found
-    return "red" if voc.is_test_section(heading) else "green"
+    return "red" if stepwords.is_test_section(heading) else "green"
 
 
 def _label_command(text: str) -> str | None:

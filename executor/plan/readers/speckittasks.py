@@ -17,8 +17,8 @@ import re
 from executor.plan.commands.checks import judge
 from executor.plan.commands.written import detail_command, join, text_command
 from executor.plan.models import FileSpec, PlanCommand, PlanTask, Step, StepRole
+from executor.plan.text import stepwords, words
 from executor.plan.text import vocabulary as voc
-from executor.plan.text import words
 from executor.plan.text.files import as_file, is_source_name, is_test_name, prose_paths
 from executor.plan.text.inline import plain, read_label
 from executor.plan.text.markdown import Block
@@ -73,7 +73,7 @@ def task_words(text: str) -> str:
 
 def commits(text: str) -> bool:
     """A task that only commits (`Commit all changes`): the executor's own, never left to do."""
-    return voc.step_meaning(task_words(text)) == "commit"
+    return stepwords.step_meaning(task_words(text)) == "commit"
 
 
 def writes_tests(text: str, files: list[str]) -> bool:
@@ -120,10 +120,10 @@ def read_task(
     if runs:  # `執行 `pnpm build``, then `執行 `pnpm test``: both, in order
         command = (runs[0][0], join([c for _, c in runs]) or runs[0][1])
     words_ = task_words(text)
-    checking = voc.step_meaning(words_).startswith("verify")
+    checking = stepwords.step_meaning(words_).startswith("verify")
     walked = (named is not None and command is None) or _WALK.search(text) is not None
     watched = " ".join([words_, *(d for _, d in details)])
-    looked_at = checking and command is None and voc.looks_at_product(watched)
+    looked_at = checking and command is None and stepwords.looks_at_product(watched)
     body = "\n".join([block.text.replace("\n", " "), *(d for _, d in details)])
     labeled = _labeled_files(text, [*lines[1:], *(d for _, d in details)])
     return PlanTask(
@@ -158,7 +158,7 @@ def _says_manual(detail: str) -> bool:
     label = read_label(detail)
     return (
         label is not None
-        and voc.is_test_word(label.label)
+        and stepwords.is_test_word(label.label)
         and _MANUAL_WORD.search(label.rest) is not None
     )
 

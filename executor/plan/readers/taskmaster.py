@@ -31,7 +31,7 @@ from executor.plan.models import (
     Session,
     Step,
 )
-from executor.plan.text import vocabulary as voc
+from executor.plan.text import stepwords
 from executor.plan.text.files import prose_paths
 from executor.plan.text.jsonspans import Span, items, line_of, members
 from executor.plan.text.sessiontext import source_hash
@@ -157,8 +157,12 @@ class _TasksFile:
             dependencies=[int(d) for d in _list(task, "dependencies") if str(d).isdigit()],
             is_checkpoint=bool(_CHECKPOINT.search(title)),
             checkpoints=[
-                *(ln.strip() for ln in strategy.split("\n") if voc.by_hand(ln, verifying=True)),
-                *(t.text for t in subtasks if voc.by_hand(t.text)),
+                *(
+                    ln.strip()
+                    for ln in strategy.split("\n")
+                    if stepwords.by_hand(ln, verifying=True)
+                ),
+                *(t.text for t in subtasks if stepwords.by_hand(t.text)),
             ],
             status=status,
             tag=tag,

@@ -1,20 +1,9 @@
 """The steps of one task-plan task (format C) and what each verifies.
 
-Steps are `**Step k: ...**` paragraphs, `- [ ] **Step k: ...**` items or `#### Step k`
-headings (or, in a task with none, the numbered list after a `**Steps:**` label). Each
-step is mapped by meaning (`vocabulary.step_meaning`): writing the failing test and
-verifying it fails are RED; implementation and verify-passes steps are GREEN; a refactor
-step after GREEN is REFACTOR (one right after RED is the implementation); a `Commit` step
-is the executor's own and no step at all. A task is TDD when it shows a failing test
-first (a "failing" test step or a verify-fails step) and no implementation before it.
-
-A step's commands are its `Run:` / `**Verify:**` code spans and the shell block after a
-`Run:` (or right after a verification step's title), lines joined; a step a person does
-by hand (`Manual API test`, `Test in browser`) has none, and setup (`chmod +x`,
-`npm install`) is not verification. RED runs the first failing check; GREEN the task's
-final verification (a task that goes round the cycle three times ends with its whole
-check, not the first round's filter).
-"""
+Each step is mapped by meaning (`stepwords.step_meaning`) to RED, GREEN or REFACTOR; a
+`Commit` step is the executor's own. A step's commands are its `Run:` / `**Verify:**`
+spans and shell block; RED runs the first failing check, GREEN the task's final one.
+docs/plan-format.md describes the format as read."""
 
 from __future__ import annotations
 
@@ -24,8 +13,7 @@ from dataclasses import dataclass, field
 from executor.plan.commands.checks import judge
 from executor.plan.commands.written import SHELL, block_command
 from executor.plan.models import FileSpec, PlanCommand, Step, StepRole
-from executor.plan.text import vocabulary as voc
-from executor.plan.text import words
+from executor.plan.text import stepwords, words
 from executor.plan.text.files import as_file
 from executor.plan.text.inline import code_spans, plain, read_label
 from executor.plan.text.markdown import Block
@@ -50,7 +38,7 @@ _CHANGE = re.compile(
 )
 _TEST_KINDS = re.compile(r"tests?|测试|測試|テスト|테스트|prueba|teste|ki[eể]m", re.I)
 _RED_KINDS = ("write_test", "verify_fail")
-_ROLE_MEANING: dict[StepRole, voc.StepMeaning] = {
+_ROLE_MEANING: dict[StepRole, stepwords.StepMeaning] = {
     "red": "write_test",
     "green": "implement",
     "refactor": "refactor",
@@ -70,15 +58,15 @@ class _Step:
     #: The step shows code that is not a shell command (a test or an implementation).
     code: bool = False
     #: What the task's shape says the step does, when its words say nothing.
-    shape: voc.StepMeaning | None = None
+    shape: stepwords.StepMeaning | None = None
 
     @property
-    def meaning(self) -> voc.StepMeaning:
+    def meaning(self) -> stepwords.StepMeaning:
         if self.shape is not None:
             return self.shape
-        said = voc.step_meaning(self.title)
-        role = voc.step_role(self.title).role  # `Write docs acceptance check (RED)`
-        if role is None or said == "commit" or voc.MEANING_ROLE.get(said) == role:
+        said = stepwords.step_meaning(self.title)
+        role = stepwords.step_role(self.title).role  # `Write docs acceptance check (RED)`
+        if role is None or said == "commit" or stepwords.MEANING_ROLE.get(said) == role:
             return said
         checks = said.startswith("verify")
         if role == "red":
@@ -92,16 +80,18 @@ class _Step:
         the page renders on a phone`)."""
         if self.meaning == "commit":
             return False
-        if voc.is_manual(self.title) or voc.is_manual(self.expected or ""):
+        if stepwords.is_manual(self.title) or stepwords.is_manual(self.expected or ""):
             return True
         said = f"{self.title} {self.expected or ''}"
         return (
-            self.meaning.startswith("verify") and not self.commands and voc.looks_at_product(said)
+            self.meaning.startswith("verify")
+            and not self.commands
+            and stepwords.looks_at_product(said)
         )
 
     @property
     def verifies(self) -> bool:
-        return self.meaning.startswith("verify") and not voc.is_manual(self.title)
+        return self.meaning.startswith("verify") and not stepwords.is_manual(self.title)
 
 
 class TaskSteps:
@@ -245,8 +235,8 @@ def _find(blocks: list[Block]) -> list[_Step]:
         if block.kind not in ("item", "paragraph", "heading"):
             continue
         raw = block.first
-        m = voc.STEP_LINE.match(plain(raw, ticks=False))
-        written = voc.STEP_LINE.match(raw.strip())
+        m = stepwords.STEP_LINE.match(plain(raw, ticks=False))
+        written = stepwords.STEP_LINE.match(raw.strip())
         if m is None:
             continue
         title = m.group(2).strip().strip("*_").strip()

@@ -1,24 +1,11 @@
-"""Markdown as CommonMark reads it: every block with its exact source lines, and the
-tree of heading sections that plans are built from.
+"""Markdown as CommonMark reads it: every block with its exact source lines, and the tree
+of heading sections that plans are built from.
 
-markdown-it-py parses the blocks (`MarkdownIt("commonmark").enable("table")` with the
-inline rules off: plans need the raw text of headings and paragraphs, and skipping
-inline parsing halves the cost); its tokens carry `map` (0-based start, exclusive end)
-so every block keeps its exact lines. CommonMark decides what is code, an HTML comment
-or a heading: `<!-- ## Session 3 -->` is an HTML block, the prose and tree of an
-indented code block are code, `> ## H` is inside a quote.
-
-Two things are read as a careful person reads them, on a copy of the text with the same
-lines (so every line number stays exact):
-- YAML front matter (`---` ... `---` at the top) is blanked, not read as a rule and a
-  setext heading;
-- a ```` ```markdown ```` block that holds fences of its own (a plan writing a README
-  with ```` ```bash ```` inside) is closed at the fence that balances them, not at the
-  first bare fence (which would spill the rest of the document out of the block).
-
-markdown-it is imported on first parse only: the exit-42 resume path reads a cached
-plan and never pays for it.
-"""
+markdown-it-py parses the blocks with the inline rules off (plans need the raw text, and
+it halves the cost), imported on first parse only (the exit-42 resume path never pays
+for it). YAML front matter is blanked and a ```` ```markdown ```` block holding fences of
+its own is closed where its author closed it, on a copy with the same lines so every line
+number stays exact."""
 
 from __future__ import annotations
 

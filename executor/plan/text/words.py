@@ -2,8 +2,8 @@
 
 One table per meaning, each a regular-expression alternation of the words in English,
 Chinese, Japanese, Korean, German, French, Spanish, Portuguese and Vietnamese (accents
-optional where authors often drop them). `executor.plan.text.vocabulary` builds its patterns
-from them; `normal()` is applied to a heading or label before it is matched, so
+optional where authors often drop them). `vocabulary` and `stepwords` build their
+patterns from them; `normal()` is applied to a heading or label before it is matched, so
 full-width punctuation and digits (`Phase 1：Setup`, `任务 １`) read as their ASCII forms.
 
 Word lists are hints: a superpowers task's shape decides its RED and GREEN steps first
@@ -93,7 +93,7 @@ FILE_CHANGES = (
 #: Kinds of a `**Files:**` item that the task only reads (Read / Verify / Commit).
 FILE_READS = r"read|verify|commit|读取|验证|提交|参照|確認|확인|lesen|lire|leer|ler|đ[oọ]c"
 
-# --- what a step does (`vocabulary.step_meaning`), beside the English phrasings --------
+# --- what a step does (`stepwords.step_meaning`), beside the English phrasings --------
 
 WRITE_TEST = (
     r"编写失败的?测试|写失败的?测试|失败的?测试|失敗する(?:テスト)?|失敗テスト|실패하는\s*테스트"

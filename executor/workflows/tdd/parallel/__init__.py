@@ -7,8 +7,8 @@ session's worktree and its own run folder; `child`: what a session's own run doe
 differently; `children`: the processes that run sessions in their worktrees; `shared`,
 `settle`, `ends`, `orchestrator`: the run that schedules them (its context and turns at
 the shared state; integration and the blocked checkpoint; how it ends; its loop);
-`integrate`: a commit onto the main branch; `fence` and `proof`: the main state, held
-as this run's own, and when it may say a session is completed; `watch`: the person's
-checkout where no sandbox keeps sessions out of it; `view`: what `executor status`
-shows.
+`asking`: a lane's question asked at this run's terminal; `integrate`: a commit onto
+the main branch; `fence` and `proof`: the main state, held as this run's own, and when
+it may say a session is completed; `watch`: the person's checkout where no sandbox keeps
+sessions out of it; `view`: what `executor status` shows.
 """

@@ -1,23 +1,11 @@
 """The process that runs one session in its worktree: `executor lane N`, started by the
-parallel run, watched until it exits.
+parallel run, watched until it exits (docs/parallel.md).
 
-Each is a whole executor run of its own (its own lock, state, bridge files, agent and
-test processes), in a process group and session of its own, so a Ctrl+C at the
-terminal reaches the parallel run only, which stops each of them once with SIGTERM:
-each saves its state and exits 130, as a run stopped that way always does. Each reads
-the end of a pipe whose other end only the parallel run holds: when that run dies
-(SIGKILL included), the pipe ends and the lane stops itself the same way, so no session
-goes on with nobody to integrate it.
-
-How a lane's session ended (its status and the commit its run verified) comes back over
-a pipe of its own (`--report-fd`), written by the lane's run when it ends: no agent or
-test run the lane starts holds that pipe, so what the parallel run integrates is what
-the session's own run verified, whatever its branch or its state file say by then.
-
-What a lane reports is passed on line by line (its lines name their session); its
-stderr, where a run says how it stopped, is kept to say why (the parallel run says it
-once for every lane).
-"""
+Each lane is a whole run in a process group of its own: a Ctrl+C reaches the parallel run
+only, which stops each lane once with SIGTERM. A lane reads a pipe only the parallel run
+holds, so when that run dies the lane stops itself; how its session ended comes back on
+its own pipe (`--report-fd`), which no agent or test run holds, so what is integrated is
+what the lane's run verified."""
 
 from __future__ import annotations
 

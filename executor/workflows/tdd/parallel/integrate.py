@@ -1,24 +1,9 @@
 """Integration: a finished lane's commit onto the main branch, one at a time, tested again.
 
-The session's commit is replayed onto the main branch's tip (a rebase made with
-`merge-tree` and `commit-tree`: no worktree is touched), the whole suite runs on the
-result in the executor's own integration worktree (a merge can break what each branch
-passed alone), and the main branch is fast-forwarded to it in its own checkout: one
-commit per session, linear history, as a sequential run makes. A commit its session's
-own run made on the tip as it still is was tested there already (the whole suite, on
-exactly that tree): it is fast-forwarded without a second run. When the tip moved
-meanwhile (another run integrated first), the replay starts again on the new tip.
-
-A conflict or a suite that fails is not a failure of the run: the lane is blocked, its
-work stays on its branch, and a person decides (docs/parallel.md). A conflict is shown
-in the lane's worktree, detached at the tip with the merged files and git's markers in
-them, so it can be resolved with any editor; a suite that fails shows the integrated
-commit there. Either way, `continue` takes the worktree's files as the session's, on
-that tip.
-
-Every step can be repeated after a crash: a commit already on the main branch is found
-by its trailers (`Agent-Run`, `Agent-Step`), a replay is made again from the branch.
-"""
+The commit is replayed onto the tip as a tree (`merge-tree`, `commit-tree`: no worktree
+touched), the whole suite runs on it (a merge can break what each branch passed alone),
+and the branch is fast-forwarded. A conflict or a failing suite blocks the lane for a
+person, never the run; every step can be repeated after a crash (docs/parallel.md)."""
 
 from __future__ import annotations
 

@@ -1,22 +1,7 @@
-"""A session's lane: its worktree and branch, its own run, how it is made, found again
-after a crash, and closed.
-
-Worktrees live in the repository's `.executor-worktrees/session-<n>/` (git ignores the
-folder through `.git/info/exclude`; test runners skip folders whose name starts with a
-dot), on the branch `executor/session-<n>`, made from the main branch's tip when the
-session starts. The session's own run keeps its files in the plan's folder inside the
-worktree (its state, its bridge request, its briefs and transcripts), hidden from git by
-the same exclude line as the main run's. Its state is seeded by the main run: the seed
-view of every session (so its dependencies are complete there too), the run's id and
-options, a `LaneLink` back, and the finished sessions' records (hard links, as they are
-written once).
-
-A worktree is removed only once its session's commit is on the main branch and it is
-clean (nothing but what git ignores, and the caches test runs write); anything else is
-kept and listed by `executor status` with the command that cleans it. A worktree whose
-folder is gone is made again; one in the way that is not ours is reported, never
-deleted.
-"""
+"""A session's lane: its worktree (`.executor-worktrees/session-<n>/`) and branch, its own
+run folder seeded from the main state, how it is made, found again after a crash, and
+closed. A worktree is removed only once its commit is integrated and it is clean; one in
+the way that is not ours is reported, never deleted (docs/parallel.md)."""
 
 from __future__ import annotations
 
@@ -31,6 +16,7 @@ from executor import fsutil
 from executor.engine.layout import Layout
 from executor.errors import GitCommandError, UserError
 from executor.fsutil import quote
+from executor.plan.cache import plan_files
 from executor.stamps import utc_now
 from executor.workflows.tdd.record.lanes import Lane, LaneLink
 from executor.workflows.tdd.record.state import RunRecord, RunState, SessionArchive, state_store
@@ -271,3 +257,24 @@ def cleanup_command(repo: Path, lane: Lane) -> str:
         f"git -C {quote(repo)} worktree remove --force {quote(lane.worktree)} && "
         f"git -C {quote(repo)} branch -D {lane.branch}"
     )
+
+
+def plan_committed(repo: GitRepo, places: Places, layout: Layout) -> None:
+    """Each worktree reads the plan from the commit it starts from: it must be in the
+    repository and committed as it is (UserError otherwise)."""
+    root = repo.root
+    files = plan_files(places.plan)
+    outside = [f for f in files if not f.resolve().is_relative_to(root)]
+    dirty = set(repo.dirty_files(ignore=layout.owned()))
+    loose = [f for f in files if f.resolve().is_relative_to(root) and (
+        not repo.tracked_at("HEAD", f)
+        or f.resolve().relative_to(root).as_posix() in dirty
+    )]  # fmt: skip
+    if outside or loose:
+        named = ", ".join(str(f) for f in (outside or loose)[:5])
+        raise UserError(
+            f"parallel sessions read the plan from the commit each one's worktree starts "
+            f"from, so the plan must be committed in {root} as it is; "
+            + ("it is outside the repository" if outside else "commit it first")
+            + f" ({named}). Nothing was touched."
+        )

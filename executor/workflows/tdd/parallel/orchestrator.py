@@ -1,20 +1,7 @@
 """A parallel run (`--parallel N`): sessions whose dependencies are complete run side by
-side, each in a worktree of its own, and are integrated one at a time, in plan order.
-
-The run opens like any run (`run.open_run`: the plan, the options, the state), then
-loops until nothing it may do is left: it starts the lanes it may (at most N at once;
-a session waits for its dependencies to be integrated and for any session listing one
-of its files to finish), takes each lane's own run up again where it stopped (after a
-crash, or with the answers a host wrote), passes a person's questions from a lane to
-the terminal when there is one, integrates finished lanes, and settles blocked ones.
-It keeps no lock while sessions work (`Shared.turn`), so another terminal can run
-other sessions of the same plan beside it.
-
-How it ends: every session in scope integrated (exit 0); else requests wait on the
-bridge, one per lane (exit 42: one `--resume` applies every answer written); else the
-first lane (plan order) that stopped says why, with its exit code; else sessions wait
-on others (exit 22). Ctrl+C stops every lane (each saves its state) and exits 130.
-"""
+side, each in a worktree of its own, and are integrated one at a time, in plan order
+(docs/parallel.md). It keeps no lock while sessions work (`Shared.turn`), so another
+terminal can run other sessions of the same plan beside it."""
 
 from __future__ import annotations
 
@@ -26,19 +13,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from executor import __version__, faults
-from executor.bridge.reading import read_request
-from executor.choices import Question, options_of
 from executor.engine.layout import Layout
 from executor.errors import (
-    BridgeFileInvalid,
     Interrupted,
     NothingToResumeError,
     UserError,
 )
 from executor.exitcodes import ExitCode
 from executor.fsutil import quote
-from executor.plan.cache import plan_files
 from executor.sandbox import bubblewrap
+from executor.workflows.tdd.parallel.asking import ask_in_terminal
 from executor.workflows.tdd.parallel.children import Child, Launcher
 from executor.workflows.tdd.parallel.ends import Ends
 from executor.workflows.tdd.parallel.fence import Fence
@@ -48,6 +32,7 @@ from executor.workflows.tdd.parallel.lanes import (
     Places,
     ensure_worktree,
     new_lane,
+    plan_committed,
     seed,
 )
 from executor.workflows.tdd.parallel.pinned import pin_lanes
@@ -168,7 +153,7 @@ class Parallel(Ends):
                 )
             check_workspace(state, self.repo, self.sessions, self.layout)
             self.places = Places(self.repo.root, Path(state.run.plan).absolute(), self.layout)
-            self._check_plan()
+            plan_committed(self.repo, self.places, self.layout)
             for number, why in unproven(state, self.repo, self.proven).items():
                 self.say(number, f"the state says it is completed, but {why}: it is not "
                                  f"counted completed, and runs")  # fmt: skip
@@ -208,26 +193,6 @@ class Parallel(Ends):
                 self.held[n] = f"its lane is driven by another executor run ({self.holder(n)})"
             elif lane.status == "integrated":
                 self.tidy(n)  # a kept worktree cleaned meanwhile, or a crash before cleanup
-
-    def _check_plan(self) -> None:
-        """Each worktree reads the plan from the commit it starts from: it must be in the
-        repository and committed as it is."""
-        root = self.repo.root
-        files = plan_files(self.places.plan)
-        outside = [f for f in files if not f.resolve().is_relative_to(root)]
-        dirty = set(self.repo.dirty_files(ignore=self.layout.owned()))
-        loose = [f for f in files if f.resolve().is_relative_to(root) and (
-            not self.repo.tracked_at("HEAD", f)
-            or f.resolve().relative_to(root).as_posix() in dirty
-        )]  # fmt: skip
-        if outside or loose:
-            named = ", ".join(str(f) for f in (outside or loose)[:5])
-            raise UserError(
-                f"parallel sessions read the plan from the commit each one's worktree starts "
-                f"from, so the plan must be committed in {root} as it is; "
-                + ("it is outside the repository" if outside else "commit it first")
-                + f" ({named}). Nothing was touched."
-            )
 
     def _width(self, asked: int) -> int:
         if asked > self.cores > 0:
@@ -409,35 +374,14 @@ class Parallel(Ends):
         answer as a host would, and (`launch`) take the lane up again with it."""
         if self.prompter is None:
             return False
-        from executor.bridge.host import write_response
-
-        folder = self.lane_layout(lane).folder
         try:
-            req = read_request(folder / ".agent-request.json")
-        except (FileNotFoundError, BridgeFileInvalid):
-            return False
-        options = options_of(req.context)
-        if req.agent_name != "human" or not options:
-            return False
-        detail = str(req.context.get("detail") or "")
-        question = str(req.context.get("question") or req.prompt)  # which session asks:
-        if self.req.on_ask is not None:
-            checkpoint = req.context.get("checkpoint")
-            self.req.on_ask(Question(
-                key=req.request_id, text=question, options=options, detail=detail,
-                checkpoint=checkpoint if isinstance(checkpoint, str) else None, session=number,
-                phase=self.outline[number].phase,
-                detail_file=Path(str(req.context.get("detail_file") or folder / "detail")),
-            ))  # fmt: skip
-        try:
-            decision = self.prompter.ask(f"[session {number}] {question}", options, detail=detail)
+            asked = ask_in_terminal(
+                self.prompter, self.lane_layout(lane).folder, number,
+                phase=self.outline[number].phase, on_ask=self.req.on_ask,
+            )  # fmt: skip
         except EOFError:  # the terminal went away: the request waits for a host
             self.prompter = None
             return False
-        response = decision.action
-        write_response(folder, status="success", response=response, response_file=None,
-                       error_message=None, error_type=None,
-                       feedback=decision.feedback or None)  # fmt: skip
-        if launch:
+        if asked and launch:
             self.launch(number, lane, resume=True)
-        return True
+        return asked

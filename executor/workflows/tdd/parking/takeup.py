@@ -1,23 +1,9 @@
-"""Taking a parked session up again, when a person can answer its question: its work goes
-back into the checkout on top of what was committed since it was parked, its record back
-among the sessions in progress, at the gate that asked; it goes on from there.
+"""Taking a parked session up again: its work merged onto HEAD as a parallel session's commit
+is, its record back among the sessions in progress at the gate that asked (docs/engine.md).
 
-On another commit than the one it was made on, its work is merged onto HEAD as a
-parallel session's commit is (`GitLanes.replay`: a three-way merge, as a tree), and what
-its record measured against the old commit is measured again against HEAD (the tests
-and test infrastructure a later commit changed; RED's tests as RED left them, merged
-the same way). Nothing it verified before counts on the merged tree: whatever the
-person answers, its tests and the suite run again before anything is committed. A
-conflict is never resolved here: the merge is written into the checkout with git's
-markers, and the session stays parked until a person has edited them away.
-
-Boundaries: the plan (HEAD, the merged tree, the facts measured again) is saved before a
-file is written (`parking.planned`); the files, then that they are written
-(`parking.written`); then its work as it was parked goes to a backup ref, its own ref
-goes, and the record moves (`parking.taken`). A run killed between them takes the same
-steps again: a write is idempotent, a write into a checkout that holds something else
-is preceded by a backup (P18, P31), and a second backup of the same commit is harmless.
-"""
+Nothing it verified before counts on the merged tree, and a conflict is never resolved
+here. The steps are saved one boundary at a time (`parking.planned`, `parking.written`,
+`parking.taken`) so a run killed between them takes the same steps again (P18, P31)."""
 
 from __future__ import annotations
 

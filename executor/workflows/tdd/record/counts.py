@@ -1,19 +1,10 @@
 """A session's test counts and duration as every view shows them: `executor status`, the
 checkpoints and the commit message say the same numbers in the same words.
 
-Counts are test cases as the runner's report gives them (`tests_counted` "report"). Two
-other cases are said for what they are, never as "0 passing of 0":
-- "source": RED's tests could not be collected (the module they import does not exist
-  yet), so their number is the test functions read from the files: "(not collected)";
-- "exit_code": the command gives no report the executor reads (`npm test` around a
-  runner, `make test`): nothing was counted, the verdict is its exit code: "not measured
-  (exit code only)".
-
-One clock: a session's time runs from its start to its commit (waits for agents and
-people included: through the bridge those happen between processes, outside every
-step's own timing); a session not finished runs to its latest step, or to now while a
-run is at it.
-"""
+Counts are the runner's report's; tests RED could not collect are counted from the source
+("not collected"), and a command without a report the executor reads is "not measured
+(exit code only)", never "0 passing of 0". A session's time runs from its start to its
+commit, waits for agents and people included."""
 
 from __future__ import annotations
 

@@ -1,24 +1,10 @@
 """`.agent-state.json`: the single truth of a plan run's progress, in seed 004's shape.
 
-The top of the file is what seed 004 documents, for any reader (another terminal, a
-dashboard, a CI job) without our CLI: `project_name`, `plan_version`,
-`execution_started_at`, `last_updated_at`, `current_phase`, `current_session`,
-`completed_sessions`, `status`, `phases[]` with their `sessions[]` (`number`, `title`,
-`status`, `checkpoint`, `started_at`, `completed_at`, `commit_hash`, `tests_written`,
-`tests_passing`, `coverage`), `blockers` and `notes`. Under `run` the engine keeps its
-own records: the run's identity and options, what agents spent, and one `SessionRecord`
-(the workflow cursor, its bridge ledger, what its checks measured) per session in
-progress. Both are written in the same atomic save (`executor.store`); the seed view of
-a session in progress is projected from its record at every save (`before_save`),
-never read back as a second truth.
-
-A session that finishes leaves `run.sessions`: its entry in `phases[].sessions[]` keeps
-what a reader needs, and its whole record (history, agent calls, RED facts, tree
-hashes) goes to `.agent-sessions/session-<N>.json` (`SessionArchive`), written once. So
-a step costs the same at session 1,000 as at session 1.
-
-The JSON Schema is `docs/schemas/agent-state.schema.json`, kept in sync by a test.
-"""
+The top is seed 004's documented view, for readers without our CLI; under `run` the
+engine keeps its own records, one `SessionRecord` per session in progress, from which the
+seed view is projected at every save (never read back as a second truth). A finished
+session's record goes to the archive (`.agent-sessions/`), so a step costs the same at
+session 1,000 as at session 1. Schema: `docs/schemas/agent-state.schema.json`."""
 
 from __future__ import annotations
 

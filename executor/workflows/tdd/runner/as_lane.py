@@ -1,19 +1,9 @@
 """What a session's own run does differently when it is a lane of a parallel run.
 
-It is an ordinary run of one session (`executor lane N`, started by the parallel run),
-in the session's worktree, keeping its files in the worktree's plan folder. Its state
-carries a `LaneLink` to the main run, and two things follow from it:
-
-- its test runs may not write the main run's files or plan either (the sandbox binds
-  them read-only, as it does its own), nor anything of the person's checkout its
-  worktree lives in: a worktree's `.git` is a file, so code that walks up to the first
-  `.git` folder finds the person's checkout (`lane_sandbox`); neither may its agent,
-  but for what a commit in its worktree writes to the repository;
-- its budgets count what every lane of the run spent, not its own calls only: the
-  main run's total (sessions already integrated), and the state of each other lane,
-  read without their locks (every save is an atomic rename, so a read sees a whole
-  file; one that cannot be read counts nothing).
-"""
+Its test runs and agent may not write the main run's files nor the person's checkout
+its worktree lives in (`lane_sandbox`: a worktree's `.git` is a file, so code walking up
+finds the person's checkout), and its budgets count what every lane of the run spent,
+read without their locks (every save is an atomic rename)."""
 
 from __future__ import annotations
 

@@ -23,7 +23,6 @@ from executor.errors import (
     NothingToResumeError,
 )
 from executor.plan.cache import PlanView, load_valid
-from executor.project_config import map_test_command
 from executor.retry import RetryPolicy
 from executor.sandbox import Sandbox
 from executor.store import StateStore, exclusive
@@ -41,6 +40,7 @@ from executor.workflows.tdd.runner.as_lane import lane_guarded, lane_sandbox, sp
 from executor.workflows.tdd.runner.redo import redo
 from executor.workflows.tdd.runner.scope import SessionScope
 from executor.workflows.tdd.runner.stops import note_interrupt, stopped
+from executor.workflows.tdd.runner.testruns import core_turns, make_measure, make_run_tests
 from executor.workflows.tdd.runner.workspace import check_workspace
 from executor.workflows.tdd.session.context import SessionRun
 from executor.workflows.tdd.step import AGENT_STEPS
@@ -48,14 +48,9 @@ from executor.workflows.tdd.table import TDD, TddSession
 
 if TYPE_CHECKING:
     from executor.pinning import Pins
-    from executor.projectenv import Interpreter
     from executor.prompts import Prompter
     from executor.runoptions import RunOptions
-    from executor.strength.job import Job
-    from executor.strength.runner import Measured
-    from executor.testrun import TestRun
     from executor.vcs import GitRepo
-    from executor.workflows.tdd.record.lanes import LaneLink
 from executor.workflows.tdd.runner.opening import (
     DEFINITION_HASH,
     Opened,
@@ -188,59 +183,9 @@ class Runner:
         if sandbox is not None and link is not None:  # a lane: the person's checkout too
             sandbox = lane_sandbox(sandbox, repo)
         spent = (lambda: spent_by_all(state)) if link is not None else (lambda: state.run.spent)
-        turn = _cores(repo, link, self.report)
-
-        def run_tests(
-            command: str,
-            coverage: bool,
-            on_line: Callable[[str], None] | None,
-            log: Path | None = None,
-            interpreter: Interpreter | None = None,
-        ) -> TestRun:
-            command = map_test_command(command, config)  # [tool.executor] test_command_map
-            if req.run_tests is not None:
-                return req.run_tests(command, repo.root)
-            from executor.testrun import DEFAULT_TEST_TIMEOUT
-            from executor.testrun import run_tests as _run_tests
-
-            limit = options.test_timeout or DEFAULT_TEST_TIMEOUT
-            with turn():
-                return _run_tests(
-                    command, cwd=repo.root, timeout_s=limit, coverage=coverage,
-                    on_line=on_line, sandbox=sandbox, log=log, interpreter=interpreter,
-                )  # fmt: skip
-
-        def measure(job: Job) -> Measured:
-            from executor.strength.runner import measure as run_mutants
-            from executor.testrun import run_tests as _run_tests
-
-            def run_in(
-                command: str,
-                cwd: Path,
-                limit: float,
-                env: dict[str, str],
-                log: Path | None,
-                fds: tuple[int, ...],
-            ) -> TestRun:
-                with turn():
-                    return _run_tests(map_test_command(command, config), cwd=cwd,
-                                      timeout_s=limit, env=env, sandbox=sandbox, log=log,
-                                      interpreter=job.interpreter, on_start=job.on_start,
-                                      pass_fds=fds)  # fmt: skip
-
-            if job.stryker is not None:
-                from executor.strength import stryker
-
-                return stryker.measure(
-                    job.stryker, root=repo.root, export=job.export, run=run_in,
-                    test_command=map_test_command(job.command, config), budget=job.budget,
-                    log=job.log,
-                )  # fmt: skip
-            return run_mutants(
-                job.mutants, export=job.export, run=run_in, prefix=job.prefix,
-                test_files=job.tests.files, test_ids=job.tests.ids, collect=job.collect,
-                budget=job.budget, log=job.log, hold=job.hold,
-            )  # fmt: skip
+        turn = core_turns(repo, link, self.report)
+        run_tests = make_run_tests(req, options, repo, config, sandbox, turn)
+        measure = make_measure(repo, config, sandbox, turn)
 
         measuring = req.measure or (measure if req.run_tests is None else None)
         pins = self._pins(opened, layout, sandbox)
@@ -350,26 +295,6 @@ class Runner:
             report=self.report,
             test_timeout=state.run.options.test_timeout or DEFAULT_TEST_TIMEOUT, sandbox=sandbox,
         )  # fmt: skip
-
-
-def _cores(
-    repo: GitRepo, link: LaneLink | None, report: Callable[[str], None]
-) -> Callable[[], contextlib.AbstractContextManager[None]]:
-    """A lane's test runs take turns on the machine's cores with the other lanes' and
-    the integration's (`executor.cores`); elsewhere they run at once."""
-    from executor import cores
-
-    slots = cores.limit() if link is not None else 0
-    if link is None or not slots:
-        return contextlib.nullcontext
-    common, number = repo.common_dir(), link.session
-    said = f"[session {number}] waiting for a core: {plural(slots, 'test run')} of this run"
-
-    def turn() -> contextlib.AbstractContextManager[None]:
-        return cores.core(common, slots, mark=cores.waiting_mark(common, number),
-                          waits=lambda: report(said + " under way"))  # fmt: skip
-
-    return turn
 
 
 def _finish(state: RunState, number: int, rec: SessionRecord, archive: SessionArchive) -> None:

@@ -1,19 +1,11 @@
-"""What in the tree decides what passes, besides the code under test: test
-infrastructure (read by meaning), code that reaches into the test runner, code git
-ignores, bytecode Python runs without its source, and the plan (git's own files and the
-project's environment are the run's pin: `executor.pinning`).
+"""What in the tree decides what passes, besides the code under test: test infrastructure,
+code that reaches into the test runner, code git ignores, bytecode without its source,
+and the plan (git's own files and the environment are the run's pin: `executor.pinning`).
 
-Test infrastructure is judged by what runs the tests, not by a file's name: a file is
-infrastructure as far as what runs the tests reads it. `infra_fingerprint` hashes
-pytest's settings as parsed from pyproject.toml (any spelling of the table:
-`[ tool.pytest.ini_options ]`, `[tool."pytest".ini_options]`, dotted keys), setup.cfg
-(`[tool:pytest]`) or tox.ini (`[pytest]`); package.json's runner keys; conftest.py and
-the like whole; and what a runner the test commands name reads (`runners_named`): all
-of tox.ini for `tox`, noxfile.py for `nox`, package.json's scripts for `npm test`, the
-Makefile of `make test`, a script named (`./scripts/test.sh`). tox.ini's environments
-are no test infrastructure of `python -m pytest`. Changing infrastructure after RED is
-tampering unless a person takes it in.
-"""
+Infrastructure is judged by what runs the tests, not by file names: `infra_fingerprint`
+hashes the runner's settings as parsed and what a named runner reads (`runners_named`:
+tox.ini for `tox`, the Makefile of `make test`, ...). Changing it after RED is tampering
+unless a person takes it in."""
 
 from __future__ import annotations
 

@@ -1,26 +1,9 @@
 """How a test changed, judged by what changed and not by the fact of a change (P25, P26).
 
-Real projects grow tests inside existing files and change an existing test when the
-behaviour it describes changes. So a change to a test is sorted by its content:
-
-- **added**: a test that did not exist (the session's);
-- **strengthened or neutral**: a test that asks for more or the same (a case added to a
-  parametrisation, an expected value changed, an import or a docstring added);
-- **weakened**: it asks for less, or may no longer run at all. Each kind has a name
-  (`WHY`), and docs/engine.md ("What counts as weakening") gives an example of each.
-
-Some weakenings are *always* weakenings (a skip added, a body emptied, a test gone: the
-test cannot fail any more); the others (fewer assertions, fewer parametrised cases) are
-weakenings unless the changed test now fails in RED: then the change asks for behaviour
-the code does not have yet, which is a stronger test (P25). After RED (GREEN, REFACTOR)
-the session's tests are fixed: a test that failed in RED may not change at all, and a
-fixture or helper the tests use may not change either.
-
-Python test files are compared definition by definition (`executor.workflows.tdd.trust.verdicts.
-test_fingerprints` keys: `file::test`, `file::Class::test`, `file::Class` for a class's
-head, `file::Class::<class>` and `file::<module>` for what a class or module does besides
-its definitions). Other test files (JavaScript, data) are compared as text.
-"""
+A change is added, neutral or stronger, or a weakening named in `WHY`; docs/engine.md
+("What counts as weakening") gives an example of each. Python test files are compared
+definition by definition (keys `file::test`, `file::Class::test`, `file::Class`,
+`file::<module>`), other test files as text."""
 
 from __future__ import annotations
 
@@ -31,6 +14,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+
+from executor.workflows.tdd.trust import testsyntax as syn
 
 #: Why a change weakens, by kind (the words the person reads).
 WHY = {
@@ -52,19 +37,6 @@ WHY = {
 #: Weakenings a failing test in RED outweighs (the change asks for more elsewhere).
 UNLESS_FAILING = frozenset({"fewer-assertions", "fewer-cases", "text"})
 
-#: Marks that change what a test needs, not whether it runs or what it asks.
-_NEUTRAL_MARKS = frozenset(
-    {"parametrize", "usefixtures", "timeout", "asyncio", "anyio", "django_db", "trio",
-     "filterwarnings", "order", "dependency", "benchmark"}
-)  # fmt: skip
-_SKIP_CALLS = frozenset({"skip", "xfail", "importorskip", "skipTest", "SkipTest"})
-_SKIP_DECORATORS = frozenset({"skip", "skipif", "skipIf", "skipUnless", "xfail",
-                              "expectedFailure"})  # fmt: skip
-_ASSERT_CALL = re.compile(r"^(?:assert|fail)|^(?:raises|warns|deprecated_call|approx)$")
-#: Module or class statements that decide whether tests run at all.
-_COLLECTION_NAMES = frozenset(
-    {"__test__", "pytestmark", "collect_ignore", "collect_ignore_glob", "pytest_plugins"}
-)
 _TEXT_ASSERTS = re.compile(r"\bexpect\s*\(|\bassert\w*\s*[.(]|\bassert\s|\.should\b")
 _TEXT_SKIPS = re.compile(
     r"\b(?:it|test|describe)\.(?:skip|todo)\b|\bx(?:it|test|describe)\s*\(|\.only\s*\("
@@ -222,29 +194,31 @@ def _judge_function(
     if not j.is_test:  # a fixture or helper
         if after_red:
             j.always.append("helper-after-red")
-        elif _count(new, _is_skip_call) > _count(old, _is_skip_call):
+        elif syn.count(new, syn.is_skip_call) > syn.count(old, syn.is_skip_call):
             j.always.append("runtime-skip")
         return
     if after_red and failed:
         j.always.append("changed-after-red")
-    added = _marks(new) - _marks(old)
-    if any(_weakening_mark(m) for m in added):
+    added = syn.marks(new) - syn.marks(old)
+    if any(syn.weakening_mark(m) for m in added):
         j.always.append("skip")
-    if _count(new, _is_skip_call) > _count(old, _is_skip_call):
+    if syn.count(new, syn.is_skip_call) > syn.count(old, syn.is_skip_call):
         j.always.append("runtime-skip")
-    if _trivial(new) and not _trivial(old):
+    if syn.trivial(new) and not syn.trivial(old):
         j.always.append("emptied")
-    elif _assertions(new) < _assertions(old):
+    elif syn.assertions(new) < syn.assertions(old):
         (j.always if after_red else j.unless_failing).append("fewer-assertions")
-    if _cases(new) < _cases(old):
+    if syn.cases(new) < syn.cases(old):
         (j.always if after_red else j.unless_failing).append("fewer-cases")
 
 
 def _judge_class_head(j: Judged, old: ast.ClassDef, new: ast.ClassDef) -> None:
     added = {ast.dump(d) for d in new.decorator_list} - {ast.dump(d) for d in old.decorator_list}
-    if any(_weakening_mark(_mark_name(d)) for d in new.decorator_list if ast.dump(d) in added):
+    if any(
+        syn.weakening_mark(syn.mark_name(d)) for d in new.decorator_list if ast.dump(d) in added
+    ):
         j.always.append("skip")
-    lost = {_dotted(b) for b in old.bases} - {_dotted(b) for b in new.bases} - {"object"}
+    lost = {syn.dotted(b) for b in old.bases} - {syn.dotted(b) for b in new.bases} - {"object"}
     if lost and _holds_tests(new):
         j.always.append("base-removed")
 
@@ -257,9 +231,9 @@ def _judge_statements(j: Judged, old: list[ast.stmt], new: list[ast.stmt], after
     before, now = Counter(map(ast.dump, old)), Counter(map(ast.dump, new))
     added = [n for n in new if ast.dump(n) in now - before]
     removed = [n for n in old if ast.dump(n) in before - now]
-    if any(_decides_collection(n) for n in added) or any(_loads_plugins(n) for n in removed):
+    if any(syn.decides_collection(n) for n in added) or any(syn.loads_plugins(n) for n in removed):
         j.always.append("collection")
-    if _rebound(old, added):
+    if syn.rebound(old, added):
         j.always.append("rebound")
     if after_red and any(not isinstance(n, (ast.Import, ast.ImportFrom)) for n in added):
         j.always.append("helper-after-red")
@@ -281,80 +255,6 @@ def _judge_text(j: Judged, old: object, new: object, after_red: bool) -> None:
         j.unless_failing.append("text")
 
 
-# -- reading syntax ------------------------------------------------------------------------
-
-
-def _dotted(node: ast.AST) -> str:
-    if isinstance(node, ast.Call):
-        return _dotted(node.func)
-    if isinstance(node, ast.Attribute):
-        return f"{_dotted(node.value)}.{node.attr}"
-    if isinstance(node, ast.Name):
-        return node.id
-    return ""
-
-
-def _mark_name(decorator: ast.expr) -> str:
-    return _dotted(decorator).rsplit(".", 1)[-1]
-
-
-def _marks(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    return {_mark_name(d) + "\0" + ast.dump(d) for d in fn.decorator_list}
-
-
-def _weakening_mark(mark: str) -> bool:
-    name = mark.split("\0", 1)[0]
-    return name in _SKIP_DECORATORS or name not in _NEUTRAL_MARKS
-
-
-def _is_skip_call(node: ast.AST) -> bool:
-    if isinstance(node, ast.Call):
-        return _dotted(node.func).rsplit(".", 1)[-1] in _SKIP_CALLS
-    if isinstance(node, ast.Raise) and node.exc is not None:
-        return _dotted(node.exc).rsplit(".", 1)[-1] == "SkipTest"
-    return False
-
-
-def _count(fn: ast.AST, test: object) -> int:
-    assert callable(test)
-    return sum(1 for n in ast.walk(fn) if test(n))
-
-
-def _trivial(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """A body that asks nothing: only a docstring, `pass`, `...` or a bare return."""
-    for stmt in fn.body:
-        if isinstance(stmt, ast.Pass):
-            continue
-        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
-            continue
-        return isinstance(stmt, ast.Return) and (
-            stmt.value is None or isinstance(stmt.value, ast.Constant)
-        )
-    return True
-
-
-def _reachable(body: list[ast.stmt]) -> list[ast.stmt]:
-    """The statements before the first top-level `return` (what runs)."""
-    out = []
-    for stmt in body:
-        out.append(stmt)
-        if isinstance(stmt, ast.Return):
-            break
-    return out
-
-
-def _is_assertion(node: ast.AST) -> bool:
-    if isinstance(node, ast.Assert):
-        return True
-    if isinstance(node, ast.Call):
-        return bool(_ASSERT_CALL.search(_dotted(node.func).rsplit(".", 1)[-1]))
-    return False
-
-
-def _assertions(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
-    return sum(_count(stmt, _is_assertion) for stmt in _reachable(fn.body))
-
-
 def lives_on(old: object, new: object) -> bool:
     """Whether every assertion of the test `old` is in the test `new` as well, names
     aside (the same calls, operators and values: a test moved and renamed with the code
@@ -371,9 +271,9 @@ def _shapes(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Counter[str]:
     """Each assertion of `fn` with every name, dotted or not, blanked out (constants
     kept)."""
     found: Counter[str] = Counter()
-    for stmt in _reachable(fn.body):
+    for stmt in syn.reachable(fn.body):
         for node in ast.walk(stmt):
-            if _is_assertion(node):
+            if syn.is_assertion(node):
                 found[ast.dump(_Blank().visit(copy.deepcopy(node)))] += 1
     return found
 
@@ -391,52 +291,3 @@ class _Blank(ast.NodeTransformer):
     def visit_keyword(self, node: ast.keyword) -> ast.AST:
         self.generic_visit(node)
         return ast.keyword(arg="_", value=node.value)
-
-
-def _cases(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
-    """How many cases its parametrisations make (their product; 1 without any)."""
-    total = 1
-    for d in fn.decorator_list:
-        if isinstance(d, ast.Call) and _mark_name(d) == "parametrize":
-            values = d.args[1] if len(d.args) > 1 else None
-            values = values or next((k.value for k in d.keywords if k.arg == "argvalues"), None)
-            if isinstance(values, (ast.List, ast.Tuple, ast.Set)):
-                total *= max(len(values.elts), 1)
-    return total
-
-
-def _decides_collection(node: ast.stmt) -> bool:
-    names = _assigned(node)
-    if names:
-        return bool(names & _COLLECTION_NAMES)
-    return any(_is_skip_call(n) for n in ast.walk(node))
-
-
-def _loads_plugins(node: ast.stmt) -> bool:
-    """`pytest_plugins = [...]`: a plugin can pass tests, so one taken away is a change too."""
-    return "pytest_plugins" in _assigned(node)
-
-
-def _assigned(node: ast.stmt) -> set[str]:
-    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        return {_dotted(t) for t in targets}
-    return set()
-
-
-def _rebound(old: list[ast.stmt], added: list[ast.stmt]) -> bool:
-    """A name the module imported from the code now comes from a test module or a mock."""
-    had = {alias.asname or alias.name: n.module or "" for n in old
-           if isinstance(n, ast.ImportFrom) for alias in n.names}  # fmt: skip
-    for node in added:
-        if not isinstance(node, ast.ImportFrom):
-            continue
-        source = node.module or ""
-        fake = source.split(".")[0] in {"tests", "test", "conftest", "unittest"} or any(
-            part.startswith(("test_", "fake", "mock", "stub")) for part in source.split(".")
-        )
-        for alias in node.names:
-            name = alias.asname or alias.name
-            if fake and name in had and had[name] != source:
-                return True
-    return False

@@ -1,20 +1,10 @@
-"""What the executor decides from what it measured itself: nothing an agent says is
-trusted. Pure functions of test reports and file contents; the session applies them
-(`executor.workflows.tdd.session.checks.guard`).
+"""What the executor decides from what it measured itself: nothing an agent says is trusted.
+Pure functions of test reports and file contents, applied by the session's guard.
 
-RED must fail because tests fail. GREEN and REFACTOR must pass, with the whole suite; a
-test that ran in RED (passing or failing) may not be skipped or xfailed since, and the
-tests RED made fail must pass. The session's own tests are exactly the definitions RED
-added or changed (`session_keys`), not every test of a file it touched: a test that was
-there before and that the session leaves alone keeps whatever outcome it had (the
-project's own skips are the project's). Every test is fingerprinted by meaning
-(`test_fingerprints`: each test function, class and module-level setting of a test file,
-from its syntax tree, so a comment changes nothing), and a changed fingerprint is judged
-by what changed (`executor.workflows.tdd.trust.testchanges`). What else decides what passes
-(test infrastructure, code that reaches into the runner) is
-`executor.workflows.tdd.trust.tampering`. The evidence check wants every file the plan lists
-to exist and be changed.
-"""
+RED must fail because tests fail; GREEN and REFACTOR must pass with the whole suite. The
+session's own tests are the definitions RED added or changed (`session_keys`), each
+fingerprinted by meaning (`test_fingerprints`) and a change judged by `testchanges`;
+docs/engine.md has the rules."""
 
 from __future__ import annotations
 
