@@ -41,6 +41,16 @@ class TddSession(Work, Hooks, Gates):
     """The handlers of one session: its work steps, the person's hooks, its human gates
     (with the test-strength step, `Strength`, whose escalation they ask about)."""
 
+    @property
+    def unclaimed(self) -> list[str]:
+        """Files a person changed that nobody could say were the session's."""
+        return self.r.unclaimed
+
+    @property
+    def rolled_back(self) -> tuple[str, str | None] | None:
+        """(backup ref, base commit) after a rollback."""
+        return self.r.rolled_back
+
 
 Handler = Callable[[TddSession], Outcome]
 

@@ -230,7 +230,7 @@ class Settling(Asking, PinJudge):
             shows=lambda _: self.r.repo.diff_text(base, paths=paths) or "(no changes)",
         )
         if got is Outcome.NO_HUMAN and theirs:  # --yes, no terminal: whose is not known
-            self.unclaimed = theirs
+            self.r.unclaimed = theirs
             return got
         if got is Outcome.NO_HUMAN:  # a fix to the session's own files (the stop asked it)
             rec.person_edited = sorted({*rec.person_edited, *files})

@@ -48,7 +48,7 @@ from executor.workflows.tdd.session.checks.strength import (
     strength_trailer,
     stryker_at_start,
 )
-from executor.workflows.tdd.session.context import LiveCount, SessionRun, agent_for
+from executor.workflows.tdd.session.context import LiveCount, agent_for
 from executor.workflows.tdd.session.hooks import find_hooks
 from executor.workflows.tdd.step import Step
 from executor.workflows.tdd.trust import tampering, verdicts
@@ -62,15 +62,6 @@ O = Outcome  # noqa: E741 - the handlers read better with one letter
 
 class Work(Losses, Flaky):
     """The work steps of one session (`executor.workflows.tdd.table` names them)."""
-
-    def __init__(self, run: SessionRun) -> None:
-        super().__init__(run)
-        #: (backup ref, base commit) after a rollback, for the runner's message
-        self.rolled_back: tuple[str, str | None] | None = None
-        #: Test runs so far in this process (each one's log has its own name).
-        self.test_runs = 0
-        #: Tests the last verification found flaky (`executor.workflows.tdd.session.checks.flaky`).
-        self.flaky_now: list[str] = []
 
     def red_agent(self) -> Outcome:
         return self.agent_step("red")
@@ -339,10 +330,10 @@ class Work(Losses, Flaky):
     def _test_log(self) -> Path:
         """Where this test run's output goes as it arrives: `s<N>.<step>.a<attempt>.t<k>
         .tests.log` in `.agent-logs/` (k counts this step's runs in this process)."""
-        self.test_runs += 1
+        self.r.test_runs += 1
         logs = fsutil.ensure_private_dir(self.r.layout.logs, inside=self.r.layout.folder)
         step = self.rec.step.value
-        return logs / f"s{self.s.number}.{step}.a{self.rec.attempt}.t{self.test_runs}.tests.log"
+        return logs / f"s{self.s.number}.{step}.a{self.rec.attempt}.t{self.r.test_runs}.tests.log"
 
     def red_verify(self) -> Outcome:
         tree = self.r.repo.record_tree(exclude=self._ignore()).tree
@@ -425,7 +416,7 @@ class Work(Losses, Flaky):
                           "running this session's tests on their own too")  # fmt: skip
             session_run, more = self._run(command)
             tampered += more
-        more, self.flaky_now = self.rerun_untouched([suite_run, session_run], self._run, None)
+        more, self.r.flaky_now = self.rerun_untouched([suite_run, session_run], self._run, None)
         tampered += more
         verdict = verdicts.pass_verdict(
             role,
@@ -474,7 +465,7 @@ class Work(Losses, Flaky):
             self.rec.last_summary = (
                 verdicts.verified_summary(role, verdict.cases, session_run, suite_run, command)
                 + _not_run(verdict.cases)
-                + flaky_note(self.flaky_now)
+                + flaky_note(self.r.flaky_now)
             )
             run = suite_run or session_run
             if role == "green":
@@ -613,7 +604,7 @@ class Work(Losses, Flaky):
         ignored = tuple(self.rec.ignored or ())
         paths = [p for p in self.session_paths() if not _under_any(p, ignored)]
         backup = self.r.repo.roll_back(base, paths, flags=self.rec.flags)
-        self.rolled_back = (backup, base)
+        self.r.rolled_back = (backup, base)
         return O.SKIP if self.rec.after_rollback == "skip" else O.OK
 
 
