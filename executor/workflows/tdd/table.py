@@ -27,7 +27,9 @@ import functools
 from collections.abc import Callable
 
 from executor.engine.machine import Node, Outcome, Workflow
+from executor.workflows.tdd.session.asking import Asking
 from executor.workflows.tdd.session.checks.strength import Strength
+from executor.workflows.tdd.session.context import SessionRun
 from executor.workflows.tdd.session.gates import Gates
 from executor.workflows.tdd.session.hooks import Hooks
 from executor.workflows.tdd.session.work import Work
@@ -40,6 +42,10 @@ S = Step
 class TddSession(Work, Hooks, Gates):
     """The handlers of one session: its work steps, the person's hooks, its human gates
     (with the test-strength step, `Strength`, whose escalation they ask about)."""
+
+    def __init__(self, run: SessionRun) -> None:
+        super().__init__(run)
+        self.asking = Asking(run)
 
     @property
     def unclaimed(self) -> list[str]:

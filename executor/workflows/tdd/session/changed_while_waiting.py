@@ -18,7 +18,9 @@ from executor.workflows.tdd.trust import tampering, verdicts
 from executor.workflows.tdd.trust.testfiles import is_test_file
 
 
-class Settling(Asking, PinJudge):
+class Settling(PinJudge):
+    asking: Asking
+
     def settle(self) -> Outcome | None:
         """Before a gate asks its own question: settle what changed while the session
         waited. Two things can: the session's section of the plan (drift) and files in
@@ -117,7 +119,9 @@ class Settling(Asking, PinJudge):
             opt("abort", "Abort the session (roll back; everything is backed up first)"),
             opt("pause", "Pause (restore the environment, then run again)"),
         ]
-        got = self.question("environment", self.rec.problem + " What now?", options, "", None)
+        got = self.asking.question(
+            "environment", self.rec.problem + " What now?", options, "", None
+        )
         if got is Outcome.NO_HUMAN:
             self.rec.last_failure = (
                 "Run the same command on a terminal (or through a host) to choose, or put "
@@ -152,7 +156,9 @@ class Settling(Asking, PinJudge):
             f"Session {s.number}'s section of the plan ({where}) changed since the session "
             f"started; its steps so far were checked against the old text."
         )
-        got = self.question("drift", rec.problem + " What now?", options, self._plan_diff(), None)
+        got = self.asking.question(
+            "drift", rec.problem + " What now?", options, self._plan_diff(), None
+        )
         if got is Outcome.NO_HUMAN:  # --yes, no terminal: the person edited it on purpose
             return self._new_text("nobody to ask (--yes)", check=True)
         if isinstance(got, Outcome):
@@ -221,7 +227,7 @@ class Settling(Asking, PinJudge):
         )
         base = rec.base_commit or "HEAD"
         paths = [self.r.repo.root / f for f in files]
-        got = self.question(
+        got = self.asking.question(
             "edits",
             rec.problem + " What now?",
             options,

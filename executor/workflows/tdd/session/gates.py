@@ -56,7 +56,7 @@ class Gates(Settling, Strength):
                     Answered(step=step, action="approve", via="not_asked", at=now())
                 )
                 return "approve"
-            got = self.question(name or step.value, text, options, info, name)
+            got = self.asking.question(name or step.value, text, options, info, name)
             if isinstance(got, Outcome):
                 return got
             if got.feedback:
@@ -80,7 +80,7 @@ class Gates(Settling, Strength):
             got = self._ask(step, text, options, info, asking=name in self.r.stops)
             if isinstance(got, Outcome):
                 return got
-            refused = self.refused("abort") if got == "abort" else None
+            refused = self.asking.refused("abort") if got == "abort" else None
             if refused is None:
                 break
             info = refused + info
@@ -133,7 +133,7 @@ class Gates(Settling, Strength):
                 opt("show_diff", "Show diff"),
             ],
             self._since_changes()
-            + detail.after_green(self.rec, self.diff_stat(), hint=self._coverage_hint()),
+            + detail.after_green(self.rec, self.asking.diff_stat(), hint=self._coverage_hint()),
         )
         self._next_attempt(outcome)
         return outcome
@@ -172,7 +172,7 @@ class Gates(Settling, Strength):
             + detail.after_refactor(
                 self.s,
                 self.rec,
-                self.diff_stat(),
+                self.asking.diff_stat(),
                 with_trailers(
                     commit_message(self.r.plan, self.s, self.rec, self._cmd("green")),
                     {
@@ -233,19 +233,19 @@ class Gates(Settling, Strength):
             self.rec, commit_subject(self.r.plan, self.s), self.r.next_session
         )
         while True:
-            got = self.question(
+            got = self.asking.question(
                 "session_complete",
                 f"Session {self.s.number} complete. Continue to the next session?",
                 options,
                 info,
                 "session_complete",
-                shows=lambda _: self.commit_text(),
+                shows=lambda _: self.asking.commit_text(),
             )
             if isinstance(got, Outcome):
                 return got
             if got.action != "abort":
                 return O.APPROVE
-            refused = self.refused("abort")
+            refused = self.asking.refused("abort")
             if refused is None:
                 return O.ABORT
             info = refused + info
@@ -343,7 +343,7 @@ class Gates(Settling, Strength):
             if got == "accept_strength":
                 self.accept_strength()
                 return O.OK  # verified again; the same tree's score then passes
-            refused = self.refused(got) if got in {"rollback", "skip"} else None
+            refused = self.asking.refused(got) if got in {"rollback", "skip"} else None
             if refused is None:
                 break
         if got == "retry":
