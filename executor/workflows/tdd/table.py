@@ -28,6 +28,7 @@ from collections.abc import Callable
 
 from executor.engine.machine import Node, Outcome, Workflow
 from executor.workflows.tdd.session.asking import Asking
+from executor.workflows.tdd.session.checks.pins import PinJudge
 from executor.workflows.tdd.session.checks.strength import Strength
 from executor.workflows.tdd.session.context import SessionRun
 from executor.workflows.tdd.session.gates import Gates
@@ -46,6 +47,7 @@ class TddSession(Work, Hooks, Gates):
     def __init__(self, run: SessionRun) -> None:
         super().__init__(run)
         self.asking = Asking(run)
+        self.pins = PinJudge(run)
 
     @property
     def unclaimed(self) -> list[str]:

@@ -12,14 +12,15 @@ from executor.choices import Decision
 from executor.engine.machine import Outcome
 from executor.workflows.tdd.session.asking import Asking
 from executor.workflows.tdd.session.checks.pins import PinJudge
-from executor.workflows.tdd.session.context import opt
+from executor.workflows.tdd.session.context import SessionPart, opt
 from executor.workflows.tdd.step import RECHECK_AT
 from executor.workflows.tdd.trust import tampering, verdicts
 from executor.workflows.tdd.trust.testfiles import is_test_file
 
 
-class Settling(PinJudge):
+class Settling(SessionPart):
     asking: Asking
+    pins: PinJudge
 
     def settle(self) -> Outcome | None:
         """Before a gate asks its own question: settle what changed while the session
@@ -75,7 +76,7 @@ class Settling(PinJudge):
             return None
         self.r.pins_settled = True
         pins = self.r.pins
-        moved = self.interpreter_moved()
+        moved = self.pins.interpreter_moved()
         if moved is not None and pins.pinned.used:
             return self._other_interpreter(moved)
         env = pins.pinned.environment
@@ -88,9 +89,9 @@ class Settling(PinJudge):
         what = (
             [f"the environment found is now {moved}"] if moved is not None else
             [] if changes is None else
-            pinning.shown({**changes.environment, **changes.git}, *self._roots())
+            pinning.shown({**changes.environment, **changes.git}, *self.pins.roots())
         )  # fmt: skip
-        self.take_environment()
+        self.pins.take_environment()
         note = (
             f"the project's environment or git's own files changed while no agent step ran "
             f"(yours): {verdicts.describe(what) or 'the record of the pin'}; taken in: the "
@@ -133,7 +134,7 @@ class Settling(PinJudge):
         assert isinstance(got, Decision)
         if got.action == "abort":
             return Outcome.ABORT
-        self.take_environment()
+        self.pins.take_environment()
         self._say(f"the tests run with {moved} from now on")
         return Outcome.RECHECK if self.rec.step in RECHECK_AT else None
 

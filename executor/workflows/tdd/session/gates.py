@@ -331,7 +331,7 @@ class Gates(Settling, Strength):
             if got in {"recheck", "check"}:
                 return O.OK
             if got == "accept_environment":
-                self.take_environment()
+                self.pins.take_environment()
                 self._say("the project's environment as it is now is the run's from now on")
                 return O.OK  # verified again, with it
             if got == "accept_tests":

@@ -347,7 +347,7 @@ class Work(Losses, Flaky):
         weak, deleted, thinned = (
             self.judge_tests("red", run) if self.rec.base_tests else ([], [], [])
         )
-        weak += self.outside_changes() + self.environment_changes()
+        weak += self.outside_changes() + self.pins.environment_changes()
         changed = repo.tree_diff(repo.tree_of(self.rec.base_commit or "HEAD"), tree)
         weak += self.infra_unseen(changed)
         mine = [f for f in changed if is_test_file(f)]

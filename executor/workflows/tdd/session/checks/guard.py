@@ -21,6 +21,7 @@ from executor.workflows.tdd.session.checks.put_back import (
     restore_plan,
     restore_settings,
 )
+from executor.workflows.tdd.session.context import SessionPart
 from executor.workflows.tdd.trust import tampering, testchanges, verdicts
 from executor.workflows.tdd.trust.testfiles import is_test_file
 
@@ -44,7 +45,9 @@ class Seal:
     settings: dict[str, str]
 
 
-class Guard(PinJudge):
+class Guard(SessionPart):
+    pins: PinJudge
+
     # -- around a test run --------------------------------------------------------------
     def sealed_run(self, run: Callable[[], TestRun]) -> tuple[TestRun, list[str]]:
         """Run the tests; then put back whatever the run changed, and say what it was."""
@@ -107,7 +110,7 @@ class Guard(PinJudge):
         settings = restore_settings(repo, seal.settings)
         if settings:
             problems.append(f"{who} changed the executor's settings: {', '.join(settings)}")
-        return problems + self.pins_after(who) + self._cleared()
+        return problems + self.pins.pins_after(who) + self._cleared()
 
     def _put_back_kept(self, kept: dict[str, str]) -> list[str]:
         repo = self.r.repo
@@ -131,7 +134,7 @@ class Guard(PinJudge):
                 f"its step; folded back into the worktree (the executor makes the one "
                 f"session commit)"
             )
-        problems = self.pins_after("its agent step", agent=True)
+        problems = self.pins.pins_after("its agent step", agent=True)
         restored = r.restored_plan or restore_plan(r.repo, r.layout, rec, Path(r.state.run.plan))
         r.restored_plan = None
         if restored.paths:
@@ -204,7 +207,7 @@ class Guard(PinJudge):
                 f"{verdicts.describe(planted)}"
             )
         problems += self.weakened_tests(role)
-        problems += self.outside_changes() + self.environment_changes()
+        problems += self.outside_changes() + self.pins.environment_changes()
         gone = self._earlier_tests_gone(suite_run)
         if gone:
             problems.append(
