@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from typing import TypeVar
 
 from executor.engine.machine import Node, Outcome, Workflow
 from executor.workflows.tdd.session.asking import Asking
@@ -48,6 +49,7 @@ class TddSession(Work, Hooks, Gates):
         super().__init__(run)
         self.asking = Asking(run)
         self.pins = PinJudge(run)
+        self.strength = Strength(run)
 
     @property
     def unclaimed(self) -> list[str]:
@@ -61,6 +63,18 @@ class TddSession(Work, Hooks, Gates):
 
 
 Handler = Callable[[TddSession], Outcome]
+P = TypeVar("P")
+
+
+def part(pick: Callable[[TddSession], P], method: Callable[[P], Outcome]) -> Handler:
+    """`method` called on the part of the session `pick` names: the table says where a
+    handler lives, and the drawn table names its class."""
+
+    @functools.wraps(method)
+    def run(session: TddSession) -> Outcome:
+        return method(pick(session))
+
+    return run
 
 
 def snapshot(handler: Handler) -> Handler:
@@ -147,7 +161,7 @@ TDD: Workflow[Step, TddSession] = Workflow(
         # mutants of the changed lines against the session's tests (docs/test-strength.md)
         Node(
             S.GREEN_STRENGTH,
-            Strength.green_strength,
+            part(lambda s: s.strength, Strength.green_strength),
             {O.OK: S.AFTER_GREEN, O.RETRY: S.GREEN_AGENT, O.FAILED: S.GREEN_ESCALATED},
         ),
         escalation(S.GREEN_ESCALATED, retry=S.GREEN_AGENT, recheck=S.GREEN_VERIFY),
@@ -168,7 +182,7 @@ TDD: Workflow[Step, TddSession] = Workflow(
         ),
         Node(
             S.REFACTOR_STRENGTH,
-            Strength.refactor_strength,
+            part(lambda s: s.strength, Strength.refactor_strength),
             {O.OK: S.HOOKS, O.RETRY: S.REFACTOR_AGENT, O.FAILED: S.REFACTOR_ESCALATED},
         ),
         escalation(S.REFACTOR_ESCALATED, retry=S.REFACTOR_AGENT, recheck=S.REFACTOR_VERIFY),

@@ -35,7 +35,9 @@ from executor.workflows.tdd.trust import tampering, verdicts
 O = Outcome  # noqa: E741 - the handlers read better with one letter
 
 
-class Gates(Settling, Strength):
+class Gates(Settling):
+    strength: Strength
+
     def _ask(
         self, step: Step, text: str, options: Sequence[Option], info: str, *, asking: bool = True
     ) -> Outcome | str:
@@ -341,7 +343,7 @@ class Gates(Settling, Strength):
                 self._accept_infra()
                 return O.OK  # verified again, against this infrastructure
             if got == "accept_strength":
-                self.accept_strength()
+                self.strength.accept_strength()
                 return O.OK  # verified again; the same tree's score then passes
             refused = self.asking.refused(got) if got in {"rollback", "skip"} else None
             if refused is None:

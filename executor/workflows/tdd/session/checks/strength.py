@@ -54,6 +54,9 @@ def session_tests(rec: SessionRecord) -> SessionTests:
 
 
 class Strength(SessionPart):
+    """The mutation step after GREEN's and REFACTOR's verification: a figure, and a
+    gate with `--min-mutation-score`."""
+
     def green_strength(self) -> Outcome:
         return self.strength_step("green")
 
