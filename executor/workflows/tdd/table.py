@@ -29,6 +29,7 @@ from typing import TypeVar
 
 from executor.engine.machine import Node, Outcome, Workflow
 from executor.workflows.tdd.session.asking import Asking
+from executor.workflows.tdd.session.checks.flaky import Flaky
 from executor.workflows.tdd.session.checks.pins import PinJudge
 from executor.workflows.tdd.session.checks.strength import Strength
 from executor.workflows.tdd.session.context import SessionRun
@@ -50,6 +51,7 @@ class TddSession(Work, Hooks, Gates):
         self.asking = Asking(run)
         self.pins = PinJudge(run)
         self.strength = Strength(run)
+        self.flaky = Flaky(run)
 
     @property
     def unclaimed(self) -> list[str]:

@@ -60,7 +60,9 @@ if TYPE_CHECKING:
 O = Outcome  # noqa: E741 - the handlers read better with one letter
 
 
-class Work(Losses, Flaky):
+class Work(Losses):
+    flaky: Flaky
+
     """The work steps of one session (`executor.workflows.tdd.table` names them)."""
 
     def red_agent(self) -> Outcome:
@@ -342,7 +344,7 @@ class Work(Losses, Flaky):
         tests = verdicts.test_fingerprints(root, [f for f in paths if is_test_file(f)])
         session = verdicts.session_keys(self.rec.base_tests, tests)
         run, tampered = self._run(self._cmd("red"))
-        more, flaky = self.rerun_untouched([run], self._run, session)
+        more, flaky = self.flaky.rerun_untouched([run], self._run, session)
         tampered += more
         weak, deleted, thinned = (
             self.judge_tests("red", run) if self.rec.base_tests else ([], [], [])
@@ -416,7 +418,9 @@ class Work(Losses, Flaky):
                           "running this session's tests on their own too")  # fmt: skip
             session_run, more = self._run(command)
             tampered += more
-        more, self.r.flaky_now = self.rerun_untouched([suite_run, session_run], self._run, None)
+        more, self.r.flaky_now = self.flaky.rerun_untouched(
+            [suite_run, session_run], self._run, None
+        )
         tampered += more
         verdict = verdicts.pass_verdict(
             role,

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from executor.testreports import node_id
-from executor.workflows.tdd.session.checks.guard import Guard
+from executor.workflows.tdd.session.context import SessionPart
 from executor.workflows.tdd.trust import verdicts
 from executor.workflows.tdd.trust.testfiles import is_test_file
 
@@ -27,7 +27,10 @@ if TYPE_CHECKING:
 RunAgain = Callable[[str], "tuple[TestRun | None, list[str]]"]
 
 
-class Flaky(Guard):
+class Flaky(SessionPart):
+    """Runs once more the failing tests the session did not touch; those that pass are
+    flaky, counted neither way."""
+
     def rerun_untouched(
         self, runs: Sequence[TestRun | None], again: RunAgain, session: Sequence[str] | None
     ) -> tuple[list[str], list[str]]:
