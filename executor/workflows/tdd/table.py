@@ -30,6 +30,7 @@ from typing import TypeVar
 from executor.engine.machine import Node, Outcome, Workflow
 from executor.workflows.tdd.session.asking import Asking
 from executor.workflows.tdd.session.checks.flaky import Flaky
+from executor.workflows.tdd.session.checks.guard import Guard
 from executor.workflows.tdd.session.checks.pins import PinJudge
 from executor.workflows.tdd.session.checks.strength import Strength
 from executor.workflows.tdd.session.context import SessionRun
@@ -52,6 +53,7 @@ class TddSession(Work, Hooks, Gates):
         self.pins = PinJudge(run)
         self.strength = Strength(run)
         self.flaky = Flaky(run)
+        self.guard = Guard(run, self.pins)
 
     @property
     def unclaimed(self) -> list[str]:

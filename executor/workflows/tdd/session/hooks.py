@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 from executor.engine.machine import Outcome
 from executor.workflows.tdd.record.session import PersonHook
 from executor.workflows.tdd.session.checks.guard import Guard
+from executor.workflows.tdd.session.context import SessionPart
 from executor.workflows.tdd.trust import tampering, verdicts
 
 if TYPE_CHECKING:
@@ -122,8 +123,10 @@ def run_hooks(
     return HookRun(done.returncode == 0, what, output)
 
 
-class Hooks(Guard):
+class Hooks(SessionPart):
     """The `hooks` step of a session (`executor.workflows.tdd.table`)."""
+
+    guard: Guard
 
     def person_hooks(self) -> Outcome:
         hook, repo = self.rec.hooks, self.r.repo
@@ -137,9 +140,9 @@ class Hooks(Guard):
         if not files:
             return O.OK
         limit = self.r.options.test_timeout or 3600
-        seal = self.seal()
+        seal = self.guard.seal()
         ran = run_hooks(hook, repo, tree, files, limit, self.r.sandbox)
-        tampered = self.break_seal(seal, given=set(files), who="they")
+        tampered = self.guard.break_seal(seal, given=set(files), who="they")
         if tampered:
             return self._hooks_tampered(tampered, ran.output)
         changed = repo.tree_diff(tree, repo.record_tree(exclude=self._ignore()).tree)

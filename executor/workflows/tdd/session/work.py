@@ -41,6 +41,7 @@ from executor.workflows.tdd.session import budget
 from executor.workflows.tdd.session.brief import digest, render_brief, usage_line
 from executor.workflows.tdd.session.checks.flaky import Flaky, flaky_note
 from executor.workflows.tdd.session.checks.losses import Losses
+from executor.workflows.tdd.session.checks.pins import PinJudge
 from executor.workflows.tdd.session.checks.put_back import note_settings
 from executor.workflows.tdd.session.checks.strength import (
     session_tests,
@@ -61,9 +62,10 @@ O = Outcome  # noqa: E741 - the handlers read better with one letter
 
 
 class Work(Losses):
-    flaky: Flaky
-
     """The work steps of one session (`executor.workflows.tdd.table` names them)."""
+
+    flaky: Flaky
+    pins: PinJudge
 
     def red_agent(self) -> Outcome:
         return self.agent_step("red")
@@ -136,7 +138,7 @@ class Work(Losses):
         self._keep_flagged_changes(head)
         tests = [f for f in self.r.repo.paths_in(head) if is_test_file(f)]
         self.rec.base_tests = verdicts.test_fingerprints(self.r.repo.root, tests)
-        self.rec.base_infra = self.infra_now([])  # before RED acts, as the tests are
+        self.rec.base_infra = self.guard.infra_now([])  # before RED acts, as the tests are
         self.rec.branch = self.r.repo.branch()
         self.rec.source_hash = self.s.source_hash
         self.rec.started_at = now()
@@ -196,7 +198,7 @@ class Work(Losses):
             if isinstance(result, Waiting):
                 return O.WAIT
             self._log_call(role, result)
-            tampered = self.after_agent_step(role)
+            tampered = self.guard.after_agent_step(role)
             if result.tampered:
                 tampered = (
                     f"the agent changed the executor's own files ({', '.join(result.tampered)}"
@@ -316,13 +318,13 @@ class Work(Losses):
         log = self._test_log()
         if self.r.activity is None:
             self.r.report(label)
-            run, tampered = self.sealed_run(
+            run, tampered = self.guard.sealed_run(
                 lambda: self.r.run_tests(command, cover, None, log, python)
             )
             self._say(f"  {run.summary()}")
         else:
             act = self.r.activity(label)
-            run, tampered = self.sealed_run(
+            run, tampered = self.guard.sealed_run(
                 lambda: self.r.run_tests(command, cover, LiveCount(act), log, python)
             )
             act.close(run.summary())
@@ -347,11 +349,11 @@ class Work(Losses):
         more, flaky = self.flaky.rerun_untouched([run], self._run, session)
         tampered += more
         weak, deleted, thinned = (
-            self.judge_tests("red", run) if self.rec.base_tests else ([], [], [])
+            self.guard.judge_tests("red", run) if self.rec.base_tests else ([], [], [])
         )
-        weak += self.outside_changes() + self.pins.environment_changes()
+        weak += self.guard.outside_changes() + self.pins.environment_changes()
         changed = repo.tree_diff(repo.tree_of(self.rec.base_commit or "HEAD"), tree)
-        weak += self.infra_unseen(changed)
+        weak += self.guard.infra_unseen(changed)
         mine = [f for f in changed if is_test_file(f)]
         env = self.rec.environment
         not_red = verdicts.red_problem(
@@ -364,7 +366,7 @@ class Work(Losses):
             red = self.rec.red = verdicts.red_facts(run, changed, tree=tree)
             red.tests, red.session = tests, session
             red.deleted, red.thinned = deleted, thinned
-            red.infra = self.infra_now(changed)
+            red.infra = self.guard.infra_now(changed)
             self.rec.verified = tree
             cases = verdicts.session_cases(run, red)
             # a RED that fails at collection counts no test: count them from their definitions
@@ -390,7 +392,7 @@ class Work(Losses):
         environment) is checked as well."""
         if role != "refactor" or tree != self.rec.verified:
             return False
-        if self.tampering(role, None):
+        if self.guard.tampering(role, None):
             return False  # measured again in full, and refused with the reasons
         self._say("REFACTOR changed nothing since GREEN was verified: GREEN's test runs stand")
         self.rec.last_summary = (
@@ -432,7 +434,7 @@ class Work(Losses):
         )
         # the run of the whole suite: the session's own when its command is the suite
         whole = suite_run or (session_run if command == self.r.suite_command else None)
-        verdict.problems += [*tampered, *self.tampering(role, whole)]
+        verdict.problems += [*tampered, *self.guard.tampering(role, whole)]
         if not verdict.problems:  # what RED took from tests, asked again of this code
             verdict.problems += self.lost_tests(role)
         return verdict, suite_run, session_run

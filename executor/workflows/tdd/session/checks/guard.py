@@ -1,9 +1,5 @@
-"""What nobody gets past unseen, applied to a session. After an agent step: its commits
-folded back, plan files and kept-out files put back, what a clone would not get back
-refused, the run's pin compared (`PinJudge`). Around every test run (`sealed_run`):
-whatever the run changed is put back and fails the step (P24). At verification
-(`tampering`): changed test infrastructure, code that reaches into the runner, earlier
-tests gone, tests weakened (P25)."""
+"""What nobody gets past unseen, applied to a session: around every test run (P24),
+after an agent step, and at verification (P25)."""
 
 from __future__ import annotations
 
@@ -21,7 +17,7 @@ from executor.workflows.tdd.session.checks.put_back import (
     restore_plan,
     restore_settings,
 )
-from executor.workflows.tdd.session.context import SessionPart
+from executor.workflows.tdd.session.context import SessionPart, SessionRun
 from executor.workflows.tdd.trust import tampering, testchanges, verdicts
 from executor.workflows.tdd.trust.testfiles import is_test_file
 
@@ -46,7 +42,12 @@ class Seal:
 
 
 class Guard(SessionPart):
-    pins: PinJudge
+    """What nobody gets past unseen: around a test run, after an agent step, at
+    verification."""
+
+    def __init__(self, run: SessionRun, pins: PinJudge) -> None:
+        super().__init__(run)
+        self.pins = pins
 
     # -- around a test run --------------------------------------------------------------
     def sealed_run(self, run: Callable[[], TestRun]) -> tuple[TestRun, list[str]]:
@@ -173,7 +174,7 @@ class Guard(SessionPart):
         if unseen and rec.base_commit:
             base = rec.base_commit
             before.update(tampering.infra_fingerprint(
-                root, unseen, stored=lambda f: self._source(base, f), runners=self.runners()
+                root, unseen, stored=lambda f: self.source(base, f), runners=self.runners()
             ))  # fmt: skip
         infra = tampering.infra_changes(before, infra_now)
         # what a person may take in at the next question
@@ -284,7 +285,7 @@ class Guard(SessionPart):
         thinned: list[str] = []
         moves: dict[str, Definition] | None = None
         for file, keys in changed.items():
-            old = testchanges.definitions(file, self._source(rev, file)) if rev else None
+            old = testchanges.definitions(file, self.source(rev, file)) if rev else None
             new = testchanges.definitions(file, read_regular(root / file))
             failed = frozenset(k for k in keys if any(map(verdicts.matching([k]), failing)))
             if old is None:  # a RED verified before its tree was recorded: any change
@@ -327,7 +328,7 @@ class Guard(SessionPart):
                     found.setdefault(key.split("::", 1)[1], (key, node))
         return found
 
-    def _source(self, rev: str, path: str) -> bytes | None:
+    def source(self, rev: str, path: str) -> bytes | None:
         """A file as `rev` (a commit or a tree) holds it; None when it holds none."""
         blob = self.r.repo.blob_at(rev, path)
         return self.r.repo.blob_bytes(blob) if blob else None

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from executor.fsutil import read_regular
 from executor.vcs.trees import VOLATILE_DIRS
 from executor.workflows.tdd.session.checks.guard import Guard, weakened_problems
+from executor.workflows.tdd.session.context import SessionPart
 from executor.workflows.tdd.trust import revert, testchanges, verdicts
 from executor.workflows.tdd.trust.testfiles import is_test_file
 
@@ -59,7 +60,9 @@ class Verdict:
     problem: str = ""
 
 
-class Losses(Guard):
+class Losses(SessionPart):
+    guard: Guard
+
     def lost_tests(self, role: str) -> list[str]:
         """Tests RED deleted or thinned, judged against the code as it stands (module
         docstring); the problems for a person. Sets `rec.weakened` for their files."""
@@ -67,11 +70,11 @@ class Losses(Guard):
         keys = [*red.deleted, *red.thinned]
         if not keys or not rec.base_commit:
             return []
-        seal = self.seal()
+        seal = self.guard.seal()
         with tempfile.TemporaryDirectory(prefix="executor-earlier-") as tmp:
             trials = self._trials(Path(tmp))
             verdicts_ = _judge(keys, set(red.deleted), trials, self._context())
-        tampered = self.break_seal(seal, who="the run of the tests RED took from")
+        tampered = self.guard.break_seal(seal, who="the run of the tests RED took from")
         if tampered:
             return tampered
         found: dict[str, list[str]] = {}
@@ -127,19 +130,22 @@ class Losses(Guard):
         units: list[revert.Unit] = []
         versions: dict[str, tuple[bytes | None, bytes | None]] = {}
         for path in code:
-            pair = versions[path] = (self._source(base, path), self._source(rec.tree, path))
+            pair = versions[path] = (
+                self.guard.source(base, path),
+                self.guard.source(rec.tree, path),
+            )
             units += revert.units(path, *pair)
         files = {k.split("::", 1)[0] for k in [*rec.red.deleted, *rec.red.thinned]}
         failing = rec.red.failing
         spec = [k for k in rec.red.session or () if any(map(verdicts.matching([k]), failing))]
         written: dict[str, Syntax] = {}
         for file in sorted({k.split("::", 1)[0] for k in rec.red.session or ()}):
-            defs = testchanges.definitions(file, self._source(rec.tree, file))
+            defs = testchanges.definitions(file, self.guard.source(rec.tree, file))
             written.update((k, defs[k]) for k in rec.red.session or () if k in defs)
         return _Context(
             units=units,
             versions=versions,
-            earlier={f: self._source(base, f) for f in files},
+            earlier={f: self.guard.source(base, f) for f in files},
             spec=spec,
             named=plan_names(self.s.source_text),
             written=written,
