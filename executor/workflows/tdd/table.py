@@ -31,6 +31,7 @@ from executor.engine.machine import Node, Outcome, Workflow
 from executor.workflows.tdd.session.asking import Asking
 from executor.workflows.tdd.session.checks.flaky import Flaky
 from executor.workflows.tdd.session.checks.guard import Guard
+from executor.workflows.tdd.session.checks.losses import Losses
 from executor.workflows.tdd.session.checks.pins import PinJudge
 from executor.workflows.tdd.session.checks.strength import Strength
 from executor.workflows.tdd.session.context import SessionRun
@@ -54,6 +55,7 @@ class TddSession(Work, Hooks, Gates):
         self.strength = Strength(run)
         self.flaky = Flaky(run)
         self.guard = Guard(run, self.pins)
+        self.losses = Losses(run, self.guard)
 
     @property
     def unclaimed(self) -> list[str]:

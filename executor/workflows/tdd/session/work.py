@@ -40,6 +40,7 @@ from executor.workflows.tdd.record.session import Ran
 from executor.workflows.tdd.session import budget
 from executor.workflows.tdd.session.brief import digest, render_brief, usage_line
 from executor.workflows.tdd.session.checks.flaky import Flaky, flaky_note
+from executor.workflows.tdd.session.checks.guard import Guard
 from executor.workflows.tdd.session.checks.losses import Losses
 from executor.workflows.tdd.session.checks.pins import PinJudge
 from executor.workflows.tdd.session.checks.put_back import note_settings
@@ -49,7 +50,7 @@ from executor.workflows.tdd.session.checks.strength import (
     strength_trailer,
     stryker_at_start,
 )
-from executor.workflows.tdd.session.context import LiveCount, agent_for
+from executor.workflows.tdd.session.context import LiveCount, SessionPart, agent_for
 from executor.workflows.tdd.session.hooks import find_hooks
 from executor.workflows.tdd.step import Step
 from executor.workflows.tdd.trust import tampering, verdicts
@@ -61,11 +62,13 @@ if TYPE_CHECKING:
 O = Outcome  # noqa: E741 - the handlers read better with one letter
 
 
-class Work(Losses):
+class Work(SessionPart):
     """The work steps of one session (`executor.workflows.tdd.table` names them)."""
 
     flaky: Flaky
     pins: PinJudge
+    guard: Guard
+    losses: Losses
 
     def red_agent(self) -> Outcome:
         return self.agent_step("red")
@@ -436,7 +439,7 @@ class Work(Losses):
         whole = suite_run or (session_run if command == self.r.suite_command else None)
         verdict.problems += [*tampered, *self.guard.tampering(role, whole)]
         if not verdict.problems:  # what RED took from tests, asked again of this code
-            verdict.problems += self.lost_tests(role)
+            verdict.problems += self.losses.lost_tests(role)
         return verdict, suite_run, session_run
 
     def pass_verify(self, role: str) -> Outcome:

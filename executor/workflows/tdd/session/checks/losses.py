@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from executor.fsutil import read_regular
 from executor.vcs.trees import VOLATILE_DIRS
 from executor.workflows.tdd.session.checks.guard import Guard, weakened_problems
-from executor.workflows.tdd.session.context import SessionPart
+from executor.workflows.tdd.session.context import SessionPart, SessionRun
 from executor.workflows.tdd.trust import revert, testchanges, verdicts
 from executor.workflows.tdd.trust.testfiles import is_test_file
 
@@ -61,7 +61,11 @@ class Verdict:
 
 
 class Losses(SessionPart):
-    guard: Guard
+    """Judges the tests RED deleted or thinned against the code as it stands."""
+
+    def __init__(self, run: SessionRun, guard: Guard) -> None:
+        super().__init__(run)
+        self.guard = guard
 
     def lost_tests(self, role: str) -> list[str]:
         """Tests RED deleted or thinned, judged against the code as it stands (module
