@@ -44,7 +44,7 @@ O = Outcome  # noqa: E741 - the table reads better with one letter
 S = Step
 
 
-class TddSession(Work, Hooks, Gates):
+class TddSession(Work, Gates):
     """The handlers of one session: its work steps, the person's hooks, its human gates
     (with the test-strength step, `Strength`, whose escalation they ask about)."""
 
@@ -56,6 +56,7 @@ class TddSession(Work, Hooks, Gates):
         self.flaky = Flaky(run)
         self.guard = Guard(run, self.pins)
         self.losses = Losses(run, self.guard)
+        self.hooks = Hooks(run, self.guard)
 
     @property
     def unclaimed(self) -> list[str]:
@@ -194,7 +195,7 @@ TDD: Workflow[Step, TddSession] = Workflow(
         escalation(S.REFACTOR_ESCALATED, retry=S.REFACTOR_AGENT, recheck=S.REFACTOR_VERIFY),
         Node(
             S.HOOKS,
-            snapshot(Hooks.person_hooks),
+            snapshot(part(lambda s: s.hooks, Hooks.person_hooks)),
             # recheck: a hook changed files; they are tested before they are taken in
             {
                 O.OK: S.AFTER_REFACTOR,
