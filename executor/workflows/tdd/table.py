@@ -29,6 +29,7 @@ from typing import TypeVar
 
 from executor.engine.machine import Node, Outcome, Workflow
 from executor.workflows.tdd.session.asking import Asking
+from executor.workflows.tdd.session.changed_while_waiting import Settling
 from executor.workflows.tdd.session.checks.flaky import Flaky
 from executor.workflows.tdd.session.checks.guard import Guard
 from executor.workflows.tdd.session.checks.losses import Losses
@@ -57,6 +58,7 @@ class TddSession(Work, Gates):
         self.guard = Guard(run, self.pins)
         self.losses = Losses(run, self.guard)
         self.hooks = Hooks(run, self.guard)
+        self.settling = Settling(run, self.asking, self.pins)
 
     @property
     def unclaimed(self) -> list[str]:
@@ -111,7 +113,7 @@ def agent(step: Step, handler: Handler, exits: dict[Outcome, Step]) -> Node[Step
     settled first (`Settling.settle_stop`): a person may abort the session there."""
 
     def run(session: TddSession) -> Outcome:
-        return session.settle_stop() or handler(session)
+        return session.settling.settle_stop() or handler(session)
 
     return Node(step, snapshot(functools.wraps(handler)(run)), {**exits, O.ABORT: S.ROLLBACK})
 

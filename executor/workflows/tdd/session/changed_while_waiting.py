@@ -1,7 +1,6 @@
-"""What changed while a TDD session waited for a person, settled before a gate asks
-its own question: the session's section of the plan (drift), files a person edited, and
-what the run pinned (the project's environment, git's own files). None is committed or
-acted on silently (`Settling.settle`)."""
+"""What changed while a session waited for a person (the plan's text, a person's edits,
+what the run pinned), settled before a gate asks its own question: none is committed or
+acted on silently."""
 
 from __future__ import annotations
 
@@ -12,15 +11,19 @@ from executor.choices import Decision
 from executor.engine.machine import Outcome
 from executor.workflows.tdd.session.asking import Asking
 from executor.workflows.tdd.session.checks.pins import PinJudge
-from executor.workflows.tdd.session.context import SessionPart, opt
+from executor.workflows.tdd.session.context import SessionPart, SessionRun, opt
 from executor.workflows.tdd.step import RECHECK_AT
 from executor.workflows.tdd.trust import tampering, verdicts
 from executor.workflows.tdd.trust.testfiles import is_test_file
 
 
 class Settling(SessionPart):
-    asking: Asking
-    pins: PinJudge
+    """Asks about what changed while the session waited, before the gate's question."""
+
+    def __init__(self, run: SessionRun, asking: Asking, pins: PinJudge) -> None:
+        super().__init__(run)
+        self.asking = asking
+        self.pins = pins
 
     def settle(self) -> Outcome | None:
         """Before a gate asks its own question: settle what changed while the session

@@ -26,17 +26,22 @@ from executor.workflows.tdd.record.commit import (
 )
 from executor.workflows.tdd.record.session import Answered
 from executor.workflows.tdd.session import detail
+from executor.workflows.tdd.session.asking import Asking
 from executor.workflows.tdd.session.changed_while_waiting import Settling
+from executor.workflows.tdd.session.checks.pins import PinJudge
 from executor.workflows.tdd.session.checks.strength import Strength, strength_trailer
-from executor.workflows.tdd.session.context import opt
+from executor.workflows.tdd.session.context import SessionPart, opt
 from executor.workflows.tdd.step import Step, checkpoint_of
 from executor.workflows.tdd.trust import tampering, verdicts
 
 O = Outcome  # noqa: E741 - the handlers read better with one letter
 
 
-class Gates(Settling):
+class Gates(SessionPart):
+    asking: Asking
+    pins: PinJudge
     strength: Strength
+    settling: Settling
 
     def _ask(
         self, step: Step, text: str, options: Sequence[Option], info: str, *, asking: bool = True
@@ -47,7 +52,7 @@ class Gates(Settling):
         False: approve without asking (a checkpoint `--checkpoints` leaves out)."""
         name = checkpoint_of(step)
         while True:
-            settled = self.settle()
+            settled = self.settling.settle()
             if settled is not None:
                 return settled
             if self.rec.held_action is not None:
