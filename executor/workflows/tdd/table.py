@@ -45,7 +45,7 @@ O = Outcome  # noqa: E741 - the table reads better with one letter
 S = Step
 
 
-class TddSession(Work, Gates):
+class TddSession(Work):
     """The handlers of one session: its work steps, the person's hooks, its human gates
     (with the test-strength step, `Strength`, whose escalation they ask about)."""
 
@@ -59,6 +59,7 @@ class TddSession(Work, Gates):
         self.losses = Losses(run, self.guard)
         self.hooks = Hooks(run, self.guard)
         self.settling = Settling(run, self.asking, self.pins)
+        self.gates = Gates(run, self.asking, self.pins, self.strength, self.settling)
 
     @property
     def unclaimed(self) -> list[str]:
@@ -122,7 +123,7 @@ def escalation(step: Step, retry: Step, recheck: Step) -> Node[Step, TddSession]
     """A person decides after a failure: retry the agent, check again (an unattended
     re-run after the cause was fixed), roll back, or skip (roll back, then skipped)."""
     exits = {O.RETRY: retry, O.OK: recheck, O.ABORT: S.ROLLBACK, O.SKIP: S.ROLLBACK}
-    return Node(step, Gates.escalated, exits, decision=True)
+    return Node(step, part(lambda s: s.gates, Gates.escalated), exits, decision=True)
 
 
 TDD: Workflow[Step, TddSession] = Workflow(
@@ -143,7 +144,7 @@ TDD: Workflow[Step, TddSession] = Workflow(
         ),
         gate(
             S.BEFORE_START,
-            Gates.before_start,
+            part(lambda s: s.gates, Gates.before_start),
             {O.APPROVE: S.RED_AGENT, O.CHANGES: S.RED_AGENT},
         ),
         agent(
@@ -155,7 +156,11 @@ TDD: Workflow[Step, TddSession] = Workflow(
             S.RED_VERIFY, snapshot(Work.red_verify), {O.OK: S.AFTER_RED, O.FAILED: S.RED_ESCALATED}
         ),
         escalation(S.RED_ESCALATED, retry=S.RED_AGENT, recheck=S.RED_VERIFY),
-        gate(S.AFTER_RED, Gates.after_red, {O.APPROVE: S.GREEN_AGENT, O.CHANGES: S.RED_AGENT}),
+        gate(
+            S.AFTER_RED,
+            part(lambda s: s.gates, Gates.after_red),
+            {O.APPROVE: S.GREEN_AGENT, O.CHANGES: S.RED_AGENT},
+        ),
         agent(
             S.GREEN_AGENT,
             Work.green_agent,
@@ -176,7 +181,7 @@ TDD: Workflow[Step, TddSession] = Workflow(
         escalation(S.GREEN_ESCALATED, retry=S.GREEN_AGENT, recheck=S.GREEN_VERIFY),
         gate(
             S.AFTER_GREEN,
-            Gates.after_green,
+            part(lambda s: s.gates, Gates.after_green),
             {O.APPROVE: S.REFACTOR_AGENT, O.SKIP: S.HOOKS, O.CHANGES: S.GREEN_AGENT},
         ),
         agent(
@@ -208,14 +213,16 @@ TDD: Workflow[Step, TddSession] = Workflow(
         ),
         gate(
             S.AFTER_REFACTOR,
-            Gates.after_refactor,
+            part(lambda s: s.gates, Gates.after_refactor),
             {O.APPROVE: S.EVIDENCE, O.CHANGES: S.REFACTOR_AGENT},
         ),
         Node(S.EVIDENCE, snapshot(Work.evidence), {O.OK: S.COMMIT, O.FAILED: S.EVIDENCE_ESCALATED}),
         # what a person added for the evidence check is tested before it is committed
         escalation(S.EVIDENCE_ESCALATED, retry=S.GREEN_AGENT, recheck=S.REFACTOR_VERIFY),
         Node(S.COMMIT, Work.commit, {O.OK: S.SESSION_COMPLETE}),
-        gate(S.SESSION_COMPLETE, Gates.session_complete, {O.APPROVE: S.DONE}),
+        gate(
+            S.SESSION_COMPLETE, part(lambda s: s.gates, Gates.session_complete), {O.APPROVE: S.DONE}
+        ),
         Node(S.ROLLBACK, Work.rollback, {O.OK: S.NOT_STARTED, O.SKIP: S.SKIPPED}),
         Node(S.DONE, None, final="done"),
         Node(S.SKIPPED, None, final="skipped"),

@@ -1,11 +1,5 @@
-"""The human gates of the TDD workflow: checkpoints and escalations.
-
-Each asks a person through the `Decider` (or approves when `--checkpoints` leaves the
-checkpoint out) and returns the table's outcome for the answer. "Show tests" and
-"show diff" return to the same question with the content; "pause" stops the run
-(`Asking`). Before a gate asks, what changed while the session waited is settled
-(`Settling`).
-"""
+"""The human gates of the TDD workflow: checkpoints and escalations, each returning
+the table's outcome for the person's answer."""
 
 from __future__ import annotations
 
@@ -30,7 +24,7 @@ from executor.workflows.tdd.session.asking import Asking
 from executor.workflows.tdd.session.changed_while_waiting import Settling
 from executor.workflows.tdd.session.checks.pins import PinJudge
 from executor.workflows.tdd.session.checks.strength import Strength, strength_trailer
-from executor.workflows.tdd.session.context import SessionPart, opt
+from executor.workflows.tdd.session.context import SessionPart, SessionRun, opt
 from executor.workflows.tdd.step import Step, checkpoint_of
 from executor.workflows.tdd.trust import tampering, verdicts
 
@@ -38,10 +32,19 @@ O = Outcome  # noqa: E741 - the handlers read better with one letter
 
 
 class Gates(SessionPart):
-    asking: Asking
-    pins: PinJudge
-    strength: Strength
-    settling: Settling
+    """Asks a person at a checkpoint or after a failure (or approves a checkpoint
+    `--checkpoints` leaves out), once what changed while the session waited is settled."""
+
+    def __init__(
+        self,
+        run: SessionRun,
+        asking: Asking,
+        pins: PinJudge,
+        strength: Strength,
+        settling: Settling,
+    ) -> None:
+        super().__init__(run)
+        self.asking, self.pins, self.strength, self.settling = asking, pins, strength, settling
 
     def _ask(
         self, step: Step, text: str, options: Sequence[Option], info: str, *, asking: bool = True
