@@ -121,7 +121,7 @@ class SessionRun:
     #: ahead`); the mutation step takes it. Not saved: a new process measures again.
     ahead: Ahead | None = None
     #: The pin was compared since this process took the session up, or since a person
-    #: last answered at length (`PinJudge.settle_pins`).
+    #: last answered at length (`Settling.settle_pins`).
     pins_settled: bool = False
     #: Files a person changed while the session waited that nobody could say were the
     #: session's (`--yes`): the run stops listing them, as for a dirty worktree.
@@ -161,7 +161,8 @@ def opt(value: str, label: str) -> Option:
 
 
 class SessionPart:
-    """Base of the handler groups: the run, the plan's session and its record."""
+    """What every part of a session reads: its run (the one context the parts share), the
+    plan's session and its record. It keeps no state of its own."""
 
     def __init__(self, run: SessionRun) -> None:
         self.r = run

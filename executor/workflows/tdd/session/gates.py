@@ -351,7 +351,7 @@ class Gates(SessionPart):
                 self._accept_infra()
                 return O.OK  # verified again, against this infrastructure
             if got == "accept_strength":
-                self.strength.accept_strength()
+                self.strength.accept()
                 return O.OK  # verified again; the same tree's score then passes
             refused = self.asking.refused(got) if got in {"rollback", "skip"} else None
             if refused is None:

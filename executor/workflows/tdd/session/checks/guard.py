@@ -111,7 +111,7 @@ class Guard(SessionPart):
         settings = restore_settings(repo, seal.settings)
         if settings:
             problems.append(f"{who} changed the executor's settings: {', '.join(settings)}")
-        return problems + self.pins.pins_after(who) + self._cleared()
+        return problems + self.pins.after(who) + self._cleared()
 
     def _put_back_kept(self, kept: dict[str, str]) -> list[str]:
         repo = self.r.repo
@@ -135,7 +135,7 @@ class Guard(SessionPart):
                 f"its step; folded back into the worktree (the executor makes the one "
                 f"session commit)"
             )
-        problems = self.pins.pins_after("its agent step", agent=True)
+        problems = self.pins.after("its agent step", agent=True)
         restored = r.restored_plan or restore_plan(r.repo, r.layout, rec, Path(r.state.run.plan))
         r.restored_plan = None
         if restored.paths:

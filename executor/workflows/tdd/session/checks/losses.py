@@ -1,24 +1,7 @@
-"""Tests RED took something from, judged against the session's code where the tests
-really run (P30): a test RED deleted, and one it took assertions or cases from while it
-failed (`RedFacts.deleted`, `RedFacts.thinned`). An unrelated failure in RED never
-excuses a removed assertion: what it asked is asked again of the new code.
-
-Each such test runs as the session found it against the session's tree, in a copy of
-that tree which sees the checkout's git-ignored files (linked, so a test reading a local
-data file or a build product reads it there too), with the project's interpreter and
-sandbox, sealed like every test run:
-
-- it passes: what it asked still holds. A thinned test asks something else besides, and
-  goes through; a deleted one pinned behaviour that is still there: a person decides,
-  unless its assertions live on in a test RED wrote (moved and renamed with the code it
-  tests: `testchanges.lives_on`).
-- it fails: the session changed what it described. That is the session's to change only
-  when the session says so: the change that makes it fail (found by undoing the
-  session's changes to the code, one definition at a time: `revert`) is one the
-  session's own tests need (undone, a test RED made fail fails again), or takes away
-  what it tested, or the plan's session names it. Otherwise it is a regression until a
-  person says otherwise.
-"""
+"""Tests RED deleted or thinned, run as the session found them against its code (P30):
+an unrelated failure in RED never excuses a removed assertion. One that fails is a
+regression unless the session's own tests, its plan or what it removed need the change
+(found by undoing the session's code one definition at a time: `revert`)."""
 
 from __future__ import annotations
 

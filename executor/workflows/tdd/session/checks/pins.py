@@ -1,16 +1,7 @@
 """The TDD workflow's side of the run's pin (`executor.pinning`): the run is pinned once
-before its first agent step (`pin_run`, after checking the environment can run the
-tests at all), and each judge compares against that pin (`PinJudge`).
-
-- After an agent step and after a test run, a difference is the session's change: git's
-  own files are put back, and the step fails as tampering; an environment the agent
-  changed stays `unsettled` (refused at every check) until a person takes it in at the
-  escalation, or it is as pinned again.
-- While no agent step ran (the session waited at a question, or between two runs), a
-  difference is the person's: taken in, said, and what was verified is verified again.
-  But the run's tests never change interpreter unasked once a session started with the
-  pinned one: a person decides (with `--yes`, the run stops, exit 16).
-"""
+before its first agent step (`pin_run`), and each judge compares against it (`PinJudge`):
+a difference after an agent step or a test run is the session's, one while none ran the
+person's."""
 
 from __future__ import annotations
 
@@ -142,7 +133,7 @@ class PinJudge(SessionPart):
     """Each judge of the run's pin, for one session: after an agent step or a test run a
     difference is the session's; while none ran, the person's."""
 
-    def pins_after(self, when: str, *, agent: bool = False) -> list[str]:
+    def after(self, when: str, *, agent: bool = False) -> list[str]:
         """What differs from the pin after `when` ("its agent step", "the test run"): the
         session's change. git's own files are put back; an environment that differs is
         `unsettled` until a person takes it in, or it is as pinned again. An `agent`
