@@ -1,8 +1,9 @@
 """The TDD session workflow, declared as one table: each step with its handler and exits.
 
-The handlers are methods of `TddSession` (`Work` does the steps' work, `Gates` asks a
-person); the driver calls `node.handler(session)`. The diagram in docs/engine.md is
-drawn from this table (`TDD.mermaid()`); a test keeps the two equal.
+Each handler is a method of one part of `TddSession` (`part(pick, Part.method)`: the
+agent steps, the verify steps, the gates, ...); the driver calls `node.handler(session)`.
+The diagram in docs/engine.md is drawn from this table (`TDD.mermaid()`); a test keeps
+the two equal.
 
 In words: before_start asks to begin; RED's agent writes tests that the executor runs and
 that must fail; after_red asks to implement; GREEN's agent implements and the tests and
@@ -25,11 +26,22 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from typing import TypeVar
 
 from executor.engine.machine import Node, Outcome, Workflow
+from executor.workflows.tdd.session.agent_step import AgentStep
+from executor.workflows.tdd.session.asking import Asking
+from executor.workflows.tdd.session.changed_while_waiting import Settling
+from executor.workflows.tdd.session.checks.flaky import Flaky
+from executor.workflows.tdd.session.checks.guard import Guard
+from executor.workflows.tdd.session.checks.losses import Losses
+from executor.workflows.tdd.session.checks.pins import PinJudge
 from executor.workflows.tdd.session.checks.strength import Strength
+from executor.workflows.tdd.session.context import SessionPart, SessionRun
 from executor.workflows.tdd.session.gates import Gates
 from executor.workflows.tdd.session.hooks import Hooks
+from executor.workflows.tdd.session.testing import Runs
+from executor.workflows.tdd.session.verify import Verify
 from executor.workflows.tdd.session.work import Work
 from executor.workflows.tdd.step import RECHECK_AT, Step
 
@@ -37,12 +49,50 @@ O = Outcome  # noqa: E741 - the table reads better with one letter
 S = Step
 
 
-class TddSession(Work, Hooks, Gates):
-    """The handlers of one session: its work steps, the person's hooks, its human gates
-    (with the test-strength step, `Strength`, whose escalation they ask about)."""
+class TddSession(SessionPart):
+    """One session's parts, built once from its run, each given the parts it uses (the
+    table names which part's method handles a step)."""
+
+    def __init__(self, run: SessionRun) -> None:
+        super().__init__(run)
+        self.asking = Asking(run)
+        self.pins = PinJudge(run)
+        self.strength = Strength(run)
+        self.flaky = Flaky(run)
+        self.guard = Guard(run, self.pins)
+        self.losses = Losses(run, self.guard)
+        self.hooks = Hooks(run, self.guard)
+        self.settling = Settling(run, self.asking, self.pins)
+        self.runs = Runs(run, self.guard)
+        self.agent_step = AgentStep(run, self.guard)
+        self.verify = Verify(run, self.pins, self.guard, self.flaky, self.losses, self.runs)
+        self.work = Work(run, self.guard, self.runs)
+        self.gates = Gates(run, self.asking, self.pins, self.strength, self.settling)
+
+    @property
+    def unclaimed(self) -> list[str]:
+        """Files a person changed that nobody could say were the session's."""
+        return self.r.unclaimed
+
+    @property
+    def rolled_back(self) -> tuple[str, str | None] | None:
+        """(backup ref, base commit) after a rollback."""
+        return self.r.rolled_back
 
 
 Handler = Callable[[TddSession], Outcome]
+P = TypeVar("P")
+
+
+def part(pick: Callable[[TddSession], P], method: Callable[[P], Outcome]) -> Handler:
+    """`method` called on the part of the session `pick` names: the table says where a
+    handler lives, and the drawn table names its class."""
+
+    @functools.wraps(method)
+    def run(session: TddSession) -> Outcome:
+        return method(pick(session))
+
+    return run
 
 
 def snapshot(handler: Handler) -> Handler:
@@ -72,7 +122,7 @@ def agent(step: Step, handler: Handler, exits: dict[Outcome, Step]) -> Node[Step
     settled first (`Settling.settle_stop`): a person may abort the session there."""
 
     def run(session: TddSession) -> Outcome:
-        return session.settle_stop() or handler(session)
+        return session.settling.settle_stop() or handler(session)
 
     return Node(step, snapshot(functools.wraps(handler)(run)), {**exits, O.ABORT: S.ROLLBACK})
 
@@ -81,7 +131,7 @@ def escalation(step: Step, retry: Step, recheck: Step) -> Node[Step, TddSession]
     """A person decides after a failure: retry the agent, check again (an unattended
     re-run after the cause was fixed), roll back, or skip (roll back, then skipped)."""
     exits = {O.RETRY: retry, O.OK: recheck, O.ABORT: S.ROLLBACK, O.SKIP: S.ROLLBACK}
-    return Node(step, Gates.escalated, exits, decision=True)
+    return Node(step, part(lambda s: s.gates, Gates.escalated), exits, decision=True)
 
 
 TDD: Workflow[Step, TddSession] = Workflow(
@@ -90,73 +140,79 @@ TDD: Workflow[Step, TddSession] = Workflow(
     nodes=(
         Node(
             S.NOT_STARTED,
-            snapshot(Work.start),
+            snapshot(part(lambda s: s.work, Work.start)),
             {O.OK: S.BEFORE_START, O.BLOCKED: S.BLOCKED, O.ADOPT: S.DONE},
             final="rolled_back",
         ),
         Node(
             S.BLOCKED,
-            snapshot(Work.start),
+            snapshot(part(lambda s: s.work, Work.start)),
             {O.OK: S.BEFORE_START, O.BLOCKED: S.BLOCKED, O.ADOPT: S.DONE},
             final="blocked",
         ),
         gate(
             S.BEFORE_START,
-            Gates.before_start,
+            part(lambda s: s.gates, Gates.before_start),
             {O.APPROVE: S.RED_AGENT, O.CHANGES: S.RED_AGENT},
         ),
         agent(
             S.RED_AGENT,
-            Work.red_agent,
+            part(lambda s: s.agent_step, AgentStep.red_agent),
             {O.OK: S.RED_VERIFY, O.SKIP: S.GREEN_AGENT, O.FAILED: S.RED_ESCALATED},
         ),
         Node(
-            S.RED_VERIFY, snapshot(Work.red_verify), {O.OK: S.AFTER_RED, O.FAILED: S.RED_ESCALATED}
+            S.RED_VERIFY,
+            snapshot(part(lambda s: s.verify, Verify.red_verify)),
+            {O.OK: S.AFTER_RED, O.FAILED: S.RED_ESCALATED},
         ),
         escalation(S.RED_ESCALATED, retry=S.RED_AGENT, recheck=S.RED_VERIFY),
-        gate(S.AFTER_RED, Gates.after_red, {O.APPROVE: S.GREEN_AGENT, O.CHANGES: S.RED_AGENT}),
+        gate(
+            S.AFTER_RED,
+            part(lambda s: s.gates, Gates.after_red),
+            {O.APPROVE: S.GREEN_AGENT, O.CHANGES: S.RED_AGENT},
+        ),
         agent(
             S.GREEN_AGENT,
-            Work.green_agent,
+            part(lambda s: s.agent_step, AgentStep.green_agent),
             # skip: a session that only writes failing tests (the plan implements them later)
             {O.OK: S.GREEN_VERIFY, O.SKIP: S.HOOKS, O.FAILED: S.GREEN_ESCALATED},
         ),
         Node(
             S.GREEN_VERIFY,
-            snapshot(Work.green_verify),
+            snapshot(part(lambda s: s.verify, Verify.green_verify)),
             {O.OK: S.GREEN_STRENGTH, O.RETRY: S.GREEN_AGENT, O.FAILED: S.GREEN_ESCALATED},
         ),
         # mutants of the changed lines against the session's tests (docs/test-strength.md)
         Node(
             S.GREEN_STRENGTH,
-            Strength.green_strength,
+            part(lambda s: s.strength, Strength.green_strength),
             {O.OK: S.AFTER_GREEN, O.RETRY: S.GREEN_AGENT, O.FAILED: S.GREEN_ESCALATED},
         ),
         escalation(S.GREEN_ESCALATED, retry=S.GREEN_AGENT, recheck=S.GREEN_VERIFY),
         gate(
             S.AFTER_GREEN,
-            Gates.after_green,
+            part(lambda s: s.gates, Gates.after_green),
             {O.APPROVE: S.REFACTOR_AGENT, O.SKIP: S.HOOKS, O.CHANGES: S.GREEN_AGENT},
         ),
         agent(
             S.REFACTOR_AGENT,
-            Work.refactor_agent,
+            part(lambda s: s.agent_step, AgentStep.refactor_agent),
             {O.OK: S.REFACTOR_VERIFY, O.FAILED: S.REFACTOR_ESCALATED},
         ),
         Node(
             S.REFACTOR_VERIFY,
-            snapshot(Work.refactor_verify),
+            snapshot(part(lambda s: s.verify, Verify.refactor_verify)),
             {O.OK: S.REFACTOR_STRENGTH, O.RETRY: S.REFACTOR_AGENT, O.FAILED: S.REFACTOR_ESCALATED},
         ),
         Node(
             S.REFACTOR_STRENGTH,
-            Strength.refactor_strength,
+            part(lambda s: s.strength, Strength.refactor_strength),
             {O.OK: S.HOOKS, O.RETRY: S.REFACTOR_AGENT, O.FAILED: S.REFACTOR_ESCALATED},
         ),
         escalation(S.REFACTOR_ESCALATED, retry=S.REFACTOR_AGENT, recheck=S.REFACTOR_VERIFY),
         Node(
             S.HOOKS,
-            snapshot(Hooks.person_hooks),
+            snapshot(part(lambda s: s.hooks, Hooks.person_hooks)),
             # recheck: a hook changed files; they are tested before they are taken in
             {
                 O.OK: S.AFTER_REFACTOR,
@@ -167,15 +223,25 @@ TDD: Workflow[Step, TddSession] = Workflow(
         ),
         gate(
             S.AFTER_REFACTOR,
-            Gates.after_refactor,
+            part(lambda s: s.gates, Gates.after_refactor),
             {O.APPROVE: S.EVIDENCE, O.CHANGES: S.REFACTOR_AGENT},
         ),
-        Node(S.EVIDENCE, snapshot(Work.evidence), {O.OK: S.COMMIT, O.FAILED: S.EVIDENCE_ESCALATED}),
+        Node(
+            S.EVIDENCE,
+            snapshot(part(lambda s: s.work, Work.evidence)),
+            {O.OK: S.COMMIT, O.FAILED: S.EVIDENCE_ESCALATED},
+        ),
         # what a person added for the evidence check is tested before it is committed
         escalation(S.EVIDENCE_ESCALATED, retry=S.GREEN_AGENT, recheck=S.REFACTOR_VERIFY),
-        Node(S.COMMIT, Work.commit, {O.OK: S.SESSION_COMPLETE}),
-        gate(S.SESSION_COMPLETE, Gates.session_complete, {O.APPROVE: S.DONE}),
-        Node(S.ROLLBACK, Work.rollback, {O.OK: S.NOT_STARTED, O.SKIP: S.SKIPPED}),
+        Node(S.COMMIT, part(lambda s: s.work, Work.commit), {O.OK: S.SESSION_COMPLETE}),
+        gate(
+            S.SESSION_COMPLETE, part(lambda s: s.gates, Gates.session_complete), {O.APPROVE: S.DONE}
+        ),
+        Node(
+            S.ROLLBACK,
+            part(lambda s: s.work, Work.rollback),
+            {O.OK: S.NOT_STARTED, O.SKIP: S.SKIPPED},
+        ),
         Node(S.DONE, None, final="done"),
         Node(S.SKIPPED, None, final="skipped"),
     ),

@@ -1,7 +1,4 @@
-"""How a TDD gate puts one question to a person: asked again after "show tests" or
-"show diff" with what was shown, a stop (waiting on the bridge, nobody to ask, pause) as
-the table's outcome; a second question before anything is rolled back on a terminal; the
-texts a question shows (the tests, the diff, its stat, the session's commit)."""
+"""How a session puts one question to a person, and the texts a question shows."""
 
 from __future__ import annotations
 
@@ -20,6 +17,9 @@ O = Outcome  # noqa: E741 - the handlers read better with one letter
 
 
 class Asking(SessionPart):
+    """Asks until the answer is not "show ...": a stop (wait, nobody, pause) is the
+    table's outcome; a rollback asks once more on a terminal."""
+
     def question(
         self,
         what: str,

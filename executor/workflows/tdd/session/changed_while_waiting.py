@@ -1,7 +1,6 @@
-"""What changed while a TDD session waited for a person, settled before a gate asks
-its own question: the session's section of the plan (drift), files a person edited, and
-what the run pinned (the project's environment, git's own files). None is committed or
-acted on silently (`Settling.settle`)."""
+"""What changed while a session waited for a person (the plan's text, a person's edits,
+what the run pinned), settled before a gate asks its own question: none is committed or
+acted on silently."""
 
 from __future__ import annotations
 
@@ -12,13 +11,20 @@ from executor.choices import Decision
 from executor.engine.machine import Outcome
 from executor.workflows.tdd.session.asking import Asking
 from executor.workflows.tdd.session.checks.pins import PinJudge
-from executor.workflows.tdd.session.context import opt
+from executor.workflows.tdd.session.context import SessionPart, SessionRun, opt
 from executor.workflows.tdd.step import RECHECK_AT
 from executor.workflows.tdd.trust import tampering, verdicts
 from executor.workflows.tdd.trust.testfiles import is_test_file
 
 
-class Settling(Asking, PinJudge):
+class Settling(SessionPart):
+    """Asks about what changed while the session waited, before the gate's question."""
+
+    def __init__(self, run: SessionRun, asking: Asking, pins: PinJudge) -> None:
+        super().__init__(run)
+        self.asking = asking
+        self.pins = pins
+
     def settle(self) -> Outcome | None:
         """Before a gate asks its own question: settle what changed while the session
         waited. Two things can: the session's section of the plan (drift) and files in
@@ -73,7 +79,7 @@ class Settling(Asking, PinJudge):
             return None
         self.r.pins_settled = True
         pins = self.r.pins
-        moved = self.interpreter_moved()
+        moved = self.pins.interpreter_moved()
         if moved is not None and pins.pinned.used:
             return self._other_interpreter(moved)
         env = pins.pinned.environment
@@ -86,9 +92,9 @@ class Settling(Asking, PinJudge):
         what = (
             [f"the environment found is now {moved}"] if moved is not None else
             [] if changes is None else
-            pinning.shown({**changes.environment, **changes.git}, *self._roots())
+            pinning.shown({**changes.environment, **changes.git}, *self.pins.roots())
         )  # fmt: skip
-        self.take_environment()
+        self.pins.take_environment()
         note = (
             f"the project's environment or git's own files changed while no agent step ran "
             f"(yours): {verdicts.describe(what) or 'the record of the pin'}; taken in: the "
@@ -117,7 +123,9 @@ class Settling(Asking, PinJudge):
             opt("abort", "Abort the session (roll back; everything is backed up first)"),
             opt("pause", "Pause (restore the environment, then run again)"),
         ]
-        got = self.question("environment", self.rec.problem + " What now?", options, "", None)
+        got = self.asking.question(
+            "environment", self.rec.problem + " What now?", options, "", None
+        )
         if got is Outcome.NO_HUMAN:
             self.rec.last_failure = (
                 "Run the same command on a terminal (or through a host) to choose, or put "
@@ -129,7 +137,7 @@ class Settling(Asking, PinJudge):
         assert isinstance(got, Decision)
         if got.action == "abort":
             return Outcome.ABORT
-        self.take_environment()
+        self.pins.take_environment()
         self._say(f"the tests run with {moved} from now on")
         return Outcome.RECHECK if self.rec.step in RECHECK_AT else None
 
@@ -152,7 +160,9 @@ class Settling(Asking, PinJudge):
             f"Session {s.number}'s section of the plan ({where}) changed since the session "
             f"started; its steps so far were checked against the old text."
         )
-        got = self.question("drift", rec.problem + " What now?", options, self._plan_diff(), None)
+        got = self.asking.question(
+            "drift", rec.problem + " What now?", options, self._plan_diff(), None
+        )
         if got is Outcome.NO_HUMAN:  # --yes, no terminal: the person edited it on purpose
             return self._new_text("nobody to ask (--yes)", check=True)
         if isinstance(got, Outcome):
@@ -221,7 +231,7 @@ class Settling(Asking, PinJudge):
         )
         base = rec.base_commit or "HEAD"
         paths = [self.r.repo.root / f for f in files]
-        got = self.question(
+        got = self.asking.question(
             "edits",
             rec.problem + " What now?",
             options,
@@ -230,7 +240,7 @@ class Settling(Asking, PinJudge):
             shows=lambda _: self.r.repo.diff_text(base, paths=paths) or "(no changes)",
         )
         if got is Outcome.NO_HUMAN and theirs:  # --yes, no terminal: whose is not known
-            self.unclaimed = theirs
+            self.r.unclaimed = theirs
             return got
         if got is Outcome.NO_HUMAN:  # a fix to the session's own files (the stop asked it)
             rec.person_edited = sorted({*rec.person_edited, *files})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -121,8 +121,17 @@ class SessionRun:
     #: ahead`); the mutation step takes it. Not saved: a new process measures again.
     ahead: Ahead | None = None
     #: The pin was compared since this process took the session up, or since a person
-    #: last answered at length (`PinJudge.settle_pins`).
+    #: last answered at length (`Settling.settle_pins`).
     pins_settled: bool = False
+    #: Files a person changed while the session waited that nobody could say were the
+    #: session's (`--yes`): the run stops listing them, as for a dirty worktree.
+    unclaimed: list[str] = field(default_factory=list)
+    #: (backup ref, base commit) after a rollback, for the runner's message.
+    rolled_back: tuple[str, str | None] | None = None
+    #: Test runs so far in this process (each one's log has its own name).
+    test_runs: int = 0
+    #: Tests the last verification found flaky (`session.checks.flaky`).
+    flaky_now: list[str] = field(default_factory=list)
 
     def spent_now(self) -> Spent:
         return self.spent() if self.spent is not None else self.state.run.spent
@@ -152,14 +161,12 @@ def opt(value: str, label: str) -> Option:
 
 
 class SessionPart:
-    """Base of the handler groups: the run, the plan's session and its record."""
+    """What every part of a session reads: its run (the one context the parts share), the
+    plan's session and its record. It keeps no state of its own."""
 
     def __init__(self, run: SessionRun) -> None:
         self.r = run
         self.rec = run.rec
-        #: Files a person changed while the session waited that nobody could say were the
-        #: session's (`--yes`): the run stops listing them, as for a dirty worktree.
-        self.unclaimed: list[str] = []
 
     @property
     def s(self) -> Session:

@@ -14,7 +14,7 @@ fixed port, a file in /tmp) fails, so:
   folder the plugin waits on): no mutant is ever judged beside another test run;
 - a GREEN verification that fails while the mutation run went on beside it does not
   count: the mutation run is stopped and the verification runs again, alone
-  (`executor.workflows.tdd.session.work`);
+  (`executor.workflows.tdd.session.verify`);
 - a result whose unmutated run failed any of the session's tests, or that found nothing,
   is not taken: the step measures again, alone.
 The result is taken only for the tree verification passed and the very tests the step

@@ -1,11 +1,5 @@
-"""The human gates of the TDD workflow: checkpoints and escalations.
-
-Each asks a person through the `Decider` (or approves when `--checkpoints` leaves the
-checkpoint out) and returns the table's outcome for the answer. "Show tests" and
-"show diff" return to the same question with the content; "pause" stops the run
-(`Asking`). Before a gate asks, what changed while the session waited is settled
-(`Settling`).
-"""
+"""The human gates of the TDD workflow: checkpoints and escalations, each returning
+the table's outcome for the person's answer."""
 
 from __future__ import annotations
 
@@ -26,16 +20,32 @@ from executor.workflows.tdd.record.commit import (
 )
 from executor.workflows.tdd.record.session import Answered
 from executor.workflows.tdd.session import detail
+from executor.workflows.tdd.session.asking import Asking
 from executor.workflows.tdd.session.changed_while_waiting import Settling
+from executor.workflows.tdd.session.checks.pins import PinJudge
 from executor.workflows.tdd.session.checks.strength import Strength, strength_trailer
-from executor.workflows.tdd.session.context import opt
+from executor.workflows.tdd.session.context import SessionPart, SessionRun, opt
 from executor.workflows.tdd.step import Step, checkpoint_of
 from executor.workflows.tdd.trust import tampering, verdicts
 
 O = Outcome  # noqa: E741 - the handlers read better with one letter
 
 
-class Gates(Settling, Strength):
+class Gates(SessionPart):
+    """Asks a person at a checkpoint or after a failure (or approves a checkpoint
+    `--checkpoints` leaves out), once what changed while the session waited is settled."""
+
+    def __init__(
+        self,
+        run: SessionRun,
+        asking: Asking,
+        pins: PinJudge,
+        strength: Strength,
+        settling: Settling,
+    ) -> None:
+        super().__init__(run)
+        self.asking, self.pins, self.strength, self.settling = asking, pins, strength, settling
+
     def _ask(
         self, step: Step, text: str, options: Sequence[Option], info: str, *, asking: bool = True
     ) -> Outcome | str:
@@ -45,7 +55,7 @@ class Gates(Settling, Strength):
         False: approve without asking (a checkpoint `--checkpoints` leaves out)."""
         name = checkpoint_of(step)
         while True:
-            settled = self.settle()
+            settled = self.settling.settle()
             if settled is not None:
                 return settled
             if self.rec.held_action is not None:
@@ -56,7 +66,7 @@ class Gates(Settling, Strength):
                     Answered(step=step, action="approve", via="not_asked", at=now())
                 )
                 return "approve"
-            got = self.question(name or step.value, text, options, info, name)
+            got = self.asking.question(name or step.value, text, options, info, name)
             if isinstance(got, Outcome):
                 return got
             if got.feedback:
@@ -80,7 +90,7 @@ class Gates(Settling, Strength):
             got = self._ask(step, text, options, info, asking=name in self.r.stops)
             if isinstance(got, Outcome):
                 return got
-            refused = self.refused("abort") if got == "abort" else None
+            refused = self.asking.refused("abort") if got == "abort" else None
             if refused is None:
                 break
             info = refused + info
@@ -133,7 +143,7 @@ class Gates(Settling, Strength):
                 opt("show_diff", "Show diff"),
             ],
             self._since_changes()
-            + detail.after_green(self.rec, self.diff_stat(), hint=self._coverage_hint()),
+            + detail.after_green(self.rec, self.asking.diff_stat(), hint=self._coverage_hint()),
         )
         self._next_attempt(outcome)
         return outcome
@@ -172,7 +182,7 @@ class Gates(Settling, Strength):
             + detail.after_refactor(
                 self.s,
                 self.rec,
-                self.diff_stat(),
+                self.asking.diff_stat(),
                 with_trailers(
                     commit_message(self.r.plan, self.s, self.rec, self._cmd("green")),
                     {
@@ -233,19 +243,19 @@ class Gates(Settling, Strength):
             self.rec, commit_subject(self.r.plan, self.s), self.r.next_session
         )
         while True:
-            got = self.question(
+            got = self.asking.question(
                 "session_complete",
                 f"Session {self.s.number} complete. Continue to the next session?",
                 options,
                 info,
                 "session_complete",
-                shows=lambda _: self.commit_text(),
+                shows=lambda _: self.asking.commit_text(),
             )
             if isinstance(got, Outcome):
                 return got
             if got.action != "abort":
                 return O.APPROVE
-            refused = self.refused("abort")
+            refused = self.asking.refused("abort")
             if refused is None:
                 return O.ABORT
             info = refused + info
@@ -331,7 +341,7 @@ class Gates(Settling, Strength):
             if got in {"recheck", "check"}:
                 return O.OK
             if got == "accept_environment":
-                self.take_environment()
+                self.pins.take_environment()
                 self._say("the project's environment as it is now is the run's from now on")
                 return O.OK  # verified again, with it
             if got == "accept_tests":
@@ -341,9 +351,9 @@ class Gates(Settling, Strength):
                 self._accept_infra()
                 return O.OK  # verified again, against this infrastructure
             if got == "accept_strength":
-                self.accept_strength()
+                self.strength.accept()
                 return O.OK  # verified again; the same tree's score then passes
-            refused = self.refused(got) if got in {"rollback", "skip"} else None
+            refused = self.asking.refused(got) if got in {"rollback", "skip"} else None
             if refused is None:
                 break
         if got == "retry":

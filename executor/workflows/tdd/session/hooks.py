@@ -1,32 +1,10 @@
-"""The person's own commit hooks, run as part of a session's verification.
+"""The person's own commit hooks, run on the tested tree before "Commit?".
 
-Every git write of the executor runs with hooks off (an agent could plant one, and
-`git commit` would run it), so a repository's pre-commit checks would never see a
-session's commit. Instead the hooks the repository had **when the session started** run
-here, on the tested tree, before "Commit?":
-
-- `.pre-commit-config.yaml` in the session's base commit, when `pre-commit` is
-  installed: `pre-commit run --config <that config, as committed> --files <the
-  session's files>` (a config the agent changed is not the one run);
-- else an executable `pre-commit` hook in git's hooks folder (`core.hooksPath` or
-  `.git/hooks`), only while its content is what it was (sha256), run with a private
-  index holding the tested tree, so `git diff --cached` shows what the commit holds.
-
-A hook that fails sends its output back to the agent (an automatic retry, counted as
-one), then to the person. Files a hook changes (a formatter) are said, and the session's
-tests run again on them before they are taken in (`recheck`); a hook that changes files
-again and again fails. `--no-verify` (saved with the run) skips them.
-
-A hook run is guarded as a test run is (`Guard.sealed_run`), since what it runs may be
-the agent's: the config is the one committed, but the script a `repo: local` hook names
-is a file of the repository, which the agent may have rewritten in the session. Such a
-script edited the plan and mapped the executor's test command away, and both were taken
-in (issue 29, finding 7). So it runs in the sandbox where bubblewrap works (git's folder,
-the plan and the executor's files read-only), and after it: a commit it made is undone;
-the executor's settings (by meaning), its own files and the files you kept out are put
-back; any file it was not given to check (the plan's among them) is put back, after a
-backup; and the step fails as tampering, for a person to decide. Only the session's own
-files, the ones it was given, may change (a formatter's work).
+Every git write of the executor runs with hooks off (an agent could plant one), so the
+hooks the repository had when the session started run here instead: pre-commit with the
+config as committed, or an executable `pre-commit` hook whose content is unchanged. What
+they run may be the agent's script, so a hook run is sealed as a test run is: only the
+files it was given may change (a formatter's work), and those are tested again.
 """
 
 from __future__ import annotations
@@ -42,6 +20,7 @@ from typing import TYPE_CHECKING
 from executor.engine.machine import Outcome
 from executor.workflows.tdd.record.session import PersonHook
 from executor.workflows.tdd.session.checks.guard import Guard
+from executor.workflows.tdd.session.context import SessionPart, SessionRun
 from executor.workflows.tdd.trust import tampering, verdicts
 
 if TYPE_CHECKING:
@@ -122,8 +101,12 @@ def run_hooks(
     return HookRun(done.returncode == 0, what, output)
 
 
-class Hooks(Guard):
+class Hooks(SessionPart):
     """The `hooks` step of a session (`executor.workflows.tdd.table`)."""
+
+    def __init__(self, run: SessionRun, guard: Guard) -> None:
+        super().__init__(run)
+        self.guard = guard
 
     def person_hooks(self) -> Outcome:
         hook, repo = self.rec.hooks, self.r.repo
@@ -137,9 +120,9 @@ class Hooks(Guard):
         if not files:
             return O.OK
         limit = self.r.options.test_timeout or 3600
-        seal = self.seal()
+        seal = self.guard.seal()
         ran = run_hooks(hook, repo, tree, files, limit, self.r.sandbox)
-        tampered = self.break_seal(seal, given=set(files), who="they")
+        tampered = self.guard.break_seal(seal, given=set(files), who="they")
         if tampered:
             return self._hooks_tampered(tampered, ran.output)
         changed = repo.tree_diff(tree, repo.record_tree(exclude=self._ignore()).tree)

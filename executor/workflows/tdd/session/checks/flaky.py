@@ -1,13 +1,6 @@
 """Tests that fail and pass on the same tree (a timing assert under load): neither a
-failure that stops an honest session nor a pass that counts for it.
-
-After a test run, each failing test the session did not touch (none RED added or changed,
-none RED made fail; in a session without RED, none it changed) runs once more on the same
-tree, sealed like every run. One that passes then is flaky: its case is "flaky", counted
-neither as failing nor as passing (`TestRun.mark_flaky`), the checkpoint says so and
-`SessionRecord.flaky` keeps its id. One that fails again is a failure. The session's
-own tests never run again: they must pass the first time.
-"""
+failure that stops an honest session nor a pass that counts for it. The session's own
+tests never run again: they must pass the first time."""
 
 from __future__ import annotations
 
@@ -16,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from executor.testreports import node_id
-from executor.workflows.tdd.session.checks.guard import Guard
+from executor.workflows.tdd.session.context import SessionPart
 from executor.workflows.tdd.trust import verdicts
 from executor.workflows.tdd.trust.testfiles import is_test_file
 
@@ -27,7 +20,10 @@ if TYPE_CHECKING:
 RunAgain = Callable[[str], "tuple[TestRun | None, list[str]]"]
 
 
-class Flaky(Guard):
+class Flaky(SessionPart):
+    """Runs once more the failing tests the session did not touch; those that pass are
+    flaky, counted neither way."""
+
     def rerun_untouched(
         self, runs: Sequence[TestRun | None], again: RunAgain, session: Sequence[str] | None
     ) -> tuple[list[str], list[str]]:

@@ -1,9 +1,5 @@
-"""What nobody gets past unseen, applied to a session. After an agent step: its commits
-folded back, plan files and kept-out files put back, what a clone would not get back
-refused, the run's pin compared (`PinJudge`). Around every test run (`sealed_run`):
-whatever the run changed is put back and fails the step (P24). At verification
-(`tampering`): changed test infrastructure, code that reaches into the runner, earlier
-tests gone, tests weakened (P25)."""
+"""What nobody gets past unseen, applied to a session: around every test run (P24),
+after an agent step, and at verification (P25)."""
 
 from __future__ import annotations
 
@@ -21,6 +17,7 @@ from executor.workflows.tdd.session.checks.put_back import (
     restore_plan,
     restore_settings,
 )
+from executor.workflows.tdd.session.context import SessionPart, SessionRun
 from executor.workflows.tdd.trust import tampering, testchanges, verdicts
 from executor.workflows.tdd.trust.testfiles import is_test_file
 
@@ -44,7 +41,14 @@ class Seal:
     settings: dict[str, str]
 
 
-class Guard(PinJudge):
+class Guard(SessionPart):
+    """What nobody gets past unseen: around a test run, after an agent step, at
+    verification."""
+
+    def __init__(self, run: SessionRun, pins: PinJudge) -> None:
+        super().__init__(run)
+        self.pins = pins
+
     # -- around a test run --------------------------------------------------------------
     def sealed_run(self, run: Callable[[], TestRun]) -> tuple[TestRun, list[str]]:
         """Run the tests; then put back whatever the run changed, and say what it was."""
@@ -107,7 +111,7 @@ class Guard(PinJudge):
         settings = restore_settings(repo, seal.settings)
         if settings:
             problems.append(f"{who} changed the executor's settings: {', '.join(settings)}")
-        return problems + self.pins_after(who) + self._cleared()
+        return problems + self.pins.after(who) + self._cleared()
 
     def _put_back_kept(self, kept: dict[str, str]) -> list[str]:
         repo = self.r.repo
@@ -131,7 +135,7 @@ class Guard(PinJudge):
                 f"its step; folded back into the worktree (the executor makes the one "
                 f"session commit)"
             )
-        problems = self.pins_after("its agent step", agent=True)
+        problems = self.pins.after("its agent step", agent=True)
         restored = r.restored_plan or restore_plan(r.repo, r.layout, rec, Path(r.state.run.plan))
         r.restored_plan = None
         if restored.paths:
@@ -170,7 +174,7 @@ class Guard(PinJudge):
         if unseen and rec.base_commit:
             base = rec.base_commit
             before.update(tampering.infra_fingerprint(
-                root, unseen, stored=lambda f: self._source(base, f), runners=self.runners()
+                root, unseen, stored=lambda f: self.source(base, f), runners=self.runners()
             ))  # fmt: skip
         infra = tampering.infra_changes(before, infra_now)
         # what a person may take in at the next question
@@ -204,7 +208,7 @@ class Guard(PinJudge):
                 f"{verdicts.describe(planted)}"
             )
         problems += self.weakened_tests(role)
-        problems += self.outside_changes() + self.environment_changes()
+        problems += self.outside_changes() + self.pins.environment_changes()
         gone = self._earlier_tests_gone(suite_run)
         if gone:
             problems.append(
@@ -281,7 +285,7 @@ class Guard(PinJudge):
         thinned: list[str] = []
         moves: dict[str, Definition] | None = None
         for file, keys in changed.items():
-            old = testchanges.definitions(file, self._source(rev, file)) if rev else None
+            old = testchanges.definitions(file, self.source(rev, file)) if rev else None
             new = testchanges.definitions(file, read_regular(root / file))
             failed = frozenset(k for k in keys if any(map(verdicts.matching([k]), failing)))
             if old is None:  # a RED verified before its tree was recorded: any change
@@ -324,7 +328,7 @@ class Guard(PinJudge):
                     found.setdefault(key.split("::", 1)[1], (key, node))
         return found
 
-    def _source(self, rev: str, path: str) -> bytes | None:
+    def source(self, rev: str, path: str) -> bytes | None:
         """A file as `rev` (a commit or a tree) holds it; None when it holds none."""
         blob = self.r.repo.blob_at(rev, path)
         return self.r.repo.blob_bytes(blob) if blob else None

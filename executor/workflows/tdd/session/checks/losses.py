@@ -1,24 +1,7 @@
-"""Tests RED took something from, judged against the session's code where the tests
-really run (P30): a test RED deleted, and one it took assertions or cases from while it
-failed (`RedFacts.deleted`, `RedFacts.thinned`). An unrelated failure in RED never
-excuses a removed assertion: what it asked is asked again of the new code.
-
-Each such test runs as the session found it against the session's tree, in a copy of
-that tree which sees the checkout's git-ignored files (linked, so a test reading a local
-data file or a build product reads it there too), with the project's interpreter and
-sandbox, sealed like every test run:
-
-- it passes: what it asked still holds. A thinned test asks something else besides, and
-  goes through; a deleted one pinned behaviour that is still there: a person decides,
-  unless its assertions live on in a test RED wrote (moved and renamed with the code it
-  tests: `testchanges.lives_on`).
-- it fails: the session changed what it described. That is the session's to change only
-  when the session says so: the change that makes it fail (found by undoing the
-  session's changes to the code, one definition at a time: `revert`) is one the
-  session's own tests need (undone, a test RED made fail fails again), or takes away
-  what it tested, or the plan's session names it. Otherwise it is a regression until a
-  person says otherwise.
-"""
+"""Tests RED deleted or thinned, run as the session found them against its code (P30):
+an unrelated failure in RED never excuses a removed assertion. One that fails is a
+regression unless the session's own tests, its plan or what it removed need the change
+(found by undoing the session's code one definition at a time: `revert`)."""
 
 from __future__ import annotations
 
@@ -35,6 +18,7 @@ from typing import TYPE_CHECKING
 from executor.fsutil import read_regular
 from executor.vcs.trees import VOLATILE_DIRS
 from executor.workflows.tdd.session.checks.guard import Guard, weakened_problems
+from executor.workflows.tdd.session.context import SessionPart, SessionRun
 from executor.workflows.tdd.trust import revert, testchanges, verdicts
 from executor.workflows.tdd.trust.testfiles import is_test_file
 
@@ -59,7 +43,13 @@ class Verdict:
     problem: str = ""
 
 
-class Losses(Guard):
+class Losses(SessionPart):
+    """Judges the tests RED deleted or thinned against the code as it stands."""
+
+    def __init__(self, run: SessionRun, guard: Guard) -> None:
+        super().__init__(run)
+        self.guard = guard
+
     def lost_tests(self, role: str) -> list[str]:
         """Tests RED deleted or thinned, judged against the code as it stands (module
         docstring); the problems for a person. Sets `rec.weakened` for their files."""
@@ -67,11 +57,11 @@ class Losses(Guard):
         keys = [*red.deleted, *red.thinned]
         if not keys or not rec.base_commit:
             return []
-        seal = self.seal()
+        seal = self.guard.seal()
         with tempfile.TemporaryDirectory(prefix="executor-earlier-") as tmp:
             trials = self._trials(Path(tmp))
             verdicts_ = _judge(keys, set(red.deleted), trials, self._context())
-        tampered = self.break_seal(seal, who="the run of the tests RED took from")
+        tampered = self.guard.break_seal(seal, who="the run of the tests RED took from")
         if tampered:
             return tampered
         found: dict[str, list[str]] = {}
@@ -127,19 +117,22 @@ class Losses(Guard):
         units: list[revert.Unit] = []
         versions: dict[str, tuple[bytes | None, bytes | None]] = {}
         for path in code:
-            pair = versions[path] = (self._source(base, path), self._source(rec.tree, path))
+            pair = versions[path] = (
+                self.guard.source(base, path),
+                self.guard.source(rec.tree, path),
+            )
             units += revert.units(path, *pair)
         files = {k.split("::", 1)[0] for k in [*rec.red.deleted, *rec.red.thinned]}
         failing = rec.red.failing
         spec = [k for k in rec.red.session or () if any(map(verdicts.matching([k]), failing))]
         written: dict[str, Syntax] = {}
         for file in sorted({k.split("::", 1)[0] for k in rec.red.session or ()}):
-            defs = testchanges.definitions(file, self._source(rec.tree, file))
+            defs = testchanges.definitions(file, self.guard.source(rec.tree, file))
             written.update((k, defs[k]) for k in rec.red.session or () if k in defs)
         return _Context(
             units=units,
             versions=versions,
-            earlier={f: self._source(base, f) for f in files},
+            earlier={f: self.guard.source(base, f) for f in files},
             spec=spec,
             named=plan_names(self.s.source_text),
             written=written,

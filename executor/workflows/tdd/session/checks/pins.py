@@ -1,16 +1,7 @@
 """The TDD workflow's side of the run's pin (`executor.pinning`): the run is pinned once
-before its first agent step (`pin_run`, after checking the environment can run the
-tests at all), and each judge compares against that pin (`PinJudge`).
-
-- After an agent step and after a test run, a difference is the session's change: git's
-  own files are put back, and the step fails as tampering; an environment the agent
-  changed stays `unsettled` (refused at every check) until a person takes it in at the
-  escalation, or it is as pinned again.
-- While no agent step ran (the session waited at a question, or between two runs), a
-  difference is the person's: taken in, said, and what was verified is verified again.
-  But the run's tests never change interpreter unasked once a session started with the
-  pinned one: a person decides (with `--yes`, the run stops, exit 16).
-"""
+before its first agent step (`pin_run`), and each judge compares against it (`PinJudge`):
+a difference after an agent step or a test run is the session's, one while none ran the
+person's."""
 
 from __future__ import annotations
 
@@ -139,9 +130,10 @@ def _check_collects(
 
 
 class PinJudge(SessionPart):
-    """Each judge of the run's pin, for one session."""
+    """Each judge of the run's pin, for one session: after an agent step or a test run a
+    difference is the session's; while none ran, the person's."""
 
-    def pins_after(self, when: str, *, agent: bool = False) -> list[str]:
+    def after(self, when: str, *, agent: bool = False) -> list[str]:
         """What differs from the pin after `when` ("its agent step", "the test run"): the
         session's change. git's own files are put back; an environment that differs is
         `unsettled` until a person takes it in, or it is as pinned again. An `agent`
@@ -158,7 +150,7 @@ class PinJudge(SessionPart):
             pins.put_back_git(list(changes.git))
             out.append(
                 f"git's own files changed during {when} (what your next git command runs): "
-                f"{verdicts.describe(pinning.shown(changes.git, *self._roots()))}; they "
+                f"{verdicts.describe(pinning.shown(changes.git, *self.roots()))}; they "
                 f"were put back as they were when the run started"
             )
         new = {p: w for p, w in changes.environment.items() if pins.pinned.unsettled.get(p) != w}
@@ -179,7 +171,7 @@ class PinJudge(SessionPart):
         env = pins.pinned.environment
         what = f"{env.python} ({env.source})" if env else "the project's environment"
         step = self.rec.step.value.split("_", 1)[0].upper()
-        shown = pinning.shown(only or pins.pinned.unsettled, *self._roots())
+        shown = pinning.shown(only or pins.pinned.unsettled, *self.roots())
         return (
             f"the project's environment changed during {step} ({when}): what the tests "
             f"run with, {what}, is not what the run pinned: {verdicts.describe(shown)} (a "
@@ -187,7 +179,7 @@ class PinJudge(SessionPart):
             f"surely as a conftest.py; a person may take it in at the next question)"
         )
 
-    def _roots(self) -> list[Path | str]:
+    def roots(self) -> list[Path | str]:
         """What paths are shown relative to: the repository, then the checkouts the
         pin is of (a lane's person's checkout)."""
         return [self.r.repo.root, *self.r.pins.pinned.checkouts]

@@ -1,19 +1,6 @@
-"""The test-strength step of a TDD session (docs/test-strength.md).
-
-After GREEN's verification (`green_strength`) and again at REFACTOR's end
-(`refactor_strength`), mutants of the Python lines the session changed run against the
-session's tests, in a temporary copy of the tree that verification tested
-(`executor.strength`); a JavaScript/TypeScript session's, made by Stryker where the
-project has it (`executor.strength.stryker`). The figure goes to the session's record
-(`rec.strength`), the after_green checkpoint and the commit's `Mutation-Score` trailer.
-A tree already measured is not measured again (a REFACTOR that changed nothing costs
-nothing).
-
-With `--min-mutation-score`, a score below it is first retried automatically (GREEN's or
-REFACTOR's agent gets the survivors as its brief, within `--max-retries` and the
-budgets), then goes to the step's escalation, where a person may accept it; with nobody
-to ask (`--yes`) the run stops there (exit 16) with the survivors.
-"""
+"""The test-strength step (docs/test-strength.md): mutants of the lines the session
+changed, run against its tests after GREEN's and REFACTOR's verification; a figure, and
+a gate with `--min-mutation-score` (retried automatically, then a person decides)."""
 
 from __future__ import annotations
 
@@ -54,6 +41,9 @@ def session_tests(rec: SessionRecord) -> SessionTests:
 
 
 class Strength(SessionPart):
+    """The mutation step after GREEN's and REFACTOR's verification: a figure, and a
+    gate with `--min-mutation-score`."""
+
     def green_strength(self) -> Outcome:
         return self.strength_step("green")
 
@@ -147,7 +137,7 @@ class Strength(SessionPart):
         rec.last_failure = why
         return O.FAILED
 
-    def accept_strength(self) -> None:
+    def accept(self) -> None:
         """A person accepted the score as it is (at the escalation); or Stryker's program
         as it is now, which then measures the session."""
         from executor.strength import program
