@@ -226,6 +226,7 @@ def run_tests(
     interpreter: Interpreter | None = None,
     on_start: Callable[[int], None] | None = None,
     pass_fds: tuple[int, ...] = (),
+    busy: bool = True,
 ) -> TestRun:
     """Run `command` in `cwd` and measure it. `env` is merged over os.environ.
 
@@ -236,7 +237,8 @@ def run_tests(
     comes (live progress). `sandbox`: run inside it (`executor.sandbox`; as is when the
     machine has no bubblewrap that works). `log`: a file the output is written to as it
     arrives (module docstring). `on_start`: called with the run's pid once it runs (its
-    process group: what stops it early). `pass_fds`: descriptors it inherits. Raises
+    process group: what stops it early). `pass_fds`: descriptors it inherits. `busy`:
+    the limit once more when it is reached on a busy machine (`busy_grace`). Raises
     UserError for an unparsable command and PathNotFoundError when `cwd` or the program
     does not exist; a failing or hanging test run is a result, not an error.
     """
@@ -275,7 +277,7 @@ def run_tests(
             log=log,
             on_start=on_start,
             pass_fds=pass_fds,
-            more_time=busy_grace(timeout_s),
+            more_time=busy_grace(timeout_s) if busy else None,
         )
         percent = _coverage_percent(cov_file)
         duration = round(time.monotonic() - started, 3)

@@ -250,6 +250,16 @@ def test_a_hang_on_a_busy_machine_still_ends_at_twice_the_limit(
     )
 
 
+def test_a_run_held_to_a_budget_gets_no_more_time_on_a_busy_machine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The mutation step's limit is the person's budget (`busy=False`)."""
+    monkeypatch.setattr(os, "getloadavg", lambda: (64.0, 64.0, 64.0))
+    run = run_tests(f"{sys.executable} -c 'import time; time.sleep(1.5)'", cwd=tmp_path,
+                    timeout_s=1, busy=False)  # fmt: skip
+    assert run.timed_out and run.busy_s == 0
+
+
 def test_bad_commands_are_clear_errors(tmp_path: Path) -> None:
     with pytest.raises(errors.UserError, match="invalid test command"):
         run_tests("pytest 'unbalanced", cwd=tmp_path)

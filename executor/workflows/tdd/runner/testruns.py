@@ -75,11 +75,12 @@ def make_measure(
             log: Path | None,
             fds: tuple[int, ...],
         ) -> TestRun:
+            # `limit` is the person's mutation budget: no more time on a busy machine
             with turn():
                 return _run_tests(map_test_command(command, config), cwd=cwd,
                                   timeout_s=limit, env=env, sandbox=sandbox, log=log,
                                   interpreter=job.interpreter, on_start=job.on_start,
-                                  pass_fds=fds)  # fmt: skip
+                                  pass_fds=fds, busy=False)  # fmt: skip
 
         if job.stryker is not None:
             from executor.strength import stryker
