@@ -1,25 +1,6 @@
-"""The TDD session workflow, declared as one table: each step with its handler and exits.
-
-Each handler is a method of one part of `TddSession` (`part(pick, Part.method)`: the
-agent steps, the verify steps, the gates, ...); the driver calls `node.handler(session)`.
-The diagram in docs/engine.md is drawn from this table (`TDD.mermaid()`); a test keeps
-the two equal.
-
-In words: before_start asks to begin; RED's agent writes tests that the executor runs and
-that must fail; after_red asks to implement; GREEN's agent implements and the tests and
-the suite must pass (retried automatically with the failure output); the session's tests
-must kill the mutants of its changed lines (`green_strength`: a figure, and a gate with
---min-mutation-score); after_green asks to refactor; REFACTOR must still pass (and is
-measured again, `refactor_strength`); the repository's own commit hooks run (`hooks`: a
-failure goes back to the agent, files they reformat are tested again); after_refactor
-asks "Commit?"; the evidence check, the commit, and session_complete. A step that fails
-after its retries goes to its escalation, where a person chooses: retry, check again
-(no agent call), roll back, skip, or pause. With nobody to ask (`--yes`, no terminal)
-the run stops there (exit 16); running it again unattended checks again (`ok`: back to
-the verify step, no agent call).
-Every checkpoint offers abort (rollback). A gate whose files changed while it waited, and
-were taken into the session, verifies again first (`recheck`). A session the plan ticks
-as done whose tests pass here is adopted (no agent, no commit).
+"""The TDD session workflow as one table: each step, its handler (a method of one part of
+`TddSession`, `part(pick, Part.method)`) and its exits. docs/engine.md draws it from here
+(`TDD.mermaid()`, a test keeps the two equal) and tells each step in words.
 """
 
 from __future__ import annotations

@@ -1,25 +1,7 @@
-"""GREEN's mutation run, started beside GREEN's verification (docs/test-strength.md).
-
-The mutation step needs only the tree GREEN's agent left and the session's tests as RED
-measured them, and while the suite runs a second processor waits. So where this process
-may use two processors or more, and the session is no lane of a parallel run (the lanes
-use them), `start_ahead` (`executor.workflows.tdd.session.checks.strength`) begins the
-mutation run in a thread just before GREEN's verification: its pytest starts, collects and runs the
-session's tests once in a copy of the tree while the suite runs. The mutation step then
-takes its result (`Ahead.take`) instead of starting a run of its own.
-
-Nothing is judged from a disturbed run. A test that needs what the other run holds (a
-fixed port, a file in /tmp) fails, so:
-- the mutants wait until GREEN's test runs have ended (`Ahead.release` removes the hold
-  folder the plugin waits on): no mutant is ever judged beside another test run;
-- a GREEN verification that fails while the mutation run went on beside it does not
-  count: the mutation run is stopped and the verification runs again, alone
-  (`executor.workflows.tdd.session.verify`);
-- a result whose unmutated run failed any of the session's tests, or that found nothing,
-  is not taken: the step measures again, alone.
-The result is taken only for the tree verification passed and the very tests the step
-would measure. The budget counts from the start: the run stops itself when it is spent
-(partial); one still going past that is stopped, and measured again alone.
+"""GREEN's mutation run, started beside GREEN's verification while a second processor
+would wait anyway (docs/test-strength.md). Nothing is judged from a disturbed run: the
+mutants wait until GREEN's test runs end, a verification that fails beside it runs again
+alone, and a result counts only for the tree and the tests the step would measure.
 """
 
 from __future__ import annotations
