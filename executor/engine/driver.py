@@ -1,7 +1,8 @@
 """The driver: `handler -> record result -> save -> next step`, for any workflow table.
 
 It is the only caller of `save` in a drive. A handler does its step's work and returns
-an `Outcome`; the driver looks the next step up in the workflow's table, records the
+an `Outcome`; the driver looks the next step up in the workflow's table (a choice there
+is decided with the handler object, its taken branch's action run), records the
 transition on the cursor, moves the cursor and saves. It does not save after a decision
 step (a checkpoint answer is saved with the next step's work: one save per resume), and
 always saves before it stops.
@@ -25,11 +26,12 @@ H = TypeVar("H")
 
 
 class Cursor(Protocol[S]):
-    """What the driver moves: the persisted step, and a place to log transitions."""
+    """What the driver moves: the persisted step, and a place to log transitions (each
+    edge as drawn: `ok`, `failed [retries left]`)."""
 
     step: S
 
-    def log(self, step: S, outcome: Outcome, seconds: float, note: str) -> None: ...
+    def log(self, step: S, edge: str, seconds: float, note: str) -> None: ...
 
 
 def drive(
@@ -64,8 +66,8 @@ def drive(
             if outcome is Outcome.WAIT:
                 durable.release()
             return outcome.value
-        target = workflow.next(step, outcome)
-        cursor.log(step, outcome, round(time.monotonic() - started, 3), note())
+        target, edge = workflow.next(step, outcome, handlers)
+        cursor.log(step, edge, round(time.monotonic() - started, 3), note())
         cursor.step = target
         final = workflow.node(target).final
         if final is not None:

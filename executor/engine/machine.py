@@ -5,7 +5,9 @@ handler object, for example an unbound method `Gates.after_red`), the step each 
 leads to, and whether the step is a `decision` (its only work is to take a person's
 answer: the driver saves it with the next step's work, so one resume makes one save) or
 `final` (a drive that lands there ends, with the reason given; a final step may still
-have a handler, run when a later drive starts there). Only the driver
+have a handler, run when a later drive starts there). An exit is a step, or a `Choice`
+(`executor.engine.choice`): named conditions of the handler object, tried in order, each
+with its step and the action run when it is taken, then `else`. Only the driver
 (`executor.engine.driver`) looks the next step up here, records it and saves.
 
 Four outcomes are stops, never exits: `WAIT` (a request went to the bridge: exit 42),
@@ -20,10 +22,11 @@ the TDD one; a test keeps it equal to the code).
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from executor.engine.choice import Branch, Choice, label
 from executor.errors import TransitionNotAllowed
 
 
@@ -31,8 +34,9 @@ class Outcome(str, enum.Enum):
     """What a step handler reports."""
 
     OK = "ok"
-    FAILED = "failed"  # the step could not be verified; a person decides
-    RETRY = "retry"  # verification failed, automatic retry within budget
+    FAILED = "failed"  # the step's work did not pass its check (a choice may retry it)
+    NEEDS_PERSON = "needs_person"  # no automatic retry can help: a person must act
+    RETRY = "retry"  # a person chose to run the agent again
     SKIP = "skip"  # nothing to do here (no such step in the plan), or a person skipped
     APPROVE = "approve"
     CHANGES = "request_changes"
@@ -48,6 +52,11 @@ class Outcome(str, enum.Enum):
 
 
 STOPS = frozenset({Outcome.WAIT, Outcome.PAUSE, Outcome.NO_HUMAN, Outcome.BUDGET})
+#: The line under a drawn table: the stops are no edges, so they are said once.
+STOPS_LINE = (
+    "Every step: wait, pause, no_human, budget stop the run and stay on the step "
+    "(a resumed run re-enters it)."
+)
 
 S = TypeVar("S", bound=str)
 H = TypeVar("H")
@@ -59,9 +68,17 @@ class Node(Generic[S, H]):
 
     step: S
     handler: Callable[[H], Outcome] | None
-    exits: Mapping[Outcome, S] = field(default_factory=dict)
+    exits: Mapping[Outcome, S | Choice[S, H]] = field(default_factory=dict)
     decision: bool = False
     final: str | None = None
+
+    def edges(self) -> Iterator[tuple[Outcome, Branch[S, H] | None, S]]:
+        """Each way out: its outcome, the branch of a choice (None: a plain exit), its step."""
+        for outcome, to in self.exits.items():
+            if isinstance(to, Choice):
+                yield from ((outcome, b, b.target) for b in to.branches)
+            else:
+                yield outcome, None, to
 
 
 @dataclass(frozen=True)
@@ -77,7 +94,7 @@ class Workflow(Generic[S, H]):
         by_step = {n.step: n for n in self.nodes}
         assert len(by_step) == len(self.nodes), f"{self.name}: a step is declared twice"
         for n in self.nodes:
-            missing = [t for t in n.exits.values() if t not in by_step]
+            missing = [t for _, _, t in n.edges() if t not in by_step]
             assert not missing, f"{self.name}: {n.step} leads to undeclared {missing}"
             assert not STOPS & set(n.exits), f"{self.name}: {n.step} has a stop as an exit"
         object.__setattr__(self, "_by_step", by_step)
@@ -85,18 +102,26 @@ class Workflow(Generic[S, H]):
     def node(self, step: S) -> Node[S, H]:
         return self._by_step[step]
 
-    def next(self, step: S, outcome: Outcome) -> S:
-        """The step after `step` on `outcome`, or TransitionNotAllowed."""
-        target = self._by_step[step].exits.get(outcome)
-        if target is None:
-            name = step.value if isinstance(step, enum.Enum) else str(step)
-            raise TransitionNotAllowed(self.name, name, outcome.value)
-        return target
+    def next(self, step: S, outcome: Outcome, handlers: H) -> tuple[S, str]:
+        """The step after `step` on `outcome` and the edge taken, as drawn (`failed
+        [retries left]`); a choice is decided with `handlers` and the taken branch's action
+        runs. TransitionNotAllowed when the step has no such exit."""
+        to = self._by_step[step].exits.get(outcome)
+        if to is None:
+            raise TransitionNotAllowed(self.name, _name(step), outcome.value)
+        if isinstance(to, Choice):
+            branch = to.take(handlers)
+            return branch.target, label(outcome.value, branch.name)
+        return to, outcome.value
 
     @property
-    def table(self) -> dict[tuple[S, Outcome], S]:
-        """Every edge: `(step, outcome) -> next step`."""
-        return {(n.step, o): t for n in self.nodes for o, t in n.exits.items()}
+    def table(self) -> dict[tuple[S, str], S]:
+        """Every edge: `(step, edge as drawn) -> next step`."""
+        return {
+            (n.step, label(o.value, b.name if b else None)): t
+            for n in self.nodes
+            for o, b, t in n.edges()
+        }
 
     @property
     def final(self) -> dict[S, str]:
@@ -114,28 +139,31 @@ class Workflow(Generic[S, H]):
 
     def fingerprint(self) -> str:
         """A stable text of the transitions: part of the definition hash (P5)."""
-        rows = sorted(f"{s}|{o.value}|{t}" for (s, o), t in self.table.items())
+        rows = sorted(f"{s}|{edge}|{t}" for (s, edge), t in self.table.items())
         return ";".join([self.name, *rows])
 
     def markdown(self) -> str:
-        """The workflow as a Markdown table: each step, its handler, its exits."""
+        """The workflow as a Markdown table: each step, its handler, its exits (a branch
+        of a choice as `outcome [condition] / action → step`), then the stops."""
         lines = ["| step | handler | outcome → next step |", "|---|---|---|"]
         for n in self.nodes:
             handler = getattr(n.handler, "__qualname__", "") if n.handler else ""
-            exits = ", ".join(f"{o.value} → {_name(t)}" for o, t in n.exits.items())
+            exits = ", ".join(_exit(o, b, t) for o, b, t in n.edges())
             kind = " (decision)" if n.decision else ""
             ends = f"ends: {n.final}" if n.final else ""
             lines.append(
                 f"| {_name(n.step)}{kind} | {handler} | {'; '.join(filter(None, [exits, ends]))} |"
             )
-        return "\n".join(lines)
+        return "\n".join([*lines, "", STOPS_LINE])
 
     def mermaid(self) -> str:
         """The workflow as a Mermaid state diagram, drawn from its declaration."""
         lines = ["stateDiagram-v2", f"    [*] --> {_name(self.start)}"]
         for n in self.nodes:
-            for outcome, target in n.exits.items():
-                lines.append(f"    {_name(n.step)} --> {_name(target)}: {outcome.value}")
+            for o, b, t in n.edges():
+                lines.append(
+                    f"    {_name(n.step)} --> {_name(t)}: {label(o.value, b.name if b else None)}"
+                )
             if n.final is not None:
                 lines.append(f"    {_name(n.step)} --> [*]: {n.final}")
         return "\n".join(lines)
@@ -143,3 +171,9 @@ class Workflow(Generic[S, H]):
 
 def _name(step: object) -> str:
     return step.value if isinstance(step, enum.Enum) else str(step)
+
+
+def _exit(outcome: Outcome, branch: Branch[S, H] | None, target: S) -> str:
+    edge = label(outcome.value, branch.name if branch else None)
+    action = f" / {branch.action()}" if branch and branch.action() else ""
+    return f"{edge}{action} → {_name(target)}"

@@ -264,9 +264,9 @@ class World:
         """Record every transition the driver logs (they vanish with a rolled-back record)."""
         original = SessionRecord.log
 
-        def log(rec: SessionRecord, step: Any, outcome: Any, seconds: float, note: str) -> None:
-            self.seen.add((step.value, outcome.value))
-            original(rec, step, outcome, seconds, note)
+        def log(rec: SessionRecord, step: Any, edge: str, seconds: float, note: str) -> None:
+            self.seen.add((step.value, edge))
+            original(rec, step, edge, seconds, note)
 
         monkeypatch.setattr(SessionRecord, "log", log)
         return self

@@ -50,7 +50,7 @@ def expert(request: Request) -> tuple[str, str]:
 
 
 def test_the_table_is_linear_with_two_agent_steps_that_may_fall_back() -> None:
-    assert {(s.value, o.value): t.value for (s, o), t in TEMPLATE_CREATE.table.items()} == {
+    assert {(s.value, edge): t.value for (s, edge), t in TEMPLATE_CREATE.table.items()} == {
         ("qa", "ok"): "analysis",
         ("qa", "abort"): "cancelled",
         ("analysis", "ok"): "generation",

@@ -13,7 +13,6 @@ from pydantic import ConfigDict, Field
 from executor.bridge.template_state import Step, StepLog, TemplateCreateState
 from executor.datamodel import Strict, dump
 from executor.engine.agents import Agents, Durable
-from executor.engine.machine import Outcome
 from executor.retry import RetryPolicy
 from executor.stamps import utc_now
 from executor.templates import Written, default_destination
@@ -107,9 +106,9 @@ class Cursor:
     def step(self, value: Step) -> None:
         self.state.step = value
 
-    def log(self, step: Step, outcome: Outcome, seconds: float, note: str) -> None:
+    def log(self, step: Step, edge: str, seconds: float, note: str) -> None:
         self.state.history.append(
-            StepLog(step=step, outcome=outcome.value, at=utc_now(), seconds=seconds, note=note)
+            StepLog(step=step, outcome=edge, at=utc_now(), seconds=seconds, note=note)
         )
 
 

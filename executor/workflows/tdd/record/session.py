@@ -9,7 +9,6 @@ from pydantic import Field
 
 from executor.bridge.models import Ledger
 from executor.datamodel import Strict
-from executor.engine.machine import Outcome
 from executor.pinning import TestEnvironment
 from executor.stamps import utc_now as now
 from executor.strength.facts import StrengthFacts
@@ -242,13 +241,11 @@ class SessionRecord(Strict):
     )
     bridge: Ledger = Field(default_factory=Ledger)
 
-    def log(self, step: Step, outcome: Outcome, seconds: float, note: str) -> None:
+    def log(self, step: Step, edge: str, seconds: float, note: str) -> None:
         """Record one transition (the driver calls this once per step it leaves)."""
         tree = (self.tree or None) if step in AGENT_STEPS else None
         self.history.append(
-            StepLog(
-                step=step, outcome=outcome.value, at=now(), seconds=seconds, note=note, tree=tree
-            )
+            StepLog(step=step, outcome=edge, at=now(), seconds=seconds, note=note, tree=tree)
         )
 
     def add_answer(self, answer: Answered) -> None:
