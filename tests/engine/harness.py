@@ -138,8 +138,8 @@ _TEST_FILE = re.compile(r"tests/test_(s\d+)\.py")
 
 def fake_pytest(command: str, root: Path) -> TestRun:
     """A test run judged from the repository: tests/test_sN.py passes when pkg/sN.py
-    exists without BROKEN; `pytest` alone runs every test file; a `skip` marker in a
-    test file skips it."""
+    exists without BROKEN (and fails to import `fancydep` where it imports it); `pytest`
+    alone runs every test file; a `skip` marker in a test file skips it."""
     named = _TEST_FILE.findall(command)
     files = (
         [f"tests/test_{n}.py" for n in named]
@@ -159,6 +159,9 @@ def fake_pytest(command: str, root: Path) -> TestRun:
         elif not module.exists():
             collection_error = True
             cases.append(TestCase(id=mod_id, outcome="error", message="No module named pkg"))
+        elif "import fancydep" in module.read_text("utf-8"):  # a dependency not installed
+            message = "ModuleNotFoundError: No module named 'fancydep'"
+            cases.append(TestCase(id=mod_id, outcome="error", message=message))
         elif "BROKEN" in module.read_text("utf-8"):
             cases.append(TestCase(id=f"{mod_id}::test_it", outcome="failed", message="broken"))
         else:

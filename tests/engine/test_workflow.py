@@ -314,7 +314,11 @@ def test_after_three_failed_answers_a_person_decides(world: World) -> None:
     assert world.record(1)["step"] == "green_escalated"
 
 
-@covers(("green_verify", "retry"), ("green_verify", "failed"), ("green_escalated", "retry"))
+@covers(
+    ("green_verify", "failed [retries left]"),
+    ("green_verify", "failed [else]"),
+    ("green_escalated", "retry"),
+)
 def test_failing_green_is_retried_with_the_output_then_a_person_decides(world: World) -> None:
     world.agent.plan(1, "green", "broken", "broken", "broken")
     world.run(answers=["approve", "approve", "retry", "approve", "approve"], max_retries=2)
@@ -326,10 +330,10 @@ def test_failing_green_is_retried_with_the_output_then_a_person_decides(world: W
 
 
 @covers(
-    ("green_strength", "retry"),
-    ("green_strength", "failed"),
-    ("refactor_strength", "retry"),
-    ("refactor_strength", "failed"),
+    ("green_strength", "failed [retries left]"),
+    ("green_strength", "failed [else]"),
+    ("refactor_strength", "failed [retries left]"),
+    ("refactor_strength", "failed [else]"),
 )
 def test_weak_tests_are_retried_with_the_survivors_then_a_person_accepts(world: World) -> None:
     jobs: list[Job] = []
@@ -349,8 +353,9 @@ def test_weak_tests_are_retried_with_the_survivors_then_a_person_accepts(world: 
     world.run(answers=answers, max_retries=1, min_mutation_score=80)
     rec = world.record(1)
     steps = [(h["step"], h["outcome"]) for h in rec["history"]]
-    assert steps.count(("green_strength", "retry")) == 1  # then the same tree: not measured again
-    assert steps.count(("refactor_strength", "retry")) == 1
+    retried = "failed [retries left]"
+    assert steps.count(("green_strength", retried)) == 1  # then the same tree: not measured again
+    assert steps.count(("refactor_strength", retried)) == 1
     brief = (world.plan / ".agent-briefs" / "s1.green.a2.f0.md").read_text("utf-8")
     assert "test strength 1/4 (25%) is below the minimum 80%" in brief
     assert "pkg/s1.py:" in brief and "survived: no test runs this line" in brief
@@ -382,8 +387,8 @@ def test_escalated_roll_back_or_skip(world: World, role: str) -> None:
 
 @covers(
     ("refactor_agent", "failed"),
-    ("refactor_verify", "retry"),
-    ("refactor_verify", "failed"),
+    ("refactor_verify", "failed [retries left]"),
+    ("refactor_verify", "failed [else]"),
     ("refactor_escalated", "retry"),
 )
 def test_refactor_that_breaks_the_tests_is_retried_then_escalated(world: World) -> None:
@@ -409,7 +414,7 @@ def hook(world: World, script: str) -> Path:
 LINT_HOOK = 'if grep -q LINT pkg/s1.py; then echo "lint: LINT in pkg/s1.py"; exit 1; fi\n'
 
 
-@covers(("hooks", "retry"), ("hooks", "failed"), ("hooks", "ok"))
+@covers(("hooks", "failed [retries left]"), ("hooks", "failed [else]"), ("hooks", "ok"))
 def test_the_persons_failing_hook_goes_back_to_the_agent_then_to_the_person(
     world: World,
 ) -> None:
@@ -454,6 +459,64 @@ def test_files_a_hook_reformats_are_tested_again_then_committed(
     assert git(world.repo, "show", "HEAD:pkg/s1.py").startswith("OK = 1")
     assert "pkg/s1.py" in staged.read_text("utf-8").split()  # the tested tree, staged
     assert git(world.repo, "status", "--porcelain") == ""
+
+
+@pytest.mark.parametrize("role", ["green", "refactor"])
+@covers(("green_verify", "needs_person"), ("refactor_verify", "needs_person"))
+def test_a_missing_dependency_goes_to_a_person_with_no_retry(world: World, role: str) -> None:
+    """No agent attempt can install a dependency: the retries left are not spent on it."""
+
+    def imports(repo: Path) -> None:
+        write(repo / "pkg" / "__init__.py", "")
+        write(repo / "pkg" / "s1.py", "import fancydep\nOK = 1\n")
+
+    world.agent.plan(1, role, imports)
+    prefix = ["approve", "approve"] + (["approve"] if role == "refactor" else [])
+    with pytest.raises(UserCancelled):
+        world.run(answers=[*prefix, "rollback"], max_retries=2)
+    assert [c.tdd_step for c in world.agent.calls].count(role) == 1
+    assert not any("automatic retry" in line for line in world.lines)
+    assert world.prompter is not None
+    assert any("the tests cannot import 'fancydep'" in q for q, _, _ in world.prompter.asked)
+
+
+@pytest.mark.parametrize("role", ["green", "refactor"])
+@covers(("green_strength", "needs_person"), ("refactor_strength", "needs_person"))
+def test_a_strength_not_measured_goes_to_a_person_with_no_retry(world: World, role: str) -> None:
+    """The agent cannot make a mutation run measure: a person decides at once."""
+    jobs: list[Job] = []
+
+    def breaks(job: Job) -> Measured:  # GREEN's measured in full when REFACTOR's breaks
+        jobs.append(job)
+        if role == "refactor" and len(jobs) == 1:
+            return Measured(made=1, killed=1)
+        return Measured(made=1, problem="the mutation run broke")
+
+    def implement(repo: Path) -> None:
+        write(repo / "pkg/__init__.py", "")
+        write(repo / "pkg/s1.py", "def double(n):\n    return n * 2\n")
+
+    world.measure = breaks
+    world.agent.plan(1, "green", implement)
+    prefix = ["approve", "approve"] + (["approve"] if role == "refactor" else [])
+    with pytest.raises(UserCancelled):
+        world.run(answers=[*prefix, "rollback"], max_retries=2, min_mutation_score=80)
+    assert [c.tdd_step for c in world.agent.calls].count(role) == 1
+    assert not any("automatic retry" in line for line in world.lines)
+    assert world.prompter is not None
+    assert any("test strength was not measured" in q for q, _, _ in world.prompter.asked)
+
+
+@covers(("hooks", "needs_person"))
+def test_a_hook_that_tampers_goes_to_a_person_with_no_retry(world: World) -> None:
+    """What a hook runs may be the agent's own script: a person decides, no retry."""
+    hook(world, "echo '- [ ] planted' >> plans/demo/PHASE_1_CORE.md\n")
+    with pytest.raises(UserCancelled):
+        world.run(answers=["approve", "approve", "approve", "rollback"], max_retries=2)
+    assert [c.tdd_step for c in world.agent.calls].count("refactor") == 1
+    assert not any("automatic retry" in line for line in world.lines)
+    assert world.prompter is not None
+    assert any("tampering during your commit hooks" in q for q, _, _ in world.prompter.asked)
 
 
 def test_no_verify_skips_the_hooks_and_is_saved(world: World) -> None:

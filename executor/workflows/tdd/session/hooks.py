@@ -102,11 +102,16 @@ def run_hooks(
 
 
 class Hooks(SessionPart):
-    """The `hooks` step of a session (`executor.workflows.tdd.table`)."""
+    """The `hooks` step of a session (`executor.workflows.tdd.table`). It reports OK,
+    RECHECK (they changed files: tested again first), FAILED (they failed: the table
+    retries REFACTOR with their output while `retries_left`, else a person decides) or
+    NEEDS_PERSON (tampering: what they run may be the agent's own script)."""
 
     def __init__(self, run: SessionRun, guard: Guard) -> None:
         super().__init__(run)
         self.guard = guard
+        #: why the last hook run failed (`retry`, `give_up` say it)
+        self.failed = ""
 
     def person_hooks(self) -> Outcome:
         hook, repo = self.rec.hooks, self.r.repo
@@ -152,19 +157,27 @@ class Hooks(SessionPart):
         )
         self.rec.problem = f"Session {self.s.number}: {why}"
         self._say(why)
-        return O.FAILED
+        return O.NEEDS_PERSON
 
     def _hooks_failed(self, why: str, output: str) -> Outcome:
         self.rec.hook_rewrites = 0
         self.rec.last_failure = f"{why}\n{output}".strip()
         self.rec.errors.append(why)
         self.rec.feedback.append(f"{why}; make them pass. Their output:\n{output.strip()}")
-        if self.rec.hook_retries < self.r.options.max_retries:
-            self.rec.hook_retries += 1
-            self.rec.attempt += 1
-            self._say(f"{why}; automatic retry {self.rec.hook_retries}/"
-                      f"{self.r.options.max_retries} with their output")  # fmt: skip
-            return O.RETRY
-        self.rec.hook_retries = 0
-        self.rec.problem = f"Session {self.s.number}: {why} (--no-verify skips them)"
+        self.failed = why
         return O.FAILED
+
+    def retries_left(self) -> bool:
+        return self.rec.hook_retries < self.r.options.max_retries
+
+    def retry(self) -> None:
+        """REFACTOR goes again with their output: counted and said."""
+        self.rec.hook_retries += 1
+        self.rec.attempt += 1
+        self._say(f"{self.failed}; automatic retry {self.rec.hook_retries}/"
+                  f"{self.r.options.max_retries} with their output")  # fmt: skip
+
+    def give_up(self) -> None:
+        """No retry left: the problem a person is shown; the count starts again."""
+        self.rec.hook_retries = 0
+        self.rec.problem = f"Session {self.s.number}: {self.failed} (--no-verify skips them)"

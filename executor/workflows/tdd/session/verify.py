@@ -25,7 +25,12 @@ O = Outcome  # noqa: E741 - the handlers read better with one letter
 
 class Verify(SessionPart):
     """RED must fail and GREEN and REFACTOR pass, as measured here: nothing an agent
-    reports is trusted."""
+    reports is trusted.
+
+    GREEN's and REFACTOR's handlers report what happened: OK, FAILED (not verified: the
+    table retries the agent while `retries_left`, else a person decides) or NEEDS_PERSON
+    (no agent attempt can help: a dependency missing from the environment, or a session
+    that only writes failing tests no longer failing)."""
 
     def __init__(
         self,
@@ -38,6 +43,8 @@ class Verify(SessionPart):
     ) -> None:
         super().__init__(run)
         self.pins, self.guard, self.flaky, self.losses, self.runs = pins, guard, flaky, losses, runs
+        #: the role and the reasons of the last run not verified (`retry`, `give_up` say them)
+        self.failed = ("", "")
 
     def green_verify(self) -> Outcome:
         return self.pass_verify("green")
@@ -147,7 +154,9 @@ class Verify(SessionPart):
 
     def pass_verify(self, role: str) -> Outcome:
         if role == "refactor" and self.s.green is None and self.s.red is not None:
-            return self.red_verify()  # a session that only writes failing tests: still RED
+            # a session that only writes failing tests: still RED, or a person looks
+            still_red = self.red_verify()
+            return O.NEEDS_PERSON if still_red is O.FAILED else still_red
         command = self._cmd(role)
         suite = self.r.suite_command if self.r.suite_command != command else None
         tree = self.r.repo.record_tree(exclude=self._ignore()).tree
@@ -194,21 +203,30 @@ class Verify(SessionPart):
         missing = self.runs.missing(tree, session_run, suite_run)
         if missing is not None:  # no agent attempt can install it: a person does
             self.rec.problem = f"Session {self.s.number} {role.upper()}: {missing}"
-            return O.FAILED
-        if self.rec.retries < self.r.options.max_retries:
-            self.rec.retries += 1
-            self.rec.attempt += 1
-            self._say(
-                f"{role.upper()} not verified ({failure}); automatic retry "
-                f"{self.rec.retries}/{self.r.options.max_retries} with the failure output"
-            )
-            return O.RETRY
+            return O.NEEDS_PERSON
+        self.failed = (role, failure)
+        return O.FAILED
+
+    def retries_left(self) -> bool:
+        return self.rec.retries < self.r.options.max_retries
+
+    def retry(self) -> None:
+        """The agent goes again with the failure output: counted and said."""
+        (role, failure), most = self.failed, self.r.options.max_retries
+        self.rec.retries += 1
+        self.rec.attempt += 1
+        self._say(
+            f"{role.upper()} not verified ({failure}); automatic retry "
+            f"{self.rec.retries}/{most} with the failure output"
+        )
+
+    def give_up(self) -> None:
+        """No retry left: the problem a person is shown."""
+        (role, failure), most = self.failed, self.r.options.max_retries
         self.rec.problem = (
             f"Session {self.s.number} {role.upper()} could not be verified after "
-            f"{plural(self.r.options.max_retries, 'automatic retry', 'automatic retries')}: "
-            f"{failure}"
+            f"{plural(most, 'automatic retry', 'automatic retries')}: {failure}"
         )
-        return O.FAILED
 
 
 def _not_run(cases: list[TestCase]) -> str:

@@ -42,7 +42,14 @@ def session_tests(rec: SessionRecord) -> SessionTests:
 
 class Strength(SessionPart):
     """The mutation step after GREEN's and REFACTOR's verification: a figure, and a
-    gate with `--min-mutation-score`."""
+    gate with `--min-mutation-score`.
+
+    Its handlers report OK, FAILED (below the minimum: the table retries the agent with
+    the survivors while `retries_left`, else a person decides) or NEEDS_PERSON (no agent
+    attempt can help: the figure was not measured, or Stryker's program changed)."""
+
+    #: the role, the reason and the survivors of the last score below the minimum
+    failed = ("", "", "")
 
     def green_strength(self) -> Outcome:
         return self.strength_step("green")
@@ -95,30 +102,43 @@ class Strength(SessionPart):
                    f"{minimum})")  # fmt: skip
             rec.problem = f"Session {self.s.number} {role.upper()}: {why}"
             rec.last_failure = why
-            return O.FAILED
+            return O.NEEDS_PERSON
         unrun = f", {facts.unrun} more not run within the budget" if facts.unrun else ""
         why = (f"test strength {facts.score} ({facts.gate_percent:.0f}%{unrun}) is below the "
                f"minimum {minimum}% (--min-mutation-score)")  # fmt: skip
         survivors = "\n".join(s.text() for s in facts.survivors) or "(none kept)"
-        brief = (
+        self.failed = (role, why, survivors)
+        return O.FAILED
+
+    def _judged(self) -> StrengthFacts:
+        assert self.rec.strength is not None, "a score below the minimum was judged"
+        return self.rec.strength
+
+    def retries_left(self) -> bool:
+        return self._judged().retries < self.r.options.max_retries
+
+    def retry(self) -> None:
+        """The agent goes again with the survivors, to strengthen the tests: counted and said."""
+        (role, why, survivors), facts = self.failed, self._judged()
+        facts.retries += 1
+        self.rec.attempt += 1
+        self.rec.last_failure = (
             f"Session {self.s.number}: {why}. These mutants of the session's code survive "
             f"its tests; add tests (new test functions: leave the existing ones as they "
             f"are) that fail on each of them, without changing what the code does:\n"
             f"{survivors}"
         )
-        if facts.retries < self.r.options.max_retries:
-            facts.retries += 1
-            rec.attempt += 1
-            rec.last_failure = brief
-            self._say(f"{role.upper()}: {why}; automatic retry {facts.retries}/"
-                      f"{self.r.options.max_retries}: the agent strengthens the tests")  # fmt: skip
-            return O.RETRY
-        rec.problem = f"Session {self.s.number} {role.upper()}: {why}"
-        rec.last_failure = f"Surviving mutants (each a one-line diff):\n{survivors}"
-        return O.FAILED
+        self._say(f"{role.upper()}: {why}; automatic retry {facts.retries}/"
+                  f"{self.r.options.max_retries}: the agent strengthens the tests")  # fmt: skip
+
+    def give_up(self) -> None:
+        """No retry left: the problem a person is shown, with the survivors."""
+        role, why, survivors = self.failed
+        self.rec.problem = f"Session {self.s.number} {role.upper()}: {why}"
+        self.rec.last_failure = f"Surviving mutants (each a one-line diff):\n{survivors}"
 
     def _stryker_changed(self, role: str) -> Outcome | None:
-        """FAILED when Stryker's program is not what it was when the session started (it
+        """NEEDS_PERSON when Stryker's program is not what it was when the session started (it
         decides JavaScript/TypeScript scores: an agent may not bring or change it)."""
         from executor.strength import program
 
@@ -135,7 +155,7 @@ class Strength(SessionPart):
         )
         rec.problem = f"Session {self.s.number} {role.upper()}: {why}"
         rec.last_failure = why
-        return O.FAILED
+        return O.NEEDS_PERSON
 
     def accept(self) -> None:
         """A person accepted the score as it is (at the escalation); or Stryker's program
