@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from executor.store import seal
 from tests.conftest import git, run_cli
 from tests.engine.helpers import commits, make_project, records, replay_cmd, respond, session_state
 
@@ -88,6 +89,24 @@ def test_hand_edited_state_fails_checksum(git_repo: Path) -> None:
     state_file.write_text(json.dumps(data), encoding="utf-8")
     proc = run_cli(*_session1(plan), cwd=git_repo)
     assert proc.returncode == 11 and "checksum mismatch" in proc.stderr
+
+
+def test_a_session_started_under_another_table_is_not_continued(git_repo: Path) -> None:
+    """The workflow's table is part of the definition hash (its choices too): a session a
+    version with another table started is refused, with both hashes and what to do."""
+    plan = make_project(git_repo)
+    assert run_cli(*_session1(plan), cwd=git_repo).returncode == 42
+    state_file = plan / ".agent-state.json"
+    raw = state_file.read_bytes()
+    ours = json.loads(raw)["run"]["definition_hash"]
+    older = "sha256:0123456789abcdef"
+    body = raw.rstrip(b"\n").replace(ours.encode(), older.encode())
+    at = body.rindex(b'"checksum":"') + len(b'"checksum":"')
+    state_file.write_bytes(seal(body[:at] + body[body.index(b'"', at) :]))  # a real save
+    proc = run_cli(*_session1(plan, "--resume"), cwd=git_repo)
+    assert proc.returncode == 13, proc.stderr
+    assert f"workflow definition differs from this version's ({older} vs {ours})" in proc.stderr
+    assert "finish it with that version or abort it" in proc.stderr
 
 
 def test_second_process_is_locked_out(git_repo: Path) -> None:
