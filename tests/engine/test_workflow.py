@@ -326,6 +326,9 @@ def test_failing_green_is_retried_with_the_output_then_a_person_decides(world: W
     assert green == [1, 2, 3, 4]
     brief = (world.plan / ".agent-briefs" / "s1.green.a2.f0.md").read_text("utf-8")
     assert "Why the previous attempt was rejected" in brief
+    said = [line.split("; ")[-1] for line in world.lines if "; automatic retry" in line]
+    assert said == [f"automatic retry {k}/2 with the failure output" for k in (1, 2)]
+    assert any("GREEN could not be verified after 2 automatic retries" in x for x in world.lines)
     assert world.record(1)["step"] == "done"
 
 
