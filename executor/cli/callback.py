@@ -34,10 +34,12 @@ class Driver(Protocol):
     """What drives the run (one session after another, or several side by side)."""
 
     req: RunRequest
-    #: the session it is at (None before one started)
-    session: int | None
     project: str | None
     options: RunOptions | None
+
+    @property
+    def session(self) -> int | None:
+        """The session it is at (None before one started)."""
 
 
 class Callback:

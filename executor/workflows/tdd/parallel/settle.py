@@ -28,13 +28,7 @@ from executor.stamps import utc_now
 from executor.store import exclusive
 from executor.workflows.tdd.parallel.fence import TURN_WAIT
 from executor.workflows.tdd.parallel.integrate import Blocked, integrate, take_worktree
-from executor.workflows.tdd.parallel.lanes import (
-    close,
-    ensure_worktree,
-    new_lane,
-    seed,
-    take_record,
-)
+from executor.workflows.tdd.parallel.lanes import close, take_record
 from executor.workflows.tdd.parallel.shared import Shared
 from executor.workflows.tdd.record.lanes import Lane
 from executor.workflows.tdd.record.state import SessionArchive, project
@@ -49,40 +43,44 @@ CHOICES = (
 )
 
 
-class Settle(Shared):
-    #: blocked lanes already decided on in this run (one question each per run)
-    decided: set[int]
-    #: the suite's command, when the project has one (else each session's own)
-    suite_command: str | None
-    #: lanes blocked before this run began: with nobody to ask, checked again once
-    recheck: set[int]
+class Settle:
+    """The part of a parallel run that integrates finished lanes and decides on blocked
+    ones; what it reads and records goes through the run's `Shared`."""
+
+    def __init__(self, shared: Shared) -> None:
+        self.shared = shared
+        #: blocked lanes already decided on in this run (one question each per run)
+        self.decided: set[int] = set()
+        #: lanes blocked before this run began: with nobody to ask, checked again once
+        self.recheck: set[int] = set()
 
     # -- integration ----------------------------------------------------------------------
     def integrate_one(self, number: int) -> None:
         """Integrate lane `number` (finished): one at a time across every run of the plan,
         holding the main checkout against a run there too."""
+        shared = self.shared
         with (
-            self.moving_checkout("integrates a session"),
-            exclusive(self.repo.git_dir / "executor-run.lock", what=f"holds this worktree "
-                      f"({self.repo.root})", wait=TURN_WAIT),
+            shared.moving_checkout("integrates a session"),
+            exclusive(shared.repo.git_dir / "executor-run.lock", what=f"holds this worktree "
+                      f"({shared.repo.root})", wait=TURN_WAIT),
         ):  # fmt: skip
-            lane = self.now().run.lanes[number]
-            self.say(number, f"integrating into {lane.onto}")
+            lane = shared.now().run.lanes[number]
+            shared.say(number, f"integrating into {lane.onto}")
             got = integrate(
-                self.repo, self.places, number, lane, self.now().run.run_id,
+                shared.repo, shared.places, number, lane, shared.now().run.run_id,
                 lambda commit, worker: self.suite(number, commit, worker),
             )  # fmt: skip
             if isinstance(got, Blocked):
-                with self.turn() as state:
+                with shared.turn() as state:
                     mine = state.run.lanes[number]
                     mine.status, mine.reason, mine.tip = "blocked", got.reason, got.tip
                     mine.conflicts, mine.shown = got.conflicts, got.shown
                     mine.commit = got.moved_to or mine.commit
-                self.say(number, f"blocked: {got.reason}; its work stays on {lane.branch} "
-                                 f"({lane.worktree})")  # fmt: skip
+                shared.say(number, f"blocked: {got.reason}; its work stays on {lane.branch} "
+                                   f"({lane.worktree})")  # fmt: skip
                 return
             self.integrated(number, got.commit)
-            self.look()
+            shared.look()
 
     def suite(self, number: int, commit: str, worker: int) -> tuple[bool, str]:
         """The whole suite on `commit`, in the executor's integration worktree, with the
@@ -96,35 +94,38 @@ class Settle(Shared):
         from executor.workflows.tdd.runner.as_lane import lane_guarded, lane_sandbox
         from executor.workflows.tdd.runner.opening import sandbox_of
 
-        path = self.places.integration
-        if path.resolve() not in {w.path.resolve() for w in self.repo.worktrees()}:
-            self.repo.prune_worktrees()
-            self.repo.add_detached(path, commit)
+        shared = self.shared
+        path = shared.places.integration
+        if path.resolve() not in {w.path.resolve() for w in shared.repo.worktrees()}:
+            shared.repo.prune_worktrees()
+            shared.repo.add_detached(path, commit)
         spot = GitRepo(path)
         spot.detach(commit, force=True)
-        spot.check_out_submodules(self.repo.root)
-        session = self.plan.session(number)
-        command = self.suite_command or (
+        spot.check_out_submodules(shared.repo.root)
+        session = shared.plan.session(number)
+        command = shared.suite_command or (
             session.test_command("green", None) or session.test_command("red", None)
             if session
             else None
         )
         if not command:
             return True, "no test command to run"
-        options = self.now().run.options
-        guarded = lane_guarded(LaneLink(plan=str(self.places.plan), session=number, worker=worker))
-        plan_here = self.places.plan_in(path)
-        layout = self.places.layout_in(path)
+        options = shared.now().run.options
+        guarded = lane_guarded(
+            LaneLink(plan=str(shared.places.plan), session=number, worker=worker)
+        )
+        plan_here = shared.places.plan_in(path)
+        layout = shared.places.layout_in(path)
         sandbox = (
             lane_sandbox(sandbox_of(spot, layout, plan_here, guarded), spot)
             if options.sandbox == "auto"
             else None
         )
-        self.look()  # it runs with what the run pinned, as each lane's runs did
-        env = self.pins.pinned.environment
-        self.say(number, f"running the whole suite on {commit[:12]}: {command}")
-        with core(self.repo.common_dir(), self.cores,
-                  waits=lambda: self.say(number, "  waiting for a core")):  # fmt: skip
+        shared.look()  # it runs with what the run pinned, as each lane's runs did
+        env = shared.pins.pinned.environment
+        shared.say(number, f"running the whole suite on {commit[:12]}: {command}")
+        with core(shared.repo.common_dir(), shared.cores,
+                  waits=lambda: shared.say(number, "  waiting for a core")):  # fmt: skip
             run = run_tests(
                 map_test_command(command, load_project_config(path)),
                 cwd=path,
@@ -134,8 +135,8 @@ class Settle(Shared):
                 interpreter=interpreter(env) if env is not None else None,
             )
         changed = spot.tree_diff(spot.tree_of(commit), spot.record_tree().tree)
-        self.look()
-        self.say(number, f"  {run.summary()}")
+        shared.look()
+        shared.say(number, f"  {run.summary()}")
         if changed:
             return False, f"the suite changed files in the repository: {describe(changed)}"
         return run.verdict == "green", run.summary()
@@ -143,13 +144,14 @@ class Settle(Shared):
     def integrated(self, number: int, commit: str | None, *, status: str = "completed") -> None:
         """Record lane `number` integrated as `commit` (a session its own run skipped, or
         adopted, has nothing to integrate); remove its worktree when clean."""
-        lane = self.now().run.lanes[number]
-        take_record(self.places, number, lane, commit)
-        theirs = peek(self.lane_layout(lane).state)
-        with self.turn() as state:
+        shared = self.shared
+        lane = shared.now().run.lanes[number]
+        take_record(shared.places, number, lane, commit)
+        theirs = peek(shared.lane_layout(lane).state)
+        with shared.turn() as state:
             mine = state.run.lanes[number]
             entry = state.entry(number)
-            rec = SessionArchive(self.layout.archive).get(number)
+            rec = SessionArchive(shared.layout.archive).get(number)
             if entry is not None and rec is not None:
                 project(entry, rec)
             if entry is not None:
@@ -160,38 +162,39 @@ class Settle(Shared):
                 state.run.spent = total(state.run.spent, theirs.run.spent)
             mine.status, mine.commit, mine.reason = "integrated", commit, ""
         faults.hit("lane.integrated")
-        self.ran.append(number)
-        self.session = number
-        self.say(number, f"integrated into {lane.onto} as {commit[:12]}" if commit and status
-                 == "completed" else f"{status}: nothing to integrate")  # fmt: skip
+        shared.ran.append(number)
+        shared.session = number
+        shared.say(number, f"integrated into {lane.onto} as {commit[:12]}" if commit and status
+                   == "completed" else f"{status}: nothing to integrate")  # fmt: skip
         self.tidy(number)
 
     def tidy(self, number: int) -> None:
         """An integrated lane's worktree and branch go when clean, else stay listed."""
-        lane = self.now().run.lanes[number]
-        kept = close(self.repo, self.places, lane)
-        with self.turn() as state:
+        lane = self.shared.now().run.lanes[number]
+        kept = close(self.shared.repo, self.shared.places, lane)
+        with self.shared.turn() as state:
             if kept:
                 state.run.lanes[number].kept = kept
             else:
                 state.run.lanes.pop(number, None)
         if kept:
-            self.say(number, f"its worktree {lane.worktree} is kept: {describe(kept)} not "
-                             f"clean (executor status says how to remove it)")  # fmt: skip
+            why = f"{describe(kept)} not clean (executor status says how to remove it)"
+            self.shared.say(number, f"its worktree {lane.worktree} is kept: {why}")
 
     # -- a blocked lane ---------------------------------------------------------------------
     def decide(self, number: int) -> None:
         """Ask what to do about blocked lane `number` (once in this run) and do it."""
+        shared = self.shared
         self.decided.add(number)
-        lane = self.now().run.lanes[number]
-        folder = self.lane_layout(lane).folder
-        channel = BridgeChannel(folder, resume=self.req.resume_argv)
+        lane = shared.now().run.lanes[number]
+        folder = shared.lane_layout(lane).folder
+        channel = BridgeChannel(folder, resume=shared.req.resume_argv)
         durable = Durable(lambda: None)
         decider = Decider(
-            yes=self.req.yes, prompter=self.prompter, bridge=BridgeAgents(channel, durable),
-            folder=folder, on_ask=self.req.on_ask,
+            yes=shared.req.yes, prompter=shared.prompter,
+            bridge=BridgeAgents(channel, durable), folder=folder, on_ask=shared.req.on_ask,
         )  # fmt: skip
-        session = self.plan.session(number)
+        session = shared.plan.session(number)
         title = session.title if session else ""
         ledger = lane.bridge.model_copy(deep=True)
         got = decider.ask(
@@ -208,7 +211,7 @@ class Settle(Shared):
             ),
             ledger,
         )
-        with self.turn() as state:
+        with shared.turn() as state:
             state.run.lanes[number].bridge = ledger
             if not isinstance(got, Waiting):
                 state.run.lanes[number].asks += 1
@@ -217,7 +220,7 @@ class Settle(Shared):
             try:
                 durable.release()
             except NeedAgent:
-                self.waiting.add(number)
+                shared.waiting.add(number)
             return
         if isinstance(got, NoHuman):
             if number in self.recheck:  # the person may have resolved it meanwhile
@@ -234,9 +237,12 @@ class Settle(Shared):
         elif decision.action == "abort":
             refs = self.drop(number)
             back = f"git checkout {refs[0]} -- ."
-            self.stops[number] = (1, f"aborted; its work is kept in {', '.join(refs)} ({back})")
+            self.shared.stops[number] = (
+                1,
+                f"aborted; its work is kept in {', '.join(refs)} ({back})",
+            )
         else:
-            self.stops[number] = (20, "paused while it is blocked")
+            self.shared.stops[number] = (20, "paused while it is blocked")
 
     def resolve(self, number: int, *, asked: bool = True) -> None:
         """`continue`: the worktree's files are the session's; integrate them again. Not
@@ -244,23 +250,25 @@ class Settle(Shared):
         is out of its worktree, or the files it blocked on changed there since the
         executor wrote them (a conflict without markers, in a binary file or a file one
         side deleted, looks resolved when nobody touched it)."""
-        lane = self.now().run.lanes[number]
+        lane = self.shared.now().run.lanes[number]
         untouched = [] if asked else self._untouched(lane)
         if untouched:
-            self.say(number, f"still blocked: {describe(untouched)} did not change in its "
-                             f"worktree since the executor wrote them there; resolve them "
-                             f"there, or answer `continue` at a terminal or through the "
-                             f"bridge to take them as they are")  # fmt: skip
+            self.shared.say(number, f"still blocked: {describe(untouched)} did not change in "
+                                    f"its worktree since the executor wrote them there; resolve "
+                                    f"them there, or answer `continue` at a terminal or through "
+                                    f"the bridge to take them as they are")  # fmt: skip
             return
-        problem, commit = take_worktree(Path(lane.worktree), self.places, lane)
-        with self.turn() as state:
+        problem, commit = take_worktree(Path(lane.worktree), self.shared.places, lane)
+        with self.shared.turn() as state:
             mine = state.run.lanes[number]
             if problem:
                 mine.reason = f"{problem} ({lane.worktree})"
             else:
                 mine.status, mine.reason, mine.conflicts = "finished", "", []
                 mine.commit, mine.shown = commit, None
-        self.say(number, f"still blocked: {problem}" if problem else "resolved; integrating again")
+        self.shared.say(
+            number, f"still blocked: {problem}" if problem else "resolved; integrating again"
+        )
 
     def _untouched(self, lane: Lane) -> list[str]:
         """What a blocked lane's resolution must change that is as the executor left it:
@@ -272,7 +280,7 @@ class Settle(Shared):
         if lane.shown is None or not path.is_dir():
             return []
         wt = GitRepo(path)
-        now = wt.record_tree(exclude=self.lane_layout(lane).owned()).tree
+        now = wt.record_tree(exclude=self.shared.lane_layout(lane).owned()).tree
         changed = set(wt.tree_diff(lane.shown, now))
         if lane.conflicts:
             return [p for p in lane.conflicts if p not in changed]
@@ -281,34 +289,30 @@ class Settle(Shared):
     def again(self, number: int) -> None:
         """`rerun`: the session starts again in a new worktree from the main tip."""
         self.drop(number)
-        with self.turn() as state:
-            lane = new_lane(state, self.repo, self.places, number)
-            main = state.model_copy(deep=True)
-        ensure_worktree(self.repo, self.places, number, lane, self.report)
-        seed(main, lane, number, self.places)
-        self.launch(number, lane, resume=False)
+        self.shared.open_lane(number)
 
     def drop(self, number: int) -> list[str]:
         """Back up the lane's worktree and branch, then remove both; the session is not
         started any more. Returns the backup refs."""
         from executor.vcs import GitRepo
 
-        lane = self.now().run.lanes[number]
+        shared = self.shared
+        lane = shared.now().run.lanes[number]
         refs = []
         path = Path(lane.worktree)
         if path.is_dir():
-            refs.append(GitRepo(path).snapshot(f"session-{number}-worktree",
-                                               exclude=self.lane_layout(lane).owned()))  # fmt: skip
-        head = self.repo.resolve(f"refs/heads/{lane.branch}")
+            owned = shared.lane_layout(lane).owned()
+            refs.append(GitRepo(path).snapshot(f"session-{number}-worktree", exclude=owned))
+        head = shared.repo.resolve(f"refs/heads/{lane.branch}")
         if head is not None:
-            refs.append(self.repo.keep(f"session-{number}-branch", head))
+            refs.append(shared.repo.keep(f"session-{number}-branch", head))
         if path.is_dir():
-            self.repo.remove_worktree(path, force=True)
-        self.repo.prune_worktrees()
+            shared.repo.remove_worktree(path, force=True)
+        shared.repo.prune_worktrees()
         if head is not None:
-            self.repo.delete_branch(lane.branch, head)
-        with self.turn() as state:
+            shared.repo.delete_branch(lane.branch, head)
+        with shared.turn() as state:
             state.run.lanes.pop(number, None)
             state.forget(number)
-        self.say(number, f"its worktree and branch are removed; kept in {', '.join(refs)}")
+        shared.say(number, f"its worktree and branch are removed; kept in {', '.join(refs)}")
         return refs

@@ -9,7 +9,8 @@ folder): no other run touches that lane meanwhile, and one that finds it held sa
 session runs elsewhere.
 
 The state is held as a sequential run holds it (P17): each turn compares it with this
-run's own last write (`fence`).
+run's own last write (`fence`). `Shared` is the one object the run's parts (`Settle`,
+`Ends`, `Parallel`) are given: none of them keeps a copy of what it holds.
 """
 
 from __future__ import annotations
@@ -26,9 +27,19 @@ from executor.plan.cache import PlanView
 from executor.store import StateStore, exclusive
 from executor.workflows.tdd.parallel.children import STOP_GRACE, Child, Launcher
 from executor.workflows.tdd.parallel.fence import TURN_WAIT, Fence
-from executor.workflows.tdd.parallel.lanes import Places, sync_options, worker_env
+from executor.workflows.tdd.parallel.lanes import (
+    LANES_DIR,
+    Places,
+    ensure_worktree,
+    new_lane,
+    seed,
+    sync_options,
+    worker_env,
+)
+from executor.workflows.tdd.parallel.proof import unproven
 from executor.workflows.tdd.record.lanes import Lane
-from executor.workflows.tdd.record.state import RunState
+from executor.workflows.tdd.record.state import RunState, state_store
+from executor.workflows.tdd.runner.opening import plan_folder
 
 if TYPE_CHECKING:
     from executor.pinning import Pins
@@ -39,40 +50,55 @@ if TYPE_CHECKING:
 
 
 class Shared:
-    """A parallel run's context: set up by `Parallel` before its loop starts."""
+    """What the parts of a parallel run share: its context, its lanes' bookkeeping and
+    the small helpers every part calls. Built by `Parallel`; what the run opens (the
+    repository, the plan, the pins) is set by `Parallel` before its loop starts."""
 
-    req: RunRequest
-    report: Callable[[str], None]
-    layout: Layout
-    store: StateStore[RunState]
     repo: GitRepo
     places: Places
     plan: PlanView
     sessions: list[int]
     prompter: Prompter | None
-    launcher: Launcher
-    #: how many test runs of the run's lanes and integrations run at once (0: no limit)
-    cores: int
-    claims: contextlib.ExitStack
-    #: lanes this run drives (holds the lock of)
-    claimed: set[int]
-    #: lane processes running now
-    children: dict[int, Child]
-    #: lanes that wait for an answer on the bridge (not started again in this run)
-    waiting: set[int]
-    #: lanes that stopped this run: session -> (exit code, why)
-    stops: dict[int, tuple[int, str]]
-    #: sessions integrated by this run
-    ran: list[int]
-    #: the session started or integrated last (None: none yet; the CLI names it when the
-    #: run stops or ends, and says nothing of a run that never started one)
-    session: int | None
-    #: the shared state, held as this run's own (`fence`)
-    fence: Fence
-    #: the person's checkout, watched where no sandbox keeps sessions out of it
-    watch: Watch | None
     #: what the run pinned before any lane started: every lane's, and the integration's
     pins: Pins
+    #: the suite's command, when the project has one (else each session's own)
+    suite_command: str | None
+
+    def __init__(self, req: RunRequest, report: Callable[[str], None], *, cores: int) -> None:
+        self.req = req
+        self.report = report
+        #: how many test runs of the run's lanes and integrations run at once (0: no limit)
+        self.cores = cores
+        self.layout = Layout(plan_folder(req.plan))
+        self.store: StateStore[RunState] = state_store(self.layout)
+        self.launcher = Launcher(report)
+        self.claims = contextlib.ExitStack()
+        #: lanes this run drives (holds the lock of)
+        self.claimed: set[int] = set()
+        #: lane processes running now
+        self.children: dict[int, Child] = {}
+        #: lanes that wait for an answer on the bridge (not started again in this run)
+        self.waiting: set[int] = set()
+        #: lanes that stopped this run: session -> (exit code, why)
+        self.stops: dict[int, tuple[int, str]] = {}
+        #: sessions that may not start, and why (dependencies elsewhere, a lane held)
+        self.held: dict[int, str] = {}
+        #: sessions integrated by this run
+        self.ran: list[int] = []
+        #: the session started or integrated last (None: none yet; the CLI names it when
+        #: the run stops or ends, and says nothing of a run that never started one)
+        self.session: int | None = None
+        #: sessions (and commits) proven completed in this run (`proof.unproven`)
+        self.proven: set[tuple[int, str]] = set()
+        #: the shared state, held as this run's own
+        self.fence = Fence(
+            self.store, self.layout.folder / LANES_DIR / "turn", claimed=self.claimed,
+            prove=lambda state: unproven(state, self.repo, self.proven), report=report,
+        )  # fmt: skip
+        #: the person's checkout, watched where no sandbox keeps sessions out of it
+        self.watch: Watch | None = None
+        #: this run holds `moving_checkout` now
+        self._moving = False
 
     def order(self, number: int) -> int:
         """Where session `number` is in the run's (plan) order."""
@@ -112,6 +138,16 @@ class Shared:
     def lane_layout(self, lane: Lane) -> Layout:
         return self.places.layout_in(Path(lane.worktree))
 
+    def open_lane(self, number: int) -> None:
+        """Start session `number` in a new lane: a worktree from the main tip, seeded with
+        the main state."""
+        with self.turn() as state:
+            lane = new_lane(state, self.repo, self.places, number)
+            main = state.model_copy(deep=True)
+        ensure_worktree(self.repo, self.places, number, lane, self.report)
+        seed(main, lane, number, self.places)
+        self.launch(number, lane, resume=False)
+
     def launch(self, number: int, lane: Lane, *, resume: bool) -> None:
         """Start lane `number`'s own run (its worktree's run lock free first: a lane
         stopped by a run that died may still be saving)."""
@@ -140,9 +176,6 @@ class Shared:
             with self.moving_checkout("looks at your checkout"):
                 self.watch.check()
         self.check_pins()
-
-    #: this run holds `moving_checkout` now
-    _moving = False
 
     @contextlib.contextmanager
     def moving_checkout(self, what: str) -> Iterator[None]:
