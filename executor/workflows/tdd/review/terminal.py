@@ -72,7 +72,7 @@ def show_lines(s: SessionReview) -> list[str]:
         "Steps (each step's own time; the gaps are waits between runs):",
     ]
     lines += [
-        f"  {clock(p.at)}  {p.step:<18} {p.outcome:<15} {seconds(p.seconds):>8}" for p in s.spans
+        f"  {clock(p.at)}  {p.step:<18} {p.outcome:<21} {seconds(p.seconds):>8}" for p in s.spans
     ]
     lines += ["", "Agent calls:"] + (_attempts(s) or ["  none"])
     lines += ["", "Test runs (counted from the runner's own report):"]
