@@ -5,52 +5,10 @@ ExecutorError                      internal error unless a subclass says otherwi
 ├── GitCommandError                a git command failed unexpectedly
 ├── DataError (also ValueError)    data did not fit a model; lists `location: problem`
 ├── AgentInvocationError           error/timeout/cancelled response (seed 000 API)
-├── RunStopped                     a controlled stop that is not a failure of ours
-│   ├── NeedAgent  (also SystemExit(42): scripts that don't catch it exit 42)
-│   │   └── NeedAgents             several sessions of a parallel run wait, one request each
-│   ├── Paused
-│   ├── BudgetSpent
-│   ├── UserCancelled
-│   └── Interrupted                Ctrl+C / SIGTERM stopped a workflow (what it saved, if any)
+├── RunStopped                     a controlled stop: NeedAgent (exit 42), Paused, ...
 └── UserError                      expected, actionable; str() is the message shown
-    ├── PathNotFoundError
-    ├── NotARepositoryError        the plan or --repo is not inside a git repository (64)
-    ├── PlanInvalidError
-    ├── InvalidResponseError
-    ├── BridgeFileInvalid
-    ├── CorruptStateError
-    ├── LockedError
-    ├── StaleWorkspaceError
-    │   ├── DefinitionDriftError
-    │   └── RollbackRefused        a reset would drop a pushed, merge or foreign commit
-    ├── StorageError
-    ├── VerificationFailedError
-    │   └── QuestionsWaiting       sessions wait, parked, for a person's answer (--yes)
-    ├── AgentUnavailableError
-    ├── GitBusyError
-    ├── DirtyWorktreeError
-    ├── NothingToResumeError
-    ├── BlockedError
-    ├── LaneStopped                a session's own run in its worktree stopped (its exit code)
-    ├── ReplayError
-    ├── PresetError                an agent preset cannot be built (unknown, prompt too long)
-    ├── ConfigError                `[tool.executor]` / `.executor.toml` cannot be read
-    ├── ProjectEnvError            the project's environment cannot run its tests (64)
-    ├── PullRequestError           a phase's pull request cannot be made (no gh, no login,
-    │                              no remote, the push refused); nothing was changed (64)
-    ├── FrontmatterError
-    ├── AnalysisFailedError        template-create: nothing to analyse (exit 3)
-    ├── TemplateGenerationError    template-create: a component could not be made (exit 4)
-    ├── TemplateValidationError    a template fails its checks, e.g. the round trip (exit 5)
-    ├── TemplateSaveError          writing a template or a rendered project failed (exit 6)
-    │   └── OverwriteRefusedError  the destination exists and overwriting was not asked for
-    ├── DestinationOverlapError    a template's destination is its codebase, or holds it (64)
-    ├── InitRefused                `executor init` would overwrite a plan or a config (64)
-    └── TemplateValueError         a placeholder value given by the user is not valid
 
-The errors about one file or folder (not found, invalid response or bridge file, storage,
-the template ones with exit codes 3-6) share `PathError`: `path`, and `problems` when
-several faults were found.
+The whole tree, with each error's exit code, is in docs/exit-codes.md, "The error tree".
 """
 
 from __future__ import annotations
