@@ -1,20 +1,10 @@
 """What an agent CLI's output says: one `AgentReport` per run, whatever the tool.
 
-`parse_agent_output` reads the machine-readable output each preset asks for
-(docs/agent-command.md): Claude Code's JSON result object, Codex's JSONL events,
-Gemini CLI's JSON object, aider's plain text with its "Tokens: ... Cost: ..." lines. Any
-other command (a plain `--agent-command`) is reported as stdout + exit code.
-
-The output comes from another program, so it is read tolerantly: extra fields and
-stray non-JSON lines (JSON nested too deep for the parser among them) are ignored, a
-count or cost that is not a finite, non-negative number is unknown, and nothing here
-raises on garbage; a run whose output cannot be understood is reported as an error
-quoting its first lines. The output is what the executor kept of a long one: its head
-and its tail (`executor.capture`), where each tool's final report is.
-
-Token counts mean the same thing for every tool: `input_tokens` is everything sent to
-the model, cached or not (Claude's three input counters are added up), `output_tokens`
-everything it produced.
+`parse_agent_output` reads the output each preset asks for (docs/agent-command.md,
+"Presets"). That output comes from another program, so it is read tolerantly and nothing
+here raises on garbage: a count that is not a finite, non-negative number is unknown, and
+a run whose output cannot be understood is an error quoting its first lines
+(docs/agent-command.md, "How an agent's output is read").
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """Ready-made command lines for real agent CLIs: Claude Code, Codex, Gemini CLI, aider.
 
-A preset turns one agent step (the brief, the repository, the step's test command) into
-the exact argv that runs the tool non-interactively in the repository, with permissions
-that let it edit files and run the test command but not commit, push or otherwise move
-HEAD (the executor verifies each step and makes the one commit per session itself), and
-with machine-readable output where the tool has it (`executor.agent_output` parses it).
-docs/agent-command.md explains every flag and cites its source.
-
-The engine calls `preset_argv`, runs `argv` with the repository as working directory,
-writes `stdin_text` to stdin, adds `env_additions` to the environment and hides
-`git_excludes` in `.git/info/exclude`; then `parse_agent_output(name, ...)`. More presets
-(the replay agent, say) are added with `register`.
+A preset turns one agent step into the argv that runs the tool non-interactively, able to
+edit files and run the step's test command but never to commit, push or move HEAD: the
+executor verifies each step and makes the session's one commit itself.
+docs/agent-command.md, "Presets", explains every flag and how the engine runs one.
 
 Only the standard library is imported: this runs once per agent step.
 """

@@ -1,22 +1,12 @@
 """A child process's output, read as it comes: bounded in memory, whole on disk.
 
-`run_captured` runs a command (an agent, a test run) in its own process group; reader
-threads take its stdout and stderr, or the two as one stream, in chunks. Each stream
-keeps its first `HEAD_BYTES` and its last `TAIL_BYTES` and counts the bytes between
-(`Captured`), so a command printing a gigabyte costs the executor about a megabyte per
-stream, and what a tool reports at the end (an agent CLI's result, a test runner's
-summary) is still there. With a `sink`, every byte also goes to that file as it arrives:
-an agent's transcript grows while the agent runs.
-
-When the command exits, runs past its timeout, or the executor is interrupted, its whole
-group is killed: nothing it started goes on after its step. A process that left the group
-(`setsid`, a double fork) is found too where Linux allows: the executor is a child
-subreaper (`PR_SET_CHILD_SUBREAPER`), so such orphans become its children, and every child
-that appeared during the command and outlives it is killed with its group (`Finished.left`
-says which). Without that, an agent's leftover process could swap a module while the
-tests run and swap it back before the tree is recorded again.
-
-With `warden`, the command also dies with the executor, however the executor ends
+`run_captured` runs a command (an agent, a test run) in its own process group and keeps
+each stream's head and tail (`Captured`): a gigabyte of output costs about a megabyte, and
+the final report a tool prints at the end is still there; a `sink` file gets every byte as
+it arrives. When the command ends, times out or is interrupted, its group is killed, and
+on Linux so is what it left outside the group (the executor is a child subreaper), so no
+leftover process can swap code while the tests run (docs/reliability.md, "Nothing an
+agent writes passes unseen"). With `warden` it dies with the executor too
 (`executor.die_with_parent`).
 """
 

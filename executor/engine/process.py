@@ -1,21 +1,12 @@
 """Agents run here as a subprocess: `--agent-command CMD`, or an `--agent` preset.
 
-A preset (`executor.agent_presets`: claude, codex, gemini, aider) builds the exact argv
-for each step, with the brief as the prompt and permissions that let the agent edit
-files and run the step's test command but not commit; its output is parsed
-(`executor.agent_output`) for the final message, cost, tokens and turns. A plain
-command gets the short prompt on stdin and the brief's path in `EXECUTOR_PROMPT_FILE`.
-Both get the same `EXECUTOR_*` environment (docs/agent-command.md).
-
-Each call's stdout and stderr go to a transcript under `.agent-logs/` as they arrive
-(named in the step's record: it grows while the agent runs); in memory only their head
-and tail are kept (`executor.capture`), where the CLI's final report is. The agent runs
-in its own process group; when it exits, past its timeout, on Ctrl+C or SIGTERM the
-whole group is killed, and on Linux any process it left outside the group too
-(`executor.capture`; the transcript names them). If the executor dies first (SIGKILL
-included), a watcher kills the group; and while it runs the agent is recorded in the run
-folder (`executor.engine.running`), so that the next run stops one that outlived it
-anyway before it starts another.
+A preset builds the argv (`executor.agent_presets`) and its output is parsed
+(`executor.agent_output`); a plain command gets the short prompt on stdin and the brief's
+path in `EXECUTOR_PROMPT_FILE`. Both get the same `EXECUTOR_*` environment
+(docs/agent-command.md). The output goes whole to a transcript under `.agent-logs/`, only
+its head and tail stay in memory (`executor.capture`), and the agent's whole process group
+dies when it ends or the executor does; while it runs it is recorded in the run folder
+(`executor.engine.running`) so that the next run stops one that outlived a killed executor.
 """
 
 from __future__ import annotations

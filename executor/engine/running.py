@@ -1,20 +1,12 @@
 """The agent process a run has running: recorded beside the run, stopped by the next run.
 
-An agent started by the executor dies with it (`executor.capture`'s warden). Where that
-could not happen (the watcher was killed too, by a `kill -9` of everything the executor
-started), the agent went on writing the repository while the next run started a second
-agent beside it (issue 29, finding 14). So while an agent runs, the run folder holds
-`.agent-running.json`: its process id (its process group's and its session's too: it
-runs in a session of its own) and its start time. The next run of that folder, under the
-run's lock and before anything else, stops every process of that session that is still
-there and says so; a process it cannot stop refuses the run (LockedError, exit 12),
-naming it.
-
-The start time (Linux: `/proc/PID/stat`, clock ticks since boot) tells the agent from a
-later process that got its number: a process counts only when it started no earlier
-than the agent did, and a first process still there must be the agent itself. Elsewhere
-only the process group is checked. A process that left the agent's session (`setsid`)
-is not found; the person's own processes never are (they run in sessions of their own).
+An agent dies with the executor (`executor.capture`'s warden), unless the watcher was
+killed too. So while an agent runs, `.agent-running.json` names its process, group,
+session and start time; the next run of the folder, under its lock and before anything
+else, stops what is left of that session, or refuses to run (LockedError) naming what it
+cannot stop (docs/reliability.md, "What runs, what is read, what reaches you"). The start
+time (Linux) tells the agent from a later process that got its number; elsewhere only the
+process group is checked.
 """
 
 from __future__ import annotations
