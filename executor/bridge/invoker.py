@@ -1,18 +1,11 @@
 """AgentBridgeInvoker: seed 000's API, a thin facade over the bridge protocol.
 
-`request(agent_name, prompt)` is what a program written against the seed uses. Each
-run replays it from the top, so it is idempotent per (agent_name, prompt):
-
-1. an answer recorded for this call -> return it (or raise its error) again;
-2. nothing pending -> record a pending request, write the request file, exit 42;
-3. pending and a bound response -> record consumption and the answer, remove the files,
-   return the text (error/timeout: the one retry policy, `executor.retry`, then raise);
-4. pending and no response -> the SAME request_id once more, up to a cap.
-
-The bookkeeping is the same `Ledger` the engine keeps per session (plus the replayable
-answers), through the same `BridgeChannel`: in `.agent-bridge-ledger.json` beside the
-request file, or inside the template-create state when a `StateManager` is given.
-`invoke()`/`load_response()` keep the seed's semantics for callers written against it.
+A program written against the seed calls `request(agent_name, prompt)` and is run again
+from the top on every `--resume`, so each call is idempotent: a recorded answer is
+returned (or its error raised) again, a response to the pending request is consumed, and
+otherwise the request is written (exit 42) or emitted again under the same id, up to a
+cap. The bookkeeping is the engine's own `Ledger` and `BridgeChannel`, so there is one
+protocol (docs/bridge.md, "Python API").
 """
 
 from __future__ import annotations

@@ -1,20 +1,11 @@
 """The command that continues a waiting run, as the run saved it.
 
-`executor bridge respond --resume` runs the command that continues the run waiting in a
-folder, and the Claude Code hooks name it. The request file carries a copy
-(`context.resume`), but any process that can write the run folder can rewrite that file:
-a subagent that put `--agent-command ... --checkpoints none` there had its own program
-run by the very step Claude may take without asking (issue 29, finding 5). So the
-command is taken from the run's saved state only: the pending request is recorded there
-before its file is written (P3), with the command that continues it, under the state's
-checksum.
-
-The bridge knows no workflow, and each keeps its ledgers where it likes (a plan run one
-per session, a parallel run the questions about a session's integration in the main
-run's state, template-create one in its state). So the pending record is found by its
-id and its shape wherever it lies in the state files of the folder, and, for a session
-of a parallel run (whose state names the main run's plan, `run.lane.plan`), in the main
-run's state too.
+`executor bridge respond --resume` runs it and the Claude Code hooks name it, never the
+request file's copy (`context.resume`): any process that can write the run folder can
+rewrite that file (docs/reliability.md, "What runs, what is read, what reaches you").
+The bridge knows no workflow, so the pending record is found by its id and its shape in
+any state file of the folder, and, for a session of a parallel run, in the main run's
+state too.
 """
 
 from __future__ import annotations

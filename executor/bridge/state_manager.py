@@ -1,18 +1,10 @@
 """Seed 000's `StateManager`, a facade over the workflow's own state machinery.
 
-`executor template-create` keeps `.template-create-state.json` through a `StateStore`
-(`executor.store`: lock, atomic save with a hard-linked `.bak`, checksum, fencing,
-quarantine) and the record `TemplateCreateState` (`executor.bridge.template_state`).
-This class gives programs written against the seed the seed's five calls over that same
-store and record, so there is one state machinery and one file format:
-
-- `save_state` replaces the seed fields and keeps the rest (`created_at`, the workflow
-  cursor, the bridge ledger; a pending request is mirrored into `agent_request_pending`
-  unless one is given);
-- `load_state` raises FileNotFoundError when there is none and ValueError (naming the
-  file and its `.bak`) when it is corrupt, schema-invalid or newer than this executor; a
-  file in the seed's own form (no `schema_version`, no checksum) is read as it is;
-- saving over a corrupt file keeps a quarantined copy and starts anew; never silently.
+Programs written against the seed get the seed's calls over the very store and record
+`executor template-create` uses (`executor.store`, `executor.bridge.template_state`), so
+there is one state machinery and one file format. A corrupt file is never replaced
+silently: loading it raises ValueError naming its `.bak`, saving over it quarantines it
+first (docs/template-create.md, "State and resume").
 """
 
 from __future__ import annotations

@@ -1,20 +1,11 @@
 """`.template-create-state.json`: one record for the workflow and for the seed API.
 
-Seed 000's fields stay where a seed program looks for them (`version`, `checkpoint`,
-`phase`, `created_at`, `updated_at`, `config`, `phase_data`, `agent_request_pending`);
-around them the workflow keeps its cursor (`step`, `history`), the bridge `Ledger`
-(`bridge`, with the seed invoker's replayable answers) and the store's bookkeeping
-(`schema_version`, `generation`, `checksum`). `executor template-create`
-(`executor.workflows.template_create.run`) and `executor.bridge.StateManager` both read and write
-it through `template_store`: the same `StateStore` (lock, atomic save with `.bak`,
-checksum, fencing, quarantine).
-
-A file in seed 000's own form (no `schema_version`, no checksum) or of schema 1 is read
-through `migrate`, and written in the current form at the next save. The JSON Schema is
-`docs/schemas/template-create-state.schema.json` (a test keeps them equal).
-
-It lives in the bridge package (not beside the workflow) because the seed API owns the
-file format and `executor.bridge` must import without the workflow's handlers.
+Seed 000's fields stay where a seed program looks for them; around them the workflow
+keeps its cursor, the bridge `Ledger` and the store's bookkeeping. `executor
+template-create` and `executor.bridge.StateManager` both go through `template_store`,
+and older forms are read through `migrate` (docs/template-create.md, "State and resume").
+It lives in the bridge package because the seed API owns the file format and
+`executor.bridge` must import without the workflow's handlers.
 """
 
 from __future__ import annotations
