@@ -1,39 +1,12 @@
 """Which git commands of a Bash command line our subagents may not run (the PreToolUse hook).
 
-A subagent of ours must not commit, push or otherwise move the repository's history: the
-executor verifies each step and makes the session's one commit itself (and refuses a
-session whose history an agent moved). Claude Code cannot scope a subagent's Bash tool
-in its frontmatter (`tools: Bash(git diff:*)` is read as plain `Bash`, a Bash pattern in
-`disallowedTools` is reported to take Bash away entirely or to be ignored), so a
-PreToolUse hook reads the command line instead.
-
-It allows, it does not forbid: a subagent may run only the git commands on a short list
-(`READ_ONLY`: reading the repository, and `add`/`rm`/`mv`, which only stage; `branch`,
-`tag`, `stash`, `worktree`, `remote`, `reflog`, `config`, `notes`, `submodule`,
-`symbolic-ref` only in their forms that list or read), and git's own options that make
-a reading command run something else (`-c`, `--config-env`, `--exec-path`) are refused.
-Anything else is refused, a subcommand nobody foresaw or an alias included: a list of
-what to forbid (the first version of this guard) let through `filter-branch`, `branch
--f executor/session-2` and `worktree remove --force`, and a splitting of the line at
-`;` and `&&` let through git after `then`, `do` and `{`, and in `find -exec`.
-
-So the line is not parsed into shell grammar: it is split into words the way the shell
-splits them (`shlex`, quotes and backslashes removed, `;`, `&`, `|`, `(`, `)`, `<`, `>`
-words of their own), and every word that names git (`git`, `/usr/bin/git`, `"git"`,
-`g''it`, `git-push`), wherever it stands (after `then`, `do`, `{`, `!`, `xargs`, `find
--exec`, `env`, `timeout 30`, ...), is read with the words after it up to the next
-operator as a git command line, which must be on the list. Script text is read again
-(`sh -c '...'`, `bash -lc`, `eval`, `su -c`, and every quoted string of a line whose
-shell reads its script from stdin: `bash <<< 'git push'`, `echo 'git push' | sh`, and
-a command substitution inside double quotes). What it cannot read is refused: an
-unclosed quote in a line that names git, a program named by an expansion (`$G push`
-after `G=git`, `$(which git) push`, `$(echo Z2l0 | base64 -d) push`: in any line, since
-it cannot tell that it is not git), a git subcommand that is one (`git $(echo commit)`).
-
-It reads text, not what runs: a script file, a Python `subprocess` call, or a
-`.git/config` the subagent wrote with its editor tool are not seen. The executor's own check of each
-step (docs/claude-code.md, "What keeps a subagent from committing") is what guarantees
-that no agent's commit reaches a session; this guard stops the attempt where it can.
+It allows, it does not forbid: a subagent may run only git that reads or stages
+(`READ_ONLY`), because a list of what to forbid let through what nobody foresaw. The line
+is split into words as the shell splits them (`shlex`), every word naming git, wherever it
+stands, starts a git command line that must be on the list, script text is read again, and
+what cannot be read (a program named by an expansion) is refused. It reads text, not what
+runs: the executor's own check of each step is the guarantee (docs/claude-code.md, "What
+keeps a subagent from committing").
 """
 
 from __future__ import annotations

@@ -1,39 +1,12 @@
 """The Claude Code hooks: what `executor hook stop|post-tool|session-start|pre-tool` answer.
 
-Claude Code runs each as a process with the event's JSON on stdin (`HookInput`) and
-reads the JSON it prints (nothing printed: nothing to say). Each looks only at files:
-the repository's run folders (`executor.claude.runs`) and what waits in them.
-
-- **stop** (every end of a turn): a request waits in a run whose loop this conversation
-  runs (its last `executor` call there was this conversation's: `HookRecord.session_id`),
-  so the stop is blocked (`{"decision": "block", "reason": ...}`) with the exact next
-  step (`executor.claude.nextstep`). A run another conversation, or a terminal, left
-  waiting does not hold this one (SessionStart names it; an `executor` call on it takes
-  it over). Our own cap (`MAX_BLOCKS`, counted per request in `.agent-hook.json` beside
-  it, and started again by a turn of the person's, which Claude Code marks
-  `stop_hook_active` false, and by every `executor` call) lets a person who wants to
-  stop do so: past it, the stop is allowed and the person is told what waits
-  (`systemMessage`). A question for the person that Claude's last message already puts
-  (it quotes the question or names two of its options) is the right place to stop:
-  allowed, silently. Nothing waits: allowed, silently.
-- **post-tool** (after a Bash call that ran `executor`, on PostToolUse and on
-  PostToolUseFailure, which is the event a non-zero exit such as 42 fires): the next
-  step of the request the call left (its `NEED_AGENT` line names it), as context beside
-  the tool's result; the run's loop is this conversation's from then on.
-- **session-start**: a run left waiting (a request, or a plan run paused at a
-  checkpoint) is named with the command that continues it.
-- **pre-tool** (before a Bash call of one of our subagents that runs git): a command
-  that would commit, push or move history is denied (`executor.claude.gitguard`).
-
-A hook never fails its host: `handle` returns what to print, and any error becomes one
-line for the person (`systemMessage`) with nothing blocked or denied.
-
-The hooks are declared once (`HOOKS`): the CLI's `executor hook NAME` commands (for
-`--help`) and the path `executor.cli.main` takes for exactly `executor hook NAME` both
-come from that table, and both call `run`. That path reads no command line, and a hook
-reads its input through `HookInput` (pydantic) only once the files show something to act
-on: a Stop with nothing waiting, what every turn of every conversation in the project
-pays, costs an interpreter start and a few file checks (docs/performance.md).
+Each reads the event's JSON on stdin and looks only at files: the repository's run
+folders (`executor.claude.runs`) and what waits there. What each says, and when the Stop
+hook lets a person stop, is in docs/claude-code.md, "The hooks". A hook never fails its
+host: any error becomes one line for the person, with nothing blocked or denied. The
+hooks are declared once (`HOOKS`: the CLI's commands and `executor.cli.main`'s fast path),
+and the input is validated only once the files show something to act on, because a Stop
+with nothing waiting runs on every turn (docs/performance.md, "The Claude Code hooks").
 """
 
 from __future__ import annotations

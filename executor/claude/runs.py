@@ -1,24 +1,12 @@
 """Which runs of a repository are waiting, read from their files (for the Claude Code hooks).
 
-A run keeps its files in its run folder (the plan folder; template-create's codebase),
-never in the current directory. A hook gets Claude Code's `cwd`, so it finds the run
-folders of the repository that contains it:
-
-1. every folder named by an executor line of the repository's git `info/exclude`
-   (`/<folder>/.agent-*`): a plan run, and a template-create run in a repository, adds
-   one before its first request, to keep its files out of git, so that file already
-   names every run folder of the repository, wherever the plan lives in it; and the
-   same folder in each worktree of `.executor-worktrees/` (a parallel run's sessions
-   each keep their own run, and their own request, there);
-2. the repository's top and the places a plan is found in (`PLAN_PLACES`, as
-   `executor.plan.discover` looks), should a person have emptied `info/exclude`;
-3. folders the caller names: the request file a `NEED_AGENT` line of the executor call
-   a hook is about names (a plan outside the repository, which no exclude line names).
-
-A request is waiting when `.agent-request.json` is there and no live process holds the
-run's lock (a run in progress, in another terminal, is not waiting for anyone). Only the
-standard library is imported here; the request and state files are read through their
-models (`executor.bridge.reading`, `SeedView`) only once one exists.
+A run keeps its files in its run folder, never in the current directory, so a hook finds
+the folders from Claude Code's `cwd`: those the repository's `info/exclude` names (every
+run adds its line before its first request), the same in each worktree of a parallel run,
+the places plans are found in, and the request a `NEED_AGENT` line names
+(docs/claude-code.md, "Which run is "this repository's run""). A request waits when no
+live process holds its run's lock. Only the standard library is imported until a request
+file is there to read.
 """
 
 from __future__ import annotations
