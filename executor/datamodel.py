@@ -1,17 +1,11 @@
 """pydantic at the file boundaries: the bases of every file we write or read.
 
-`Strict` is for what the executor writes (state, requests, the plan cache, templates):
-an unknown key is an error. `Tolerant` is for what other programs write (a host's
-response): unknown keys are dropped. Neither takes a number that is not finite
-(`inf`, `nan`): JSON cannot hold one, and pydantic would write it as `null`. Both build
-their validators on first use (`defer_build`), so a process pays only for the models it
-touches; a Ctrl+C that arrives while one is built is raised once it is built
-(`executor.interrupts`).
-
-`validate` / `validate_json` are the one way a boundary reads data into a model: a
-pydantic `ValidationError` becomes `DataError`, one `location: problem` line per fault
-(`sessions.3.step: expected one of 'red_agent', ..., got 'x'`), which the boundary
-turns into the error of its file (corrupt state, invalid response, ...).
+`Strict` is for what the executor writes: an unknown key is an error. `Tolerant` is for
+what other programs write: unknown keys are dropped. Neither takes `inf` or `nan`, which
+JSON cannot hold. Validators are built on first use (`defer_build`), so a process pays
+only for the models it touches. `validate` / `validate_json` are the one way a boundary
+reads data into a model: a `ValidationError` becomes `DataError`, one `location: problem`
+line per fault, which the boundary turns into the error of its file.
 """
 
 from __future__ import annotations

@@ -1,22 +1,12 @@
 """Ctrl+C and SIGTERM: a KeyboardInterrupt raised where Python code can take it, never
 inside a validator pydantic is building.
 
-The command line installs one handler (`install`): SIGTERM, as a service manager stops a
-run, raises KeyboardInterrupt as Ctrl+C does, so both stop it the same way (saved, exit
-130). SIGINT gets it only where Python gave it its own: a process started with SIGINT
-ignored (what a shell does to a background job of a script) keeps ignoring it, as every
-program does; SIGTERM still stops it.
-
-pydantic-core, while it builds a validator, turns a KeyboardInterrupt raised in the
-Python code it calls into a `SchemaError`, or writes it off as an "exception ignored";
-and pydantic builds validators at moments nobody chose: the executor's models on their
-first use (`defer_build`, `executor.datamodel`), typer's for a `Path` option as it
-parses the command line. A Ctrl+C landing there ended a run with "internal error" (exit
-70), or was lost and the run went on (docs/reliability.md has the counts). So a signal
-that arrives while the command line is parsed (from `install` to `started`, called by
-the command's own error boundary) or while a model's validator is built (`held`) is
-raised only once that is over: a fraction of a second later, where the command's own
-`except KeyboardInterrupt` takes it.
+SIGTERM raises KeyboardInterrupt as Ctrl+C does, so both stop a run the same way (saved,
+exit 130); a process started with SIGINT ignored keeps ignoring it. pydantic-core turns a
+KeyboardInterrupt raised while it builds a validator into a `SchemaError`, or loses it, so
+a signal that arrives while the command line is parsed (`install` to `started`) or a model
+is built (`held`) is raised just after, where the command's own `except` takes it
+(docs/reliability.md, "Crashes, Ctrl+C and full disks").
 """
 
 from __future__ import annotations

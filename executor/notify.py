@@ -1,25 +1,11 @@
 """Calling a person back: a terminal bell, a desktop notification, a webhook.
 
-A run notifies when it waits for a person (a checkpoint or an escalation, at a terminal
-or through the bridge), stops on a budget, or ends (docs/engine.md, "Notifications").
-What it says is built by the CLI (`executor/cli/callback.py`); this module delivers it:
-
-- **bell**: `\\a` on stderr, when stderr is a terminal;
-- **desktop**: `notify-send` on Linux when a display is there (`DISPLAY` or
-  `WAYLAND_DISPLAY`), `osascript` on macOS when not over SSH; nothing elsewhere;
-- **webhook**: one JSON POST to the URL of `--notify URL` (`notify` in the config): the
-  event's fields and a Slack-compatible `text`.
-
-`--notify` (saved with the run) is `on` (the default: bell and desktop), `off`
-(nothing), or an http(s) URL (bell, desktop and the webhook).
-
-Each delivery runs on its own daemon thread and is bounded: `wait` returns after at most
-`TIMEOUT` seconds whatever a webhook or a desktop daemon does (one that hangs is left
-behind, and a desktop process is killed), and a failure is a line for the caller to
-show, never an exception. The webhook uses the standard library's `urllib.request`: one
-POST, no retries, no session to keep, so a client library (httpx, requests) would be a
-dependency for nothing; it is imported only when a webhook is set (it brings http.client,
-ssl and email: the exit-42 host step does not pay for them otherwise).
+The CLI builds what is said (`executor/cli/callback.py`); this module delivers it
+(docs/engine.md, "Notifications: calling a person back"). Each delivery runs on its own
+daemon thread and `wait` returns after at most `TIMEOUT` seconds, whatever a webhook or a
+desktop daemon does; a failure is a line for the caller, never an exception. The webhook
+is one POST with `urllib.request`, imported only when a webhook is set, so the exit-42
+host step does not pay for it; a client library would be a dependency for nothing.
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
 """Project settings: `[tool.executor]` in pyproject.toml, or `.executor.toml`, at the root.
 
-```toml
-[tool.executor]                      # in .executor.toml: the same keys at the top level
-test_command = "python -m pytest -q"  # the project's test command (plans that name none)
-[tool.executor.test_command_map]     # a plan's command -> the one to run here
-"docker compose run --rm django pytest" = "pytest"
-```
-
-`.executor.toml` wins when both files have settings. A map key matches a command
-exactly, or as a prefix followed by a space (the rest of the command is kept): the
-longest matching key wins (`map_test_command`).
-
-TOML is read with the standard library's `tomllib` (Python 3.11+), or `tomli` (the same
-reader, a dependency on Python 3.10).
+`test_command` is the project's test command (for plans that name none), and
+`test_command_map` maps a plan's command to the one to run here: an exact key, else the
+longest key that is a prefix followed by a space (`map_test_command`). `.executor.toml`
+wins when both files have settings (docs/plan-format.md, "Project settings").
 """
 
 from __future__ import annotations

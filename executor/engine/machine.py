@@ -1,22 +1,12 @@
 """A workflow declared as one table: each step once, with its handler and its exits.
 
-A `Node` is one step: the handler that does its work (a function of the workflow's
-handler object, for example an unbound method `Gates.after_red`), the step each outcome
-leads to, and whether the step is a `decision` (its only work is to take a person's
-answer: the driver saves it with the next step's work, so one resume makes one save) or
-`final` (a drive that lands there ends, with the reason given; a final step may still
-have a handler, run when a later drive starts there). An exit is a step, or a `Choice`
-(`executor.engine.choice`): named conditions of the handler object, tried in order, each
-with its step and the action run when it is taken, then `else`. Only the driver
-(`executor.engine.driver`) looks the next step up here, records it and saves.
-
-Four outcomes are stops, never exits: `WAIT` (a request went to the bridge: exit 42),
-`PAUSE` (a person paused: exit 20), `NO_HUMAN` (a person must decide and none is
-available: exit 16) and `BUDGET` (a budget is spent: exit 23). The step stays where it
-was, so a resumed process re-enters exactly that step.
-
-`mermaid()` and `markdown()` draw a workflow from its declaration (docs/engine.md holds
-the TDD one; a test keeps it equal to the code).
+A `Node` is one step: its handler, the step each outcome leads to (a step, or a `Choice`
+of named conditions: `executor.engine.choice`), and whether it is a `decision` (a person's
+answer, saved with the next step's work: one resume, one save) or `final`. Only the driver
+(`executor.engine.driver`) looks the next step up, records it and saves. `WAIT`, `PAUSE`,
+`NO_HUMAN` and `BUDGET` are stops, never exits: the step stays, so a resumed process
+re-enters it. `mermaid()` and `markdown()` draw a workflow (docs/engine.md holds the TDD
+one; a test keeps it equal to the code).
 """
 
 from __future__ import annotations

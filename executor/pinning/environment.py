@@ -1,18 +1,11 @@
 """What of the project's environment a test run loads, as the folders and files to pin.
 
-A test run loads far more than the tests: the interpreter (the binary `python` resolves
-to, or a script put in its place), `pyvenv.cfg` (which names the base interpreter),
-every module its imports reach besides the standard library (the site folders, what a
-`.pth` file adds, PYTHONPATH), and the pytest plugins registered by entry point in any
-distribution's metadata there, `.dist-info` and `.egg-info` alike (`python -m pytest`
-also finds one in the repository's root). And what decides which environment is found
-at all (`executor.projectenv.find`): a `.venv` or `venv` appearing at a checkout's root,
-a lock file naming a tool's environment, `.python-version`. A JavaScript project's
-`node_modules` holds its runner. All of it is pinned as folders (`stats.walk`).
-
-Inside the repository only what git ignores and the tests load unseen is pinned: in a
-folder on the import path that the repository holds (its root, `src/`), the metadata of
-installed distributions there (`*.egg-info`, `*.dist-info`, `*.pth`), not the code the
+A test run loads far more than the tests: the interpreter, `pyvenv.cfg`, every module its
+imports reach besides the standard library, the pytest plugins any distribution there
+registers, and what decides which environment is found at all (`executor.projectenv.find`);
+a JavaScript project's `node_modules` holds its runner. All of it is pinned as folders
+(`stats.walk`; the list is in docs/reliability.md, "What the run pins"). Inside the
+repository only what git ignores and the tests load unseen is pinned, not the code the
 session is meant to change.
 """
 
