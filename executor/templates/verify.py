@@ -169,7 +169,7 @@ def _other_names_problems(
     templates: list[tuple[TemplateFile, str]],
     other_names: Mapping[str, Sequence[str]],
 ) -> list[str]:
-    """(c) of the module docstring: what breaks when the template is rendered with
+    """The check with OTHER names: what breaks when the template is rendered with
     other names than its source's."""
 
     chosen = _other_values(manifest, other_names)
