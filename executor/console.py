@@ -7,8 +7,8 @@ Every text shown passes `shown` on its way out: much of it is an agent's or a te
 run's (an answer, a test's name and why it failed, a transcript, a file name), and a
 terminal obeys control characters in it. An agent's answer cleared the person's screen,
 printed lines that looked like the executor's (a lone carriage return rewrites a line)
-and set their clipboard (OSC 52) (issue 29, finding 16). So control characters are shown
-escaped (`\x1b[2J`), newlines and tabs kept.
+and set their clipboard (OSC 52). So control characters are shown escaped (`\x1b[2J`),
+newlines and tabs kept.
 """
 
 from __future__ import annotations

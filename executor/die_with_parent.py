@@ -5,11 +5,11 @@ terminal does not reach it) reads a pipe only the executor holds, and kills the
 command's whole process group once the pipe ends without a word, which is what the
 executor's death (SIGKILL included) does to it; when the command ends first, the
 executor says so on the pipe and the watcher goes. An agent left running after `kill -9`
-of the executor went on writing the repository beside the next run's agent (issue 29,
-finding 14). A parent-death signal (`PR_SET_PDEATHSIG`) would reach the agent's first
-process only (the setting is not inherited by its children, the tools it runs), only
-on Linux, and needs a `preexec_fn`; the watcher costs one small interpreter per agent
-call and works wherever process groups do.
+of the executor went on writing the repository beside the next run's agent. A
+parent-death signal (`PR_SET_PDEATHSIG`) would reach the agent's first process only (the
+setting is not inherited by its children, the tools it runs), only on Linux, and needs a
+`preexec_fn`; the watcher costs one small interpreter per agent call and works wherever
+process groups do.
 """
 
 from __future__ import annotations

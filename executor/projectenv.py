@@ -2,26 +2,10 @@
 (P27).
 
 Tests run with what the person's shell at the repository root would use, never the
-executor's own environment by accident (installed with pipx or uv tool, the executor
-lives in a venv of its own that has none of the project's dependencies). In order:
-
-1. the active virtual environment (`VIRTUAL_ENV`; a conda one: `CONDA_PREFIX`), unless
-   it is the executor's own (its README activates it) and the repository has one of its
-   own (2 or 3), which is taken instead, and said;
-2. the repository's own `.venv` (or `venv`) at its root;
-3. what the project declares: `uv.lock` (uv's project environment:
-   `UV_PROJECT_ENVIRONMENT`, else `.venv`), `poetry.lock` (`poetry env info --path`),
-   hatch (`hatch env find`), `pdm.lock` (`.venv`, pdm's default) -- an environment the
-   tool has not made yet is named with the command that makes it, never made here
-   (that would install);
-4. the `python3` on PATH.
-
-The environment's `bin` folder goes first on the test command's PATH and `VIRTUAL_ENV`
-names it, so `python`, `pytest`, `make test` and `tox` all find the project's tools; a
-bare `pytest` or `python -m pytest` is run with its interpreter (`executor.testreports`).
-
-The environment is found and probed once, when a run starts, and pinned with everything
-a test run loads from it (`executor.pinning`): the run's sessions use that one.
+executor's own environment by accident (installed with pipx or uv tool, it lives in a
+venv with none of the project's dependencies). The order it is looked for in, and how
+the run pins it (`executor.pinning`): docs/engine.md, "What is verified, by the
+executor itself". An environment a tool has not made yet is named, never made here.
 """
 
 from __future__ import annotations

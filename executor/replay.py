@@ -1,21 +1,9 @@
 """The replay agent: a deterministic stand-in for an AI agent, for demos and tests.
 
-It is NOT an AI. For a (session, TDD step, attempt) it copies prepared files from a
-solutions folder into the repository, so the whole engine (RED/GREEN/REFACTOR runs,
-retries, commits) can be exercised with no model and no network.
-
-Solutions layout, paths below a step folder are repository-relative:
-
-    <solutions>/session-<N>/<step>/<files>            step: red | green | refactor | other
-    <solutions>/session-<N>/<step>@<attempt>/<files>  used instead when the attempt matches
-
-A prepared file named `<name>.__delete__` deletes `<name>` from the repository (tests use
-it to play an agent that deletes a test). Every destination is checked before anything
-is written: a path that would land outside the repository (through a symlinked folder,
-for instance) refuses the whole step and changes nothing.
-
-Only the standard library and our own light modules are imported: the agent runs once
-per step as a subprocess, so its start-up time is part of every step.
+It is NOT an AI: for a (session, TDD step, attempt) it copies prepared files from a
+solutions folder into the repository, so the whole engine can be exercised with no model
+and no network (layout: docs/replay-agent.md). Only the standard library and our own
+light modules are imported: it runs once per step, so its start-up is paid every step.
 """
 
 from __future__ import annotations

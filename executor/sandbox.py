@@ -1,32 +1,11 @@
 """Test runs inside a bubblewrap sandbox, when the machine has one that works.
 
-The executor checks a test run after the fact
-(`executor.workflows.tdd.session.checks.guard` compares the worktree, HEAD and its own
-files with what they were before, and puts back what changed). Where `bwrap` is installed
-and allowed to make namespaces, it also runs the
-test command so that some of that cannot happen at all:
-
-- **git's folder, the executor's own files and the plan are read-only** (bind-mounted
-  read-only over themselves): code under test cannot commit, move a branch, rewrite a
-  hook or git's config, forge the state or the plan cache, or edit the plan;
-- **nothing the run starts outlives it**: the run gets a process namespace of its own,
-  torn down (every process in it killed) when the test command ends, so a process that
-  left its group with `setsid` or a double fork can no longer change files after the
-  run was checked; and a new terminal session, so it cannot type into the person's.
-
-Everything else is as outside: the same files (the worktree stays writable, for test
-runners and builds that write there; what a run changes there is still found and put
-back), the same network, the same home folder. A session of a parallel run works in a
-worktree inside the person's checkout: there the whole checkout is a wall, read-only
-but for the session's worktree (`Sandbox.walled`), and the session's agent runs in
-bubblewrap too, in the machine's process namespace (the executor stops its processes
-itself), with what a commit in its worktree writes as the only other holes. It is not
-a wall against code that wants out (the network and the home folder are open), and it
-does nothing for code that patches the runner inside its own process
-(`executor.testsummary` checks the report against the runner instead).
-
-`--sandbox off` (saved with the run; `sandbox = "off"` in `[tool.executor]`) runs tests
-without it; `auto`, the default, uses it when `bwrap` works here.
+The executor checks a test run after the fact (`workflows.tdd.session.checks.guard`);
+where `bwrap` works, it also runs the test command so that some of that cannot happen:
+git's folder, the executor's files and the plan are read-only, and nothing the run
+starts outlives it. The worktree stays writable, for runners and builds that write
+there. What it walls and what it does not: docs/reliability.md, "Nothing an agent
+writes passes unseen" and "What we do not promise"; `--sandbox off` runs without it.
 """
 
 from __future__ import annotations

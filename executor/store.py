@@ -1,20 +1,11 @@
 """Persistence of a run's state file: one live writer, atomic saves, fencing, and
 corruption that is detected and quarantined, never silently reset.
 
-Used for `.agent-state.json` (plan runs) and `.template-create-state.json`. Beside the
-state: `<state>.bak` (the previous good version, a hard link made at each save: no
-second rewrite), the lock file (filelock; records pid@host) and `<state>.corrupt-<ts>`
-(quarantined copies). The file is compact JSON: `schema_version` first, and last a
-sha256 `checksum` of the file's own bytes (with the checksum's value blank), so a hand
-edit or a torn file is caught (P4) without parsing it twice. Keys keep the model's order
-(not sorted): an ordered mapping in a state (a template's placeholders, say) reads back
-in the order it was saved, so a resumed run makes exactly what an uninterrupted one
-makes.
-
-A store may be given `migrate`: then a file of an older form (no `schema_version`, or a
-lower one) is not refused but passed through it and read. Such a file has no checksum to
-check: it comes from a program that wrote none (seed 000's StateManager form, for
-`.template-create-state.json`). The next save writes the current form.
+Used for `.agent-state.json` and `.template-create-state.json` (the files beside them
+and the format: docs/engine.md, "`.agent-state.json`"). Keys keep the model's order,
+not sorted, so an ordered mapping (a template's placeholders) reads back as saved and a
+resumed run makes exactly what an uninterrupted one makes. `migrate` reads a file of an
+older form, which has no checksum to check (seed 000's StateManager form).
 """
 
 from __future__ import annotations

@@ -1,29 +1,10 @@
 """Structured results from test runners: how each one is asked for a report, and how the
 report is read into test cases (id, outcome, message, file).
 
-- pytest (`pytest`, `py.test`, `python -m pytest`): `--junitxml=F -p no:cacheprovider
-  -o junit_family=xunit1`; junit XML, whose xunit1 flavour gives each case its `file`.
-  The XML says nothing of a test marked xfail that passed (a non-strict XPASS: a plain
-  pass there), so `-r` also asks for XPASS lines in the short summary (`X` added to the
-  report characters the command gives, pytest's default `fE` otherwise), and the cases
-  those lines name are "xpassed", as pytest's summary counts them.
-- `node --test`: `--test-reporter=spec --test-reporter-destination=stdout
-  --test-reporter=<the executor's own> --test-reporter-destination=F` (the console keeps
-  a readable report). Node's junit reporter names no file (nodejs/node#59422), so
-  `node_reporter.mjs`, given as a `data:` URL, writes one JSON line per test event with
-  its file; read as the junit reporter builds its tree (a test with subtests is a
-  suite, the others cases, named by the chain of their suites: `a > b > c`). A Node
-  that gives no file leaves a case its file only where the command names exactly one
-  test file; a file that fails to load names itself, with the error it printed.
-- vitest (a `vitest` program: `npx vitest`, `node_modules/.bin/vitest`): `run` when no
-  sub-command is given (never watch), `--reporter=default --reporter=junit
-  --outputFile.junit=F`; junit XML whose `classname` is the test file.
-- jest (a `jest` program): `--json --outputFile=F`, built in (no jest-junit needed);
-  jest's JSON results, each suite naming its file.
-
-Reporter options: Node.js "Test runner" docs (reporters, `--test-reporter-destination`),
-vitest.dev/guide/reporters and /config/outputfile, `jest --help` (`--json`,
-`--outputFile`). Any other command is measured by its exit code only.
+pytest, `node --test`, vitest and jest, each with what it is given and why
+(docs/plan-format.md, "Test runners"): every case must name its file, so the engine can
+pick a session's tests out of a whole-suite run; where a runner's own report names none
+(Node's junit reporter), the executor brings its reporter (`node_reporter.mjs`).
 """
 
 from __future__ import annotations

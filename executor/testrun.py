@@ -1,45 +1,11 @@
 """Run a test command and measure the result ourselves: never trust an agent's numbers.
 
-Test runners that can write a report are asked for one (`executor.testreports`: pytest's
-junit XML, the executor's own reporter for `node --test`, vitest's junit reporter, jest's
-JSON results) and counts, test ids and each test's file come from it, never from the
-console text.
-Tests run in the project's own environment (`executor.projectenv`: its `bin` first on
-PATH, `VIRTUAL_ENV` set), and a bare `pytest` / `python -m pytest` / `python3 -m pytest`
-runs with its interpreter, never the executor's own by accident; pytest loads the
-plugins the interpreter names (`Interpreter.plugins`: those registered when the run was
-pinned, `executor.pinning`) and no other. Tests run with PYTHONDONTWRITEBYTECODE=1
-(unless the caller's env says otherwise) so no `__pycache__` appears in the repository.
-(A bytecode cache of its own would keep a planted `.pyc` out, but makes every run compile
-pytest and the standard library again: 1.3 s became 3.2 s; `guards.unchecked_pycs`
-finds the planted ones instead.)
-
-The output is read as it comes (`executor.capture`) and only its head and tail are
-kept: a test run printing a gigabyte costs no more memory than a quiet one, and a
-collection error is looked for in what was kept (the runner's report has it too). With
-a `log` (`.agent-logs/...tests.log`, what `executor logs` shows), the output is also
-written there as it arrives: its first `LOG_BYTES`, then, for a longer one, a line
-saying how much was left out and its last bytes as kept in memory (up to 1 MB), then
-how the run ended.
-
-Any other command is measured by its exit code only: `structured` is False, `runner` is
-None, `collected` stays 0 and the verdict is green on exit 0, red otherwise.
-
-Verdicts for structured runs (see `TestRun.verdict`):
-  red    something that exists fails: failed or erroring tests, or a collection error
-         (e.g. `ModuleNotFoundError` for the module the tests import, a test file that
-         cannot load), or a timeout or a report that disagrees with the runner's exit
-         status or summary line (`executor.testsummary`): runs that did not pass, but no
-         proof that a test fails (`timed_out` and `disagreement` tell them apart, and
-         RED refuses them);
-  green  exit 0, at least one test passed, nothing failed or errored;
-  empty  nothing ran: no tests collected, the test file does not exist (pytest exit 4/5,
-         "no test files found" elsewhere), or everything was skipped.
-Counts are what the runner reported: a strict-xfail test that passes (XPASS(strict))
-fails the run, as pytest says, and is counted in `failed`; a non-strict XPASS is
-"xpassed" (`executor.testreports` reads it from pytest's summary), counted in `xpassed`
-and not as passed ("105 passed, 3 xfailed, 2 xpassed").
-
+Counts, test ids and each test's file come from the runner's own report
+(`executor.testreports`), never from the console text; a command no runner report is
+read from is measured by its exit code only. Tests run in the project's environment
+(`executor.projectenv`) with the plugins pinned for the run, and write no bytecode.
+Output is read as it comes and only its head and tail kept, so a run printing a gigabyte
+costs no more memory than a quiet one (docs/engine.md, "Seeing what runs").
 """
 
 from __future__ import annotations
@@ -138,6 +104,8 @@ class TestRun(Strict):
 
     @property
     def verdict(self) -> Verdict:
+        """red: something fails (or timed out, or the report disagrees); green: exit 0,
+        a test passed, nothing failed; empty: nothing ran (docs/plan-format.md)."""
         if self.timed_out or self.disagreement:
             return "red"  # did not pass; RED refuses it too (`verdicts.red_problem`)
         if not self.structured:
@@ -230,17 +198,14 @@ def run_tests(
 ) -> TestRun:
     """Run `command` in `cwd` and measure it. `env` is merged over os.environ.
 
-    `interpreter`: the project's environment (default: found from `cwd`,
-    `executor.projectenv.find`). `coverage`: for pytest, also measure line coverage
-    (`TestRun.coverage`, percent): the caller asks only when the project's environment
-    has pytest-cov (`projectenv.probe`). `on_line`: called with each line of output as it
-    comes (live progress). `sandbox`: run inside it (`executor.sandbox`; as is when the
-    machine has no bubblewrap that works). `log`: a file the output is written to as it
-    arrives (module docstring). `on_start`: called with the run's pid once it runs (its
-    process group: what stops it early). `pass_fds`: descriptors it inherits. `busy`:
-    the limit once more when it is reached on a busy machine (`busy_grace`). Raises
-    UserError for an unparsable command and PathNotFoundError when `cwd` or the program
-    does not exist; a failing or hanging test run is a result, not an error.
+    `interpreter`: the project's environment (default: `projectenv.find(cwd)`).
+    `coverage`: for pytest, also measure line coverage (asked only when the environment
+    has pytest-cov). `on_line`: each line of output as it comes. `sandbox`: run inside it
+    (as is without a bubblewrap that works). `log`: the output's head and tail, written as
+    it arrives. `on_start`: the run's pid (its process group) once it runs. `pass_fds`:
+    descriptors it inherits. `busy`: the limit once more on a busy machine. A failing or
+    hanging run is a result; an unparsable command raises UserError, a missing `cwd` or
+    program PathNotFoundError.
     """
     argv = _split(command)
     cwd = Path(cwd)
@@ -379,7 +344,7 @@ def _execute(
     """Run argv in its own process group (killed whole on timeout); its exit code, its
     output (the head and the tail of a long one: `executor.capture`), and whether it
     timed out. `on_line` gets each line of output as it comes (live progress); `log`
-    the output as it arrives (module docstring)."""
+    the output as it arrives (docs/engine.md, "Seeing what runs")."""
     from executor.capture import end_transcript, run_captured, transcript, write_transcript
 
     with transcript(log, f"$ {command}\n# output as it came\n") as sink:

@@ -1,22 +1,11 @@
 """Cross-check a runner's report with what the runner itself said: its exit status and
 its own summary line.
 
-The counts of a test run come from the runner's report file (`executor.testreports`),
-but code under test runs inside the runner's process and can reach that file: it can
-rewrite it after the runner wrote it. The runner also prints a summary line and sets
-its exit status, which such code would have to forge too. A report that disagrees with
-either is not believed: `disagreement` says how, and the run then proves nothing (it
-is neither GREEN nor RED; `TestRun.verdict`).
-
-Compared, so that a runner's own quirks never raise a false alarm:
-- the exit status: 0 with failing tests in the report, or not 0 with only passing ones
-  (pytest's "tests failed" with none failing; also a coverage threshold not reached,
-  which is a failure the report cannot show);
-- the summary line, the last one the runner printed: whether anything failed, and not
-  more passing tests in the report than the runner counted (a test that passes and
-  then errors in teardown is one passing test to pytest's summary and one error in its
-  report, so fewer passing in the report is no disagreement).
-No summary line (`pytest -qq`, a runner's output cut short): only the exit status.
+Code under test runs inside the runner's process and can rewrite the report file after
+the runner wrote it; forging the exit status and the summary line too is harder. A
+report that disagrees with either is not believed (`disagreement`), and the run proves
+nothing (`TestRun.verdict`). What is compared, so that a runner's own quirks never
+raise a false alarm: docs/reliability.md, "The runner's report must agree with the runner".
 """
 
 from __future__ import annotations

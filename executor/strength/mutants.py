@@ -1,23 +1,10 @@
 """Mutants of the lines a session changed, made from Python's syntax tree.
 
-Each mutant is one small, plausible bug that people recognise, made as a splice of the
-file's bytes (so it shows as a one-line diff with its `file:line`):
-
-| operator | what it does |
-|---|---|
-| `boundary` | `<` <-> `<=`, `>` <-> `>=` (an off-by-one at the boundary) |
-| `comparison` | `==` <-> `!=`, `is` <-> `is not`, `in` <-> `not in` |
-| `arithmetic` | `+` <-> `-`, `*` <-> `/`, `//` -> `*`, `**` -> `*` (also `+=` and the like) |
-| `boolean` | `and` <-> `or`, `not x` -> `x`, `if x:` -> `if not x:` |
-| `constant` | a number `n` -> `n + 1`, `True` <-> `False` |
-| `return None` | `return <value>` -> `return None` |
-| `removed call` | a call made for its effect (`items.append(x)`) -> `None` |
-
-Only code that runs when a function runs is mutated: the bodies of top-level functions
-and of the methods of top-level classes (a mutant is applied by swapping the code of the
-live functions, `executor.strength.mutation`). Module and class-body statements, default
-values, decorators, annotations and docstrings are left alone: changing them needs a
-fresh import, and annotations are never run.
+Each mutant is one small, plausible bug that people recognise (the operators:
+docs/test-strength.md, "How the executor measures it"), made as a splice of the file's
+bytes, so it shows as a one-line diff with its `file:line`. Only code that runs when a
+function runs is mutated: a mutant is applied by swapping the code of live functions
+(`executor.strength.mutation`), so what runs at import or never runs is left alone.
 """
 
 from __future__ import annotations

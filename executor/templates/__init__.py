@@ -1,29 +1,8 @@
-"""template-create's core: a codebase in, a verified template folder out. Pure library
-code: no prompting, no bridge, no state; the workflow driver calls one function per step.
+"""template-create's core: a codebase in, a verified template folder out.
 
-    step            call (module)                                   result
-    ----            -------------                                   ------
-    scan            scan_codebase(root, exclude=[dest])   (scan)    Codebase
-    heuristic       heuristic_analysis(codebase)          (analysis) Analysis
-    1 Q&A           questions(heuristic) -> prompt/flags  (qa)      list[Question]
-                    answers(heuristic, given)                       QAAnswers
-    2 analysis      analysis_prompt(codebase, heuristic)  -> bridge (architectural-reviewer)
-                    analyse(heuristic, answer_text|None, qa)        Analysis
-    3-5 generation  generate_templates(codebase, analysis, include=qa.example_files)
-                                                                    TemplateSet
-                    build_manifest(analysis, qa, templates, source_project=root)
-                    build_settings(analysis, templates)             Manifest, Settings
-    6 agents        agents_prompt(analysis)               -> bridge (architectural-reviewer)
-                    select_agents(analysis, qa, answer_text|None)   list[AgentSpec]
-                    agent_files(specs, analysis, settings, template_name=...)
-    7 CLAUDE.md     claude_md(manifest, settings, analysis, specs)  str
-    8 assembly      template_files(...) ; assemble_template(dest, files, source=root,
-                    force=..., validate=...)                        Written (+ VerifyReport)
-
-`verify_template(dir)` is the round trip (run by `assemble_template` before anything is
-moved into place); `apply_template(dir, dest, values)` renders a template into a project.
-Every record (Analysis, QAAnswers, TemplateSet, Manifest, Settings, AgentSpec) has
-`to_json`/`from_json` for the workflow's state.
+Pure library code (no prompting, no bridge, no state), so the workflow driver calls one
+or two functions per step and keeps every record in its own state; which step calls
+what: docs/template-create.md, "The library behind each step".
 """
 
 from executor.templates.agents import (

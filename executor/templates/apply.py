@@ -1,21 +1,10 @@
 """template-apply: render a template folder into a new project.
 
-Values: what the user sets (`--set Name=Value`), else computed from the placeholder it
-derives from when that one was set (`ProjectName=InventoryHub` gives
-`ProjectNameSnake=inventory_hub`), else the manifest default. Every value must match its
-placeholder's pattern, so a value cannot smuggle `/` or `..` into a path. Everything is
-rendered (`render_template`) before the first file is written (`write_rendered`), so the
-person can be shown what will be written; existing files are never overwritten unless
-`force` is given.
-
-A template is other people's files, applied with the person's rights (issue 29,
-findings 8 and 12). So every `template_path` it names is read only inside the template
-folder (not absolute, no `..`, no link leading out: a template copied
-`~/.aws/credentials` into the new project), only as a regular file (`executor.safe_read`:
-a FIFO never blocks) and within size caps; and no file is written through a `.git`
-folder, however spelled (`.GIT`, `.git.`, `git~1`, with characters macOS ignores) or
-reached (a link already in the destination): a template wrote
-`.git/hooks/post-checkout` as an executable, and the person's next checkout ran it.
+Everything is rendered (`render_template`) before the first file is written
+(`write_rendered`), so the person can be shown what will be written. A template is
+other people's files, applied with the person's rights: so every value must match its
+placeholder's pattern, every `template_path` is read only inside the template folder,
+and nothing is written through a `.git` folder (docs/template-create.md, "template-apply").
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """Phase 5: every text file of the project becomes a template (or those picked by
 `include` globs), with names replaced by placeholders and `{{` escaped.
 
-Why all files and not a few samples: applying a template must give a project that
-works, and a file left out is a file missing from it. Left out on purpose: binary
-files (listed in `skipped`), lock files (tools regenerate them and they pin the old
-name), and whatever the scan skips (see `scan`).
-
-Names the language defines are never templated (`executor.templates.reserved`): a
-project with an entity `Key` keeps its `KeyError`.
-
-Template paths: `templates/<layer>/<path inside the layer's folder>.template`; files in
-no layer go under `templates/project/<path>.template`; a clash falls back to the
-file's full path under its layer folder (then to a numbered name).
+All files and not a few samples, because applying a template must give a project that
+works, and a file left out is a file missing from it. What is left out on purpose, and
+where a template is stored: docs/template-create.md, "Which files become templates".
 """
 
 from __future__ import annotations

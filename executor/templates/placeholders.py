@@ -1,26 +1,11 @@
 """Source text -> template text: names become placeholders, `{{` is escaped.
 
-A *concept* is a name with words (`ProjectName`: library, service). Each case of it that
-occurs in the code is one placeholder: `ProjectName` (PascalCase), `ProjectNameCamel`,
-`ProjectNameSnake`, `ProjectNameKebab`, `ProjectNameUpper` (UPPER_SNAKE),
-`ProjectNameLower` (all lower, no separator) and `ProjectNameTitle` ("Library Service").
-`EntityNamePlural` is a concept derived from `EntityName`.
-
-Matching is case-sensitive and bounded like identifiers: a lower-case spelling does not
-match inside a longer word (`book` not in `Facebook`), a PascalCase one may follow a
-lower-case letter (`getBook`) or a C# interface `I` (`IBook`). Longer spellings are
-tried first, so `library_service` wins over `library`. A one-word name spells the same
-in several cases (`book` is snake, camel, kebab and lower); its neighbours decide (`_`
-after it -> snake, `-` -> kebab, a capital after it -> camel; `_` before it -> snake, in
-files that are not code), else the file type does (Python: snake, C-like languages:
-camel, anything else: kebab; but a path inside a Python package folder, and a module
-setting's value in TOML/INI, are snake). The choice only matters when the template is applied with
-a multi-word name; the round trip holds either way, because every default is the exact
-text it replaced.
-
-An identifier the language defines (`KeyError`, `dict.keys`, `Task`, `useState`: see
-`executor.templates.reserved`) is never changed, even when a name occurs inside it:
-`except KeyError:` stays, whatever the entity `Key` becomes.
+A *concept* is a name with words (`ProjectName`); each case of it that occurs in the
+code is its own placeholder (`ProjectNameSnake`, ...). Matching is case-sensitive and
+bounded like identifiers, longest spelling first; a one-word name's case is chosen by
+its neighbours, else the file type. The choice only matters when the template is
+applied with a multi-word name: the round trip holds either way, because every default
+is the exact text it replaced. The rules: docs/template-create.md, "Placeholders".
 """
 
 from __future__ import annotations

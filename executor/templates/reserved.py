@@ -1,21 +1,11 @@
 """Names that belong to a language, not to the project: never turned into placeholders.
 
 A project whose entity is `Key` also writes `except KeyError:`; templating that as
-`{{EntityName}}Error` renders `except TokenError:` for `EntityName=Token`: a NameError
-that the round trip (rendering with the defaults) cannot see. So an identifier that a
-language defines is left as it is, wherever the project's names occur inside it:
-
-- Python: its keywords, built-ins (`dir(builtins)`), standard-library module names, the
-  attributes of the built-in types (`dict.keys`, `str.title`), and the names the
-  project's own code imports from the standard library or reads off one of its modules
-  (`from dataclasses import field`, `datetime.date`);
-- C#: its keywords and the well-known .NET types (`Task`, `KeyNotFoundException`, ...);
-- TypeScript and JavaScript: their keywords, the global objects, the utility types and
-  the React hooks (`Error`, `Map`, `Record`, `useState`, ...).
-
-The set is the union for the languages the project uses, applied to every file of it
-(code, configuration and docs alike): the same identifier is treated the same
-everywhere, so a module `items.py` and the `import items` that names it stay in step.
+`{{EntityName}}Error` renders a NameError for any other entity, which the round trip
+with the defaults cannot see. The set is the union for the languages the project uses,
+applied to every file alike, so an identifier is treated the same everywhere (a module
+`items.py` and its `import items` stay in step). What each language reserves:
+docs/template-create.md, "Placeholders".
 """
 
 from __future__ import annotations

@@ -1,21 +1,11 @@
 """The verified round trip: a template folder is valid only if it gives back its source.
 
-`verify_template(dir)` fails (TemplateValidationError, exit 5) unless
-  (a) rendering every template with every placeholder's default reproduces its source
-      file byte for byte: the sha256 recorded at creation, and the file itself when
-      `source` (the project folder) is given; and its output path renders to the
-      source path;
-  (b) every placeholder a template or output path uses is declared in manifest.json;
-  (c) rendered with OTHER names (`OTHER_NAMES`: ProjectName=Zeta, EntityName=Gadget),
-      the output paths stay distinct and every Python file that compiles in the source
-      still compiles, still uses every built-in name it used (`KeyError` must not
-      become `GadgetError`) and still imports what it imported from the standard
-      library: the round trip with the defaults cannot see a language's name caught
-      by a placeholder;
-and the folder is otherwise sound (valid manifest and settings, no unescaped `{{`,
-defaults that fit their patterns, unique relative output paths, agent files Claude
-Code can read). Completeness findings (CRUD symmetry, layers without a template) are
-warnings. Each check is listed in the report; the score is the share that passed.
+`verify_template(dir)` fails (TemplateValidationError, exit 5) unless rendering with
+the defaults reproduces every source file byte for byte, every placeholder used is
+declared, and rendering with OTHER names (`OTHER_NAMES`) keeps paths distinct and
+Python compiling with the names it used: the defaults alone cannot see a language's
+name caught by a placeholder. Completeness findings are warnings; each check is listed
+in the report (docs/template-create.md, "The round trip").
 """
 
 from __future__ import annotations
@@ -179,7 +169,7 @@ def _other_names_problems(
     templates: list[tuple[TemplateFile, str]],
     other_names: Mapping[str, Sequence[str]],
 ) -> list[str]:
-    """(c) of the module docstring: what breaks when the template is rendered with
+    """The check with OTHER names: what breaks when the template is rendered with
     other names than its source's."""
 
     chosen = _other_values(manifest, other_names)

@@ -1,19 +1,11 @@
 """What a checkout of a recorded tree would write, by the tree's own `.gitattributes`.
 
-A session's work is recorded byte for byte (`record_tree`, no filters): those are the
-bytes its tests ran against. A `.gitattributes` the tree carries can still make every
-checkout of it write other bytes: `working-tree-encoding=UTF-16` re-encodes a file,
-`eol=crlf` turns its line ends, `ident` expands `$Id$`, `filter=x` runs a program on it
-(when a smudge or process command is configured for `x`, or it is required).
-A clone then fails the session's own tests, and the person's checkout (fast-forwarded
-to a parallel session's commit) holds what nobody tested. Such a file is refused with
-the attribute that changes it.
-
-Only the tree's own `.gitattributes` count (read from a private index of the tree, in a
-git folder of our own that points at the repository's objects: no `info/attributes`,
-no `core.attributesFile`, no system file): those travel with the commit. What the
-repository's config or `.git/info/attributes` add is the person's (and no program they
-name runs in the executor's git commands: `plumbing._no_attribute_programs`).
+A session's work is recorded byte for byte, but a `.gitattributes` it carries can make
+every checkout write other bytes (re-encoded, other line ends, a filter's output): a
+clone then fails the session's own tests. Such a file is refused with the attribute
+that changes it. Only the tree's own `.gitattributes` count, read through a private
+index, because those travel with the commit; what the repository's config adds is the
+person's (docs/reliability.md, "A clone checks out the bytes that were tested").
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """A session's work as a git tree object: recorded, compared, restored and committed.
 
 The worktree is a place that the agent, the tests and the person can all still change;
-a tree id is not. `record_tree` writes the worktree's content as git objects through a
-private index seeded from HEAD (the person's index and its flags play no part), with no
-filters (`hash-object --no-filters`: a clean filter an agent configured cannot change
-what is recorded), and refuses what a clone would not get back: a nested repository (a
-gitlink), a link out of the repository or to a file the tree would not hold (one git
-ignores), a name that is not UTF-8. `commit_tree` commits exactly a recorded tree
-(`commit-tree`, then a compare-and-swap of the branch), with no hook, no signing
-program, no fsmonitor.
-
-What tools write while tests run (bytecode, caches, coverage data) is never part of a
-session's work when git does not track it (`VOLATILE`).
+a tree id is not. So the work is recorded through a private index with no filters,
+refusing what a clone would not get back, and `commit_tree` commits exactly that tree
+with no hook, signing program or fsmonitor (docs/reliability.md, "The commit is the
+tested content"). What tools write while tests run is never part of the work when git
+does not track it (`VOLATILE_*`).
 """
 
 from __future__ import annotations

@@ -1,38 +1,11 @@
 """The executor's mutation run, inside the project's own pytest.
 
-This package is copied beside the run and loaded with `-p executor_mutation`, by the
-interpreter the project's tests run with: it imports nothing of the executor (the
-standard library and pytest only; `judge`, `worker` and `source` are its own modules).
-It is active when `EXECUTOR_MUTATION_FD` names a descriptor: a Unix socket to the
-executor, over which the spec comes (JSON, written by `executor.strength.runner`) and
-the results go back.
-
-Two processes share the work, and only one of them ever runs a line of the project:
-
-- **The judge** (`judge`) is the process the executor started. When pytest imports this module
-  (before any conftest.py, before collection) it takes the socket, removes its number
-  from the environment, reads the mutated files and compiles the mutants, and forks:
-  the child goes on as pytest, the judge never returns from the import. It asks, keeps
-  the score and writes the results; nothing it reads from the other process is taken
-  on trust.
-- **The worker** (the forked child: `worker`) closes the socket first thing, collects as pytest
-  would, and answers the judge's questions over a pair of pipes:
-  1. *baseline*: the session's tests run once, each traced for the mutants' lines
-     (which test reaches which line, how long it takes, whether it fails); the answer
-     only chooses which tests the judge asks about a mutant, and its time limit;
-  2. *try*: a forked child swaps the code objects the judge sent into every live
-     function they were made for, runs the given tests (the fastest first), stops at
-     the first failure; killed at its limit, the mutant hangs them (`timeout`).
-
-A mutant the session's tests let through is tried on the rest of what was collected
-(traced once, lazily). **Shams**: the worker says which test killed a mutant; the
-judge asks that test again with the statement's unmutated code (compiled anew): it must
-pass, or the kill does not count. Records go to the socket as the judge decides them:
-the baseline, one per mutant, `{"stopped": "budget"}` when the spec's `seconds` ran
-out, `{"error": ...}` when the worker stops answering, then `{"end": ...}`.
-
-The run stops by itself when the process that started it is gone (checked between
-questions), so a killed executor leaves no mutation run behind.
+Copied beside the run and loaded with `-p executor_mutation` by the project's own
+interpreter, so it imports nothing of the executor (the standard library and pytest
+only). Two processes share the work and only the worker ever runs a line of the
+project: the judge (`judge`) asks, counts and reports over the executor's socket
+(`EXECUTOR_MUTATION_FD`), and trusts nothing the worker (`worker`) answers. Why and
+how: docs/test-strength.md, "Who decides a mutant's fate (the channel)".
 """
 
 from __future__ import annotations

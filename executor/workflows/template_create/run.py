@@ -1,18 +1,10 @@
 """A template-create run: find the codebase, take its state (or start one), build the
 agents, drive the workflow under the single-writer lock, and clean up after success.
 
-Files, all in the analysed codebase folder (never found through the current directory):
-`.template-create-state.json` (+ `.bak`, `.lock`), the bridge's `.agent-request.json` /
-`.agent-response.json`, and the briefs in `.agent-briefs/`. The state is removed on
-success (with the lock file and this workflow's briefs) and on a cancelled Q&A; it is
-kept on a failure, on exit 42 and on an interruption, for `--resume` (an interruption
-raises `Interrupted` with the state file, or None when this run saved nothing yet). Without
-`--resume` a run starts afresh (an unfinished one is discarded, and the run says so).
-`--dry-run` writes nothing at all: no state, no lock, no request, no template.
-
-The destination is checked before anything is analysed or saved
-(`executor.templates.assembly.check_destination`): here, when the options (or the saved
-run) already name it, else by the qa step as soon as the template has its name.
+Every file is in the analysed codebase folder, never found through the current
+directory, so a run resumes the same wherever it is started. The destination is checked
+before anything is analysed or saved, so a bad one costs nothing. Which files, what is
+kept on which end, and `--dry-run`: docs/template-create.md, "State and resume".
 """
 
 from __future__ import annotations

@@ -1,29 +1,10 @@
 """The template-create workflow, declared as one table (handlers: `steps.py`; the run
-around it: `run.py`).
+around it: `run.py`); drawn, with each step's work, in docs/template-create.md, "The
+workflow".
 
-    qa ──ok──► analysis ──ok / skip──► generation ──ok──► agents ──ok / skip──► claude_md
-     │            │ exit 42 while the                       │ exit 42 while the      │
-     │            │ architectural-reviewer                  │ architectural-reviewer ok
-     │            ▼ analyses (seed: phase 2)                ▼ recommends agents      ▼
-     └─abort─► cancelled                                      (seed: phase 6)      assembly
-                                                                                     │ ok
-                                                                                     ▼
-                                                                                    done
-
- qa          scan, heuristics, the questions (terminal, flags or defaults); abort: the
-             person said no to "Create the template?"
- analysis    ok: the agent's analysis is merged over the heuristics; skip: heuristics
-             only (--no-agents, or the agent failed after the retry policy)
- generation  templates, manifest.json, settings.json
- agents      ok: the agent's recommendations; skip: the built-in set, or none
- claude_md   CLAUDE.md and agents/*.md
- assembly    write, verify the round trip, move into place (--validate: the report)
-
-Failures are not outcomes: a handler raises the error that carries its exit code
-(AnalysisFailedError 3, TemplateGenerationError 4, TemplateValidationError 5,
-TemplateSaveError 6) and the state stays at the step that failed. Seed 000's checkpoint
-and phase are derived from the step (and whether its request is pending), never stored
-beside it as a second truth.
+Failures are not outcomes: a handler raises the error that carries its exit code and
+the state stays at the step that failed. Seed 000's checkpoint and phase are derived
+from the step, never stored beside it as a second truth.
 """
 
 from __future__ import annotations

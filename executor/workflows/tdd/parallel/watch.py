@@ -1,17 +1,12 @@
 """The person's checkout, watched while sessions work in worktrees inside it, where no
 sandbox keeps them out of it.
 
-A session's worktree lives in the person's checkout (`.executor-worktrees/`), and its
-`.git` is a file: code that walks up to the first `.git` folder (a project's "find the
-root" helper, a generator that writes at the project root) finds the person's checkout
-and writes there, over an edit the person has not committed. Where bubblewrap works,
-the checkout is read-only to a session's test runs and its agent (`child.lane_sandbox`).
-Where it does not (or `--sandbox off`), the parallel run records the checkout (tracked
-and untracked files, what git does not ignore) before sessions work, and compares it
-whenever a session's run ends, after each whole-suite run and after each integration:
-what changed that the branch's own moves do not explain is first saved under
-`refs/executor/backup/...`, then put back, and the run says so. A file the person saved
-meanwhile cannot be told from one a session wrote: it is in that backup, never lost.
+A session's worktree has a `.git` file, so code that walks up to the first `.git`
+folder finds the person's checkout and writes there. Where bubblewrap works the
+checkout is read-only to a session (`child.lane_sandbox`); where it does not, the
+checkout is recorded before sessions work and compared after each of their runs and
+integrations: what changed is backed up under `refs/executor/backup/...`, then put
+back (docs/parallel.md, "Isolation").
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """`executor logs`: a session's agent transcripts and test output, as the run writes them.
 
-Both are in the run folder's `.agent-logs/`, written as they arrive: an agent call's
-transcript `s<N>.<role>.a<attempt>.f<failures>.log` (`executor.engine.process`), a test
-run's output `s<N>.<step>.a<attempt>.t<k>.tests.log` (`executor.testrun`), a mutation
-run's `s<N>.<step>.a<attempt>.mutants.tests.log` (its own pytest process, whose "no tests
-ran" is not the session's result). A session's latest transcript and test run are what
-`logs` shows; `follow` reads on as they grow, moving to a newer
-log as the run starts one, and ends when the run is over: no live process holds the
-run's lock (`.agent-state.lock` names its holder, `pid@host`, while it runs; blank once
-released, and a killed holder is not alive) and the log has not grown since.
-
-Nothing here writes or locks anything: a run that starts while `logs -f` reads takes its
-lock as usual.
+Both are files of the run folder's `.agent-logs/` (names: docs/engine.md, "Where files
+live"); `follow` reads on as they grow and ends when the run is over: no live process
+holds the run's lock and the log has not grown since. Nothing here writes or locks
+anything, so a run that starts while `logs -f` reads takes its lock as usual.
 """
 
 from __future__ import annotations
